@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/**
+ * The bundled contract (`generated/openapi.yaml`) is the single input of every
+ * downstream piece: server validation, conformance, mock tests. This module is
+ * the one place that knows where it lives and how to walk it.
+ */
+export const bundledContractPath = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
+
+export type JsonObject = Record<string, unknown>;
+
+export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+export type HttpMethod = (typeof httpMethods)[number];
+
+export interface ContractOperation {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  /** Name of the server variable the operation is served under (`base_url` or `base_url_alt`). */
+  server: string;
+  operation: JsonObject;
+}
+
+let cached: JsonObject | undefined;
+
+/** Parses the bundled contract once per process. */
+export function loadBundledContract(path = bundledContractPath): JsonObject {
+  if (path !== bundledContractPath) return parse(readFileSync(path, 'utf8')) as JsonObject;
+  cached ??= parse(readFileSync(path, 'utf8')) as JsonObject;
+  return cached;
+}
+
+/** Follows local `$ref`s (`#/components/...`) until a non-reference object is reached. */
+export function deref<T = JsonObject>(doc: JsonObject, value: unknown): T {
+  let current = value;
+  const seen = new Set<string>();
+  while (current && typeof current === 'object' && typeof (current as JsonObject).$ref === 'string') {
+    const ref = (current as JsonObject).$ref as string;
+    if (!ref.startsWith('#/')) throw new Error(`Only local references are supported, got ${ref}`);
+    if (seen.has(ref)) throw new Error(`Circular reference ${ref}`);
+    seen.add(ref);
+    current = resolvePointer(doc, ref.slice(1));
+  }
+  return current as T;
+}
+
+/** Resolves a JSON Pointer (RFC 6901) such as `/components/schemas/Charge`. */
+export function resolvePointer(doc: unknown, pointer: string): unknown {
+  if (pointer === '' || pointer === '/') return doc;
+  let current: unknown = doc;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as JsonObject)[key];
+  }
+  return current;
+}
+
+/** Every operation of the contract, in document order. */
+export function listOperations(doc: JsonObject = loadBundledContract()): ContractOperation[] {
+  const result: ContractOperation[] = [];
+  const paths = (doc.paths ?? {}) as Record<string, JsonObject>;
+  for (const [path, rawItem] of Object.entries(paths)) {
+    const item = deref(doc, rawItem);
+    for (const method of httpMethods) {
+      const operation = item[method] as JsonObject | undefined;
+      if (!operation) continue;
+      const servers = (operation.servers ?? item.servers ?? doc.servers ?? []) as Array<{ url: string }>;
+      const server = /^\{(\w+)\}/.exec(servers[0]?.url ?? '')?.[1] ?? '';
+      result.push({ method, path, operationId: String(operation.operationId), server, operation });
+    }
+  }
+  return result;
+}

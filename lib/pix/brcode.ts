@@ -1,0 +1,55 @@
+import { crc16Hex } from './crc16.js';
+
+/**
+ * Builds a Pix BR Code (EMV® QRCPS merchant-presented mode, as profiled by the
+ * Banco Central do Brasil's "Manual de Padrões para Iniciação do Pix").
+ */
+export interface BrCodeInput {
+  /** Pix key of the receiver (here the company's CNPJ/CPF, or an EVP key). */
+  pixKey: string;
+  /** Amount in cents; written as a decimal with two places (field 54). */
+  amountCents: number;
+  merchantName: string;
+  merchantCity: string;
+  /** Transaction id (field 62-05): up to 25 characters, A–Z a–z 0–9. */
+  txid: string;
+}
+
+function tlv(id: string, value: string): string {
+  const length = Buffer.byteLength(value, 'utf8');
+  if (length > 99) throw new RangeError(`EMV field ${id} is ${length} bytes long; at most 99 fit`);
+  return `${id}${String(length).padStart(2, '0')}${value}`;
+}
+
+/** Upper-case ASCII without accents: what every Pix-reading bank app displays reliably. */
+export function emvText(text: string, maxLength: number): string {
+  const ascii = text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9 .,\-/&]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toUpperCase();
+  return ascii.slice(0, maxLength).trim() || 'NA';
+}
+
+export function buildBrCode(input: BrCodeInput): string {
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0) {
+    throw new RangeError('amountCents must be a positive integer');
+  }
+  if (!/^[A-Za-z0-9]{1,25}$/.test(input.txid)) throw new RangeError('txid must be 1–25 letters or digits');
+  const amount = `${Math.trunc(input.amountCents / 100)}.${String(input.amountCents % 100).padStart(2, '0')}`;
+  const payload =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', input.pixKey)) +
+    tlv('52', '0000') +
+    tlv('53', '986') +
+    tlv('54', amount) +
+    tlv('58', 'BR') +
+    tlv('59', emvText(input.merchantName, 25)) +
+    tlv('60', emvText(input.merchantCity, 15)) +
+    tlv('62', tlv('05', input.txid)) +
+    '6304';
+  return payload + crc16Hex(payload);
+}
