@@ -1,0 +1,309 @@
+#!/usr/bin/env node
+// Prism mock of the bundled contract, for integrators: `npm run mock`.
+//
+//   MOCK_HOST  interface to listen on (default 127.0.0.1)
+//   MOCK_PORT  port, an integer 1-65535 (default 4010)
+//   MOCK_SPEC  document to mock (default generated/openapi.yaml; mainly for tests of this script)
+//
+// Prism answers with the contract's own examples. It does not route on `servers`,
+// so {base_url} and {base_url_alt} are both served on the one port. Per request
+// the `Prefer` header picks the response: `Prefer: code=404, example=<name>`.
+// Prism's log goes to stdout unchanged; a short banner with curl examples is
+// printed once Prism is listening. SIGINT/SIGTERM are forwarded to Prism and this
+// script exits with Prism's exit status.
+//
+// `--errors` is on. In mock mode it only acts on violations Prism finds in the
+// *response* it is about to send (request violations never become errors: an invalid
+// request still gets the contract's own 401/422 example plus an `sl-violations`
+// header - see prism-http-server createServer). For a valid request against a
+// correct contract it therefore changes nothing; test/mock/mock.test.ts runs every
+// documented status x example through this script and asserts no `sl-violations`,
+// so "no violations for valid requests" is checked, not assumed. What it buys: if
+// the contract ever serves an example that breaks its own schema, integrators get
+// Prism's loud 500 `VIOLATIONS` problem instead of silently coding against a wrong
+// example.
+
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { constants as osConstants } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+const DEFAULT_PORT = 4010;
+const host = process.env.MOCK_HOST || '127.0.0.1';
+const port = parsePort(process.env.MOCK_PORT);
+const defaultSpec = join(repoRoot, 'generated', 'openapi.yaml');
+const specPath = process.env.MOCK_SPEC ? resolve(process.env.MOCK_SPEC) : defaultSpec;
+
+if (!existsSync(specPath)) {
+  console.error(`mock: ${specPath} not found - run \`npm run bundle\` first.`);
+  process.exit(1);
+}
+
+const prismBin = resolvePrismBin();
+const prism = spawn(process.execPath, [prismBin, 'mock', specPath, '--host', host, '--port', String(port), '--errors'], {
+  cwd: repoRoot,
+  stdio: ['ignore', 'pipe', 'pipe'],
+  // Prism's output is piped through us; keep its colours when we talk to a terminal.
+  env: process.stdout.isTTY && !('FORCE_COLOR' in process.env) ? { ...process.env, FORCE_COLOR: '1' } : process.env,
+});
+
+let listening = false;
+createInterface({ input: prism.stdout }).on('line', line => {
+  process.stdout.write(`${line}\n`);
+  if (!listening && /Prism is listening on /.test(stripAnsi(line))) {
+    listening = true;
+    process.stdout.write(banner());
+  }
+});
+prism.stderr.pipe(process.stderr);
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (prism.exitCode === null && prism.signalCode === null) prism.kill(signal);
+  });
+}
+
+prism.on('error', error => {
+  console.error(`mock: could not start Prism (${prismBin}): ${error.message}`);
+  process.exit(1);
+});
+
+prism.on('exit', (code, signal) => {
+  if (!listening && code !== 0) console.error(`mock: Prism exited before listening (${signal ?? `exit code ${code}`}).`);
+  if (code !== null) process.exit(code);
+  // Prism died from a signal: report it the way a shell would (128 + signal number).
+  process.exit(128 + (osConstants.signals[signal] ?? 0));
+});
+
+// ---------------------------------------------------------------------------
+
+function parsePort(raw) {
+  if (raw === undefined || raw === '') return DEFAULT_PORT;
+  const value = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(value) || value < 1 || value > 65535) {
+    console.error(`mock: MOCK_PORT must be an integer from 1 to 65535, got ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+function resolvePrismBin() {
+  const pkgPath = require.resolve('@stoplight/prism-cli/package.json');
+  const { bin } = JSON.parse(readFileSync(pkgPath, 'utf8'));
+  return join(dirname(pkgPath), typeof bin === 'string' ? bin : bin.prism);
+}
+
+function stripAnsi(text) {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+// --- banner ------------------------------------------------------------------
+
+function banner() {
+  const url = `http://${urlHost(host)}:${port}`;
+  let doc;
+  try {
+    doc = parse(readFileSync(specPath, 'utf8'));
+  } catch {
+    doc = undefined;
+  }
+  const lines = [''];
+  const title = doc?.info?.title ? ` of "${doc.info.title}"${doc.info.version ? ` ${doc.info.version}` : ''}` : '';
+  lines.push(`  Mock server${title} is up: ${url}`);
+  const vars = doc ? serverVariables(doc) : [];
+  const varList = vars.length ? vars.map(v => `{${v}}`).join(' and ') : 'every base URL';
+  lines.push(`  ${varList} ${vars.length === 1 ? 'is' : 'are both'} served on this one port: use ${url} for ${vars.length > 1 ? 'each' : 'it'}.`);
+  const examples = doc ? safe(() => curlExamples(doc, url), []) : [];
+  if (examples.length) {
+    lines.push('', '  Try:');
+    for (const { comment, command } of examples) lines.push(`    # ${comment}`, `    ${command}`);
+  }
+  lines.push(
+    '',
+    '  `Prefer: code=<status>, example=<name>` picks any documented response; request violations are listed in the `sl-violations` header.',
+    `  Prism reloads when ${specPath === defaultSpec ? 'generated/openapi.yaml changes (npm run bundle)' : `${specPath} changes`}. Ctrl+C stops it.`,
+    '',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function safe(fn, fallback) {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+function urlHost(h) {
+  if (h === '0.0.0.0') return '127.0.0.1';
+  if (h === '::') return '[::1]';
+  return h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** `$ref`-following for local references. */
+function deref(doc, value) {
+  let current = value;
+  for (let i = 0; i < 32 && current && typeof current === 'object' && typeof current.$ref === 'string'; i++) {
+    const ref = current.$ref;
+    if (!ref.startsWith('#/')) return undefined;
+    current = ref
+      .slice(2)
+      .split('/')
+      .map(part => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((node, key) => (node && typeof node === 'object' ? node[key] : undefined), doc);
+  }
+  return current;
+}
+
+function operations(doc) {
+  const result = [];
+  for (const [path, rawItem] of Object.entries(doc.paths ?? {})) {
+    const item = deref(doc, rawItem) ?? {};
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op || typeof op !== 'object') continue;
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(p => deref(doc, p)).filter(Boolean);
+      result.push({ method, path, op, item, parameters });
+    }
+  }
+  return result;
+}
+
+function serverVariables(doc) {
+  const names = new Set();
+  const collect = servers => {
+    for (const server of servers ?? []) for (const [, name] of String(server?.url ?? '').matchAll(/\{(\w+)\}/g)) names.add(name);
+  };
+  collect(doc.servers);
+  for (const { op, item } of operations(doc)) {
+    collect(item.servers);
+    collect(op.servers);
+  }
+  return [...names];
+}
+
+/** First value of an `example` / `examples` pair (parameter, media type or header). */
+function exampleOf(doc, holder) {
+  if (!holder || typeof holder !== 'object') return undefined;
+  if (holder.example !== undefined) return holder.example;
+  const first = Object.values(holder.examples ?? {})[0];
+  if (first !== undefined) return deref(doc, first)?.value;
+  const schema = deref(doc, holder.schema);
+  if (schema?.example !== undefined) return schema.example;
+  return Array.isArray(schema?.examples) ? schema.examples[0] : undefined;
+}
+
+function apiKeyHeader(doc, entry) {
+  const security = entry.op.security ?? doc.security ?? [];
+  for (const requirement of security) {
+    for (const name of Object.keys(requirement ?? {})) {
+      const scheme = deref(doc, doc.components?.securitySchemes?.[name]);
+      if (scheme?.type === 'apiKey' && scheme.in === 'header') return scheme.name;
+    }
+  }
+  return entry.parameters.find(p => p.in === 'header' && /^x-api-key$/i.test(p.name))?.name;
+}
+
+function requestHeaders(doc, entry) {
+  const headers = [];
+  const apiKey = apiKeyHeader(doc, entry);
+  if (apiKey) {
+    const param = entry.parameters.find(p => p.in === 'header' && p.name.toLowerCase() === apiKey.toLowerCase());
+    headers.push([apiKey, String(exampleOf(doc, param) ?? 'my-api-key')]);
+  }
+  for (const p of entry.parameters) {
+    if (p.in !== 'header' || !p.required || headers.some(([name]) => name.toLowerCase() === p.name.toLowerCase())) continue;
+    headers.push([p.name, String(exampleOf(doc, p) ?? p.name)]);
+  }
+  return headers;
+}
+
+function concretePath(doc, entry) {
+  let path = entry.path.replace(/\{([^}]+)\}/g, (whole, name) => {
+    const param = entry.parameters.find(p => p.in === 'path' && p.name === name);
+    return encodeURIComponent(String(exampleOf(doc, param) ?? name));
+  });
+  const query = entry.parameters
+    .filter(p => p.in === 'query' && p.required)
+    .map(p => `${encodeURIComponent(p.name)}=${encodeURIComponent(String(exampleOf(doc, p) ?? ''))}`);
+  if (query.length) path += `?${query.join('&')}`;
+  return path;
+}
+
+function requestBodyExample(doc, entry) {
+  const body = deref(doc, entry.op.requestBody);
+  const media = body?.content?.['application/json'] ?? Object.values(body?.content ?? {})[0];
+  return exampleOf(doc, media);
+}
+
+function shellQuote(text) {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function curl(doc, url, entry, { extraHeaders = [], body } = {}) {
+  const parts = ['curl -i'];
+  if (entry.method !== 'get') parts.push(`-X ${entry.method.toUpperCase()}`);
+  parts.push(shellQuote(`${url}${concretePath(doc, entry)}`));
+  for (const [name, value] of [...requestHeaders(doc, entry), ...extraHeaders]) parts.push(`-H ${shellQuote(`${name}: ${value}`)}`);
+  if (body !== undefined) parts.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(body))}`);
+  return parts.join(' ');
+}
+
+function curlExamples(doc, url) {
+  const ops = operations(doc);
+  const examples = [];
+  const label = entry => `${entry.method.toUpperCase()} ${entry.path}`;
+
+  const get =
+    ops.find(e => e.method === 'get' && e.path === '/charge/{id}') ??
+    ops.find(e => e.method === 'get' && e.path.includes('{')) ??
+    ops.find(e => e.method === 'get');
+  if (get) examples.push({ comment: `${label(get)} (${get.op.summary ?? get.op.operationId ?? 'read'})`, command: curl(doc, url, get) });
+
+  // The POST with the shortest documented request example makes the friendliest one-liner.
+  const post = ops
+    .filter(e => e.method === 'post')
+    .map(e => ({ entry: e, body: requestBodyExample(doc, e) }))
+    .filter(({ body }) => body !== undefined)
+    .sort((a, b) => JSON.stringify(a.body).length - JSON.stringify(b.body).length)[0];
+  if (post) {
+    examples.push({
+      comment: `${label(post.entry)} with a JSON body (${post.entry.op.summary ?? post.entry.op.operationId ?? 'create'})`,
+      command: curl(doc, url, post.entry, { body: post.body }),
+    });
+  }
+
+  // A documented error response with a named example, forced through `Prefer` (404 preferred).
+  const candidates = [];
+  for (const entry of ops) {
+    for (const [status, rawResponse] of Object.entries(entry.op.responses ?? {})) {
+      if (!/^[1-5]\d\d$/.test(status) || status.startsWith('2')) continue;
+      const response = deref(doc, rawResponse);
+      for (const media of Object.values(response?.content ?? {})) {
+        const name = Object.keys(media?.examples ?? {})[0];
+        if (name) candidates.push({ entry, status, name });
+      }
+    }
+  }
+  const rank = c => (c.status === '404' ? 0 : 2) + (c.entry === get ? 0 : 1);
+  const forced = candidates.sort((a, b) => rank(a) - rank(b))[0];
+  if (forced) {
+    const body = forced.entry.method === 'get' ? undefined : requestBodyExample(doc, forced.entry);
+    examples.push({
+      comment: `${label(forced.entry)} forced to its documented ${forced.status} response, example "${forced.name}"`,
+      command: curl(doc, url, forced.entry, { extraHeaders: [['Prefer', `code=${forced.status}, example=${forced.name}`]], body }),
+    });
+  }
+  return examples;
+}
