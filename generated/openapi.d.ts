@@ -1070,16 +1070,31 @@ export interface components {
             /** @description CPF or CNPJ of the customer, digits only, with valid check digits. */
             cpfCnpj?: string & components["schemas"]["TaxId"];
             postalCode?: string & components["schemas"]["PostalCode"];
-            /** @example Avenida Paulista */
+            /**
+             * @description Street of the delivery address.
+             * @example Avenida Paulista
+             */
             street?: string;
-            /** @example 1578 */
+            /**
+             * @description Street number of the delivery address.
+             * @example 1578
+             */
             number?: string;
-            /** @example Bela Vista */
+            /**
+             * @description District (bairro) of the delivery address.
+             * @example Bela Vista
+             */
             neighborhood?: string;
-            /** @example São Paulo */
+            /**
+             * @description City of the delivery address.
+             * @example São Paulo
+             */
             city?: string;
             state?: string & components["schemas"]["BrazilianState"];
-            /** @example Apto 42 */
+            /**
+             * @description Complement of the delivery address.
+             * @example Apto 42
+             */
             complement?: string;
             addressType?: components["schemas"]["AddressType"];
             /** @default PIX */
@@ -1089,18 +1104,34 @@ export interface components {
              * @example 1
              */
             installments?: number;
-            /** @example SEDEX */
+            /**
+             * @description How the order is shipped.
+             * @example SEDEX
+             */
             shippingMethod?: string;
+            /** @description The products ordered, each with a quantity. Without items, `subtotal` is taken as sent. */
             items?: components["schemas"]["OrderItemInput"][];
-            /** @example Entregar na portaria. */
+            /**
+             * @description Notes on the order.
+             * @example Entregar na portaria.
+             */
             notes?: string;
             paymentDate?: components["schemas"]["Timestamp"];
-            /** @example AB123456789BR */
+            /**
+             * @description Tracking code of the shipment; stored and returned (**D29**).
+             * @example AB123456789BR
+             */
             trackingCode?: string;
             trackingUrl?: string & components["schemas"]["Url"];
-            /** @default false */
+            /**
+             * @description Whether the order comes from an external storefront platform.
+             * @default false
+             */
             isStorefrontOrder?: boolean;
-            /** @example 5012345678901 */
+            /**
+             * @description Identifier of the order in that platform.
+             * @example 5012345678901
+             */
             storefrontOrderId?: string;
         };
         /**
@@ -1332,6 +1363,7 @@ export interface components {
             paymentStatus: components["schemas"]["OrderPaymentStatus"];
             companyId: components["schemas"]["CompanyId"];
             company: components["schemas"]["Company"];
+            /** @description The lines of the order, each with its product. */
             orderItems: components["schemas"]["OrderItem"][];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];

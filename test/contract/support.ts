@@ -1,0 +1,99 @@
+/**
+ * Shared plumbing of the contract tests: where the contract lives, loading it
+ * with a readable failure, JSON Pointer helpers and a recursive walker.
+ *
+ * `CONTRACT_ROOT` (a directory holding `openapi/` and `generated/`) may point the
+ * contract tests at another tree, e.g. a fixture; by default it is the repository.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadBundledContract, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
+
+export type { JsonObject };
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const contractRoot = resolve(process.env.CONTRACT_ROOT ?? repoRoot);
+export const openapiDir = join(contractRoot, 'openapi');
+export const rootDocumentPath = join(openapiDir, 'openapi.yaml');
+export const decisionsPath = join(openapiDir, 'DECISIONS.md');
+export const generatedBundlePath = join(contractRoot, 'generated', 'openapi.yaml');
+export const generatedTypesPath = join(contractRoot, 'generated', 'openapi.d.ts');
+export const binDir = join(repoRoot, 'node_modules', '.bin');
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export interface Loaded<T> {
+  value?: T;
+  error?: string;
+}
+
+/** Loads the bundled contract; a missing or unparsable bundle becomes an error message, not a crash at collection time. */
+export function loadContract(path = generatedBundlePath): Loaded<JsonObject> {
+  if (!existsSync(path)) return { error: `${path} does not exist: run \`npm run bundle\`` };
+  try {
+    const value = loadBundledContract(path);
+    if (!isObject(value)) return { error: `${path} does not hold a YAML mapping` };
+    return { value };
+  } catch (error) {
+    return { error: `${path} does not parse: ${(error as Error).message}` };
+  }
+}
+
+/** RFC 6901 escaping of one reference token. */
+export function escapeToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function pointerOf(...tokens: Array<string | number>): string {
+  return tokens.map((t) => `/${escapeToken(t)}`).join('');
+}
+
+export function childPointer(pointer: string, token: string | number): string {
+  return `${pointer}/${escapeToken(token)}`;
+}
+
+/** Last reference token of a pointer, unescaped. */
+export function lastToken(pointer: string): string | undefined {
+  if (pointer === '') return undefined;
+  const raw = pointer.slice(pointer.lastIndexOf('/') + 1);
+  return raw.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Pointer as a URI fragment (`#/paths/~1charge~1%7Bid%7D/...`), for `$ref`s handed to Ajv. */
+export function pointerToFragment(pointer: string): string {
+  return `#${pointer.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+export type Visitor = (value: unknown, pointer: string, key: string | number | undefined, parent: unknown) => void;
+
+/** Depth-first walk of a JSON-like value, calling `visit` on every node (objects before their children). */
+export function walk(value: unknown, visit: Visitor, pointer = '', key?: string | number, parent?: unknown): void {
+  visit(value, pointer, key, parent);
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => walk(item, visit, childPointer(pointer, index), index, value));
+  } else if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) walk(v, visit, childPointer(pointer, k), k, value);
+  }
+}
+
+/** Follows local `$ref`s, returning the target and the pointer it lives at. */
+export function follow(doc: JsonObject, value: unknown, pointer: string): { node: unknown; pointer: string } {
+  let node = value;
+  let at = pointer;
+  const seen = new Set<string>();
+  while (isObject(node) && typeof node.$ref === 'string') {
+    const ref = node.$ref;
+    if (!ref.startsWith('#')) throw new Error(`${at}: only local references are supported, got ${ref}`);
+    if (seen.has(ref)) throw new Error(`${at}: circular reference ${ref}`);
+    seen.add(ref);
+    at = decodeURIComponent(ref.slice(1));
+    node = resolvePointer(doc, at);
+    if (node === undefined) throw new Error(`${pointer}: reference ${ref} does not resolve`);
+  }
+  return { node, pointer: at };
+}
+
+export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
