@@ -435,7 +435,8 @@ export interface components {
          *     |---|---|---|
          *     | `/problems/malformed-request` | 400 | the body is not valid JSON |
          *     | `/problems/unauthorized` | 401 | `X-API-KEY` missing or unknown |
-         *     | `/problems/not-found` | 404 | no such record for the caller's company |
+         *     | `/problems/not-found` | 404 | no such record for the caller's company, or no such path |
+         *     | `/problems/method-not-allowed` | 405 | the path exists but not with this method (see `Allow`) |
          *     | `/problems/idempotency-request-in-progress` | 409 | the first request with this `Idempotency-Key` has not finished |
          *     | `/problems/payload-too-large` | 413 | the body exceeds 1 MiB |
          *     | `/problems/unsupported-media-type` | 415 | the body is not `application/json` |
@@ -466,7 +467,7 @@ export interface components {
             status: number;
             /**
              * @description Human-readable explanation of this occurrence.
-             * @example The request body has 2 invalid fields: /total, /items/0/quantity.
+             * @example The request has 2 invalid fields: /total, /items/0/quantity.
              */
             detail: string;
             /**
@@ -872,8 +873,8 @@ export interface components {
         Subscription: {
             id: string & components["schemas"]["SubscriptionId"];
             productId: string & components["schemas"]["ProductId"];
-            /** @description The subscribing client. */
-            clientId: string & components["schemas"]["ClientId"];
+            /** @description The subscribing client; `""` (empty) when the subscription was created without one and no update has set it (**D38**). */
+            clientId: string | components["schemas"]["ClientId"] | "";
             period: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL). */
             price: components["schemas"]["Amount"];

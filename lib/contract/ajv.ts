@@ -1,0 +1,116 @@
+import Ajv2020Module from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { loadBundledContract, type JsonObject } from './bundled.js';
+import { addContractFormats, customFormats } from './formats.js';
+
+// CommonJS interop: the class is also the module's `default`, which is what NodeNext types see.
+const Ajv2020 = Ajv2020Module.default;
+export type Ajv = InstanceType<typeof Ajv2020>;
+
+const CONTRACT_ID = 'contract';
+
+/**
+ * One Ajv 2020 instance holding the whole bundled contract, so any schema of it can be
+ * compiled by JSON Pointer with its `$ref`s resolved. Compiled validators are cached:
+ * each schema is compiled once per process.
+ */
+export class ContractValidator {
+  readonly ajv: Ajv;
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  /**
+   * `useDefaults` fills in the contract's `default`s while validating (the server does, for
+   * requests); checkers of responses must not, or a missing field would pass as its default.
+   */
+  constructor(readonly contract: JsonObject = loadBundledContract(), options: { useDefaults?: boolean } = {}) {
+    this.ajv = new Ajv2020({
+      allErrors: true,
+      useDefaults: options.useDefaults ?? false,
+      // OpenAPI adds keywords (example, discriminator, x-…) that are not JSON Schema.
+      strict: false,
+      validateSchema: false,
+      logger: false,
+    });
+    addContractFormats(this.ajv);
+    this.ajv.addSchema(contract as object, CONTRACT_ID);
+  }
+
+  /** A validator for the schema at `pointer` in the contract (e.g. `/components/schemas/Charge`). */
+  at(pointer: string): ValidateFunction {
+    const cached = this.cache.get(pointer);
+    if (cached) return cached;
+    const validate = this.ajv.compile({ $ref: `${CONTRACT_ID}#${encodePointer(pointer)}` });
+    this.cache.set(pointer, validate);
+    return validate;
+  }
+}
+
+function encodePointer(pointer: string): string {
+  return pointer
+    .split('/')
+    .map((token) => encodeURIComponent(token).replace(/%7E/gi, '~'))
+    .join('/');
+}
+
+export interface FieldError {
+  detail: string;
+  pointer?: string;
+  parameter?: string;
+  header?: string;
+  keyword: string;
+}
+
+/**
+ * Turns Ajv errors into the contract's field errors (ProblemFieldError): one entry per
+ * failing member, pointing at the member itself (also for a missing or unknown one), with
+ * the branch noise of `anyOf` and `dependentSchemas` folded into one readable entry.
+ */
+export function toFieldErrors(errors: readonly ErrorObject[], schemaAt: (schemaPath: string) => unknown): FieldError[] {
+  const result: FieldError[] = [];
+  const seen = new Set<string>();
+  const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath);
+  for (const error of errors) {
+    // Errors inside a failed anyOf branch are summarised by the anyOf entry itself.
+    if (error.keyword !== 'anyOf' && anyOfPaths.some((p) => error.schemaPath.startsWith(`${p}/`))) continue;
+    const entry = describe(error, schemaAt);
+    const key = `${entry.pointer}\u0000${entry.detail}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    result.push(entry);
+  }
+  return result;
+}
+
+function describe(error: ErrorObject, schemaAt: (schemaPath: string) => unknown): FieldError {
+  const at = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { pointer: `${at}/${escape(String(params.missingProperty))}`, detail: 'is required', keyword: 'required' };
+    case 'additionalProperties':
+      return { pointer: `${at}/${escape(String(params.additionalProperty))}`, detail: 'is not a field of this request', keyword: 'additionalProperties' };
+    case 'format': {
+      const format = customFormats[params.format as keyof typeof customFormats];
+      return { pointer: at, detail: format?.message ?? `must be a valid ${String(params.format)}`, keyword: 'format' };
+    }
+    case 'anyOf': {
+      const branches = schemaAt(error.schemaPath);
+      const names = Array.isArray(branches)
+        ? branches.flatMap((b) => (b && typeof b === 'object' && Array.isArray((b as JsonObject).required) ? ((b as JsonObject).required as string[]) : []))
+        : [];
+      return names.length
+        ? { pointer: at, detail: `must have at least one of: ${names.join(', ')}`, keyword: 'anyOf' }
+        : { pointer: at, detail: 'must match one of the allowed forms', keyword: 'anyOf' };
+    }
+    case 'false schema': {
+      const dependent = /\/dependentSchemas\/([^/]+)\//.exec(error.schemaPath)?.[1];
+      return { pointer: at, detail: dependent ? `must not be sent together with ${dependent}` : 'is not allowed here', keyword: 'not' };
+    }
+    default:
+      return { pointer: at, detail: error.message ?? 'is invalid', keyword: error.keyword };
+  }
+}
+
+function escape(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}

@@ -1,0 +1,86 @@
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Context } from 'hono';
+import { randomUUID } from 'node:crypto';
+import type { AppEnv, Deps } from './deps.js';
+import { OperationCatalog } from './http/operations.js';
+import { operationMiddleware } from './http/operation.js';
+import { ProblemError, problemTypes, type Problem } from './http/problems.js';
+import { chargeRoutes } from './routes/charges.js';
+import { clientRoutes } from './routes/clients.js';
+import { orderRoutes } from './routes/orders.js';
+import { productRoutes } from './routes/products.js';
+import { subscriptionRoutes } from './routes/subscriptions.js';
+import { webhookRoutes } from './routes/webhooks.js';
+
+export type RouteFactory = (deps: Deps, operation: ReturnType<typeof operationMiddleware>) => Hono<AppEnv>;
+
+/**
+ * The reference server: both base URLs of the contract on one Hono app, one sub-app per
+ * resource. Every error leaves as an RFC 9457 problem through `onError`.
+ */
+export function createApp(deps: Deps): Hono<AppEnv> {
+  const catalog = new OperationCatalog(deps.validator);
+  const operation = operationMiddleware(deps, catalog);
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    c.set('requestId', requestId);
+    await next();
+    c.header('X-Request-Id', requestId);
+    deps.logger.info(
+      {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        companyId: c.get('company')?.doc.id,
+      },
+      'request',
+    );
+  });
+
+  app.route('/charge', chargeRoutes(deps, operation));
+  app.route('/client', clientRoutes(deps, operation));
+  app.route('/product', productRoutes(deps, operation));
+  app.route('/subscription', subscriptionRoutes(deps, operation));
+  app.route('/order', orderRoutes(deps, operation));
+  app.route('/webhook', webhookRoutes(deps, operation));
+
+  const knownPaths = catalog.all().map((rules) => ({
+    pattern: new RegExp(`^${rules.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    method: rules.method.toUpperCase(),
+  }));
+
+  app.notFound((c) => {
+    const allowed = knownPaths.filter((p) => p.pattern.test(c.req.path)).map((p) => p.method);
+    if (allowed.length > 0) {
+      const allow = [...new Set(allowed)].join(', ');
+      return problem(c, new ProblemError('methodNotAllowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.`, { headers: { Allow: allow } }));
+    }
+    return problem(c, new ProblemError('notFound', `No operation exists at ${c.req.method} ${c.req.path}.`));
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof ProblemError) return problem(c, error);
+    if (error instanceof HTTPException && error.status < 500) {
+      const kind = (Object.keys(problemTypes) as Array<keyof typeof problemTypes>).find((k) => problemTypes[k].status === error.status);
+      if (kind) return problem(c, new ProblemError(kind, error.message || problemTypes[kind].title));
+    }
+    deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unexpected error');
+    return problem(c, new ProblemError('internal', `An unexpected error occurred; nothing was changed. Quote request id ${c.get('requestId')} when reporting it.`));
+  });
+
+  return app;
+}
+
+function problem(c: Context<AppEnv>, error: ProblemError): Response {
+  const body: Problem = error.toProblem(c.req.path);
+  return new Response(JSON.stringify(body), {
+    status: body.status,
+    headers: { 'Content-Type': 'application/problem+json', ...error.extraHeaders },
+  });
+}

@@ -1,0 +1,40 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createId } from '@paralleldrive/cuid2';
+import type { ApiKeyRecord } from '../store/types.js';
+
+/**
+ * API keys look like `sk_<keyId>_<secret>`. The key id finds the record; only the
+ * SHA-256 of the secret is stored (D04), and it is compared in constant time. The
+ * secret has 256 bits of entropy, so a fast hash is enough: there is nothing to guess.
+ */
+const KEY_PATTERN = /^sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})$/;
+
+export interface IssuedKey {
+  /** The key to hand to the company, shown once. */
+  apiKey: string;
+  record: ApiKeyRecord;
+}
+
+export function issueApiKey(companyId: string, now: Date): IssuedKey {
+  const keyId = createId();
+  const secret = randomBytes(32).toString('base64url');
+  return {
+    apiKey: `sk_${keyId}_${secret}`,
+    record: { id: keyId, companyId, secretHash: hashSecret(secret), createdAt: now.toISOString() },
+  };
+}
+
+export function parseApiKey(apiKey: string): { keyId: string; secret: string } | undefined {
+  const match = KEY_PATTERN.exec(apiKey);
+  return match ? { keyId: match[1]!, secret: match[2]! } : undefined;
+}
+
+export function secretMatches(secret: string, record: ApiKeyRecord): boolean {
+  const given = Buffer.from(hashSecret(secret), 'hex');
+  const stored = Buffer.from(record.secretHash, 'hex');
+  return given.length === stored.length && timingSafeEqual(given, stored);
+}
+
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}

@@ -1,0 +1,43 @@
+import pino, { type Logger } from 'pino';
+import { ContractValidator } from '../lib/contract/ajv.js';
+import { withCheckDigits } from '../lib/brazil/tax-id.js';
+import { randomInt } from 'node:crypto';
+import { issueApiKey } from './auth/api-keys.js';
+import type { Config } from './config.js';
+import type { Deps } from './deps.js';
+import { buildCompany, type NewCompany } from './domain/companies.js';
+import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import type { Store } from './store/types.js';
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  // Nothing secret is ever passed to the logger; the redaction is a second line of defence.
+  return pino({ level: config.logLevel, redact: ['apiKey', 'secret', '*.apiKey', '*.secret', 'headers["x-api-key"]'] });
+}
+
+export function openStore(config: Pick<Config, 'databasePath'>): Store {
+  return new SqliteStore(config.databasePath);
+}
+
+export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps {
+  return {
+    config,
+    store: overrides.store ?? openStore(config),
+    logger: overrides.logger ?? createLogger(config),
+    validator: overrides.validator ?? new ContractValidator(undefined, { useDefaults: true }),
+    now: overrides.now ?? (() => new Date()),
+  };
+}
+
+/** A random CNPJ with valid check digits, for companies created without one. */
+export function randomCnpj(): string {
+  const base = Array.from({ length: 8 }, () => randomInt(10)).join('') + '0001';
+  return withCheckDigits(base);
+}
+
+/** Creates a company and its first API key; the key is returned once and stored only hashed. */
+export async function createCompanyWithKey(store: Store, input: Partial<NewCompany> & { name: string }, now = new Date()) {
+  const company = buildCompany({ taxId: input.taxId ?? randomCnpj(), ...input }, now);
+  const issued = issueApiKey(company.doc.id, now);
+  await store.createCompany(company, issued.record);
+  return { companyId: company.doc.id, apiKey: issued.apiKey, company };
+}

@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import { isValidCpfOrCnpj } from '../../lib/brazil/tax-id.js';
+import { createCompanyWithKey, openStore } from '../bootstrap.js';
+import { ConfigError, loadConfig } from '../config.js';
+
+const usage = `Usage: npm run keys -- create --company "Name" [--tax-id CNPJ] [--city City] [--color '#RRGGBB'] [--json]
+
+Creates a company and its API key in the database at DATABASE_PATH (default ./data/payments.db)
+and prints the key once. Keys are stored hashed; a lost key cannot be shown again.`;
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        company: { type: 'string' },
+        'tax-id': { type: 'string' },
+        city: { type: 'string' },
+        color: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${usage}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  if (positionals[0] !== 'create' || positionals.length !== 1) fail(usage);
+  const name = values.company?.trim();
+  if (!name || name.length > 255) fail('--company must be a name of 1 to 255 characters');
+  const taxId = values['tax-id'];
+  if (taxId !== undefined && !isValidCpfOrCnpj(taxId)) fail('--tax-id must be a CNPJ (14 digits) or CPF (11 digits) with valid check digits');
+  const color = values.color;
+  if (color !== undefined && !/^#(?:[0-9A-Fa-f]{3}){1,2}$/.test(color)) fail('--color must be a hex colour such as #0E7C66');
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`Configuration error: ${error.message}`);
+    throw error;
+  }
+  const store = openStore(config);
+  try {
+    const { companyId, apiKey } = await createCompanyWithKey(store, {
+      name,
+      ...(taxId ? { taxId } : {}),
+      ...(values.city ? { city: values.city } : {}),
+      ...(color ? { color } : {}),
+    });
+    if (values.json) console.log(JSON.stringify({ companyId, apiKey }));
+    else console.log(`Created company ${companyId} (${name}).\nAPI key (shown only now):\n\n  ${apiKey}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+main().catch((error: unknown) => fail(`keys: ${(error as Error).message}`));

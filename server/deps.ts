@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { ContractValidator } from '../lib/contract/ajv.js';
+import type { Config } from './config.js';
+import type { CompanyRecord, Store } from './store/types.js';
+
+/** Everything the app is built from; tests pass their own (an in-memory store, a fixed clock). */
+export interface Deps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  /** The request validator of the contract, compiled once (with the contract's defaults applied). */
+  validator: ContractValidator;
+  now: () => Date;
+}
+
+export interface AppEnv {
+  Variables: {
+    company: CompanyRecord;
+    body: unknown;
+    requestId: string;
+  };
+}

@@ -1,0 +1,39 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv, Deps } from '../deps.js';
+import { parseApiKey, secretMatches } from '../auth/api-keys.js';
+import type { OperationCatalog } from './operations.js';
+import { ProblemError, validationProblem } from './problems.js';
+import { readJsonBody } from './request-body.js';
+
+/**
+ * The middleware every route puts in front of its handler: the operation's rules from
+ * the contract, in the order a client can act on — authentication (401), then the body's
+ * media type, size and syntax (415, 413, 400), then parameters and body against the
+ * schemas (422, every failing field at once).
+ */
+export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
+  return (operationId: string): MiddlewareHandler<AppEnv> => {
+    const rules = catalog.get(operationId);
+    return async (c, next) => {
+      if (rules.secured) c.set('company', await authenticate(deps, c));
+      const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes) : undefined;
+      const errors = catalog.check(rules, { path: c.req.param() as Record<string, string>, header: (name) => c.req.header(name), body });
+      if (errors.length > 0) throw validationProblem(errors);
+      c.set('body', body);
+      await next();
+    };
+  };
+}
+
+async function authenticate(deps: Deps, c: Context<AppEnv>) {
+  const presented = c.req.header('x-api-key');
+  const unauthorized = new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
+  if (!presented) throw unauthorized;
+  const parsed = parseApiKey(presented.trim());
+  if (!parsed) throw unauthorized;
+  const record = await deps.store.findApiKey(parsed.keyId);
+  if (!record || !secretMatches(parsed.secret, record)) throw unauthorized;
+  const company = await deps.store.getCompany(record.companyId);
+  if (!company) throw unauthorized;
+  return company;
+}

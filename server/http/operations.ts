@@ -1,0 +1,104 @@
+import type { ValidateFunction } from 'ajv';
+import { deref, listOperations, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
+import { ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
+
+interface ParameterRule {
+  name: string;
+  in: 'path' | 'header' | 'query';
+  required: boolean;
+  validate: ValidateFunction;
+}
+
+/** What the server needs to know of one operation, read from the contract at start-up. */
+export interface OperationRules {
+  operationId: string;
+  method: string;
+  path: string;
+  hasBody: boolean;
+  /** Whether the contract requires an API key (every alternative of `security` names a scheme). */
+  secured: boolean;
+  parameters: ParameterRule[];
+  validateBody?: ValidateFunction;
+}
+
+/**
+ * Compiles, once, the request validators of every operation of the bundled contract.
+ * Handlers name their operation by operationId; the rules come from the contract only.
+ */
+export class OperationCatalog {
+  private readonly byId = new Map<string, OperationRules>();
+
+  constructor(readonly validator: ContractValidator) {
+    const doc = validator.contract;
+    for (const op of listOperations(doc)) {
+      const pointerBase = `/paths/${escapeToken(op.path)}/${op.method}`;
+      const parameters = ((op.operation.parameters ?? []) as unknown[]).map((raw, index): ParameterRule => {
+        const parameter = deref<JsonObject>(doc, raw);
+        const schemaPointer = typeof (raw as JsonObject).$ref === 'string'
+          ? `${((raw as JsonObject).$ref as string).slice(1)}/schema`
+          : `${pointerBase}/parameters/${index}/schema`;
+        return {
+          name: String(parameter.name),
+          in: parameter.in as ParameterRule['in'],
+          required: parameter.required === true,
+          validate: validator.at(schemaPointer),
+        };
+      });
+      const body = deref<JsonObject | undefined>(doc, op.operation.requestBody);
+      const hasBody = !!body;
+      const validateBody = hasBody ? validator.at(`${pointerBase}/requestBody/content/application~1json/schema`) : undefined;
+      const security = (op.operation.security ?? doc.security ?? []) as JsonObject[];
+      const secured = security.length > 0 && security.every((alternative) => Object.keys(alternative).length > 0);
+      this.byId.set(op.operationId, {
+        operationId: op.operationId,
+        method: op.method,
+        path: op.path,
+        hasBody,
+        secured,
+        parameters,
+        ...(validateBody ? { validateBody } : {}),
+      });
+    }
+  }
+
+  get(operationId: string): OperationRules {
+    const rules = this.byId.get(operationId);
+    if (!rules) throw new Error(`The contract has no operation ${operationId}`);
+    return rules;
+  }
+
+  all(): OperationRules[] {
+    return [...this.byId.values()];
+  }
+
+  /** Field errors of a request's parameters and body, empty when it is valid. */
+  check(rules: OperationRules, input: { path: Record<string, string>; header: (name: string) => string | undefined; body?: unknown }): FieldError[] {
+    const errors: FieldError[] = [];
+    for (const parameter of rules.parameters) {
+      const value = parameter.in === 'path' ? input.path[parameter.name] : parameter.in === 'header' ? input.header(parameter.name) : undefined;
+      const place = parameter.in === 'header' ? { header: parameter.name } : { parameter: parameter.name };
+      if (value === undefined) {
+        if (parameter.required) errors.push({ ...place, detail: 'is required', keyword: 'required' });
+        continue;
+      }
+      if (!parameter.validate(value)) {
+        for (const e of toFieldErrors(parameter.validate.errors ?? [], this.schemaAt)) {
+          errors.push({ ...place, detail: e.detail, keyword: e.keyword });
+        }
+      }
+    }
+    if (rules.validateBody && !rules.validateBody(input.body)) {
+      errors.push(...toFieldErrors(rules.validateBody.errors ?? [], this.schemaAt));
+    }
+    return errors;
+  }
+
+  private readonly schemaAt = (schemaPath: string): unknown => {
+    const hash = schemaPath.indexOf('#');
+    return resolvePointer(this.validator.contract, decodeURIComponent(hash === -1 ? schemaPath : schemaPath.slice(hash + 1)));
+  };
+}
+
+function escapeToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}

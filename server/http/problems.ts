@@ -1,0 +1,63 @@
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { components } from '../../generated/openapi.js';
+import type { FieldError } from '../../lib/contract/ajv.js';
+
+export type Problem = components['schemas']['Problem'];
+
+/**
+ * The problem types of the contract (D02, the table in the `Problem` schema). A test
+ * checks this catalogue against that table, so the two cannot drift apart.
+ */
+export const problemTypes = {
+  malformedRequest: { type: '/problems/malformed-request', title: 'Malformed request body', status: 400 },
+  unauthorized: { type: '/problems/unauthorized', title: 'Unauthorized', status: 401 },
+  notFound: { type: '/problems/not-found', title: 'Not found', status: 404 },
+  methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
+  idempotencyInProgress: { type: '/problems/idempotency-request-in-progress', title: 'Idempotent request in progress', status: 409 },
+  payloadTooLarge: { type: '/problems/payload-too-large', title: 'Payload too large', status: 413 },
+  unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
+  validation: { type: '/problems/validation-error', title: 'Request validation failed', status: 422 },
+  idempotencyKeyReused: { type: '/problems/idempotency-key-reused', title: 'Idempotency-Key reused', status: 422 },
+  rateLimited: { type: '/problems/rate-limited', title: 'Too many requests', status: 429 },
+  internal: { type: '/problems/internal-error', title: 'Internal server error', status: 500 },
+} as const;
+
+export type ProblemKind = keyof typeof problemTypes;
+
+/** An error that answers as an RFC 9457 problem; thrown anywhere, rendered by `app.onError`. */
+export class ProblemError extends HTTPException {
+  readonly kind: ProblemKind;
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+  readonly extraHeaders: Record<string, string>;
+
+  constructor(kind: ProblemKind, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(problemTypes[kind].status as ContentfulStatusCode, { message: detail });
+    this.kind = kind;
+    this.detail = detail;
+    this.errors = options.errors;
+    this.extraHeaders = options.headers ?? {};
+  }
+
+  toProblem(instance: string): Problem {
+    const { type, title, status } = problemTypes[this.kind];
+    return { type, title, status, detail: this.detail, instance, ...(this.errors ? { errors: this.errors } : {}) };
+  }
+}
+
+/** A 422 naming every failing field. */
+export function validationProblem(errors: FieldError[]): ProblemError {
+  const fields = [...new Set(errors.map((e) => e.pointer ?? e.parameter ?? e.header ?? ''))];
+  const count = fields.length === 1 ? '1 invalid field' : `${fields.length} invalid fields`;
+  return new ProblemError('validation', `The request has ${count}: ${fields.map((f) => f || '(body)').join(', ')}.`, { errors });
+}
+
+export function notFound(what: string, id: string): ProblemError {
+  return new ProblemError('notFound', `No ${what} with id ${id} exists for this company.`);
+}
+
+/** A 422 for a body field that refers to something the company does not have (D27). */
+export function unknownReference(pointer: string, what: string): ProblemError {
+  return validationProblem([{ pointer, detail: `no ${what} with this id exists for this company`, keyword: 'exists' }]);
+}

@@ -1,0 +1,52 @@
+import type { Context } from 'hono';
+import { ProblemError } from './problems.js';
+
+/**
+ * Reads a JSON request body with the contract's rules for bodies (D34): the media type
+ * must be `application/json` (415), the size at most the limit (413, checked while
+ * streaming, so an oversized body is never held whole), and the text valid JSON (400).
+ */
+export async function readJsonBody(c: Context, limitBytes: number): Promise<unknown> {
+  const contentType = c.req.header('content-type');
+  if (!contentType || !isJsonMediaType(contentType)) {
+    throw new ProblemError('unsupportedMediaType', `The request body must be application/json; got ${contentType ? contentType.split(';')[0]!.trim() : 'no Content-Type'}.`);
+  }
+  const declared = c.req.header('content-length');
+  if (declared && Number(declared) > limitBytes) throw tooLarge(limitBytes);
+  const text = await readLimited(c.req.raw, limitBytes);
+  if (text.trim() === '') throw new ProblemError('malformedRequest', 'The request body is empty; a JSON object is required.');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ProblemError('malformedRequest', `The request body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+function isJsonMediaType(value: string): boolean {
+  const [type, ...params] = value.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
+function tooLarge(limitBytes: number): ProblemError {
+  return new ProblemError('payloadTooLarge', `The request body is larger than ${limitBytes} bytes.`);
+}
+
+async function readLimited(request: Request, limitBytes: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limitBytes) {
+      await reader.cancel();
+      throw tooLarge(limitBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

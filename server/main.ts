@@ -1,0 +1,44 @@
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { createCompanyWithKey, createDeps } from './bootstrap.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+
+/** `npm start`: the reference server on PORT, both base URLs on one port. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const deps = createDeps(config);
+  if ((await deps.store.countCompanies()) === 0) {
+    const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: 'Sandbox Company' });
+    // Shown once, on the terminal of whoever started the server, never through the logger.
+    process.stdout.write(
+      `\nEmpty database: created the development company ${companyId}.\nIts API key (shown only now):\n\n  ${apiKey}\n\n` +
+        `Try: curl -H 'X-API-KEY: ${apiKey}' ${config.publicUrl}/client\n\n`,
+    );
+  }
+  const app = createApp(deps);
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    deps.logger.info({ port: info.port, host: config.host, database: config.databasePath, mode: config.mode }, 'listening');
+  });
+  const stop = (signal: string) => {
+    deps.logger.info({ signal }, 'shutting down');
+    server.close(() => {
+      void deps.store.close().then(() => process.exit(0));
+    });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Could not start: ${(error as Error).message}`);
+  process.exit(1);
+});

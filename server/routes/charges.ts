@@ -1,0 +1,187 @@
+import { createHash } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import type { components } from '../../generated/openapi.js';
+import { buildBrCode } from '../../lib/pix/brcode.js';
+import type { RouteFactory } from '../app.js';
+import type { AppEnv, Deps } from '../deps.js';
+import { newId } from '../domain/ids.js';
+import { toCents } from '../domain/money.js';
+import { qrPngDataUri } from '../domain/qr-code.js';
+import { notFound, ProblemError, unknownReference, validationProblem } from '../http/problems.js';
+import type { ChargeDoc, ClientDoc, CompanyRecord, StoredResponse } from '../store/types.js';
+import { buildClient } from './clients.js';
+
+type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
+type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
+type ChargeResponse = components['schemas']['ChargeResponse'];
+
+/** D28: a charge can be paid for 60 minutes. */
+const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
+const MINIMUM_TOTAL_CENTS = 500;
+
+export const chargeRoutes: RouteFactory = (deps, operation) => {
+  const routes = new Hono<AppEnv>();
+
+  routes.post('/payment-link', operation('createPaymentLink'), async (c) => {
+    const company = c.get('company');
+    const body = c.get('body') as PaymentLinkCreate;
+    const key = idempotencyKey(c.req.header('idempotency-key'));
+    if (!key) return respond(await createCharge(deps, company, body));
+
+    const now = deps.now();
+    const claim = await deps.store.claimIdempotencyKey({
+      companyId: company.doc.id,
+      key,
+      fingerprint: fingerprint(c, body),
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + deps.config.idempotencyLeaseSeconds * 1000).toISOString(),
+      expiresAt: new Date(now.getTime() + deps.config.idempotencyTtlSeconds * 1000).toISOString(),
+    });
+    switch (claim.kind) {
+      case 'replay':
+        return respond({ status: claim.status, body: claim.body }, true);
+      case 'in-flight':
+        throw new ProblemError('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry after it has finished.');
+      case 'mismatch':
+        throw new ProblemError('idempotencyKeyReused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+      case 'claimed':
+        try {
+          return respond(await createCharge(deps, company, body, key));
+        } catch (error) {
+          // Only successes are remembered (D10): after a failure the key is free again.
+          await deps.store.releaseIdempotencyKey(company.doc.id, key);
+          throw error;
+        }
+    }
+  });
+
+  routes.get('/:id', operation('getCharge'), async (c) => {
+    const id = c.req.param('id');
+    const charge = await deps.store.getCharge(c.get('company').doc.id, id);
+    if (!charge) throw notFound('charge', id);
+    const response: ChargeResponse = { status: 200, message: 'Charge found', data: charge };
+    return c.json(response, 200);
+  });
+
+  return routes;
+};
+
+/** The key as the IETF draft sends it (a quoted structured-field string) or bare. */
+function idempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const trimmed = header.trim();
+  return /^".*"$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+}
+
+/** What "the same request" means for a key: the same operation and the same body, field order aside. */
+function fingerprint(c: Context<AppEnv>, body: unknown): string {
+  return createHash('sha256').update(`${c.req.method} ${c.req.path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function respond(result: { status: number; body: string }, replayed = false): Response {
+  const id = (JSON.parse(result.body) as PaymentLinkResponse).data.id;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Location: `/charge/${id}` };
+  if (replayed) headers['Idempotent-Replayed'] = 'true';
+  return new Response(result.body, { status: result.status, headers });
+}
+
+async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLinkCreate, key?: string): Promise<{ status: number; body: string }> {
+  const companyId = company.doc.id;
+  const now = deps.now();
+
+  let customer: ChargeDoc['customer'];
+  let newClient: ClientDoc | undefined;
+  if (body.customerId !== undefined) {
+    const client = await deps.store.getClient(companyId, body.customerId);
+    if (!client) throw unknownReference('/customerId', 'client');
+    customer = { name: client.name, taxId: client.taxId, email: client.email, phone: client.phone };
+  } else if (body.customer) {
+    newClient = buildClient(companyId, body.customer, now);
+    customer = { name: newClient.name, taxId: newClient.taxId, email: newClient.email, phone: newClient.phone };
+  }
+
+  const requested = body.items ?? [];
+  const products = await deps.store.getProducts(companyId, requested.map((item) => item.productId));
+  const missing = requested.flatMap((item, i) =>
+    products.has(item.productId) ? [] : [{ pointer: `/items/${i}/productId`, detail: 'no product with this id exists for this company', keyword: 'exists' }],
+  );
+  if (missing.length > 0) throw validationProblem(missing);
+  const items: ChargeDoc['items'] = requested.map((item) => {
+    const product = products.get(item.productId)!;
+    return {
+      productId: product.id,
+      companyId,
+      quantity: item.quantity,
+      product: {
+        id: product.id,
+        name: product.name,
+        description: product.description,
+        price: product.price,
+        needShipping: !product.isSubscription,
+        companyId,
+        status: product.status,
+        ...(product.sku !== undefined ? { sku: product.sku } : {}),
+        ...(product.imageUrl !== undefined ? { imageUrl: product.imageUrl } : {}),
+      },
+    };
+  });
+
+  const total = body.total ?? items.reduce((sum, item) => sum + toCents(item.product.price) * item.quantity, 0);
+  if (total < MINIMUM_TOTAL_CENTS) {
+    throw validationProblem([
+      { pointer: '/items', detail: `the total computed from the items is ${total} cents; it must be at least ${MINIMUM_TOTAL_CENTS}`, keyword: 'minimum' },
+    ]);
+  }
+
+  const id = newId('charge');
+  const brCode = buildBrCode({
+    pixKey: company.doc.cpfCnpj,
+    amountCents: total,
+    merchantName: company.doc.name,
+    merchantCity: company.city,
+    txid: id.slice(id.indexOf('_') + 1),
+  });
+  const charge: ChargeDoc = {
+    id,
+    total,
+    url: `${deps.config.publicUrl}/pay/${id}`,
+    status: 'OPEN',
+    paymentStatus: 'PENDING',
+    devMode: body.devMode ?? false,
+    needShipping: body.needShipping ?? false,
+    expiresAt: new Date(now.getTime() + CHARGE_LIFETIME_MS).toISOString(),
+    company: { taxId: company.doc.cpfCnpj, name: company.doc.name, color: company.color },
+    ...(body.successUrl !== undefined ? { successUrl: body.successUrl } : {}),
+    ...(body.failedUrl !== undefined ? { failedUrl: body.failedUrl } : {}),
+    brCode,
+    brCodeBase64: await qrPngDataUri(brCode),
+    items,
+    ...(customer ? { customer } : {}),
+    ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
+  };
+
+  const response: PaymentLinkResponse = {
+    status: 201,
+    message: 'Payment link created',
+    data: {
+      id,
+      url: charge.url,
+      devMode: charge.devMode,
+      total,
+      ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
+    },
+  };
+  const text = JSON.stringify(response);
+  const stored: StoredResponse | undefined = key ? { companyId, key, status: 201, body: text } : undefined;
+  await deps.store.insertCharge(charge, companyId, { ...(newClient ? { newClient } : {}), ...(stored ? { response: stored } : {}) });
+  return { status: 201, body: text };
+}

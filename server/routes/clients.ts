@@ -1,0 +1,62 @@
+import { Hono } from 'hono';
+import type { components } from '../../generated/openapi.js';
+import type { RouteFactory } from '../app.js';
+import type { AppEnv } from '../deps.js';
+import { newId } from '../domain/ids.js';
+import type { ClientDoc } from '../store/types.js';
+import { companyIdMustMatch } from './company-scope.js';
+
+type ClientCreate = components['schemas']['ClientCreate'];
+type ClientCreateResult = components['schemas']['ClientCreateResult'];
+
+/** The create-result form of a client (`cpfCnpj`, no address), also nested in orders. */
+export function clientCreateResult(client: ClientDoc): ClientCreateResult {
+  const { id, taxId, name, email, phone, status, companyId, createdAt, updatedAt } = client;
+  return { id, cpfCnpj: taxId, name, email, phone, status, companyId, createdAt, updatedAt };
+}
+
+/** A new client in the stored (list) form; optional address parts are kept only when sent. */
+export function buildClient(
+  companyId: string,
+  input: { name: string; taxId: string; email: string; phone: string; status?: ClientDoc['status'] } & Partial<
+    Pick<ClientDoc, 'postalCode' | 'address' | 'district' | 'number' | 'line1'>
+  >,
+  now: Date,
+): ClientDoc {
+  const at = now.toISOString();
+  const client: ClientDoc = {
+    id: newId('client'),
+    taxId: input.taxId,
+    name: input.name,
+    email: input.email,
+    phone: input.phone,
+    status: input.status ?? 'ACTIVE',
+    companyId,
+    createdAt: at,
+    updatedAt: at,
+  };
+  for (const key of ['postalCode', 'address', 'district', 'number', 'line1'] as const) {
+    if (input[key] !== undefined) client[key] = input[key];
+  }
+  return client;
+}
+
+export const clientRoutes: RouteFactory = (deps, operation) => {
+  const routes = new Hono<AppEnv>();
+
+  routes.get('/', operation('listClients'), async (c) => {
+    const clients = await deps.store.listClients(c.get('company').doc.id);
+    return c.json(clients, 200);
+  });
+
+  routes.post('/', operation('createClient'), async (c) => {
+    const body = c.get('body') as ClientCreate;
+    const companyId = c.get('company').doc.id;
+    companyIdMustMatch(body.companyId, companyId, '/companyId');
+    const client = buildClient(companyId, { ...body, taxId: body.cpfCnpj }, deps.now());
+    await deps.store.insertClient(client);
+    return c.json(clientCreateResult(client), 201);
+  });
+
+  return routes;
+};

@@ -1,0 +1,119 @@
+import { Hono } from 'hono';
+import type { components } from '../../generated/openapi.js';
+import type { RouteFactory } from '../app.js';
+import type { AppEnv } from '../deps.js';
+import { newId } from '../domain/ids.js';
+import { toCents, toReais } from '../domain/money.js';
+import { amountErrors, saleFees } from '../domain/orders.js';
+import { toUtcTimestamp } from '../domain/time.js';
+import { unknownReference, validationProblem } from '../http/problems.js';
+import type { OrderDoc } from '../store/types.js';
+import { clientCreateResult } from './clients.js';
+import { companyIdMustMatch } from './company-scope.js';
+
+type OrderCreate = components['schemas']['OrderCreate'];
+type ShippingAddress = components['schemas']['ShippingAddress'];
+
+/** Fields of the request that the order keeps as they were sent. */
+const copiedFields = [
+  'cpfCnpj', 'name', 'email', 'phone', 'postalCode', 'street', 'number', 'neighborhood', 'city', 'state', 'complement',
+  'addressType', 'installments', 'shippingMethod', 'trackingCode', 'trackingUrl', 'storefrontOrderId', 'notes',
+] as const;
+
+/** D07: the complete address, assembled from the parts that were sent. */
+function shippingAddress(body: OrderCreate): ShippingAddress | undefined {
+  if (body.postalCode === undefined && body.street === undefined && body.city === undefined) return undefined;
+  const address: ShippingAddress = { country: 'BR' };
+  for (const key of ['postalCode', 'street', 'number', 'complement', 'neighborhood', 'city', 'state', 'addressType'] as const) {
+    if (body[key] !== undefined) (address as Record<string, unknown>)[key] = body[key];
+  }
+  return address;
+}
+
+export const orderRoutes: RouteFactory = (deps, operation) => {
+  const routes = new Hono<AppEnv>();
+
+  routes.post('/', operation('createOrder'), async (c) => {
+    const body = c.get('body') as OrderCreate;
+    const company = c.get('company');
+    const companyId = company.doc.id;
+    companyIdMustMatch(body.companyId, companyId, '/companyId');
+    body.items?.forEach((item, i) => companyIdMustMatch(item.companyId, companyId, `/items/${i}/companyId`));
+
+    const client = body.clientId !== undefined ? await deps.store.getClient(companyId, body.clientId) : undefined;
+    if (body.clientId !== undefined && !client) throw unknownReference('/clientId', 'client');
+
+    const requested = body.items ?? [];
+    const products = await deps.store.getProducts(companyId, requested.map((item) => item.productId));
+    const missing = requested.flatMap((item, i) =>
+      products.has(item.productId) ? [] : [{ pointer: `/items/${i}/productId`, detail: 'no product with this id exists for this company', keyword: 'exists' }],
+    );
+    if (missing.length > 0) throw validationProblem(missing);
+
+    const discount = body.discount ?? 0;
+    const shippingCost = body.shippingCost ?? 0;
+    const itemsCents = body.items ? requested.reduce((sum, item) => sum + toCents(products.get(item.productId)!.price) * item.quantity, 0) : undefined;
+    const errors = amountErrors({ subtotal: body.subtotal, discount, shippingCost, total: body.total, ...(itemsCents !== undefined ? { itemsCents } : {}) });
+    if (errors.length > 0) throw validationProblem(errors);
+    const paymentDate = body.paymentDate !== undefined ? toUtcTimestamp(body.paymentDate, '/paymentDate') : undefined;
+
+    const at = deps.now().toISOString();
+    const paymentMethod = body.paymentMethod ?? 'PIX';
+    const order = await deps.store.insertOrder(companyId, (orderNumber) => {
+      const id = newId('order');
+      const fees = saleFees(toCents(body.total), paymentMethod);
+      const doc: OrderDoc = {
+        id,
+        orderNumber: String(orderNumber).padStart(6, '0'),
+        status: 'CREATED',
+        subtotal: body.subtotal,
+        discount,
+        shippingCost,
+        total: body.total,
+        paymentStatus: 'PENDING',
+        companyId,
+        company: company.doc,
+        orderItems: requested.map((item) => ({
+          id: newId('orderItem'),
+          companyId,
+          productId: item.productId,
+          orderId: id,
+          quantity: item.quantity,
+          createdAt: at,
+          updatedAt: at,
+          product: products.get(item.productId)!,
+        })),
+        createdAt: at,
+        updatedAt: at,
+        paymentMethod,
+        isStorefrontOrder: body.isStorefrontOrder ?? false,
+        sales: {
+          id: newId('sales'),
+          companyId,
+          orderId: id,
+          value: body.total,
+          totalValue: toReais(fees.net),
+          checkoutFee: toReais(fees.checkoutFee),
+          gatewayFee: toReais(fees.gatewayFee),
+          createdAt: at,
+          updatedAt: at,
+          order: id,
+        },
+      };
+      for (const key of copiedFields) {
+        if (body[key] !== undefined) (doc as Record<string, unknown>)[key] = body[key];
+      }
+      const address = shippingAddress(body);
+      if (address) doc.shippingAddress = address;
+      if (paymentDate) doc.paymentDate = paymentDate;
+      if (client) {
+        doc.clientId = client.id;
+        doc.client = clientCreateResult(client);
+      }
+      return doc;
+    });
+    return c.json(order, 201);
+  });
+
+  return routes;
+};

@@ -1,0 +1,79 @@
+import { Hono } from 'hono';
+import type { components } from '../../generated/openapi.js';
+import type { RouteFactory } from '../app.js';
+import type { AppEnv, Deps } from '../deps.js';
+import { newId } from '../domain/ids.js';
+import { deriveDates } from '../domain/subscriptions.js';
+import { toUtcTimestamp } from '../domain/time.js';
+import { notFound, unknownReference } from '../http/problems.js';
+import type { SubscriptionDoc } from '../store/types.js';
+
+type SubscriptionCreate = components['schemas']['SubscriptionCreate'];
+type SubscriptionUpdate = components['schemas']['SubscriptionUpdate'];
+
+const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] as const;
+
+/** A product and client named in a body must be the company's (D27). */
+async function mustOwn(deps: Deps, companyId: string, refs: { productId?: string; clientId?: string }): Promise<void> {
+  if (refs.productId !== undefined) {
+    const products = await deps.store.getProducts(companyId, [refs.productId]);
+    if (!products.has(refs.productId)) throw unknownReference('/productId', 'product');
+  }
+  if (refs.clientId !== undefined && !(await deps.store.getClient(companyId, refs.clientId))) {
+    throw unknownReference('/clientId', 'client');
+  }
+}
+
+export const subscriptionRoutes: RouteFactory = (deps, operation) => {
+  const routes = new Hono<AppEnv>();
+
+  routes.post('/', operation('createSubscription'), async (c) => {
+    const body = c.get('body') as SubscriptionCreate;
+    const companyId = c.get('company').doc.id;
+    await mustOwn(deps, companyId, body);
+    const now = deps.now();
+    const at = now.toISOString();
+    const sent = {
+      ...(body.expiresAt !== undefined ? { expiresAt: toUtcTimestamp(body.expiresAt, '/expiresAt') } : {}),
+      ...(body.trialEndsAt !== undefined ? { trialEndsAt: toUtcTimestamp(body.trialEndsAt, '/trialEndsAt') } : {}),
+      ...(body.nextBillingAt !== undefined ? { nextBillingAt: toUtcTimestamp(body.nextBillingAt, '/nextBillingAt') } : {}),
+    };
+    const subscription: SubscriptionDoc = {
+      id: newId('subscription'),
+      productId: body.productId,
+      // D38: a subscription may start without a client.
+      clientId: body.clientId ?? '',
+      period: body.period,
+      price: body.price,
+      trialDays: body.trialDays,
+      status: body.status ?? 'PENDING',
+      createdAt: at,
+      updatedAt: at,
+      ...sent,
+      ...deriveDates({ createdAt: now, trialDays: body.trialDays, period: body.period, ...sent }),
+      ...(body.status === 'CANCELLED' ? { cancelledAt: at } : {}),
+    };
+    await deps.store.insertSubscription(companyId, subscription);
+    return c.json(subscription, 201);
+  });
+
+  routes.put('/', operation('updateSubscription'), async (c) => {
+    const body = c.get('body') as SubscriptionUpdate;
+    const companyId = c.get('company').doc.id;
+    const current = await deps.store.getSubscription(companyId, body.id);
+    if (!current) throw notFound('subscription', body.id);
+    await mustOwn(deps, companyId, body);
+    const at = deps.now().toISOString();
+    // D09: only the fields sent change.
+    const { id: _id, ...changes } = body;
+    const next: SubscriptionDoc = { ...current, ...changes, updatedAt: at };
+    for (const field of dateFields) {
+      if (body[field] !== undefined) next[field] = toUtcTimestamp(body[field], `/${field}`);
+    }
+    if (body.status === 'CANCELLED' && current.status !== 'CANCELLED' && body.cancelledAt === undefined) next.cancelledAt = at;
+    await deps.store.replaceSubscription(companyId, next);
+    return c.json(next, 200);
+  });
+
+  return routes;
+};

@@ -1,0 +1,68 @@
+import { deref, listOperations, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { ContractValidator } from '../../lib/contract/ajv.js';
+
+/**
+ * Checks a response against the bundled contract: its status is documented for the
+ * operation, its media type is the documented one, its required headers are there, and
+ * its body validates against the documented schema (without filling in defaults, so a
+ * missing field cannot pass as its default).
+ */
+export class ResponseChecker {
+  private readonly validator = new ContractValidator(undefined, { useDefaults: false });
+  private readonly operations: Array<ContractOperation & { pattern: RegExp }>;
+
+  constructor() {
+    this.operations = listOperations(this.validator.contract).map((op) => ({
+      ...op,
+      pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
+  }
+
+  /** Violations of the contract by this response; empty when it conforms. */
+  async check(method: string, path: string, response: Response): Promise<string[]> {
+    const op = this.operations.find((o) => o.method === method.toLowerCase() && o.pattern.test(path));
+    if (!op) return this.checkProblem(`${method} ${path}`, response);
+    const doc = this.validator.contract;
+    const responses = (op.operation.responses ?? {}) as Record<string, unknown>;
+    const status = String(response.status);
+    if (!responses[status]) return [`${op.operationId}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
+    const documented = deref<JsonObject>(doc, responses[status]);
+    const violations: string[] = [];
+    for (const [name, raw] of Object.entries((documented.headers ?? {}) as Record<string, unknown>)) {
+      const header = deref<JsonObject>(doc, raw);
+      if (header.required === true && !response.headers.has(name)) violations.push(`${op.operationId} ${status}: required header ${name} is missing`);
+    }
+    const content = (documented.content ?? {}) as Record<string, unknown>;
+    const mediaTypes = Object.keys(content);
+    if (mediaTypes.length === 0) return violations;
+    const got = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    if (!mediaTypes.includes(got)) return [...violations, `${op.operationId} ${status}: media type ${got || '(none)'} is not ${mediaTypes.join(' or ')}`];
+    const text = await response.clone().text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return [...violations, `${op.operationId} ${status}: body is not JSON: ${text.slice(0, 200)}`];
+    }
+    const pointer = responsePointer(op, status, got, responses[status]);
+    const validate = this.validator.at(pointer);
+    if (!validate(body)) {
+      for (const error of validate.errors ?? []) violations.push(`${op.operationId} ${status}: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`);
+    }
+    return violations;
+  }
+
+  /** Paths and methods outside the contract still answer with a Problem (D37). */
+  private async checkProblem(what: string, response: Response): Promise<string[]> {
+    if (response.headers.get('content-type') !== 'application/problem+json') return [`${what}: not an operation, and the answer is not a problem`];
+    const validate = this.validator.at('/components/schemas/Problem');
+    return validate(JSON.parse(await response.clone().text())) ? [] : [`${what}: problem body does not match the Problem schema`];
+  }
+}
+
+function responsePointer(op: ContractOperation, status: string, mediaType: string, raw: unknown): string {
+  const escapedMedia = mediaType.replace(/~/g, '~0').replace(/\//g, '~1');
+  const ref = (raw as JsonObject).$ref;
+  const base = typeof ref === 'string' ? ref.slice(1) : `/paths/${op.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${op.method}/responses/${status}`;
+  return `${base}/content/${escapedMedia}/schema`;
+}

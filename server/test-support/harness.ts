@@ -1,0 +1,82 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import pino from 'pino';
+import type { paths } from '../../generated/openapi.js';
+import { createApp } from '../app.js';
+import { createCompanyWithKey, createDeps } from '../bootstrap.js';
+import { loadConfig, type Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { ResponseChecker } from './contract-check.js';
+
+const checker = new ResponseChecker();
+
+export interface TestServer {
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+  /** Company A: its id, key and a typed client that sends its key. */
+  companyId: string;
+  apiKey: string;
+  api: ReturnType<typeof typedClient>;
+  /** Company B, for isolation tests. */
+  other: { companyId: string; apiKey: string; api: ReturnType<typeof typedClient> };
+  /**
+   * A raw request through `app.request()`, for what the typed client cannot send
+   * (broken JSON, wrong media types, missing keys). Its response is checked against the
+   * contract too.
+   */
+  request: (path: string, init?: RequestInit & { apiKey?: string | null }) => Promise<Response>;
+  /** Violations of the contract seen so far; tests assert it stays empty. */
+  violations: string[];
+  close: () => Promise<void>;
+}
+
+export interface TestServerOptions {
+  config?: Partial<Config>;
+  now?: () => Date;
+  databasePath?: string;
+}
+
+function typedClient(fetchFn: (request: Request) => Promise<Response>, apiKey: string, onViolations: Middleware) {
+  const client = createClient<paths>({ baseUrl: 'http://localhost', fetch: fetchFn, headers: { 'X-API-KEY': apiKey } });
+  client.use(onViolations);
+  return client;
+}
+
+/** A reference server on an in-memory database (or a given file) with two companies. */
+export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const config: Config = { ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://pay.test', ...options.config };
+  const store = new SqliteStore(options.databasePath ?? ':memory:');
+  const deps = createDeps(config, { store, logger: pino({ level: 'silent' }), ...(options.now ? { now: options.now } : {}) });
+  const app = createApp(deps);
+  const a = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });
+  const b = await createCompanyWithKey(store, { name: 'Padaria Bom Dia Ltda', taxId: '11222333000181' });
+  const violations: string[] = [];
+  const record = async (method: string, url: string, response: Response) => {
+    violations.push(...(await checker.check(method, new URL(url, 'http://localhost').pathname, response)));
+  };
+  const checking: Middleware = {
+    async onResponse({ request, response }) {
+      await record(request.method, request.url, response);
+      return undefined;
+    },
+  };
+  const fetchFn = async (request: Request) => app.fetch(request);
+  return {
+    deps,
+    app,
+    companyId: a.companyId,
+    apiKey: a.apiKey,
+    api: typedClient(fetchFn, a.apiKey, checking),
+    other: { companyId: b.companyId, apiKey: b.apiKey, api: typedClient(fetchFn, b.apiKey, checking) },
+    async request(path, init = {}) {
+      const { apiKey = a.apiKey, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (apiKey !== null && !headers.has('x-api-key')) headers.set('X-API-KEY', apiKey);
+      const response = await app.request(path, { ...rest, headers });
+      await record(rest.method ?? 'GET', path, response);
+      return response;
+    },
+    violations,
+    close: () => store.close(),
+  };
+}
