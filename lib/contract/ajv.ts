@@ -26,6 +26,8 @@ export class ContractValidator {
     this.ajv = new Ajv2020({
       allErrors: true,
       useDefaults: options.useDefaults ?? false,
+      // Errors carry the failing keyword's schema, which turns anyOf failures into readable text.
+      verbose: true,
       // OpenAPI adds keywords (example, discriminator, x-…) that are not JSON Schema.
       strict: false,
       validateSchema: false,
@@ -65,14 +67,14 @@ export interface FieldError {
  * failing member, pointing at the member itself (also for a missing or unknown one), with
  * the branch noise of `anyOf` and `dependentSchemas` folded into one readable entry.
  */
-export function toFieldErrors(errors: readonly ErrorObject[], schemaAt: (schemaPath: string) => unknown): FieldError[] {
+export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
   const result: FieldError[] = [];
   const seen = new Set<string>();
   const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath);
   for (const error of errors) {
     // Errors inside a failed anyOf branch are summarised by the anyOf entry itself.
     if (error.keyword !== 'anyOf' && anyOfPaths.some((p) => error.schemaPath.startsWith(`${p}/`))) continue;
-    const entry = describe(error, schemaAt);
+    const entry = describe(error);
     const key = `${entry.pointer}\u0000${entry.detail}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -81,7 +83,7 @@ export function toFieldErrors(errors: readonly ErrorObject[], schemaAt: (schemaP
   return result;
 }
 
-function describe(error: ErrorObject, schemaAt: (schemaPath: string) => unknown): FieldError {
+function describe(error: ErrorObject): FieldError {
   const at = error.instancePath;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -94,7 +96,7 @@ function describe(error: ErrorObject, schemaAt: (schemaPath: string) => unknown)
       return { pointer: at, detail: format?.message ?? `must be a valid ${String(params.format)}`, keyword: 'format' };
     }
     case 'anyOf': {
-      const branches = schemaAt(error.schemaPath);
+      const branches: unknown = error.schema;
       const names = Array.isArray(branches)
         ? branches.flatMap((b) => (b && typeof b === 'object' && Array.isArray((b as JsonObject).required) ? ((b as JsonObject).required as string[]) : []))
         : [];

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { deref, listOperations, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
+import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
 
 interface ParameterRule {
@@ -82,21 +82,16 @@ export class OperationCatalog {
         continue;
       }
       if (!parameter.validate(value)) {
-        for (const e of toFieldErrors(parameter.validate.errors ?? [], this.schemaAt)) {
+        for (const e of toFieldErrors(parameter.validate.errors ?? [])) {
           errors.push({ ...place, detail: e.detail, keyword: e.keyword });
         }
       }
     }
     if (rules.validateBody && !rules.validateBody(input.body)) {
-      errors.push(...toFieldErrors(rules.validateBody.errors ?? [], this.schemaAt));
+      errors.push(...toFieldErrors(rules.validateBody.errors ?? []));
     }
     return errors;
   }
-
-  private readonly schemaAt = (schemaPath: string): unknown => {
-    const hash = schemaPath.indexOf('#');
-    return resolvePointer(this.validator.contract, decodeURIComponent(hash === -1 ? schemaPath : schemaPath.slice(hash + 1)));
-  };
 }
 
 function escapeToken(token: string): string {

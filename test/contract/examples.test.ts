@@ -5,18 +5,14 @@
  * with a right CRC whose QR image decodes to the same code, charge totals in
  * whole cents of at least 500.
  */
-import Ajv2020Module from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import QRCode from 'qrcode';
 import { describe, expect, test } from 'vitest';
+import { ContractValidator } from '../../lib/contract/ajv.js';
 import { resolvePointer } from '../../lib/contract/bundled.js';
 import { isValidCnpj, isValidCpf, isValidDdd, phoneProblems, taxIdProblems } from './brazil.js';
 import { brCodeAmountCents, brCodeProblems, crc16CcittFalse, parseTlv, qrTextOfDataUri } from './brcode.js';
-import { childPointer, follow, httpMethods, isObject, lastToken, loadContract, pointerToFragment, type JsonObject } from './support.js';
+import { childPointer, follow, httpMethods, isObject, lastToken, loadContract, type JsonObject } from './support.js';
 
-// CommonJS interop: both modules' export is also on `default`, which is what NodeNext types see.
-const Ajv2020 = Ajv2020Module.default;
-const addFormats = addFormatsModule.default;
 
 // ---------------------------------------------------------------------------
 // Collecting examples
@@ -162,21 +158,18 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
 // Schema validation
 // ---------------------------------------------------------------------------
 
-/** Validates values against schemas of one OpenAPI 3.1 document, by JSON Pointer. */
+/**
+ * Validates values against schemas of one OpenAPI 3.1 document, by JSON Pointer, with the
+ * contract's own formats (`cpf-cnpj`, `brl`) registered: the validator the server uses.
+ */
 function schemaValidator(doc: JsonObject): (schemaPointer: string, value: unknown) => string[] {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
-  addFormats(ajv);
-  ajv.addSchema(doc, 'contract');
-  const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+  const validator = new ContractValidator(doc);
   return (schemaPointer, value) => {
-    let validate = compiled.get(schemaPointer);
-    if (!validate) {
-      try {
-        validate = ajv.compile({ $ref: `contract${pointerToFragment(schemaPointer)}` });
-      } catch (error) {
-        return [`schema ${schemaPointer} does not compile: ${(error as Error).message}`];
-      }
-      compiled.set(schemaPointer, validate);
+    let validate;
+    try {
+      validate = validator.at(schemaPointer);
+    } catch (error) {
+      return [`schema ${schemaPointer} does not compile: ${(error as Error).message}`];
     }
     if (validate(value)) return [];
     return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} (${e.schemaPath}${e.params ? ` ${JSON.stringify(e.params)}` : ''})`);

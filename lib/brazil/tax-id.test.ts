@@ -1,0 +1,36 @@
+import { describe, expect, test } from 'vitest';
+import { isValidCnpj, isValidCpf, isValidCpfOrCnpj, withCheckDigits } from './tax-id.js';
+
+describe('isValidCpfOrCnpj', () => {
+  const cases: Array<[string, { given: string; want: boolean }]> = [
+    ['valid CPF', { given: '52998224725', want: true }],
+    ['valid CPF ending in 0', { given: '39053344705', want: true }],
+    ['CPF with a wrong first check digit', { given: '52998224715', want: false }],
+    ['CPF with a wrong second check digit', { given: '52998224726', want: false }],
+    ['CPF of one repeated digit', { given: '11111111111', want: false }],
+    ['valid CNPJ', { given: '45723174000110', want: true }],
+    ['valid CNPJ with check digits 81', { given: '11222333000181', want: true }],
+    ['CNPJ with a wrong check digit', { given: '11222333000182', want: false }],
+    ['CNPJ of one repeated digit', { given: '00000000000000', want: false }],
+    ['12 digits', { given: '529982247251', want: false }],
+    ['13 digits', { given: '4572317400011', want: false }],
+    ['formatted CPF', { given: '529.982.247-25', want: false }],
+    ['alphanumeric CNPJ (not accepted, D23)', { given: '12ABC34501DE35', want: false }],
+    ['empty', { given: '', want: false }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    expect(isValidCpfOrCnpj(given)).toBe(want);
+  });
+});
+
+describe('withCheckDigits', () => {
+  const cases: Array<[string, { given: string; want: string }]> = [
+    ['CPF base', { given: '529982247', want: '52998224725' }],
+    ['CNPJ base', { given: '457231740001', want: '45723174000110' }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    const full = withCheckDigits(given);
+    expect(full).toBe(want);
+    expect(full.length === 11 ? isValidCpf(full) : isValidCnpj(full)).toBe(true);
+  });
+});
