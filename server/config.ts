@@ -17,6 +17,9 @@ export interface Config {
   idempotencyLeaseSeconds: number;
   /** Largest accepted request body (D24, D34). */
   bodyLimitBytes: number;
+  /** Requests per API key per window (D11); 0 turns the limit off. */
+  rateLimitRequests: number;
+  rateLimitWindowSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -63,5 +66,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     idempotencyLeaseSeconds: integer(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 3_600),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 64 * 1_048_576),
+    rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 100, 0, 1_000_000),
+    rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 1, 1, 3_600),
   };
 }

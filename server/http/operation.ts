@@ -3,19 +3,25 @@ import type { AppEnv, Deps } from '../deps.js';
 import { parseApiKey, secretMatches } from '../auth/api-keys.js';
 import type { OperationCatalog } from './operations.js';
 import { ProblemError, validationProblem } from './problems.js';
+import { RateLimiter } from './rate-limit.js';
 import { readJsonBody } from './request-body.js';
 
 /**
  * The middleware every route puts in front of its handler: the operation's rules from
- * the contract, in the order a client can act on — authentication (401), then the body's
- * media type, size and syntax (415, 413, 400), then parameters and body against the
- * schemas (422, every failing field at once).
+ * the contract, in the order a client can act on: authentication (401), the key's quota
+ * (429), the body's media type, size and syntax (415, 413, 400), then parameters and body
+ * against the schemas (422, every failing field at once).
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
+  const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds);
   return (operationId: string): MiddlewareHandler<AppEnv> => {
     const rules = catalog.get(operationId);
     return async (c, next) => {
-      if (rules.secured) c.set('company', await authenticate(deps, c));
+      if (rules.secured) {
+        const { company, keyId } = await authenticate(deps, c);
+        c.set('company', company);
+        limiter.take(keyId, deps.now().getTime());
+      }
       const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes) : undefined;
       const errors = catalog.check(rules, { path: c.req.param() as Record<string, string>, header: (name) => c.req.header(name), body });
       if (errors.length > 0) throw validationProblem(errors);
@@ -35,5 +41,5 @@ async function authenticate(deps: Deps, c: Context<AppEnv>) {
   if (!record || !secretMatches(parsed.secret, record)) throw unauthorized;
   const company = await deps.store.getCompany(record.companyId);
   if (!company) throw unauthorized;
-  return company;
+  return { company, keyId: record.id };
 }

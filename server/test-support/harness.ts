@@ -44,7 +44,8 @@ function typedClient(fetchFn: (request: Request) => Promise<Response>, apiKey: s
 
 /** A reference server on an in-memory database (or a given file) with two companies. */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const config: Config = { ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://pay.test', ...options.config };
+  // The rate limit is off unless a test turns it on: tests fire requests faster than any client should.
+  const config: Config = { ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://pay.test', rateLimitRequests: 0, ...options.config };
   const store = new SqliteStore(options.databasePath ?? ':memory:');
   const deps = createDeps(config, { store, logger: pino({ level: 'silent' }), ...(options.now ? { now: options.now } : {}) });
   const app = createApp(deps);
