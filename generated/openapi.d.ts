@@ -1551,7 +1551,8 @@ export interface components {
         /**
          * @description Makes the request safe to retry, as the IETF `Idempotency-Key` header draft describes
          *     (**D10**). The key is a client-chosen unique value (a UUID is a good choice), sent bare or as a
-         *     structured-field string in double quotes, 1 to 255 printable characters. Keys are scoped to
+         *     structured-field string in double quotes, 1 to 255 printable characters; `"abc"` and `abc`
+         *     are the same key. Keys are scoped to
          *     the API key's company and remembered for 24 hours.
          *
          *     - A retry with the same key and the same body returns the first response again, status and
@@ -1631,7 +1632,8 @@ export interface operations {
                 /**
                  * @description Makes the request safe to retry, as the IETF `Idempotency-Key` header draft describes
                  *     (**D10**). The key is a client-chosen unique value (a UUID is a good choice), sent bare or as a
-                 *     structured-field string in double quotes, 1 to 255 printable characters. Keys are scoped to
+                 *     structured-field string in double quotes, 1 to 255 printable characters; `"abc"` and `abc`
+                 *     are the same key. Keys are scoped to
                  *     the API key's company and remembered for 24 hours.
                  *
                  *     - A retry with the same key and the same body returns the first response again, status and

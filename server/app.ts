@@ -78,7 +78,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 }
 
 function problem(c: Context<AppEnv>, error: ProblemError): Response {
-  const body: Problem = error.toProblem(c.req.path);
+  // The raw (still percent-encoded) path: `instance` is a URI reference.
+  const body: Problem = error.toProblem(new URL(c.req.url).pathname);
   return new Response(JSON.stringify(body), {
     status: body.status,
     headers: { 'Content-Type': 'application/problem+json', ...error.extraHeaders },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import type { components } from '../../generated/openapi.js';
+import { toFieldErrors } from '../../lib/contract/ajv.js';
 import { buildBrCode } from '../../lib/pix/brcode.js';
 import type { RouteFactory } from '../app.js';
 import type { AppEnv, Deps } from '../deps.js';
@@ -17,7 +18,6 @@ type ChargeResponse = components['schemas']['ChargeResponse'];
 
 /** D28: a charge can be paid for 60 minutes. */
 const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
-const MINIMUM_TOTAL_CENTS = 500;
 
 export const chargeRoutes: RouteFactory = (deps, operation) => {
   const routes = new Hono<AppEnv>();
@@ -136,9 +136,12 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
   });
 
   const total = body.total ?? items.reduce((sum, item) => sum + toCents(item.product.price) * item.quantity, 0);
-  if (total < MINIMUM_TOTAL_CENTS) {
+  // A computed total obeys the same limits as a sent one: the contract's Cents schema (D18, D25).
+  const validCents = deps.validator.at('/components/schemas/Cents');
+  if (body.total === undefined && !validCents(total)) {
+    const broken = toFieldErrors(validCents.errors ?? [])[0];
     throw validationProblem([
-      { pointer: '/items', detail: `the total computed from the items is ${total} cents; it must be at least ${MINIMUM_TOTAL_CENTS}`, keyword: 'minimum' },
+      { pointer: '/items', detail: `the total computed from the items is ${total} cents; it ${broken?.detail ?? 'is out of range'}`, keyword: broken?.keyword ?? 'total' },
     ]);
   }
 

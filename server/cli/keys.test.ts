@@ -1,0 +1,202 @@
+/**
+ * `tsx server/cli/keys.ts` as a process on a temporary database: the key it prints works
+ * against an app on the same file, bad arguments exit 2 with a message, and the file holds
+ * only the hash of the secret.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { createTestServer } from '../test-support/harness.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+const WAIT_MS = 20_000;
+
+const configVariables = [
+  'PORT',
+  'HOST',
+  'DATABASE_PATH',
+  'PUBLIC_URL',
+  'NODE_ENV',
+  'LOG_LEVEL',
+  'IDEMPOTENCY_TTL_SECONDS',
+  'IDEMPOTENCY_LEASE_SECONDS',
+  'BODY_LIMIT_BYTES',
+  'RATE_LIMIT_REQUESTS',
+  'RATE_LIMIT_WINDOW_SECONDS',
+];
+
+interface Result {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const live = new Set<ChildProcess>();
+
+/** Runs the CLI in its own process group; a run that outlives WAIT_MS is killed and fails. */
+async function keys(args: string[], databasePath: string): Promise<Result> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of configVariables) delete env[name];
+  env.DATABASE_PATH = databasePath;
+  const child = spawn(tsx, ['server/cli/keys.ts', ...args], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await new Promise<Result>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`keys ${args.join(' ')} did not exit within ${WAIT_MS} ms`)), WAIT_MS);
+      child.once('error', reject);
+      child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    });
+  } finally {
+    clearTimeout(timer);
+    if (child.exitCode !== null || child.signalCode !== null) live.delete(child);
+  }
+}
+
+async function killAll(): Promise<void> {
+  for (const child of [...live]) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await closed;
+    }
+    live.delete(child);
+  }
+}
+
+/** The file and its write-ahead log, if one is left, as bytes. */
+function databaseBytes(databasePath: string): Buffer {
+  const parts = [readFileSync(databasePath)];
+  if (existsSync(`${databasePath}-wal`)) parts.push(readFileSync(`${databasePath}-wal`));
+  return Buffer.concat(parts);
+}
+
+const API_KEY = /^sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})$/;
+
+let dir: string;
+let counter = 0;
+const freshDatabase = () => join(dir, `keys-${++counter}`, 'payments.db');
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pix-keys-test-'));
+});
+afterEach(killAll);
+afterAll(async () => {
+  await killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('keys create', () => {
+  test('--json prints the company id and a key that authenticates against an app on the same file', async () => {
+    const databasePath = freshDatabase();
+    const result = await keys(['create', '--company', 'Acme', '--json'], databasePath);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+
+    const printed = JSON.parse(result.stdout) as unknown;
+    expect(printed).toEqual({ companyId: expect.stringMatching(/^comp_[a-z0-9]{24}$/), apiKey: expect.stringMatching(API_KEY) });
+    const { companyId, apiKey } = printed as { companyId: string; apiKey: string };
+
+    const server = await createTestServer({ databasePath });
+    try {
+      const listed = await server.request('/client', { apiKey });
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toEqual([]);
+
+      const forged = await server.request('/client', { apiKey: apiKey.replace(API_KEY, (_m, id: string) => `sk_${id}_${'A'.repeat(43)}`) });
+      expect(forged.status).toBe(401);
+
+      const company = await server.deps.store.getCompany(companyId);
+      expect(company?.doc.name).toBe('Acme');
+      expect(server.violations).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the plain form prints the key, which works', async () => {
+    const databasePath = freshDatabase();
+    const result = await keys(['create', '--company', 'Padaria Pão Quente', '--tax-id', '11222333000181', '--city', 'Recife', '--color', '#112233'], databasePath);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const apiKey = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/.exec(result.stdout)?.[0];
+    expect(apiKey, result.stdout).toBeDefined();
+    const companyId = /comp_[a-z0-9]{24}/.exec(result.stdout)?.[0];
+    expect(companyId, result.stdout).toBeDefined();
+
+    const server = await createTestServer({ databasePath });
+    try {
+      const listed = await server.request('/client', { apiKey: apiKey! });
+      expect(listed.status).toBe(200);
+      const company = await server.deps.store.getCompany(companyId!);
+      expect(company).toMatchObject({ city: 'Recife', color: '#112233', doc: { name: 'Padaria Pão Quente', cpfCnpj: '11222333000181' } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the database file holds the hash of the secret, never the key or the secret', async () => {
+    const databasePath = freshDatabase();
+    const result = await keys(['create', '--company', 'Acme', '--json'], databasePath);
+    expect(result.code).toBe(0);
+    const { apiKey } = JSON.parse(result.stdout) as { apiKey: string };
+    const [, keyId, secret] = API_KEY.exec(apiKey) ?? [];
+    expect(keyId).toBeDefined();
+    expect(secret).toBeDefined();
+
+    const bytes = databaseBytes(databasePath);
+    expect(bytes.includes(apiKey)).toBe(false);
+    expect(bytes.includes(secret!)).toBe(false);
+    // The key id finds the record, and the SHA-256 of the secret is what is stored.
+    expect(bytes.includes(keyId!)).toBe(true);
+    expect(bytes.includes(createHash('sha256').update(secret!).digest('hex'))).toBe(true);
+
+    const store = new SqliteStore(databasePath);
+    try {
+      expect(await store.findApiKey(keyId!)).toMatchObject({ id: keyId, secretHash: createHash('sha256').update(secret!).digest('hex') });
+    } finally {
+      await store.close();
+    }
+    // Reading through a store did not write the secret either.
+    expect(databaseBytes(databasePath).includes(secret!)).toBe(false);
+  });
+});
+
+describe('keys with bad arguments', () => {
+  test.each<[string, { given: string[]; want: { stderr: RegExp; lines?: number } }]>([
+    ['no subcommand', { given: [], want: { stderr: /^Usage: npm run keys -- create --company/ } }],
+    ['unknown subcommand', { given: ['delete', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- create --company/ } }],
+    ['two subcommands', { given: ['create', 'extra', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- create --company/ } }],
+    ['missing --company', { given: ['create'], want: { stderr: /^--company must be/, lines: 1 } }],
+    ['blank --company', { given: ['create', '--company', '   '], want: { stderr: /^--company must be/, lines: 1 } }],
+    ['--company without a value', { given: ['create', '--company'], want: { stderr: /--company/ } }],
+    ['--tax-id with bad check digits', { given: ['create', '--company', 'Acme', '--tax-id', '11222333000182'], want: { stderr: /^--tax-id must be/, lines: 1 } }],
+    ['--color that is not hex', { given: ['create', '--company', 'Acme', '--color', 'red'], want: { stderr: /^--color must be/, lines: 1 } }],
+    ['an unknown flag', { given: ['create', '--company', 'Acme', '--bogus'], want: { stderr: /--bogus[\s\S]*Usage: npm run keys/ } }],
+  ])('%s → exit 2 with a message and no key', async (_name, { given, want }) => {
+    const databasePath = freshDatabase();
+    const result = await keys(given, databasePath);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(want.stderr);
+    expect(result.stderr).not.toContain('    at ');
+    if (want.lines !== undefined) expect(result.stderr.split('\n').filter((line) => line.trim() !== '')).toHaveLength(want.lines);
+    expect(result.stdout).not.toMatch(/sk_[a-z0-9]{24}_/);
+    // Nothing was created: the arguments are checked before the database is opened.
+    expect(existsSync(databasePath)).toBe(false);
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * The reference server as a process: `tsx server/main.ts` on a temporary SQLite file and a
+ * free port. Start, development key, a write, SIGTERM, restart on the same file; secrets in
+ * the output; configuration errors. Every child is killed (its whole process group) after
+ * each test, whatever happened.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+
+/** Longest wait for a start, a response or an exit; a hang fails the test instead of blocking it. */
+const WAIT_MS = 20_000;
+
+/** Variables `loadConfig` reads; the parent's values never leak into a child. */
+const configVariables = [
+  'PORT',
+  'HOST',
+  'DATABASE_PATH',
+  'PUBLIC_URL',
+  'NODE_ENV',
+  'LOG_LEVEL',
+  'IDEMPOTENCY_TTL_SECONDS',
+  'IDEMPOTENCY_LEASE_SECONDS',
+  'BODY_LIMIT_BYTES',
+  'RATE_LIMIT_REQUESTS',
+  'RATE_LIMIT_WINDOW_SECONDS',
+];
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<Exit>;
+}
+
+const live = new Set<Running>();
+
+function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of configVariables) delete env[name];
+  return { ...env, ...vars };
+}
+
+/** Starts `tsx server/main.ts` in its own process group, so that the group can be killed. */
+function startServer(vars: Record<string, string>): Running {
+  const child = spawn(tsx, ['server/main.ts'], { cwd: repoRoot, env: childEnv(vars), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const running: Running = { child, stdout: () => out, stderr: () => err, exited };
+  live.add(running);
+  void exited.then(() => live.delete(running));
+  return running;
+}
+
+async function killAll(): Promise<void> {
+  for (const running of [...live]) {
+    const pid = running.child.pid;
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+    }
+    await within(running.exited, 'the killed server to exit');
+    live.delete(running);
+  }
+}
+
+async function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves once the server logged `listening`; rejects if it exits first or takes too long. */
+async function listening(running: Running): Promise<void> {
+  const ready = new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (running.stdout().split('\n').some((line) => line.includes('"msg":"listening"'))) {
+        running.child.stdout!.off('data', check);
+        resolve();
+      }
+    };
+    running.child.stdout!.on('data', check);
+    check();
+    void running.exited.then((exit) =>
+      reject(new Error(`server exited (${exit.code ?? exit.signal}) before listening:\n${running.stdout()}\n${running.stderr()}`)),
+    );
+  });
+  await within(ready, 'the "listening" log line');
+}
+
+/** A port nobody listens on right now: bind port 0, read the port, let it go. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      if (address === null || typeof address === 'string') {
+        probe.close();
+        reject(new Error('no port assigned'));
+        return;
+      }
+      probe.close(() => resolve(address.port));
+    });
+  });
+}
+
+async function call(port: number, path: string, init: RequestInit & { apiKey?: string } = {}): Promise<Response> {
+  const { apiKey, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (apiKey !== undefined) headers.set('X-API-KEY', apiKey);
+  return fetch(`http://127.0.0.1:${port}${path}`, { ...rest, headers, signal: AbortSignal.timeout(WAIT_MS) });
+}
+
+const KEY_PATTERN = /sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})/;
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pix-main-test-'));
+});
+afterEach(killAll);
+afterAll(async () => {
+  await killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm start on a database file', () => {
+  test('prints a development key once, keeps what it acknowledged across SIGTERM and a restart, never logs the key', async () => {
+    const databasePath = join(dir, 'restart', 'payments.db');
+    const port = await freePort();
+    const vars = { DATABASE_PATH: databasePath, PORT: String(port), LOG_LEVEL: 'trace' };
+
+    // First start: empty database → a development company and its key on stdout.
+    const first = startServer(vars);
+    await listening(first);
+    const match = KEY_PATTERN.exec(first.stdout());
+    expect(match, `no API key in the first start's output:\n${first.stdout()}`).not.toBeNull();
+    const apiKey = match![0];
+    const secret = match![2]!;
+    expect(first.stdout().split('\n')).toContain(`  ${apiKey}`);
+
+    const empty = await call(port, '/client', { apiKey });
+    expect(empty.status).toBe(200);
+    expect(await empty.json()).toEqual([]);
+
+    const wrongKey = await call(port, '/client', { apiKey: `${apiKey.slice(0, -1)}${apiKey.endsWith('A') ? 'B' : 'A'}` });
+    expect(wrongKey.status).toBe(401);
+
+    const created = await call(port, '/client', {
+      method: 'POST',
+      apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Maria Silva Souza', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'maria@example.com', phone: '11987654321' }),
+    });
+    expect(created.status).toBe(201);
+    const client = (await created.json()) as { id: string; name: string };
+    expect(client.id).toMatch(/^clnt_[a-z0-9]{24}$/);
+
+    // SIGTERM right after the acknowledgement: a clean exit.
+    first.child.kill('SIGTERM');
+    expect(await within(first.exited, 'the first server to exit on SIGTERM')).toEqual({ code: 0, signal: null });
+
+    // The key appears only in the banner (plain text before the first log line), never in a log line or on stderr.
+    const firstLines = first.stdout().split('\n');
+    const firstLog = firstLines.findIndex((line) => line.startsWith('{'));
+    expect(firstLog).toBeGreaterThan(0);
+    const banner = firstLines.slice(0, firstLog);
+    expect(banner.filter((line) => line.includes(secret)).length).toBeGreaterThanOrEqual(1);
+    expect(firstLines.slice(firstLog).filter((line) => line.includes(secret))).toEqual([]);
+    expect(first.stderr()).not.toContain(secret);
+    expect(firstLines.slice(firstLog).filter((line) => line.trim() !== '' && !line.startsWith('{'))).toEqual([]);
+
+    // Second start on the same file: no new company, no key printed, the client is still there.
+    const second = startServer(vars);
+    await listening(second);
+    expect(second.stdout()).not.toMatch(/sk_[a-z0-9]{24}_/);
+    expect(second.stdout()).not.toContain('Empty database');
+
+    const listed = await call(port, '/client', { apiKey });
+    expect(listed.status).toBe(200);
+    const clients = (await listed.json()) as Array<{ id: string; name: string }>;
+    expect(clients.map((c) => [c.id, c.name])).toEqual([[client.id, 'Maria Silva Souza']]);
+
+    second.child.kill('SIGTERM');
+    expect(await within(second.exited, 'the second server to exit on SIGTERM')).toEqual({ code: 0, signal: null });
+    for (const output of [second.stdout(), second.stderr()]) {
+      expect(output).not.toContain(secret);
+      expect(output).not.toContain(apiKey);
+    }
+    expect(second.stdout()).toContain('"msg":"shutting down"');
+  });
+});
+
+describe('a bad configuration stops the server before it starts', () => {
+  test.each<[string, { given: Record<string, string>; want: { variable: string } }]>([
+    ['PORT is not a number', { given: { PORT: 'abc' }, want: { variable: 'PORT' } }],
+    ['PORT is above 65535', { given: { PORT: '70000' }, want: { variable: 'PORT' } }],
+    ['NODE_ENV is not a known mode', { given: { NODE_ENV: 'staging' }, want: { variable: 'NODE_ENV' } }],
+    ['PUBLIC_URL is not http(s)', { given: { PUBLIC_URL: 'ftp://x' }, want: { variable: 'PUBLIC_URL' } }],
+    ['IDEMPOTENCY_TTL_SECONDS is negative', { given: { IDEMPOTENCY_TTL_SECONDS: '-1' }, want: { variable: 'IDEMPOTENCY_TTL_SECONDS' } }],
+  ])('%s → exit 2, one line on stderr naming it', async (_name, { given, want }) => {
+    const databasePath = join(dir, 'bad-config', `${want.variable}.db`);
+    const running = startServer({ DATABASE_PATH: databasePath, PORT: String(await freePort()), ...given });
+    const exit = await within(running.exited, 'the misconfigured server to exit');
+
+    expect(exit).toEqual({ code: 2, signal: null });
+    const lines = running.stderr().split('\n').filter((line) => line.trim() !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(want.variable);
+    expect(running.stderr()).not.toContain('    at ');
+    expect(running.stdout()).not.toMatch(/sk_[a-z0-9]{24}_/);
+  });
+});
