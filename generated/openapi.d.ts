@@ -846,8 +846,8 @@ export interface components {
         /**
          * @description Changes to a subscription (**D09**). `id` is required (`422` when missing) and names the
          *     subscription to change (`404` when no subscription of the caller's company has it). At least one other field
-         *     must be sent. Only the fields sent change; omitted fields keep their values. Setting `status` to `CANCELLED` sets
-         *     `cancelledAt` to now unless it is sent. A `productId` or `clientId` must belong to the caller's
+         *     must be sent. Only the fields sent change; omitted fields keep their values. Changing `status` to `CANCELLED` sets
+         *     `cancelledAt` to now unless it is sent (sending it again keeps the first one). A `productId` or `clientId` must belong to the caller's
          *     company (**D27**).
          */
         SubscriptionUpdate: {

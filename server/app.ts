@@ -24,6 +24,15 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const operation = operationMiddleware(deps, catalog);
   const app = new Hono<AppEnv>();
 
+  // Hono hands only Error instances to onError; anything else thrown becomes one here.
+  app.use(async (_c, next) => {
+    try {
+      await next();
+    } catch (thrown) {
+      throw thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`);
+    }
+  });
+
   app.use(async (c, next) => {
     const started = performance.now();
     const requestId = randomUUID();

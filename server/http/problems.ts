@@ -57,7 +57,7 @@ export function notFound(what: string, id: string): ProblemError {
   return new ProblemError('notFound', `No ${what} with id ${id} exists for this company.`);
 }
 
-/** A 422 for a body field that refers to something the company does not have (D27). */
-export function unknownReference(pointer: string, what: string): ProblemError {
-  return validationProblem([{ pointer, detail: `no ${what} with this id exists for this company`, keyword: 'exists' }]);
+/** The field error of a body field that refers to something the company does not have (D27). */
+export function unknownReferenceError(pointer: string, what: string): FieldError {
+  return { pointer, detail: `no ${what} with this id exists for this company`, keyword: 'exists' };
 }

@@ -8,9 +8,10 @@ import type { AppEnv, Deps } from '../deps.js';
 import { newId } from '../domain/ids.js';
 import { toCents } from '../domain/money.js';
 import { qrPngDataUri } from '../domain/qr-code.js';
-import { notFound, ProblemError, unknownReference, validationProblem } from '../http/problems.js';
+import { notFound, ProblemError, unknownReferenceError, validationProblem } from '../http/problems.js';
 import type { ChargeDoc, ClientDoc, CompanyRecord, StoredResponse } from '../store/types.js';
 import { buildClient } from './clients.js';
+import { itemProducts } from './references.js';
 
 type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
 type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
@@ -100,21 +101,17 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
 
   let customer: ChargeDoc['customer'];
   let newClient: ClientDoc | undefined;
+  const requested = body.items ?? [];
+  const { products, errors } = await itemProducts(deps, companyId, requested);
   if (body.customerId !== undefined) {
     const client = await deps.store.getClient(companyId, body.customerId);
-    if (!client) throw unknownReference('/customerId', 'client');
-    customer = { name: client.name, taxId: client.taxId, email: client.email, phone: client.phone };
+    if (client) customer = { name: client.name, taxId: client.taxId, email: client.email, phone: client.phone };
+    else errors.unshift(unknownReferenceError('/customerId', 'client'));
   } else if (body.customer) {
     newClient = buildClient(companyId, body.customer, now);
     customer = { name: newClient.name, taxId: newClient.taxId, email: newClient.email, phone: newClient.phone };
   }
-
-  const requested = body.items ?? [];
-  const products = await deps.store.getProducts(companyId, requested.map((item) => item.productId));
-  const missing = requested.flatMap((item, i) =>
-    products.has(item.productId) ? [] : [{ pointer: `/items/${i}/productId`, detail: 'no product with this id exists for this company', keyword: 'exists' }],
-  );
-  if (missing.length > 0) throw validationProblem(missing);
+  if (errors.length > 0) throw validationProblem(errors);
   const items: ChargeDoc['items'] = requested.map((item) => {
     const product = products.get(item.productId)!;
     return {

@@ -6,10 +6,11 @@ import { newId } from '../domain/ids.js';
 import { toCents, toReais } from '../domain/money.js';
 import { amountErrors, saleFees } from '../domain/orders.js';
 import { toUtcTimestamp } from '../domain/time.js';
-import { unknownReference, validationProblem } from '../http/problems.js';
+import { unknownReferenceError, validationProblem } from '../http/problems.js';
 import type { OrderDoc } from '../store/types.js';
 import { clientCreateResult } from './clients.js';
 import { companyIdMustMatch } from './company-scope.js';
+import { itemProducts } from './references.js';
 
 type OrderCreate = components['schemas']['OrderCreate'];
 type ShippingAddress = components['schemas']['ShippingAddress'];
@@ -40,15 +41,11 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
     companyIdMustMatch(body.companyId, companyId, '/companyId');
     body.items?.forEach((item, i) => companyIdMustMatch(item.companyId, companyId, `/items/${i}/companyId`));
 
-    const client = body.clientId !== undefined ? await deps.store.getClient(companyId, body.clientId) : undefined;
-    if (body.clientId !== undefined && !client) throw unknownReference('/clientId', 'client');
-
     const requested = body.items ?? [];
-    const products = await deps.store.getProducts(companyId, requested.map((item) => item.productId));
-    const missing = requested.flatMap((item, i) =>
-      products.has(item.productId) ? [] : [{ pointer: `/items/${i}/productId`, detail: 'no product with this id exists for this company', keyword: 'exists' }],
-    );
-    if (missing.length > 0) throw validationProblem(missing);
+    const { products, errors: referenceErrors } = await itemProducts(deps, companyId, requested);
+    const client = body.clientId !== undefined ? await deps.store.getClient(companyId, body.clientId) : undefined;
+    if (body.clientId !== undefined && !client) referenceErrors.unshift(unknownReferenceError('/clientId', 'client'));
+    if (referenceErrors.length > 0) throw validationProblem(referenceErrors);
 
     const discount = body.discount ?? 0;
     const shippingCost = body.shippingCost ?? 0;

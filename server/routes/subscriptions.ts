@@ -4,8 +4,9 @@ import type { RouteFactory } from '../app.js';
 import type { AppEnv, Deps } from '../deps.js';
 import { newId } from '../domain/ids.js';
 import { deriveDates } from '../domain/subscriptions.js';
-import { toUtcTimestamp } from '../domain/time.js';
-import { notFound, unknownReference } from '../http/problems.js';
+import { isWritableInstant, toUtcTimestamp } from '../domain/time.js';
+import type { FieldError } from '../../lib/contract/ajv.js';
+import { notFound, unknownReferenceError, validationProblem } from '../http/problems.js';
 import type { SubscriptionDoc } from '../store/types.js';
 
 type SubscriptionCreate = components['schemas']['SubscriptionCreate'];
@@ -13,15 +14,16 @@ type SubscriptionUpdate = components['schemas']['SubscriptionUpdate'];
 
 const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] as const;
 
-/** A product and client named in a body must be the company's (D27). */
+/** A product and client named in a body must be the company's (D27); every unknown one is named. */
 async function mustOwn(deps: Deps, companyId: string, refs: { productId?: string; clientId?: string }): Promise<void> {
-  if (refs.productId !== undefined) {
-    const products = await deps.store.getProducts(companyId, [refs.productId]);
-    if (!products.has(refs.productId)) throw unknownReference('/productId', 'product');
+  const errors: FieldError[] = [];
+  if (refs.productId !== undefined && !(await deps.store.getProducts(companyId, [refs.productId])).has(refs.productId)) {
+    errors.push(unknownReferenceError('/productId', 'product'));
   }
   if (refs.clientId !== undefined && !(await deps.store.getClient(companyId, refs.clientId))) {
-    throw unknownReference('/clientId', 'client');
+    errors.push(unknownReferenceError('/clientId', 'client'));
   }
+  if (errors.length > 0) throw validationProblem(errors);
 }
 
 export const subscriptionRoutes: RouteFactory = (deps, operation) => {
@@ -38,6 +40,10 @@ export const subscriptionRoutes: RouteFactory = (deps, operation) => {
       ...(body.trialEndsAt !== undefined ? { trialEndsAt: toUtcTimestamp(body.trialEndsAt, '/trialEndsAt') } : {}),
       ...(body.nextBillingAt !== undefined ? { nextBillingAt: toUtcTimestamp(body.nextBillingAt, '/nextBillingAt') } : {}),
     };
+    const derived = deriveDates({ createdAt: now, trialDays: body.trialDays, period: body.period, ...sent });
+    if (!isWritableInstant(new Date(derived.nextBillingAt)) || (derived.trialEndsAt && !isWritableInstant(new Date(derived.trialEndsAt)))) {
+      throw validationProblem([{ pointer: sent.trialEndsAt ? '/trialEndsAt' : '/trialDays', detail: 'leaves no next billing date before the year 10000', keyword: 'format' }]);
+    }
     const subscription: SubscriptionDoc = {
       id: newId('subscription'),
       productId: body.productId,
@@ -50,7 +56,7 @@ export const subscriptionRoutes: RouteFactory = (deps, operation) => {
       createdAt: at,
       updatedAt: at,
       ...sent,
-      ...deriveDates({ createdAt: now, trialDays: body.trialDays, period: body.period, ...sent }),
+      ...derived,
       ...(body.status === 'CANCELLED' ? { cancelledAt: at } : {}),
     };
     await deps.store.insertSubscription(companyId, subscription);

@@ -20,8 +20,10 @@ export class ResponseChecker {
 
   /** Violations of the contract by this response; empty when it conforms. */
   async check(method: string, path: string, response: Response): Promise<string[]> {
-    const op = this.operations.find((o) => o.method === method.toLowerCase() && o.pattern.test(path));
-    if (!op) return this.checkProblem(`${method} ${path}`, response);
+    // HEAD answers as GET without a body (RFC 9110, D37).
+    const head = method.toUpperCase() === 'HEAD';
+    const op = this.operations.find((o) => o.method === (head ? 'get' : method.toLowerCase()) && o.pattern.test(path));
+    if (!op) return this.checkProblem(`${method} ${path}`, response, head);
     const doc = this.validator.contract;
     const responses = (op.operation.responses ?? {}) as Record<string, unknown>;
     const status = String(response.status);
@@ -34,7 +36,7 @@ export class ResponseChecker {
     }
     const content = (documented.content ?? {}) as Record<string, unknown>;
     const mediaTypes = Object.keys(content);
-    if (mediaTypes.length === 0) return violations;
+    if (mediaTypes.length === 0 || head) return violations;
     const got = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!mediaTypes.includes(got)) return [...violations, `${op.operationId} ${status}: media type ${got || '(none)'} is not ${mediaTypes.join(' or ')}`];
     const text = await response.clone().text();
@@ -53,8 +55,9 @@ export class ResponseChecker {
   }
 
   /** Paths and methods outside the contract still answer with a Problem (D37). */
-  private async checkProblem(what: string, response: Response): Promise<string[]> {
+  private async checkProblem(what: string, response: Response, head: boolean): Promise<string[]> {
     if (response.headers.get('content-type') !== 'application/problem+json') return [`${what}: not an operation, and the answer is not a problem`];
+    if (head) return [];
     const validate = this.validator.at('/components/schemas/Problem');
     return validate(JSON.parse(await response.clone().text())) ? [] : [`${what}: problem body does not match the Problem schema`];
   }

@@ -1,0 +1,283 @@
+/**
+ * POST /client and GET /client: the create-result form (`cpfCnpj`), the list form (`taxId`,
+ * address parts), validation of every field (D22–D24, D26), duplicates (D33), order of the
+ * list (D08) and isolation between companies (D27).
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { components } from '../../generated/openapi.js';
+import { isValidCpfOrCnpj } from '../../lib/brazil/tax-id.js';
+import { createTestServer, type TestServer } from '../test-support/harness.js';
+import { clientBody, expectProblem, expectValidation, idPatterns, sendJson, settableClock, taxIds } from '../test-support/fixtures.js';
+
+type ClientCreate = components['schemas']['ClientCreate'];
+
+const clock = settableClock('2026-11-21T14:30:00.000Z');
+let server: TestServer;
+
+beforeEach(async () => {
+  clock.set('2026-11-21T14:30:00.000Z');
+  server = await createTestServer({ now: clock.now });
+});
+
+afterEach(async () => {
+  expect(server.violations).toEqual([]);
+  await server.close();
+});
+
+test('the tax numbers of the fixtures have valid check digits', () => {
+  for (const taxId of Object.values(taxIds)) expect(isValidCpfOrCnpj(taxId), taxId).toBe(true);
+});
+
+describe('POST /client', () => {
+  test('answers 201 with the create-result form: cpfCnpj, no taxId, the company of the key', async () => {
+    const { data, response } = await server.api.POST('/client', { body: clientBody() });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(data).toEqual({
+      id: expect.stringMatching(idPatterns.client),
+      cpfCnpj: taxIds.cpf,
+      name: 'Maria Silva Souza',
+      email: 'maria.souza@example.com',
+      phone: '11987654321',
+      status: 'ACTIVE',
+      companyId: server.companyId,
+      createdAt: '2026-11-21T14:30:00.000Z',
+      updatedAt: '2026-11-21T14:30:00.000Z',
+    });
+    expect(data).not.toHaveProperty('taxId');
+  });
+
+  test('gives every client its own identifier', async () => {
+    const first = await server.api.POST('/client', { body: clientBody() });
+    const second = await server.api.POST('/client', { body: clientBody({ cpfCnpj: taxIds.cpf2 }) });
+    expect(first.data?.id).toMatch(idPatterns.client);
+    expect(second.data?.id).toMatch(idPatterns.client);
+    expect(first.data?.id).not.toBe(second.data?.id);
+  });
+
+  const accepted: Array<[string, { given: Partial<ClientCreate>; want: Partial<components['schemas']['ClientCreateResult']> }]> = [
+    ['a CPF (11 digits)', { given: { cpfCnpj: taxIds.cpf }, want: { cpfCnpj: taxIds.cpf } }],
+    ['another CPF', { given: { cpfCnpj: taxIds.cpf2 }, want: { cpfCnpj: taxIds.cpf2 } }],
+    ['a CNPJ (14 digits)', { given: { cpfCnpj: taxIds.cnpj }, want: { cpfCnpj: taxIds.cnpj } }],
+    ['a CNPJ whose first check digit is 1', { given: { cpfCnpj: taxIds.cnpj2 }, want: { cpfCnpj: taxIds.cnpj2 } }],
+    ['a landline phone (10 digits)', { given: { phone: '1133334444' }, want: { phone: '1133334444' } }],
+    ['a mobile phone (11 digits)', { given: { phone: '21998765432' }, want: { phone: '21998765432' } }],
+    ['a name of exactly 255 characters', { given: { name: 'a'.repeat(255) }, want: { name: 'a'.repeat(255) } }],
+    ['a name of one character', { given: { name: 'M' }, want: { name: 'M' } }],
+    ['a name with accents', { given: { name: 'João Conceição Ávila' }, want: { name: 'João Conceição Ávila' } }],
+    ['status INACTIVE', { given: { status: 'INACTIVE' }, want: { status: 'INACTIVE' } }],
+    ['an e-mail with a plus and subdomain', { given: { email: 'maria+loja@mail.example.com.br' }, want: { email: 'maria+loja@mail.example.com.br' } }],
+  ];
+  test.for(accepted)('accepts %s', async ([, { given, want }]) => {
+    const { data, response } = await server.api.POST('/client', { body: clientBody(given) });
+    expect(response.status).toBe(201);
+    expect(data).toMatchObject(want);
+  });
+
+  test('accepts the companyId of its own company (D26)', async () => {
+    const { data, response } = await server.api.POST('/client', { body: clientBody({ companyId: server.companyId }) });
+    expect(response.status).toBe(201);
+    expect(data?.companyId).toBe(server.companyId);
+  });
+
+  test('accepts the optional address parts, which the create-result form leaves out and the list form shows', async () => {
+    const address = { postalCode: '01310100', address: 'Avenida Paulista', district: 'Bela Vista', number: '1578', line1: 'Apto 42' };
+    const { data, response } = await server.api.POST('/client', { body: clientBody(address) });
+    expect(response.status).toBe(201);
+    const listed = await server.api.GET('/client');
+    expect(listed.data).toEqual([expect.objectContaining({ id: data?.id, ...address })]);
+  });
+
+  test('allows several clients with the same tax number (D33)', async () => {
+    const first = await server.api.POST('/client', { body: clientBody() });
+    clock.advance(1);
+    const second = await server.api.POST('/client', { body: clientBody({ name: 'Maria S. Souza' }) });
+    expect(first.response.status).toBe(201);
+    expect(second.response.status).toBe(201);
+    expect(second.data?.cpfCnpj).toBe(first.data?.cpfCnpj);
+    expect(second.data?.id).not.toBe(first.data?.id);
+    const listed = await server.api.GET('/client');
+    expect(listed.data?.map((c) => c.id)).toEqual([first.data?.id, second.data?.id]);
+    expect(listed.data?.map((c) => c.taxId)).toEqual([taxIds.cpf, taxIds.cpf]);
+  });
+
+  const refused: Array<[string, { given: Record<string, unknown>; want: string[] }]> = [
+    ['a CPF with a wrong first check digit', { given: { cpfCnpj: '52998224735' }, want: ['/cpfCnpj'] }],
+    ['a CPF with a wrong second check digit', { given: { cpfCnpj: '52998224724' }, want: ['/cpfCnpj'] }],
+    ['a CNPJ with wrong check digits', { given: { cpfCnpj: '11444777000162' }, want: ['/cpfCnpj'] }],
+    ['a CPF of one repeated digit', { given: { cpfCnpj: '11111111111' }, want: ['/cpfCnpj'] }],
+    ['a CNPJ of one repeated digit', { given: { cpfCnpj: '00000000000000' }, want: ['/cpfCnpj'] }],
+    ['a tax number of 12 digits', { given: { cpfCnpj: '529982247250' }, want: ['/cpfCnpj'] }],
+    ['a tax number of 13 digits', { given: { cpfCnpj: '1144477700016' }, want: ['/cpfCnpj'] }],
+    ['a tax number of 10 digits', { given: { cpfCnpj: '5299822472' }, want: ['/cpfCnpj'] }],
+    ['a tax number of 15 digits', { given: { cpfCnpj: '114447770001610' }, want: ['/cpfCnpj'] }],
+    ['an alphanumeric CNPJ (D23)', { given: { cpfCnpj: '12ABC34501DE35' }, want: ['/cpfCnpj'] }],
+    ['a formatted CPF', { given: { cpfCnpj: '529.982.247-25' }, want: ['/cpfCnpj'] }],
+    ['a formatted CNPJ', { given: { cpfCnpj: '11.444.777/0001-61' }, want: ['/cpfCnpj'] }],
+    ['a tax number as a JSON number', { given: { cpfCnpj: 52998224725 }, want: ['/cpfCnpj'] }],
+    ['a phone of 9 digits', { given: { phone: '119876543' }, want: ['/phone'] }],
+    ['a phone of 12 digits', { given: { phone: '551198765432' }, want: ['/phone'] }],
+    ['a formatted phone', { given: { phone: '(11) 98765-4321' }, want: ['/phone'] }],
+    ['a phone with a country code', { given: { phone: '+5511987654321' }, want: ['/phone'] }],
+    ['a phone with a letter', { given: { phone: '1198765432a' }, want: ['/phone'] }],
+    ['a name of 256 characters', { given: { name: 'a'.repeat(256) }, want: ['/name'] }],
+    ['an empty name', { given: { name: '' }, want: ['/name'] }],
+    ['a name that is not a string', { given: { name: 42 }, want: ['/name'] }],
+    ['an e-mail without @', { given: { email: 'maria.example.com' }, want: ['/email'] }],
+    ['an e-mail without domain', { given: { email: 'maria@' }, want: ['/email'] }],
+    ['an e-mail with a space', { given: { email: 'maria souza@example.com' }, want: ['/email'] }],
+    ['an e-mail of 255 characters', { given: { email: `${'a'.repeat(243)}@example.com` }, want: ['/email'] }],
+    ['a status outside the enum', { given: { status: 'DELETED' }, want: ['/status'] }],
+    ['a status in lower case', { given: { status: 'active' }, want: ['/status'] }],
+    ['a postal code with a hyphen', { given: { postalCode: '01310-100' }, want: ['/postalCode'] }],
+    ['a postal code of 7 digits', { given: { postalCode: '0131010' }, want: ['/postalCode'] }],
+    ['a street number of 21 characters', { given: { number: '1'.repeat(21) }, want: ['/number'] }],
+    ['an address of 256 characters', { given: { address: 'a'.repeat(256) }, want: ['/address'] }],
+    ['a district of 256 characters', { given: { district: 'a'.repeat(256) }, want: ['/district'] }],
+    ['a complement of 256 characters', { given: { line1: 'a'.repeat(256) }, want: ['/line1'] }],
+    ['a malformed companyId', { given: { companyId: 'company-1' }, want: ['/companyId'] }],
+    ['an unknown field', { given: { taxId: taxIds.cpf }, want: ['/taxId'] }],
+    ['a misspelt field', { given: { Email: 'maria@example.com' }, want: ['/Email'] }],
+    ['two unknown fields', { given: { city: 'São Paulo', devmode: true }, want: ['/city', '/devmode'] }],
+    [
+      'several bad fields at once',
+      { given: { cpfCnpj: '52998224724', phone: '123', email: 'nope', name: '', extra: 1 }, want: ['/cpfCnpj', '/email', '/extra', '/name', '/phone'] },
+    ],
+  ];
+  test.for(refused)('refuses %s with 422 naming the field', async ([, { given, want }]) => {
+    const { response } = await sendJson(server, 'POST', '/client', { ...clientBody(), ...given });
+    await expectValidation(response, want, '/client');
+    const listed = await server.api.GET('/client');
+    expect(listed.data).toEqual([]);
+  });
+
+  const required = ['name', 'status', 'cpfCnpj', 'email', 'phone'] as const;
+  test.for(required)('refuses a body without %s with 422 naming it as required', async (field) => {
+    const body: Record<string, unknown> = { ...clientBody() };
+    delete body[field];
+    const { response } = await sendJson(server, 'POST', '/client', body);
+    const problem = await expectValidation(response, [`/${field}`], '/client');
+    expect(problem.errors).toEqual([expect.objectContaining({ pointer: `/${field}`, keyword: 'required' })]);
+  });
+
+  test('refuses an empty object naming every required field', async () => {
+    const { response } = await sendJson(server, 'POST', '/client', {});
+    await expectValidation(response, required.map((f) => `/${f}`));
+  });
+
+  test('names an unknown field with the additionalProperties keyword (D22)', async () => {
+    const { response } = await sendJson(server, 'POST', '/client', { ...clientBody(), taxId: taxIds.cpf });
+    const problem = await expectValidation(response, ['/taxId']);
+    expect(problem.errors).toEqual([expect.objectContaining({ pointer: '/taxId', keyword: 'additionalProperties' })]);
+  });
+
+  test('refuses the companyId of another company with 422 and creates nothing in either company (D26)', async () => {
+    const { response } = await sendJson(server, 'POST', '/client', { ...clientBody(), companyId: server.other.companyId });
+    await expectValidation(response, ['/companyId'], '/client');
+    expect((await server.api.GET('/client')).data).toEqual([]);
+    expect((await server.other.api.GET('/client')).data).toEqual([]);
+  });
+});
+
+describe('GET /client', () => {
+  test('answers 200 with [] for a company without clients', async () => {
+    const { data, response } = await server.api.GET('/client');
+    expect(response.status).toBe(200);
+    expect(data).toEqual([]);
+  });
+
+  test('lists clients in the list form: taxId instead of cpfCnpj, address parts only when sent', async () => {
+    const withAddress = await server.api.POST('/client', {
+      body: clientBody({ postalCode: '01310100', address: 'Avenida Paulista', district: 'Bela Vista', number: '1578', line1: 'Apto 42' }),
+    });
+    clock.advance(1000);
+    const withoutAddress = await server.api.POST('/client', { body: clientBody({ name: 'Empresa Exemplo Ltda', cpfCnpj: taxIds.cnpj, status: 'INACTIVE' }) });
+    const { data, response } = await server.api.GET('/client');
+    expect(response.status).toBe(200);
+    expect(data).toEqual([
+      {
+        id: withAddress.data?.id,
+        taxId: taxIds.cpf,
+        name: 'Maria Silva Souza',
+        email: 'maria.souza@example.com',
+        phone: '11987654321',
+        status: 'ACTIVE',
+        companyId: server.companyId,
+        createdAt: '2026-11-21T14:30:00.000Z',
+        updatedAt: '2026-11-21T14:30:00.000Z',
+        postalCode: '01310100',
+        address: 'Avenida Paulista',
+        district: 'Bela Vista',
+        number: '1578',
+        line1: 'Apto 42',
+      },
+      {
+        id: withoutAddress.data?.id,
+        taxId: taxIds.cnpj,
+        name: 'Empresa Exemplo Ltda',
+        email: 'maria.souza@example.com',
+        phone: '11987654321',
+        status: 'INACTIVE',
+        companyId: server.companyId,
+        createdAt: '2026-11-21T14:30:01.000Z',
+        updatedAt: '2026-11-21T14:30:01.000Z',
+      },
+    ]);
+    for (const client of data ?? []) expect(client).not.toHaveProperty('cpfCnpj');
+  });
+
+  test('lists the clients oldest first by createdAt, not in the order they were stored (D08)', async () => {
+    const created: Record<string, string> = {};
+    for (const [name, at] of [
+      ['third', '2026-11-21T14:30:02.000Z'],
+      ['first', '2026-11-20T09:00:00.000Z'],
+      ['fourth', '2027-01-01T00:00:00.000Z'],
+      ['second', '2026-11-21T14:30:01.999Z'],
+    ] as const) {
+      clock.set(at);
+      const { data } = await server.api.POST('/client', { body: clientBody({ name }) });
+      created[name] = data!.id;
+    }
+    const { data } = await server.api.GET('/client');
+    expect(data?.map((c) => c.name)).toEqual(['first', 'second', 'third', 'fourth']);
+    expect(data?.map((c) => c.id)).toEqual([created.first, created.second, created.third, created.fourth]);
+  });
+
+  test('breaks ties of createdAt by id (D08)', async () => {
+    for (let i = 0; i < 6; i++) await server.api.POST('/client', { body: clientBody({ name: `Cliente ${i}` }) });
+    const { data } = await server.api.GET('/client');
+    const ids = data?.map((c) => c.id) ?? [];
+    expect(ids).toHaveLength(6);
+    expect(ids).toEqual([...ids].sort());
+  });
+
+  test('ignores unknown query parameters (D08)', async () => {
+    await server.api.POST('/client', { body: clientBody() });
+    const plain = await server.request('/client');
+    const paged = await server.request('/client?page=2&limit=1&taxId=00000000000');
+    expect(paged.status).toBe(200);
+    expect(await paged.json()).toEqual(await plain.json());
+  });
+
+  test('shows a company only its own clients, in both directions', async () => {
+    const ofA = await server.api.POST('/client', { body: clientBody({ name: 'Cliente de A' }) });
+    const ofB = await server.other.api.POST('/client', { body: clientBody({ name: 'Cliente de B' }) });
+    expect(ofB.data?.companyId).toBe(server.other.companyId);
+    const listA = await server.api.GET('/client');
+    const listB = await server.other.api.GET('/client');
+    expect(listA.data?.map((c) => c.id)).toEqual([ofA.data?.id]);
+    expect(listB.data?.map((c) => c.id)).toEqual([ofB.data?.id]);
+    expect(listB.data?.every((c) => c.companyId === server.other.companyId)).toBe(true);
+  });
+
+  test('company B sees [] while company A has clients', async () => {
+    await server.api.POST('/client', { body: clientBody() });
+    await server.api.POST('/client', { body: clientBody({ cpfCnpj: taxIds.cnpj }) });
+    expect((await server.api.GET('/client')).data).toHaveLength(2);
+    expect((await server.other.api.GET('/client')).data).toEqual([]);
+  });
+
+  test('needs an API key like every operation (D03)', async () => {
+    await expectProblem(await server.request('/client', { apiKey: null }), 401, '/problems/unauthorized', '/client');
+  });
+});
