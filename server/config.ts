@@ -24,28 +24,56 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>;
+/**
+ * Every environment variable `loadConfig` reads. It reads them through `ConfigEnv`, which has
+ * no other names, so a new variable cannot be read without being listed here; the process
+ * tests clear exactly these from the environment of the servers they start.
+ */
+export const configVariables = [
+  'PORT',
+  'HOST',
+  'DATABASE_PATH',
+  'PUBLIC_URL',
+  'NODE_ENV',
+  'LOG_LEVEL',
+  'IDEMPOTENCY_TTL_SECONDS',
+  'IDEMPOTENCY_LEASE_SECONDS',
+  'BODY_LIMIT_BYTES',
+  'RATE_LIMIT_REQUESTS',
+  'RATE_LIMIT_WINDOW_SECONDS',
+] as const;
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+export type ConfigVariable = (typeof configVariables)[number];
+
+/** The environment as `loadConfig` sees it: the listed variables and nothing else. */
+export type ConfigEnv = { readonly [Name in ConfigVariable]?: string | undefined };
+
+/** The variable's value; unset and empty are the same. */
+function read(env: ConfigEnv, name: ConfigVariable): string | undefined {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  return raw === '' ? undefined : raw;
+}
+
+function integer(env: ConfigEnv, name: ConfigVariable, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
   if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+function oneOf<T extends string>(env: ConfigEnv, name: ConfigVariable, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: ConfigEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const host = env.HOST || '127.0.0.1';
-  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+  const publicUrl = (read(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   let parsed: URL;
   try {
     parsed = new URL(publicUrl);
@@ -58,7 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host,
-    databasePath: env.DATABASE_PATH || './data/payments.db',
+    databasePath: read(env, 'DATABASE_PATH') ?? './data/payments.db',
     publicUrl,
     // NODE_ENV=test (set by test runners) behaves like development.
     mode: oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development') === 'production' ? 'production' : 'development',

@@ -4,94 +4,15 @@
  * the output; configuration errors. Every child is killed (its whole process group) after
  * each test, whatever happened.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import type { ConfigVariable } from './config.js';
+import { startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running } from './test-support/processes.js';
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-
-/** Longest wait for a start, a response or an exit; a hang fails the test instead of blocking it. */
-const WAIT_MS = 20_000;
-
-/** Variables `loadConfig` reads; the parent's values never leak into a child. */
-const configVariables = [
-  'PORT',
-  'HOST',
-  'DATABASE_PATH',
-  'PUBLIC_URL',
-  'NODE_ENV',
-  'LOG_LEVEL',
-  'IDEMPOTENCY_TTL_SECONDS',
-  'IDEMPOTENCY_LEASE_SECONDS',
-  'BODY_LIMIT_BYTES',
-  'RATE_LIMIT_REQUESTS',
-  'RATE_LIMIT_WINDOW_SECONDS',
-];
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Running {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<Exit>;
-}
-
-const live = new Set<Running>();
-
-function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of configVariables) delete env[name];
-  return { ...env, ...vars };
-}
-
-/** Starts `tsx server/main.ts` in its own process group, so that the group can be killed. */
-function startServer(vars: Record<string, string>): Running {
-  const child = spawn(tsx, ['server/main.ts'], { cwd: repoRoot, env: childEnv(vars), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-  const running: Running = { child, stdout: () => out, stderr: () => err, exited };
-  live.add(running);
-  void exited.then(() => live.delete(running));
-  return running;
-}
-
-async function killAll(): Promise<void> {
-  for (const running of [...live]) {
-    const pid = running.child.pid;
-    if (pid !== undefined) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // The group is already gone.
-      }
-    }
-    await within(running.exited, 'the killed server to exit');
-    live.delete(running);
-  }
-}
-
-async function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Starts `tsx server/main.ts` with the given configuration. */
+function startServer(vars: ChildVars): Running {
+  return startTsx('server/main.ts', [], vars);
 }
 
 /** Resolves once the server logged `listening`; rejects if it exits first or takes too long. */
@@ -105,8 +26,9 @@ async function listening(running: Running): Promise<void> {
     };
     running.child.stdout!.on('data', check);
     check();
-    void running.exited.then((exit) =>
-      reject(new Error(`server exited (${exit.code ?? exit.signal}) before listening:\n${running.stdout()}\n${running.stderr()}`)),
+    running.exited.then(
+      (exit) => reject(new Error(`server exited (${exit.code ?? exit.signal}) before listening:\n${running.stdout()}\n${running.stderr()}`)),
+      reject,
     );
   });
   await within(ready, 'the "listening" log line');
@@ -138,19 +60,11 @@ async function call(port: number, path: string, init: RequestInit & { apiKey?: s
 
 const KEY_PATTERN = /sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})/;
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-main-test-'));
-});
-afterEach(killAll);
-afterAll(async () => {
-  await killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const folder = useChildProcesses('pix-main-test-');
 
 describe('npm start on a database file', () => {
   test('prints a development key once, keeps what it acknowledged across SIGTERM and a restart, never logs the key', async () => {
-    const databasePath = join(dir, 'restart', 'payments.db');
+    const databasePath = join(folder(), 'restart', 'payments.db');
     const port = await freePort();
     const vars = { DATABASE_PATH: databasePath, PORT: String(port), LOG_LEVEL: 'trace' };
 
@@ -216,14 +130,14 @@ describe('npm start on a database file', () => {
 });
 
 describe('a bad configuration stops the server before it starts', () => {
-  test.each<[string, { given: Record<string, string>; want: { variable: string } }]>([
+  test.each<[string, { given: ChildVars; want: { variable: ConfigVariable } }]>([
     ['PORT is not a number', { given: { PORT: 'abc' }, want: { variable: 'PORT' } }],
     ['PORT is above 65535', { given: { PORT: '70000' }, want: { variable: 'PORT' } }],
     ['NODE_ENV is not a known mode', { given: { NODE_ENV: 'staging' }, want: { variable: 'NODE_ENV' } }],
     ['PUBLIC_URL is not http(s)', { given: { PUBLIC_URL: 'ftp://x' }, want: { variable: 'PUBLIC_URL' } }],
     ['IDEMPOTENCY_TTL_SECONDS is negative', { given: { IDEMPOTENCY_TTL_SECONDS: '-1' }, want: { variable: 'IDEMPOTENCY_TTL_SECONDS' } }],
   ])('%s → exit 2, one line on stderr naming it', async (_name, { given, want }) => {
-    const databasePath = join(dir, 'bad-config', `${want.variable}.db`);
+    const databasePath = join(folder(), 'bad-config', `${want.variable}.db`);
     const running = startServer({ DATABASE_PATH: databasePath, PORT: String(await freePort()), ...given });
     const exit = await within(running.exited, 'the misconfigured server to exit');
 

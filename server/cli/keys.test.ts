@@ -3,80 +3,24 @@
  * against an app on the same file, bad arguments exit 2 with a message, and the file holds
  * only the hash of the secret.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createTestServer } from '../test-support/harness.js';
+import { startTsx, useChildProcesses, within, type Exit } from '../test-support/processes.js';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-const WAIT_MS = 20_000;
-
-const configVariables = [
-  'PORT',
-  'HOST',
-  'DATABASE_PATH',
-  'PUBLIC_URL',
-  'NODE_ENV',
-  'LOG_LEVEL',
-  'IDEMPOTENCY_TTL_SECONDS',
-  'IDEMPOTENCY_LEASE_SECONDS',
-  'BODY_LIMIT_BYTES',
-  'RATE_LIMIT_REQUESTS',
-  'RATE_LIMIT_WINDOW_SECONDS',
-];
-
-interface Result {
-  code: number | null;
-  signal: NodeJS.Signals | null;
+interface Result extends Exit {
   stdout: string;
   stderr: string;
 }
 
-const live = new Set<ChildProcess>();
-
-/** Runs the CLI in its own process group; a run that outlives WAIT_MS is killed and fails. */
+/** Runs the CLI on the given database; a run that outlives the wait is killed and fails. */
 async function keys(args: string[], databasePath: string): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of configVariables) delete env[name];
-  env.DATABASE_PATH = databasePath;
-  const child = spawn(tsx, ['server/cli/keys.ts', ...args], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await new Promise<Result>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`keys ${args.join(' ')} did not exit within ${WAIT_MS} ms`)), WAIT_MS);
-      child.once('error', reject);
-      child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
-  } finally {
-    clearTimeout(timer);
-    if (child.exitCode !== null || child.signalCode !== null) live.delete(child);
-  }
-}
-
-async function killAll(): Promise<void> {
-  for (const child of [...live]) {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-      await closed;
-    }
-    live.delete(child);
-  }
+  const running = startTsx('server/cli/keys.ts', args, { DATABASE_PATH: databasePath });
+  const exit = await within(running.exited, `keys ${args.join(' ')} to exit`);
+  return { ...exit, stdout: running.stdout(), stderr: running.stderr() };
 }
 
 /** The file and its write-ahead log, if one is left, as bytes. */
@@ -88,18 +32,9 @@ function databaseBytes(databasePath: string): Buffer {
 
 const API_KEY = /^sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})$/;
 
-let dir: string;
+const folder = useChildProcesses('pix-keys-test-');
 let counter = 0;
-const freshDatabase = () => join(dir, `keys-${++counter}`, 'payments.db');
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'pix-keys-test-'));
-});
-afterEach(killAll);
-afterAll(async () => {
-  await killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const freshDatabase = () => join(folder(), `keys-${++counter}`, 'payments.db');
 
 describe('keys create', () => {
   test('--json prints the company id and a key that authenticates against an app on the same file', async () => {

@@ -21,7 +21,7 @@ import {
   type FakeClock,
   type PostOptions,
   type RawAnswer,
-} from '../test-support/charges.js';
+} from '../test-support/fixtures.js';
 import { createTestServer, type TestServer, type TestServerOptions } from '../test-support/harness.js';
 
 const START = '2026-11-21T14:30:00.000Z';

@@ -22,7 +22,7 @@ import {
   type FakeClock,
   type PaymentLinkCreate,
   type Product,
-} from '../test-support/charges.js';
+} from '../test-support/fixtures.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 
 type Charge = components['schemas']['Charge'];

@@ -7,11 +7,11 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { isValidCpfOrCnpj } from '../../lib/brazil/tax-id.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
-import { clientBody, expectProblem, expectValidation, idPatterns, sendJson, settableClock, taxIds } from '../test-support/fixtures.js';
+import { clientBody, expectProblem, expectValidation, fakeClock, idPatterns, sendJson, taxIds } from '../test-support/fixtures.js';
 
 type ClientCreate = components['schemas']['ClientCreate'];
 
-const clock = settableClock('2026-11-21T14:30:00.000Z');
+const clock = fakeClock('2026-11-21T14:30:00.000Z');
 let server: TestServer;
 
 beforeEach(async () => {

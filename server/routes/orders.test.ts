@@ -9,26 +9,19 @@ import type { components } from '../../generated/openapi.js';
 import { percentOfCents, toCents, toReais } from '../domain/money.js';
 import { amountErrors, saleFees } from '../domain/orders.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
-import { clientBody, expectValidation, idPatterns, productBody, sendJson, settableClock, taxIds, unknownId } from '../test-support/fixtures.js';
+import { clientBody, createProduct, expectValidation, fakeClock, idPatterns, sendJson, taxIds, unknownId, type Product } from '../test-support/fixtures.js';
 
 type OrderCreate = components['schemas']['OrderCreate'];
 type Order = components['schemas']['Order'];
-type Product = components['schemas']['Product'];
 type PaymentMethod = components['schemas']['PaymentMethod'];
 
 const T0 = '2026-11-21T14:30:00.000Z';
-const clock = settableClock(T0);
+const clock = fakeClock(T0);
 let server: TestServer;
 /** Products of company A: coffee R$ 64,95, mug R$ 39,90, filter R$ 4,35 (inexact in binary). */
 let coffee: Product;
 let mug: Product;
 let filter: Product;
-
-async function createProduct(api: TestServer['api'], overrides: Parameters<typeof productBody>[0]): Promise<Product> {
-  const { data, response } = await api.POST('/product', { body: productBody(overrides) });
-  expect(response.status).toBe(201);
-  return data!;
-}
 
 beforeEach(async () => {
   clock.set(T0);

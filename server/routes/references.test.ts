@@ -33,7 +33,7 @@ test.each(cases)('%s: every unknown reference is named in one 422', async (_name
   const { method, path, body } = given();
   const answer = await sendJson(server, method, path, body);
   expect(answer.status).toBe(422);
-  const errors = (answer.body as { errors: Array<{ pointer: string; keyword: string }> }).errors;
+  const errors = (answer.json as { errors: Array<{ pointer: string; keyword: string }> }).errors;
   expect(errors.map((e) => e.pointer)).toEqual(want);
   expect(errors.every((e) => e.keyword === 'exists')).toBe(true);
   expect((await server.api.GET('/client')).data).toEqual([]);

@@ -12,10 +12,10 @@ import {
   clientBody,
   expectProblem,
   expectValidation,
+  fakeClock,
   idPatterns,
   productBody,
   sendJson,
-  settableClock,
   subscriptionBody,
   unknownId,
 } from '../test-support/fixtures.js';
@@ -26,7 +26,7 @@ type Subscription = components['schemas']['Subscription'];
 type SubscriptionUpdate = components['schemas']['SubscriptionUpdate'];
 
 const T0 = '2026-11-21T14:30:00.000Z';
-const clock = settableClock(T0);
+const clock = fakeClock(T0);
 let server: TestServer;
 
 beforeEach(async () => {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { newId } from '../domain/ids.js';
-import { problem, read, unknownId } from '../test-support/charges.js';
+import { problem, read, unknownId } from '../test-support/fixtures.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 
 type Webhook = components['schemas']['Webhook'];

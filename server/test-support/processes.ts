@@ -1,0 +1,112 @@
+/**
+ * Child processes of the process tests (`tsx server/main.ts`, `tsx server/cli/keys.ts`). Each
+ * child runs from the repository root in its own process group, on the parent's environment
+ * without any of the server's configuration variables; `killAll` (after each test) kills the
+ * group of every child still running, whatever happened.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { configVariables, type ConfigVariable } from '../config.js';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+
+/** Longest wait for a start, a response or an exit; a hang fails the test instead of blocking it. */
+export const WAIT_MS = 20_000;
+
+/** Configuration of a child: only variables `loadConfig` reads. */
+export type ChildVars = Partial<Record<ConfigVariable, string>>;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface Running {
+  child: ChildProcess;
+  /** Everything the child wrote so far. */
+  stdout: () => string;
+  stderr: () => string;
+  /** Settles once the child exited and its output is closed; rejects if it could not be started. */
+  exited: Promise<Exit>;
+}
+
+const live = new Set<Running>();
+
+/** The parent's environment without the variables `loadConfig` reads (they never leak into a child), plus `vars`. */
+function childEnv(vars: ChildVars): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of configVariables) delete env[name];
+  return { ...env, ...vars };
+}
+
+/** Starts `tsx <script> <args>` in its own process group, so that the group can be killed. */
+export function startTsx(script: string, args: readonly string[], vars: ChildVars): Running {
+  const child = spawn(tsx, [script, ...args], { cwd: repoRoot, env: childEnv(vars), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<Exit>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  const running: Running = { child, stdout: () => out, stderr: () => err, exited };
+  live.add(running);
+  const forget = () => live.delete(running);
+  exited.then(forget, forget);
+  return running;
+}
+
+/** The promise's value, or a failure naming `what` once `ms` have passed. */
+export async function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Kills the process group of every child still running and waits for each to exit. */
+export async function killAll(): Promise<void> {
+  for (const running of [...live]) {
+    const pid = running.child.pid;
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+    }
+    await within(running.exited, 'a killed child to exit');
+    live.delete(running);
+  }
+}
+
+/**
+ * The hooks of a process test file: a temporary folder for its databases, removed at the end,
+ * and every child killed after each test. Returns the folder's path (set from `beforeAll` on).
+ */
+export function useChildProcesses(folderPrefix: string): () => string {
+  let folder: string | undefined;
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), folderPrefix));
+  });
+  afterEach(killAll);
+  afterAll(async () => {
+    await killAll();
+    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+  });
+  return () => {
+    if (folder === undefined) throw new Error('the temporary folder is made in beforeAll');
+    return folder;
+  };
+}
