@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { brCodeAmountCents, brCodeProblems, parseTlv } from '../../test/contract/brcode.js';
+import { brCodeAmountCents, brCodeProblems, parseTlv } from '../../conformance/pix/brcode-check.js';
 import { buildBrCode, emvText } from './brcode.js';
 import { crc16Hex } from './crc16.js';
 

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { components } from '../../generated/openapi.js';
-import { brCodeAmountCents, brCodeProblems, parseTlv, qrTextOfDataUri } from '../../test/contract/brcode.js';
+import { brCodeAmountCents, brCodeProblems, parseTlv, qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
 import { createCompanyWithKey } from '../bootstrap.js';
 import {
   createProduct,

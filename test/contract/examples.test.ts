@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { ContractValidator } from '../../lib/contract/ajv.js';
 import { resolvePointer } from '../../lib/contract/bundled.js';
 import { isValidCnpj, isValidCpf, isValidDdd, phoneProblems, taxIdProblems } from './brazil.js';
-import { brCodeAmountCents, brCodeProblems, crc16CcittFalse, parseTlv, qrTextOfDataUri } from './brcode.js';
+import { brCodeAmountCents, brCodeProblems, crc16CcittFalse, parseTlv, qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
 import { childPointer, follow, httpMethods, isObject, lastToken, loadContract, type JsonObject } from './support.js';
 
 

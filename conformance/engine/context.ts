@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { ContractValidator } from '../../lib/contract/ajv.js';
+import { listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { send } from './http.js';
+import { Recorder } from './recorder.js';
+import { seedView } from './seed-view.js';
+import type { CheckName, ConformanceOptions, Exchange, ProgressEvent } from './types.js';
+
+export interface RunDeps {
+  /** How requests leave; tests pass one that calls an in-process app. */
+  fetch?: typeof fetch;
+  onProgress?: (event: ProgressEvent) => void;
+  /** The bundled contract; the repository's by default. */
+  contract?: JsonObject;
+}
+
+export interface RequestInit {
+  /** Values of `{name}` path parameters. */
+  pathParams?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** The key to send: the run's key by default, `null` for none, or any other string. */
+  apiKey?: string | null;
+}
+
+/** Records the run creates in the target, so later checks can refer to them. */
+export interface Fixtures {
+  productId?: string;
+  subscriptionProductId?: string;
+  clientId?: string;
+  /** Records created with the second company's key, for tenant isolation. */
+  other?: { productId?: string; clientId?: string };
+}
+
+/**
+ * What every check works with: the options, both views of the contract (full and seed),
+ * a request function that records every exchange, the recorder of findings, and the
+ * fixtures the run created.
+ */
+export class RunContext {
+  readonly contract: JsonObject;
+  readonly seedContract: JsonObject;
+  readonly full: ContractValidator;
+  readonly seed: ContractValidator;
+  readonly operations: ContractOperation[];
+  readonly exchanges: Exchange[] = [];
+  readonly recorder: Recorder;
+  readonly runId: string;
+  readonly fixtures: Fixtures = {};
+  private readonly fetchFn: typeof fetch;
+
+  constructor(
+    readonly options: ConformanceOptions,
+    deps: RunDeps = {},
+  ) {
+    this.contract = deps.contract ?? loadBundledContract();
+    this.seedContract = seedView(this.contract);
+    this.full = new ContractValidator(this.contract);
+    this.seed = new ContractValidator(this.seedContract);
+    const all = listOperations(this.contract);
+    this.operations = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
+    this.runId = options.runId ?? `conf${randomBytes(4).toString('hex')}`;
+    this.fetchFn = deps.fetch ?? fetch;
+    this.recorder = new Recorder((operationId, check, outcome) => deps.onProgress?.({ kind: 'check', operationId, check, outcome }));
+  }
+
+  operation(operationId: string): ContractOperation {
+    const op = listOperations(this.contract).find((o) => o.operationId === operationId);
+    if (!op) throw new Error(`The contract has no operation ${operationId}`);
+    return op;
+  }
+
+  /** Whether the run covers this operation (`--only`). */
+  covers(operationId: string): boolean {
+    return this.operations.some((op) => op.operationId === operationId);
+  }
+
+  /** The absolute URL of an operation's path on its own base URL. */
+  url(op: ContractOperation, pathParams: Record<string, string> = {}): string {
+    const base = (op.server === 'base_url_alt' ? this.options.baseUrlAlt : this.options.baseUrl).replace(/\/+$/, '');
+    const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+    return `${base}${path}`;
+  }
+
+  /** Sends a request to an operation and records the exchange. */
+  async request(operation: ContractOperation | string, init: RequestInit = {}): Promise<Exchange> {
+    const op = typeof operation === 'string' ? this.operation(operation) : operation;
+    const headers: Record<string, string> = { ...init.headers };
+    const apiKey = init.apiKey === undefined ? this.options.apiKey : init.apiKey;
+    if (apiKey !== null) headers['X-API-KEY'] = apiKey;
+    const exchange = await send(
+      this.fetchFn,
+      { operationId: op.operationId, method: op.method, url: this.url(op, init.pathParams), headers, ...(init.body !== undefined ? { body: init.body } : {}) },
+      this.options.timeoutMs,
+    );
+    this.exchanges.push(exchange);
+    return exchange;
+  }
+
+  /**
+   * Records the verdict of one check on one finding: pass when `ok`; otherwise info when
+   * the profile is `seed` and the expectation rests on a decision, else fail.
+   */
+  judge(operationId: string, check: CheckName, ok: boolean, message: string, options: { decision?: string | undefined; exchange?: Exchange } = {}): void {
+    if (ok) this.recorder.pass(operationId, check, message, options.exchange);
+    else if (options.decision && this.options.profile === 'seed') this.recorder.info(operationId, check, message, options.decision, options.exchange);
+    else this.recorder.fail(operationId, check, message, options.exchange);
+  }
+
+  /** The decision marked on an object (`x-decision`), or on one of its keywords (`x-decided`). */
+  static decisionOf(object: unknown, keyword?: string): string | undefined {
+    if (!object || typeof object !== 'object') return undefined;
+    const o = object as JsonObject;
+    if (typeof o['x-decision'] === 'string') return o['x-decision'];
+    const decided = o['x-decided'] as Record<string, string> | undefined;
+    return keyword && decided ? decided[keyword] : undefined;
+  }
+}

@@ -1,0 +1,49 @@
+import type { Exchange, RecordedRequest } from './types.js';
+
+/** The API key as reports show it: enough to tell keys apart, never enough to use one. */
+export function maskKey(key: string): string {
+  return key.length <= 8 ? '****' : `${key.slice(0, 6)}…****`;
+}
+
+export interface SendInput {
+  operationId: string;
+  method: string;
+  /** Absolute URL. */
+  url: string;
+  headers?: Record<string, string>;
+  /** A value to send as JSON, or a string sent as it is. */
+  body?: unknown;
+}
+
+/**
+ * Sends one request and records it as an Exchange (key masked). A network failure or a
+ * timeout is recorded as `error`, never thrown: a check decides what it means.
+ */
+export async function send(fetchFn: typeof fetch, input: SendInput, timeoutMs: number): Promise<Exchange> {
+  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json', ...input.headers };
+  let body: string | undefined;
+  if (input.body !== undefined) {
+    body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+  }
+  const request: RecordedRequest = { method: input.method.toUpperCase(), url: input.url, headers: maskHeaders(headers), ...(body !== undefined ? { body } : {}) };
+  const started = performance.now();
+  try {
+    const response = await fetchFn(input.url, { method: request.method, headers, ...(body !== undefined ? { body } : {}), signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    const responseHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      responseHeaders[name.toLowerCase()] = value;
+    });
+    return { operationId: input.operationId, request, response: { status: response.status, headers: responseHeaders, body: text }, ms: performance.now() - started };
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
+    return { operationId: input.operationId, request, error: reason, ms: performance.now() - started };
+  }
+}
+
+function maskHeaders(headers: Record<string, string>): Record<string, string> {
+  const masked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) masked[name] = name.toLowerCase() === 'x-api-key' ? maskKey(value) : value;
+  return masked;
+}

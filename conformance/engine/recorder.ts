@@ -1,0 +1,54 @@
+import { checkNames, type CheckName, type CheckResult, type Finding, type Outcome } from './types.js';
+
+/** Collects the findings of every check, per operation, and folds them into results. */
+export class Recorder {
+  private readonly findings = new Map<string, Finding[]>();
+  private readonly skips = new Map<string, string>();
+
+  constructor(private readonly onCheck?: (operationId: string, check: CheckName, outcome: Outcome) => void) {}
+
+  pass(operationId: string, check: CheckName, message: string, exchange?: Finding['exchange']): void {
+    this.add(operationId, check, { outcome: 'pass', message, ...(exchange ? { exchange } : {}) });
+  }
+
+  fail(operationId: string, check: CheckName, message: string, exchange?: Finding['exchange']): void {
+    this.add(operationId, check, { outcome: 'fail', message, ...(exchange ? { exchange } : {}) });
+  }
+
+  /** A departure from decision `decision` of the contract, reported but not failed (profile `seed`). */
+  info(operationId: string, check: CheckName, message: string, decision: string | undefined, exchange?: Finding['exchange']): void {
+    this.add(operationId, check, { outcome: 'info', message, ...(decision ? { decision } : {}), ...(exchange ? { exchange } : {}) });
+  }
+
+  add(operationId: string, check: CheckName, finding: Finding): void {
+    const key = `${operationId}\u0000${check}`;
+    const list = this.findings.get(key) ?? [];
+    list.push(finding);
+    this.findings.set(key, list);
+    this.onCheck?.(operationId, check, finding.outcome);
+  }
+
+  /** The check could not run for this operation; the first reason given is kept. */
+  skip(operationId: string, check: CheckName, reason: string): void {
+    const key = `${operationId}\u0000${check}`;
+    if (!this.skips.has(key)) this.skips.set(key, reason);
+  }
+
+  /** One result per operation and check that found something or was skipped, in a stable order. */
+  results(operationIds: readonly string[]): CheckResult[] {
+    const results: CheckResult[] = [];
+    for (const operationId of operationIds) {
+      for (const check of checkNames) {
+        const key = `${operationId}\u0000${check}`;
+        const findings = this.findings.get(key);
+        if (findings && findings.length > 0) {
+          const outcome: Outcome = findings.some((f) => f.outcome === 'fail') ? 'fail' : findings.some((f) => f.outcome === 'info') ? 'info' : 'pass';
+          results.push({ operationId, check, outcome, findings });
+        } else if (this.skips.has(key)) {
+          results.push({ operationId, check, outcome: 'skip', findings: [], skipReason: this.skips.get(key)! });
+        }
+      }
+    }
+    return results;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The vocabulary of a conformance run: the checks, their outcomes, the HTTP exchanges they
+ * rest on, and the report. Every module of conformance/ speaks in these terms.
+ */
+
+/** Every check the suite runs, reported by these names. */
+export const checkNames = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_schema_conformance',
+  'response_headers_conformance',
+  'ignored_auth',
+  'negative_data_rejection',
+  'positive_data_acceptance',
+  'ensure_resource_availability',
+  'idempotency_replay',
+  'tenant_isolation',
+  'brcode_well_formed',
+  'qr_matches_brcode',
+  'total_in_cents',
+] as const;
+
+export type CheckName = (typeof checkNames)[number];
+
+/**
+ * - `pass`: the check looked and found the deployment right;
+ * - `fail`: the deployment breaks what the profile holds it to;
+ * - `info`: it departs only from a decision of the contract (an `x-decision`/`x-decided`
+ *   mark) that the `seed` profile does not hold it to;
+ * - `skip`: the check could not run here (with the reason: `--stateless`, `--read-only`,
+ *   no second key, nothing to check).
+ */
+export type Outcome = 'pass' | 'fail' | 'info' | 'skip';
+
+export type Profile = 'seed' | 'reference';
+
+export interface ConformanceOptions {
+  baseUrl: string;
+  baseUrlAlt: string;
+  apiKey: string;
+  secondApiKey?: string;
+  profile: Profile;
+  /** Only these operationIds; all when undefined. */
+  only?: string[];
+  /** Send GET requests only. */
+  readOnly: boolean;
+  /** The target keeps no state (the Prism mock): stateful checks are skipped. */
+  stateless: boolean;
+  junit?: string;
+  html?: string;
+  /** Tags every record the run creates (names, externalId); random when not given. */
+  runId?: string;
+  /** Per-request timeout. */
+  timeoutMs: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One request the run sent and what came back (or why nothing did). API keys are masked. */
+export interface Exchange {
+  operationId: string;
+  request: RecordedRequest;
+  response?: RecordedResponse;
+  error?: string;
+  ms: number;
+}
+
+export interface Finding {
+  outcome: Exclude<Outcome, 'skip'>;
+  message: string;
+  /** The decision a finding of outcome `info` departs from. */
+  decision?: string;
+  exchange?: Exchange;
+}
+
+export interface CheckResult {
+  operationId: string;
+  check: CheckName;
+  /** fail if any finding failed, else info if any was info, else pass; skip when it did not run. */
+  outcome: Outcome;
+  findings: Finding[];
+  /** Why the check did not run, when `outcome` is `skip`. */
+  skipReason?: string;
+}
+
+export interface RunReport {
+  runId: string;
+  profile: Profile;
+  target: { baseUrl: string; baseUrlAlt: string };
+  startedAt: string;
+  durationMs: number;
+  operations: string[];
+  results: CheckResult[];
+}
+
+export type ProgressEvent =
+  | { kind: 'start'; operations: number }
+  | { kind: 'check'; operationId: string; check: CheckName; outcome: Outcome }
+  | { kind: 'done'; report: RunReport };
