@@ -13,11 +13,10 @@
  *
  * Prism is started once for the whole file (through the script, so the script is what is tested).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startMock, type RunningMock } from '../support/mock-process.js';
 import {
   bundledContractPath,
   deref,
@@ -372,73 +371,17 @@ const unauthorizedCases = missingApiKeyCases();
 
 // --- the mock process --------------------------------------------------------------------------
 
-let mock: ChildProcess | undefined;
+let mock: RunningMock | undefined;
 let baseUrl = '';
-let mockOutput = '';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
-}
-
-function processGroupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 beforeAll(async () => {
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  // Own process group (detached), so afterAll can stop the script and Prism together.
-  mock = spawn(process.execPath, [mockScript], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1', MOCK_SPEC: bundledContractPath, FORCE_COLOR: '0' },
-  });
-  const pid = mock.pid;
-  // Safety net if the worker dies before afterAll runs: a detached group would otherwise outlive it.
-  if (pid !== undefined) process.once('exit', () => processGroupAlive(pid) && process.kill(-pid, 'SIGKILL'));
-  mock.stdout?.on('data', (chunk: Buffer) => (mockOutput += chunk.toString()));
-  mock.stderr?.on('data', (chunk: Buffer) => (mockOutput += chunk.toString()));
-
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (mock.exitCode !== null || mock.signalCode !== null) throw new Error(`mock exited early (${mock.exitCode ?? mock.signalCode}):\n${mockOutput}`);
-    try {
-      await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(1_000) });
-      break; // any HTTP answer (Prism says 404 for `/`) means it is serving
-    } catch {
-      if (Date.now() > deadline) throw new Error(`mock did not answer on ${baseUrl} within 30 s:\n${mockOutput}`);
-      await new Promise(resolve => setTimeout(resolve, 100));
-    }
-  }
+  mock = await startMock();
+  baseUrl = mock.url;
 });
 
 afterAll(async () => {
-  const pid = mock?.pid;
-  if (!mock || pid === undefined) return;
-  if (mock.exitCode === null && mock.signalCode === null) {
-    const exited = once(mock, 'exit');
-    process.kill(-pid, 'SIGTERM');
-    const timer = setTimeout(() => processGroupAlive(pid) && process.kill(-pid, 'SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  // Prism shares the script's process group: nothing of it may outlive the script.
-  const deadline = Date.now() + 5_000;
-  while (processGroupAlive(pid) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50));
-  const leaked = processGroupAlive(pid);
-  if (leaked) process.kill(-pid, 'SIGKILL');
-  expect(leaked, 'mock process group still alive after SIGTERM').toBe(false);
+  const stopped = await mock?.stop();
+  expect(stopped?.leaked ?? false, 'mock process group still alive after SIGTERM').toBe(false);
 });
 
 // --- requests and assertions -------------------------------------------------------------------
@@ -586,12 +529,12 @@ describe('Prism mock (scripts/mock.mjs) serves the contract', () => {
   });
 
   test('the banner names the URL and both base URLs', () => {
-    expect(mockOutput).toContain(`Mock server`);
-    expect(mockOutput).toContain(baseUrl);
+    expect(mock!.output()).toContain(`Mock server`);
+    expect(mock!.output()).toContain(baseUrl);
     const variables = new Set(operations.map(op => op.server).filter(Boolean));
-    for (const name of variables) expect(mockOutput).toContain(`{${name}}`);
-    expect(mockOutput).toMatch(/curl -i /);
-    expect(mockOutput).toMatch(/Prefer: code=\d{3}, example=/);
+    for (const name of variables) expect(mock!.output()).toContain(`{${name}}`);
+    expect(mock!.output()).toMatch(/curl -i /);
+    expect(mock!.output()).toMatch(/Prefer: code=\d{3}, example=/);
   });
 });
 
