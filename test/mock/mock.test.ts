@@ -18,7 +18,6 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMock, type RunningMock } from '../support/mock-process.js';
 import {
-  bundledContractPath,
   deref,
   listOperations,
   loadBundledContract,
