@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { listOperations, loadBundledContract, resolvePointer } from '../../lib/contract/bundled.js';
+import { parseApiKey } from '../../server/auth/api-keys.js';
+import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+import { RunContext } from '../engine/context.js';
+import type { ConformanceOptions, Outcome, Profile } from '../engine/types.js';
+import { authCheck, malformedApiKey, preparedBody, readOnlyReason, requestExample, unknownApiKey } from './auth.js';
+
+const contract = loadBundledContract();
+const example = (name: string): unknown => structuredClone(resolvePointer(contract, `/components/examples/${name}/value`));
+
+let server: TestServer;
+let fixtures: { productId: string; clientId: string };
+
+beforeAll(async () => {
+  server = await createTestServer();
+  const post = async (path: string, body: unknown): Promise<string> => {
+    const response = await server.request(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    return ((await response.json()) as { id: string }).id;
+  };
+  fixtures = { productId: await post('/product', example('ProductCreateRequest')), clientId: await post('/client', example('ClientCreateRequest')) };
+});
+afterAll(async () => server.close());
+
+/** Sends a request to the in-process reference server, through a fault when given. */
+type Fault = (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response>;
+
+const withKey = (request: Request, key: string): Request => {
+  const headers = new Headers(request.headers);
+  headers.set('X-API-KEY', key);
+  return new Request(request, { headers });
+};
+const problem = (status: number, title: string): Response =>
+  new Response(JSON.stringify({ type: '/problems/x', title, status, detail: title }), { status, headers: { 'Content-Type': 'application/problem+json' } });
+
+/** Faults a deployment can have, each a wrapper of the correct server. */
+const faults: Record<string, Fault> = {
+  correct: (request, next) => next(request),
+  // Serves every request as the first company's, whatever key it carries.
+  authIgnored: (request, next) => next(withKey(request, server.apiKey)),
+  // Checks that a key is present, not that anybody issued it (what a mock does).
+  presenceOnly: (request, next) => (request.headers.get('x-api-key') ? next(withKey(request, server.apiKey)) : next(request)),
+  forbiddenNotUnauthorized: async (request, next) => {
+    const response = await next(request);
+    return response.status === 401 ? problem(403, 'Forbidden') : response;
+  },
+  // Looks the request up (404, 422) before it checks the key; refuses the valid ones.
+  requestBeforeKey: async (request, next) => {
+    const key = request.headers.get('x-api-key');
+    if (key === server.apiKey) return next(request);
+    const response = await next(withKey(request, server.apiKey));
+    return response.status < 300 ? problem(401, 'Unauthorized') : response;
+  },
+};
+
+function options(profile: Profile, over: Partial<ConformanceOptions> = {}): ConformanceOptions {
+  return { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: server.apiKey, profile, readOnly: false, stateless: false, timeoutMs: 5_000, runId: 'confauth', ...over };
+}
+
+async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOptions> = {}): Promise<RunContext> {
+  const fetchFn = ((url: string | URL | Request, init?: RequestInit) => fault(new Request(url, init), async (r) => server.app.fetch(r))) as typeof fetch;
+  const ctx = new RunContext(options(profile, over), { fetch: fetchFn });
+  Object.assign(ctx.fixtures, fixtures);
+  await authCheck.run(ctx);
+  return ctx;
+}
+
+const outcomes = (ctx: RunContext): Record<string, Outcome> =>
+  Object.fromEntries(ctx.recorder.results(ctx.operations.map((op) => op.operationId)).filter((r) => r.check === 'ignored_auth').map((r) => [r.operationId, r.outcome]));
+
+const everyOperation = (outcome: Outcome): Record<string, Outcome> => Object.fromEntries(listOperations(contract).map((op) => [op.operationId, outcome]));
+
+// Each case: a fault, and the outcome of ignored_auth per operation in each profile.
+const cases: Array<[string, { given: keyof typeof faults; want: Record<Profile, Record<string, Outcome>> }]> = [
+  ['a correct server refuses every bad key with 401', { given: 'correct', want: { seed: everyOperation('pass'), reference: everyOperation('pass') } }],
+  [
+    'auth ignored: fails where the seed requires the key; a decision on {base_url_alt}',
+    {
+      given: 'authIgnored',
+      want: {
+        seed: { listClients: 'fail', getCharge: 'fail', createPaymentLink: 'fail', getWebhook: 'info', createClient: 'info', createProduct: 'info' },
+        reference: { listClients: 'fail', getCharge: 'fail', createPaymentLink: 'fail', getWebhook: 'fail', createClient: 'fail', createProduct: 'fail' },
+      },
+    },
+  ],
+  ['only the presence of a key is checked', { given: 'presenceOnly', want: { seed: { listClients: 'fail', getCharge: 'fail', createClient: 'info' }, reference: { listClients: 'fail', createClient: 'fail' } } }],
+  ['403 instead of 401 departs from D02 only', { given: 'forbiddenNotUnauthorized', want: { seed: everyOperation('info'), reference: everyOperation('fail') } }],
+  [
+    'the request is looked at before the key: 404 or 422 before 401',
+    {
+      given: 'requestBeforeKey',
+      want: {
+        seed: { listClients: 'pass', getCharge: 'pass', createPaymentLink: 'pass', getWebhook: 'info', updateSubscription: 'info' },
+        reference: { listClients: 'pass', getCharge: 'pass', createPaymentLink: 'pass', getWebhook: 'fail', updateSubscription: 'fail' },
+      },
+    },
+  ],
+];
+
+describe('authCheck', () => {
+  test.each(cases)('%s', async (_name, { given, want }) => {
+    for (const profile of ['seed', 'reference'] as const) {
+      const ctx = await run(profile, faults[given]!);
+      expect(outcomes(ctx), profile).toMatchObject(want[profile]);
+    }
+  });
+
+  test('findings name the decision they depart from (seed profile)', async () => {
+    const ctx = await run('seed', faults.authIgnored!);
+    const results = ctx.recorder.results(ctx.operations.map((op) => op.operationId));
+    const decisions = (op: string) => [...new Set(results.find((r) => r.operationId === op && r.check === 'ignored_auth')?.findings.map((f) => f.decision))];
+    expect(decisions('createClient')).toEqual(['D03']);
+    expect(decisions('getWebhook')).toEqual(['D02']);
+    expect(decisions('listClients')).toEqual([undefined]);
+    const failed = results.find((r) => r.operationId === 'listClients')!.findings;
+    expect(failed.map((f) => f.message)).toEqual([
+      'GET /client → 200 without a key: not refused, the key was not checked',
+      'GET /client → 200 with an unknown key: not refused, the key was not checked',
+      'GET /client → 200 with a malformed key: not refused, the key was not checked',
+    ]);
+  });
+
+  test('the keys sent are masked in the recorded exchanges', async () => {
+    const ctx = await run('reference', faults.correct!, { only: ['listClients'] });
+    const sent = ctx.exchanges.map((e) => e.request.headers['X-API-KEY']);
+    expect(sent[0]).toBeUndefined();
+    expect(sent[1]).toMatch(/^sk_[a-z0-9]{3}…\*{4}$/);
+    expect(sent[2]).toBe('not-a-…****');
+  });
+
+  test('--read-only sends GET requests only and skips the rest with the reason', async () => {
+    const ctx = await run('reference', faults.correct!, { readOnly: true });
+    expect(new Set(ctx.exchanges.map((e) => e.request.method))).toEqual(new Set(['GET']));
+    const results = ctx.recorder.results(ctx.operations.map((op) => op.operationId));
+    expect(results.find((r) => r.operationId === 'createPaymentLink')).toMatchObject({ outcome: 'skip', skipReason: readOnlyReason });
+    expect(results.find((r) => r.operationId === 'listClients')?.outcome).toBe('pass');
+  });
+
+  test('--stateless sends only the keyless request (a mock cannot tell keys apart)', async () => {
+    const ctx = await run('reference', faults.presenceOnly!, { stateless: true });
+    expect(ctx.exchanges).toHaveLength(ctx.operations.length);
+    expect(outcomes(ctx)).toEqual(everyOperation('pass'));
+    expect(ctx.recorder.results(['listClients'])[0]!.findings[0]!.message).toMatch(/--stateless/);
+  });
+
+  test('a target that does not answer is skipped, not judged', async () => {
+    const ctx = new RunContext(options('seed', { only: ['listClients'] }), { fetch: (async () => { throw new Error('connection refused'); }) as typeof fetch });
+    await authCheck.run(ctx);
+    expect(ctx.recorder.results(['listClients'])).toMatchObject([{ check: 'ignored_auth', outcome: 'skip' }]);
+  });
+});
+
+describe('request material', () => {
+  test('the unknown key has the shape of an issued key, and the malformed one does not', () => {
+    expect(parseApiKey(unknownApiKey())).toBeDefined();
+    expect(unknownApiKey()).not.toBe(unknownApiKey());
+    expect(parseApiKey(malformedApiKey)).toBeUndefined();
+  });
+
+  test('example bodies get the fixtures, the run id and devMode', () => {
+    const ctx = new RunContext(options('seed'));
+    Object.assign(ctx.fixtures, { productId: 'prod_abc123', clientId: 'clnt_def456' });
+    const body = preparedBody(ctx, requestExample(ctx, ctx.operation('createPaymentLink')), 'auth') as Record<string, unknown>;
+    expect(body).toMatchObject({ items: [{ productId: 'prod_abc123' }], externalId: 'confauth-auth', devMode: true, customer: { name: expect.stringMatching(/ confauth$/) } });
+    const order = preparedBody(ctx, requestExample(ctx, ctx.operation('createOrder')), 'auth') as Record<string, unknown>;
+    expect(order).toMatchObject({ clientId: 'clnt_def456', items: [{ productId: 'prod_abc123' }] });
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * ensure_resource_availability against the in-process reference server (passes in both
+ * profiles), against broken wrappers of it (fails, or info for a decision in the seed profile),
+ * and in --stateless / --read-only runs (skips with the reason).
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { TestServer } from '../../server/test-support/harness.js';
+import type { Profile } from '../engine/types.js';
+import { availabilityCheck } from './availability.js';
+import { readOnlyReason, statelessReason } from './stateful.js';
+import { contextOn, is, rewriteJson, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+
+const check = 'ensure_resource_availability';
+const operations = ['createPaymentLink', 'createClient', 'createSubscription'] as const;
+type Op = (typeof operations)[number];
+
+let server: TestServer;
+beforeEach(async () => {
+  server = await startServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const charge = /^\/charge\/[^/]+$/;
+const clients = /^\/client$/;
+const subscription = /^\/subscription$/;
+
+/** Edits the `data` of a GET /charge/{id} answer. */
+const chargeData =
+  (edit: (data: Record<string, unknown>) => void): Wrapper =>
+  async (request, next) => {
+    const response = await next(request);
+    if (!is(request, 'GET', charge) || response.status !== 200) return response;
+    return rewriteJson(response, (json) => {
+      edit((json as { data: Record<string, unknown> }).data);
+      return json;
+    });
+  };
+
+/** Remembers the ids POST /client answered and hides them from GET /client. */
+function hideCreatedClients(): Wrapper {
+  const created = new Set<string>();
+  return async (request, next) => {
+    const response = await next(request);
+    if (is(request, 'POST', clients) && response.status === 201) created.add(((await response.clone().json()) as { id: string }).id);
+    if (!is(request, 'GET', clients)) return response;
+    return rewriteJson(response, (list) => (list as Array<{ id: string }>).filter((c) => !created.has(c.id)));
+  };
+}
+
+const notFound: Wrapper = async (request, next) =>
+  is(request, 'GET', charge) ? new Response(JSON.stringify({ type: '/problems/not-found', title: 'Not found', status: 404, detail: 'x' }), { status: 404, headers: { 'content-type': 'application/problem+json' } }) : next(request);
+
+describe('ensure_resource_availability', () => {
+  test.each<Profile>(['seed', 'reference'])('passes on the reference server (%s profile)', async (profile) => {
+    const ctx = await contextOn(server, { profile });
+    await availabilityCheck.run(ctx);
+    for (const op of operations) expect(verdict(ctx, op, check), op).toMatchObject({ outcome: 'pass' });
+    expect(verdict(ctx, 'createPaymentLink', check).messages.join()).toMatch(/total/);
+  });
+
+  // A broken deployment: which operation's check must report what, per profile.
+  const broken: Array<[string, { given: Wrapper; want: { op: Op; seed: string; reference: string; message: RegExp } }]> = [
+    ['the new charge is 404', { given: notFound, want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /answered 404 for the charge just created/ } }],
+    ['the charge reads another total', { given: chargeData((d) => void (d.total = Number(d.total) + 100)), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`total` reads/ } }],
+    ['the charge reads another id', { given: chargeData((d) => void (d.id = 'char_somethingelse')), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`id` reads/ } }],
+    ['the charge has no id', { given: chargeData((d) => void delete d.id), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /has no `id`/ } }],
+    // Charge.externalId is a decision as a whole (x-decision: D21): the seed's charge has no such field.
+    ['the charge reads another externalId (D21)', { given: chargeData((d) => void (d.externalId = 'someone-else')), want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /`externalId` reads/ } }],
+    ['the charge drops externalId (D21)', { given: chargeData((d) => void delete d.externalId), want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /lacks `externalId`/ } }],
+    ['the new client is not listed', { given: hideCreatedClients(), want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /is not among the/ } }],
+    [
+      'the list shows another tax number',
+      {
+        given: async (request, next) => {
+          const response = await next(request);
+          return is(request, 'GET', clients) ? rewriteJson(response, (list) => (list as Array<Record<string, unknown>>).map((c) => ({ ...c, taxId: '11444777000161' }))) : response;
+        },
+        want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /`taxId` reads "11444777000161"/ },
+      },
+    ],
+    [
+      'the list drops a required name',
+      {
+        given: async (request, next) => {
+          const response = await next(request);
+          return is(request, 'GET', clients) ? rewriteJson(response, (list) => (list as Array<Record<string, unknown>>).map(({ name: _name, ...c }) => c)) : response;
+        },
+        want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /lacks `name`/ },
+      },
+    ],
+    [
+      'the list fails',
+      {
+        given: async (request, next) => (is(request, 'GET', clients) ? new Response('oops', { status: 500 }) : next(request)),
+        want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /answered 500/ },
+      },
+    ],
+    [
+      'the update keeps the old status',
+      {
+        given: async (request, next) => {
+          const response = await next(request);
+          return is(request, 'PUT', subscription) ? rewriteJson(response, (s) => ({ ...(s as object), status: 'PENDING' })) : response;
+        },
+        want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /`status` reads "PENDING"/ },
+      },
+    ],
+    [
+      'the update does not find the new subscription',
+      {
+        given: async (request, next) => (is(request, 'PUT', subscription) ? new Response('{}', { status: 404, headers: { 'content-type': 'application/json' } }) : next(request)),
+        want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /answered 404 for the subscription just created/ },
+      },
+    ],
+  ];
+  describe.each<Profile>(['seed', 'reference'])('%s profile', (profile) => {
+    test.each(broken)('%s', async (_name, { given, want }) => {
+      const ctx = await contextOn(server, { profile, wrap: given });
+      await availabilityCheck.run(ctx);
+      const got = verdict(ctx, want.op, check);
+      expect(got, got.messages.join('\n')).toMatchObject({ outcome: want[profile] });
+      expect(got.messages.filter((m) => !m.startsWith('pass')).join('\n')).toMatch(want.message);
+    });
+  });
+
+  test('a create that fails is a skip with its status, not a finding', async () => {
+    const ctx = await contextOn(server, { wrap: async (request, next) => (is(request, 'POST', clients) ? new Response('{}', { status: 503 }) : next(request)) });
+    await availabilityCheck.run(ctx);
+    expect(verdict(ctx, 'createClient', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/the create answered 503/) });
+    expect(verdict(ctx, 'createPaymentLink', check).outcome).toBe('pass');
+  });
+
+  const skips: Array<[string, { given: { stateless?: boolean; readOnly?: boolean }; want: string }]> = [
+    ['--stateless', { given: { stateless: true }, want: statelessReason }],
+    ['--read-only', { given: { readOnly: true }, want: readOnlyReason }],
+  ];
+  test.each(skips)('%s skips every creating operation with the reason, sending nothing', async (_name, { given, want }) => {
+    const ctx = await contextOn(server, given);
+    await availabilityCheck.run(ctx);
+    for (const op of operations) expect(verdict(ctx, op, check)).toEqual({ outcome: 'skip', messages: [], skipReason: want });
+    expect(ctx.exchanges).toEqual([]);
+  });
+
+  test('--only: operations outside the run are neither checked nor skipped', async () => {
+    const ctx = await contextOn(server, { only: ['createClient'] });
+    const before = ctx.exchanges.length;
+    await availabilityCheck.run(ctx);
+    expect(verdict(ctx, 'createClient', check).outcome).toBe('pass');
+    expect(ctx.exchanges.slice(before).map((e) => e.operationId)).toEqual(['createClient', 'listClients']);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * negative_data_rejection: a request the contract says is invalid is refused with a 4xx.
+ *
+ * Every mutation of an operation's valid bodies (conformance/data/mutations.ts) is sent.
+ * A 4xx passes. A 2xx fails when the mutation breaks the seed, and is information (profile
+ * `seed`) when it breaks only a decision of the contract, named in the finding. A 5xx, or
+ * no answer, always fails. Against the stateless mock the mutations are sent too: the mock
+ * validates requests against the contract.
+ */
+import type { ContractOperation } from '../../lib/contract/bundled.js';
+import { validBodies } from '../data/bodies.js';
+import { describeAnswer, ensureSubscription } from '../data/fixtures.js';
+import { mutationsFor } from '../data/mutations.js';
+import { headerParametersOf, requestBodyOf } from '../data/schema.js';
+import type { RunContext } from '../engine/context.js';
+import type { CheckModule } from '../engine/run.js';
+
+const check = 'negative_data_rejection' as const;
+
+export const readOnlyReason = '--read-only: only GET requests are sent';
+
+export const negativeCheck: CheckModule = {
+  checks: [check],
+  async run(ctx) {
+    for (const op of ctx.operations) {
+      if (op.method !== 'get' && ctx.options.readOnly) ctx.recorder.skip(op.operationId, check, readOnlyReason);
+      else await operation(ctx, op);
+    }
+  },
+};
+
+async function operation(ctx: RunContext, op: ContractOperation): Promise<void> {
+  const opId = op.operationId;
+  const hasBody = requestBodyOf(ctx.contract, op) !== undefined;
+  if (!hasBody && headerParametersOf(ctx.contract, op).length === 0) {
+    return ctx.recorder.skip(opId, check, 'no request body or header parameter whose schema a request could break');
+  }
+  if (opId === 'updateSubscription' && !ctx.options.stateless) {
+    // Mutate a body that names a real subscription, so a refusal is about the mutation (D09).
+    const subscription = await ensureSubscription(ctx);
+    if ('reason' in subscription) return ctx.recorder.skip(opId, check, `no subscription to update: ${subscription.reason}`);
+  }
+  const bodies = validBodies(ctx, opId).map((b) => b.body);
+  if (hasBody && bodies.length === 0) return ctx.recorder.skip(opId, check, 'no valid body to mutate (see positive_data_acceptance)');
+  const mutations = mutationsFor(ctx, opId, bodies);
+  if (mutations.length === 0) return ctx.recorder.skip(opId, check, 'the contract gives no rule a request could break');
+
+  for (const mutation of mutations) {
+    const exchange = await ctx.request(op, { body: mutation.body, ...(mutation.headers ? { headers: mutation.headers } : {}) });
+    const status = exchange.response?.status;
+    const what = `${mutation.name} (breaks ${mutation.breaks === 'seed' ? 'the seed' : `decision ${mutation.decision ?? '?'}`})`;
+    if (status !== undefined && status >= 400 && status < 500) {
+      ctx.recorder.pass(opId, check, `${what}: refused (${status})`, exchange);
+    } else if (status !== undefined && status >= 200 && status < 300) {
+      ctx.judge(opId, check, false, `${what}: an invalid request was accepted (${status})`, {
+        decision: mutation.breaks === 'decision' ? mutation.decision : undefined,
+        exchange,
+      });
+    } else {
+      ctx.recorder.fail(opId, check, `${what}: expected a 4xx refusal, got ${describeAnswer(exchange)}`, exchange);
+    }
+  }
+}

@@ -1,0 +1,341 @@
+/**
+ * The response checks: every exchange the run recorded for a covered operation is judged
+ * against what the contract documents for that operation — no server error, a documented
+ * status code, a documented media type, a body valid against the documented schema, and
+ * the documented headers. Everything is read from the bundled contract; whether a
+ * departure fails or is only information comes from its `x-decision` / `x-decided` marks.
+ */
+import type { ErrorObject } from 'ajv';
+import { resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { RunContext } from '../engine/context.js';
+import type { CheckModule } from '../engine/run.js';
+import type { CheckName, Exchange } from '../engine/types.js';
+
+// ---------------------------------------------------------------------------
+// Reading the contract (shared with the other check modules of this folder)
+// ---------------------------------------------------------------------------
+
+export function isObject(value: unknown): value is JsonObject {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** One token of a JSON Pointer (RFC 6901). */
+export function pointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Follows local `$ref`s from `node` (found at `pointer`), returning the object reached and its own pointer. */
+export function followRef(doc: JsonObject, node: unknown, pointer: string): { node: unknown; pointer: string } {
+  let current = node;
+  let at = pointer;
+  const seen = new Set<string>();
+  while (isObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#') && !seen.has(current.$ref)) {
+    seen.add(current.$ref);
+    at = current.$ref.slice(1);
+    current = resolvePointer(doc, at);
+  }
+  return { node: current, pointer: at };
+}
+
+/** The JSON Pointer of an operation object in the contract. */
+export function operationPointer(op: ContractOperation): string {
+  return `/paths/${pointerToken(op.path)}/${op.method}`;
+}
+
+export interface DocumentedResponse {
+  /** The key it is documented under: `201`, `4XX` or `default`. */
+  key: string;
+  /** The response object, `$ref` followed. */
+  response: JsonObject;
+  /** The JSON Pointer of that response object. */
+  pointer: string;
+}
+
+/** Every response the operation documents, in document order. */
+export function documentedResponses(doc: JsonObject, op: ContractOperation): DocumentedResponse[] {
+  const responses = isObject(op.operation.responses) ? op.operation.responses : {};
+  return Object.entries(responses).flatMap(([key, raw]) => {
+    const { node, pointer } = followRef(doc, raw, `${operationPointer(op)}/responses/${pointerToken(key)}`);
+    return isObject(node) ? [{ key, response: node, pointer }] : [];
+  });
+}
+
+/** The response documented for `status`: the exact code, else its range (`4XX`), else `default`. */
+export function documentedResponse(doc: JsonObject, op: ContractOperation, status: number): DocumentedResponse | undefined {
+  const all = documentedResponses(doc, op);
+  return (
+    all.find((r) => r.key === String(status)) ??
+    all.find((r) => r.key.toUpperCase() === `${String(status)[0]}XX`) ??
+    all.find((r) => r.key === 'default')
+  );
+}
+
+/** Whether a documented response key covers a status class (`2` for 2xx). */
+function keyClass(key: string): string | undefined {
+  return /^[1-5]/.test(key) ? key[0] : undefined;
+}
+
+/** The media type of a Content-Type value, lower case, without parameters. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type ? type : undefined;
+}
+
+function mediaTypeMatches(documented: string, actual: string): boolean {
+  const d = documented.toLowerCase();
+  if (d === actual || d === '*/*') return true;
+  return d.endsWith('/*') && actual.startsWith(d.slice(0, -1));
+}
+
+/** `POST /charge/payment-link → 201`: how a finding names its exchange. */
+export function describeExchange(exchange: Exchange): string {
+  let path = exchange.request.url;
+  try {
+    path = new URL(exchange.request.url).pathname;
+  } catch {
+    // keep the URL as it is
+  }
+  const answer = exchange.response ? String(exchange.response.status) : 'no answer';
+  return `${exchange.request.method} ${path} → ${answer}`;
+}
+
+/** Ajv errors as short text: `/data/total must be integer`, at most `limit` of them. */
+export function describeErrors(errors: readonly ErrorObject[], limit = 3): string {
+  const texts = [
+    ...new Set(
+      errors.map((e) => {
+        const params = e.params as Record<string, unknown>;
+        const extra = e.keyword === 'additionalProperties' ? ` (${String(params.additionalProperty)})` : '';
+        return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
+      }),
+    ),
+  ];
+  return texts.length > limit ? `${texts.slice(0, limit).join('; ')} (+${texts.length - limit} more)` : texts.join('; ');
+}
+
+/**
+ * The decisions behind failing validation errors: the `x-decided` entry of the failing
+ * keyword (or the `x-decision` of the schema) on each error's parent schema.
+ */
+export function decisionsOfErrors(errors: readonly ErrorObject[]): string[] {
+  const decisions = new Set<string>();
+  for (const error of errors) {
+    const decision = RunContext.decisionOf(error.parentSchema, error.keyword);
+    if (decision) decisions.add(decision);
+  }
+  return [...decisions];
+}
+
+export type Verdict = { ok: true } | { ok: false; errors: ErrorObject[]; seedErrors: ErrorObject[]; decisions: string[] };
+
+/**
+ * Validates `value` against the schema at `pointer` in the full contract and, when that
+ * fails, in the seed view: invalid in both breaks the seed; invalid in the full contract
+ * only departs from the decisions named by the failing keywords.
+ */
+export function validateBoth(ctx: RunContext, pointer: string, value: unknown): Verdict {
+  const full = ctx.full.at(pointer);
+  if (full(value)) return { ok: true };
+  const errors = [...(full.errors ?? [])];
+  const seed = ctx.seed.at(pointer);
+  const seedErrors = seed(value) ? [] : [...(seed.errors ?? [])];
+  return { ok: false, errors, seedErrors, decisions: decisionsOfErrors(errors) };
+}
+
+/** Fallback name of a decision when a failing keyword carries no mark of its own. */
+export const unnamedDecision = 'a contract decision';
+
+// ---------------------------------------------------------------------------
+// The checks
+// ---------------------------------------------------------------------------
+
+/** Records findings, keeping at most one pass per operation and check. */
+class Judge {
+  private readonly passed = new Set<string>();
+  constructor(private readonly ctx: RunContext) {}
+
+  pass(opId: string, check: CheckName, message: string, exchange: Exchange): void {
+    const key = `${opId}\u0000${check}`;
+    if (this.passed.has(key)) return;
+    this.passed.add(key);
+    this.ctx.judge(opId, check, true, message, { exchange });
+  }
+
+  /** A departure: info in the seed profile when `decision` is given, else fail. */
+  depart(opId: string, check: CheckName, message: string, exchange: Exchange, decision?: string): void {
+    this.ctx.judge(opId, check, false, message, { decision, exchange });
+  }
+}
+
+export const responseChecks: CheckModule = {
+  checks: ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'response_headers_conformance'],
+  async run(ctx: RunContext): Promise<void> {
+    const judge = new Judge(ctx);
+    for (const exchange of ctx.exchanges) {
+      if (!ctx.covers(exchange.operationId)) continue;
+      const op = ctx.operation(exchange.operationId);
+      checkServerError(judge, op, exchange);
+      if (!exchange.response) continue;
+      const documented = documentedResponse(ctx.contract, op, exchange.response.status);
+      checkStatus(ctx, judge, op, exchange, documented);
+      // An undocumented status is judged against the documented responses of its class
+      // (a 200 where 201 is documented against the 201), so a wrong code does not hide a wrong body.
+      const like = documented ?? sameClass(ctx, op, exchange.response.status);
+      if (like) {
+        checkContentType(judge, op, exchange, like);
+        checkSchema(ctx, judge, op, exchange, like);
+      }
+      if (documented) checkHeaders(ctx, judge, op, exchange, documented);
+    }
+  },
+};
+
+function sameClass(ctx: RunContext, op: ContractOperation, status: number): DocumentedResponse | undefined {
+  return documentedResponses(ctx.contract, op).find((r) => keyClass(r.key) === String(status)[0]);
+}
+
+function checkServerError(judge: Judge, op: ContractOperation, exchange: Exchange): void {
+  const what = describeExchange(exchange);
+  if (exchange.error) judge.depart(op.operationId, 'not_a_server_error', `${what}: ${exchange.error}`, exchange);
+  else if (exchange.response && exchange.response.status >= 500) judge.depart(op.operationId, 'not_a_server_error', `${what}: a server error`, exchange);
+  else judge.pass(op.operationId, 'not_a_server_error', 'no server errors', exchange);
+}
+
+function checkStatus(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse | undefined): void {
+  const status = exchange.response!.status;
+  const check = 'status_code_conformance';
+  if (documented) {
+    judge.pass(op.operationId, check, 'every status code is documented', exchange);
+    return;
+  }
+  const all = documentedResponses(ctx.contract, op);
+  const listed = all.map((r) => r.key).join(', ');
+  const message = `${describeExchange(exchange)}: ${status} is not documented for ${op.operationId} (documented: ${listed})`;
+  const cls = String(status)[0];
+  let decision: string | undefined;
+  if (cls === '2') {
+    // The success code is the seed's unless the operation marks its responses as decided.
+    decision = RunContext.decisionOf(op.operation, 'responses');
+  } else if (cls === '4' || cls === '5') {
+    // Errors: when every documented error of this class is a decision (the seed documents
+    // none), another error code departs from those decisions only.
+    const errors = all.filter((r) => keyClass(r.key) === cls);
+    const decisions = errors.map((r) => RunContext.decisionOf(r.response));
+    if (errors.length > 0 && decisions.every((d) => d !== undefined)) decision = mostCommon(decisions as string[]);
+  }
+  judge.depart(op.operationId, check, message, exchange, decision);
+}
+
+function mostCommon(values: string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+function contentOf(documented: DocumentedResponse): JsonObject | undefined {
+  const content = documented.response.content;
+  return isObject(content) && Object.keys(content).length > 0 ? content : undefined;
+}
+
+function checkContentType(judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
+  const check = 'content_type_conformance';
+  const response = exchange.response!;
+  const content = contentOf(documented);
+  const actual = mediaTypeOf(response.headers['content-type']);
+  const what = describeExchange(exchange);
+  const decision = RunContext.decisionOf(documented.response);
+  if (!content) {
+    if (response.body.length === 0) judge.pass(op.operationId, check, 'every media type is documented', exchange);
+    else judge.depart(op.operationId, check, `${what}: a body (${actual ?? 'no Content-Type'}) where the contract documents none`, exchange, decision);
+    return;
+  }
+  const types = Object.keys(content);
+  const match = actual ? types.find((t) => mediaTypeMatches(t, actual)) : undefined;
+  if (match) {
+    judge.pass(op.operationId, check, 'every media type is documented', exchange);
+    return;
+  }
+  // A mismatch on a response object the contract decided (errors, D02) is a departure from
+  // that decision; on a seed response (a success, whose body the seed says is JSON) it fails.
+  judge.depart(op.operationId, check, `${what}: Content-Type ${actual ?? '(none)'}, documented ${types.join(' or ')}`, exchange, decision);
+}
+
+/** The documented media type whose schema judges this response: the one matching its Content-Type, else the first JSON one. */
+function schemaPointerFor(documented: DocumentedResponse, contentType: string | undefined): string | undefined {
+  const content = contentOf(documented);
+  if (!content) return undefined;
+  const types = Object.keys(content);
+  const actual = mediaTypeOf(contentType);
+  const type = (actual ? types.find((t) => mediaTypeMatches(t, actual)) : undefined) ?? types.find((t) => /json/i.test(t)) ?? types[0];
+  if (type === undefined || !isObject(content[type]) || !('schema' in content[type])) return undefined;
+  return `${documented.pointer}/content/${pointerToken(type)}/schema`;
+}
+
+function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
+  const check = 'response_schema_conformance';
+  const response = exchange.response!;
+  const pointer = schemaPointerFor(documented, response.headers['content-type']);
+  if (!pointer) return;
+  const what = describeExchange(exchange);
+  const responseDecision = RunContext.decisionOf(documented.response);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    const shown = response.body.length === 0 ? 'an empty body' : `a body that is not JSON (${JSON.stringify(response.body.slice(0, 40))})`;
+    judge.depart(op.operationId, check, `${what}: ${shown}`, exchange, responseDecision);
+    return;
+  }
+  const verdict = validateBoth(ctx, pointer, body);
+  if (verdict.ok) {
+    judge.pass(op.operationId, check, 'every body matches its schema', exchange);
+  } else if (verdict.seedErrors.length > 0) {
+    // Wrong even for the seed; unless the whole response object is a decision (an error, D02).
+    judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.seedErrors)}`, exchange, responseDecision);
+  } else {
+    const decision = verdict.decisions.join(', ') || unnamedDecision;
+    judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.errors)}`, exchange, decision);
+  }
+}
+
+/** Header values are strings; a schema of another type sees the value that string stands for. */
+function headerValue(schema: unknown, raw: string): unknown {
+  const type = isObject(schema) ? schema.type : undefined;
+  if ((type === 'integer' || type === 'number') && raw.trim() !== '' && Number.isFinite(Number(raw))) return Number(raw);
+  if (type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
+
+function checkHeaders(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
+  const check = 'response_headers_conformance';
+  const headers = isObject(documented.response.headers) ? documented.response.headers : {};
+  const what = describeExchange(exchange);
+  let looked = false;
+  let ok = true;
+  for (const [name, raw] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'content-type') continue; // OpenAPI ignores it here
+    const { node, pointer } = followRef(ctx.contract, raw, `${documented.pointer}/headers/${pointerToken(name)}`);
+    if (!isObject(node)) continue;
+    const decision = RunContext.decisionOf(node) ?? RunContext.decisionOf(documented.response);
+    const value = exchange.response!.headers[name.toLowerCase()];
+    if (value === undefined) {
+      if (node.required === true) {
+        looked = true;
+        ok = false;
+        judge.depart(op.operationId, check, `${what}: required header ${name} is missing`, exchange, decision);
+      }
+      continue;
+    }
+    looked = true;
+    if (!('schema' in node)) continue;
+    const schemaPointer = `${pointer}/schema`;
+    const { node: schema } = followRef(ctx.contract, node.schema, schemaPointer);
+    const verdict = validateBoth(ctx, schemaPointer, headerValue(schema, value));
+    if (verdict.ok) continue;
+    ok = false;
+    const seedBroken = verdict.seedErrors.length > 0;
+    const message = `${what}: header ${name}: ${JSON.stringify(value)} ${describeErrors(seedBroken ? verdict.seedErrors : verdict.errors).replace(/^\/ /, '')}`;
+    judge.depart(op.operationId, check, message, exchange, seedBroken ? decision : (decision ?? (verdict.decisions.join(', ') || unnamedDecision)));
+  }
+  if (looked && ok) judge.pass(op.operationId, check, 'every documented header is present and valid', exchange);
+}

@@ -1,0 +1,89 @@
+/**
+ * Test support for the stateful checks (availability, idempotency, tenants): a run context on
+ * the in-process reference server, optionally behind a hand-made broken wrapper, with the
+ * fixtures a run creates (through that wrapper, as a real run would), and a reader of the
+ * recorded results.
+ */
+import { randomBytes } from 'node:crypto';
+import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+import { createFixtures } from '../data/fixtures.js';
+import { RunContext } from '../engine/context.js';
+import type { CheckName, CheckResult, ConformanceOptions, Profile } from '../engine/types.js';
+
+/** Sends a request on to the reference app; a wrapper may change the request or the answer. */
+export type Next = (request: Request) => Promise<Response>;
+export type Wrapper = (request: Request, next: Next) => Promise<Response>;
+
+export interface ContextOptions {
+  profile?: Profile;
+  stateless?: boolean;
+  readOnly?: boolean;
+  /** The second company's key by default; `null` for none. */
+  secondApiKey?: string | null;
+  wrap?: Wrapper;
+  /** Create the run's fixtures with `createFixtures`, as runConformance does. Default true. */
+  fixtures?: boolean;
+  /** `--only` these operations. */
+  only?: string[];
+}
+
+export async function startServer(): Promise<TestServer> {
+  return createTestServer();
+}
+
+export async function contextOn(server: TestServer, options: ContextOptions = {}): Promise<RunContext> {
+  const next: Next = async (request) => server.app.fetch(request);
+  const wrap = options.wrap ?? ((request, n) => n(request));
+  const fetchFn = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => wrap(new Request(input, init), next)) as typeof fetch;
+  const secondApiKey = options.secondApiKey === undefined ? server.other.apiKey : options.secondApiKey;
+  const runOptions: ConformanceOptions = {
+    baseUrl: 'http://ref.test',
+    baseUrlAlt: 'http://ref-alt.test',
+    apiKey: server.apiKey,
+    ...(secondApiKey !== null ? { secondApiKey } : {}),
+    profile: options.profile ?? 'seed',
+    readOnly: options.readOnly ?? false,
+    stateless: options.stateless ?? false,
+    ...(options.only ? { only: options.only } : {}),
+    runId: `conf${randomBytes(4).toString('hex')}`,
+    timeoutMs: 5_000,
+  };
+  const ctx = new RunContext(runOptions, { fetch: fetchFn });
+  if (options.fixtures !== false && !runOptions.readOnly && !runOptions.stateless) await createFixtures(ctx);
+  return ctx;
+}
+
+/** The recorded result of one check on one operation. */
+export function resultOf(ctx: RunContext, operationId: string, check: CheckName): CheckResult | undefined {
+  return ctx.recorder.results([operationId]).find((r) => r.check === check);
+}
+
+/** The outcome of one check on one operation, and every finding's message (for failing assertions to show). */
+export function verdict(ctx: RunContext, operationId: string, check: CheckName): { outcome: string; messages: string[]; skipReason?: string | undefined } {
+  const result = resultOf(ctx, operationId, check);
+  if (!result) return { outcome: 'none', messages: [] };
+  return { outcome: result.outcome, messages: result.findings.map((f) => `${f.outcome}${f.decision ? ` (${f.decision})` : ''}: ${f.message}`), skipReason: result.skipReason };
+}
+
+/** Whether a request is `METHOD` on a path matching `path`. */
+export function is(request: Request, method: string, path: RegExp): boolean {
+  return request.method === method && path.test(new URL(request.url).pathname);
+}
+
+/** A JSON answer rewritten by `edit` (headers kept, length dropped). */
+export async function rewriteJson(response: Response, edit: (json: unknown) => unknown, status = response.status): Promise<Response> {
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  const body = text === '' ? text : JSON.stringify(edit(JSON.parse(text)));
+  return new Response(body, { status, headers });
+}
+
+/** The same request with other headers or another body. */
+export async function withRequest(request: Request, change: { headers?: (headers: Headers) => void; body?: (json: unknown) => unknown }): Promise<Request> {
+  const headers = new Headers(request.headers);
+  change.headers?.(headers);
+  let body: string | undefined = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
+  if (body !== undefined && change.body) body = JSON.stringify(change.body(JSON.parse(body)));
+  return new Request(request.url, { method: request.method, headers, ...(body !== undefined ? { body } : {}) });
+}

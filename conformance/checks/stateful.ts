@@ -1,0 +1,144 @@
+/**
+ * What the stateful checks (ensure_resource_availability, idempotency_replay,
+ * tenant_isolation) share: when they cannot run, and small readers of exchanges and of the
+ * contract's response schemas.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { RunContext } from '../engine/context.js';
+import type { CheckName, Exchange } from '../engine/types.js';
+
+export const statelessReason = '--stateless: the target keeps no state (e.g. the Prism mock)';
+export const readOnlyReason = '--read-only: the check must create records';
+export const noSecondKeyReason = 'no --second-api-key';
+
+/** Why a check that creates records cannot run on this target, if it cannot. */
+export function statefulSkipReason(ctx: RunContext): string | undefined {
+  if (ctx.options.stateless) return statelessReason;
+  if (ctx.options.readOnly) return readOnlyReason;
+  return undefined;
+}
+
+/** Records `check` as skipped for every operation of `operationIds` the run covers. */
+export function skipAll(ctx: RunContext, operationIds: readonly string[], check: CheckName, reason: string): void {
+  for (const operationId of operationIds) if (ctx.covers(operationId)) ctx.recorder.skip(operationId, check, reason);
+}
+
+export function isSuccess(exchange: Exchange): boolean {
+  const status = exchange.response?.status;
+  return status !== undefined && status >= 200 && status < 300;
+}
+
+export function isClientError(exchange: Exchange): boolean {
+  const status = exchange.response?.status;
+  return status !== undefined && status >= 400 && status < 500;
+}
+
+/** "answered 422" or "got no answer (why)", for messages. */
+export function answered(exchange: Exchange): string {
+  return exchange.response ? `answered ${exchange.response.status}` : `got no answer (${exchange.error ?? 'unknown error'})`;
+}
+
+/** The response body parsed as JSON, or undefined when there is none or it is not JSON. */
+export function jsonOf(exchange: Exchange): unknown {
+  const text = exchange.response?.body;
+  if (text === undefined || text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The `data` of a charge envelope (seed §2.1: charge operations answer `{status, message,
+ * data}`), or the body itself for the other operations.
+ */
+export function envelopeData(body: unknown): JsonObject | undefined {
+  if (!isObject(body)) return undefined;
+  return isObject(body.data) ? body.data : undefined;
+}
+
+/** The JSON schema of an operation's first declared 2xx response, dereferenced. */
+export function successSchema(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
+  const responses = (op.operation.responses ?? {}) as JsonObject;
+  const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
+  if (!code) return undefined;
+  const response = deref(ctx.contract, responses[code]);
+  const content = (response.content ?? {}) as Record<string, JsonObject>;
+  const media = Object.keys(content).find((m) => /json/.test(m));
+  return media && content[media]?.schema ? deref(ctx.contract, content[media].schema) : undefined;
+}
+
+/** The headers of an operation's first declared 2xx response, dereferenced, by name. */
+export function successHeaders(ctx: RunContext, op: ContractOperation): Record<string, JsonObject> {
+  const responses = (op.operation.responses ?? {}) as JsonObject;
+  const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
+  if (!code) return {};
+  const response = deref(ctx.contract, responses[code]);
+  const headers: Record<string, JsonObject> = {};
+  for (const [name, header] of Object.entries((response.headers ?? {}) as JsonObject)) headers[name] = deref(ctx.contract, header);
+  return headers;
+}
+
+/** The properties a schema declares, its own and those of its `allOf` parts (as written, not dereferenced). */
+export function propertiesOf(ctx: RunContext, schema: unknown): Record<string, JsonObject> {
+  const s = deref(ctx.contract, schema);
+  if (!isObject(s)) return {};
+  const props: Record<string, JsonObject> = {};
+  for (const part of (s.allOf ?? []) as unknown[]) Object.assign(props, propertiesOf(ctx, part));
+  Object.assign(props, (s.properties ?? {}) as Record<string, JsonObject>);
+  return props;
+}
+
+/** Whether a schema (or one of its `allOf` parts) lists `name` as required, and the decision marked on that `required`, if any. */
+export function requiredness(ctx: RunContext, schema: unknown, name: string): { required: boolean; decision?: string | undefined } {
+  const s = deref(ctx.contract, schema);
+  if (!isObject(s)) return { required: false };
+  if (Array.isArray(s.required) && s.required.includes(name)) return { required: true, decision: RunContext.decisionOf(s, 'required') };
+  for (const part of (s.allOf ?? []) as unknown[]) {
+    const found = requiredness(ctx, part, name);
+    if (found.required) return found;
+  }
+  return { required: false };
+}
+
+/**
+ * Whether two field values are the same: equal JSON, or two timestamps naming the same
+ * instant (seed: timestamps are ISO 8601 strings, which may write one instant in several ways).
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (isDeepStrictEqual(a, b)) return true;
+  const timestamp = /^\d{4}-\d{2}-\d{2}T/;
+  if (typeof a === 'string' && typeof b === 'string' && timestamp.test(a) && timestamp.test(b)) {
+    const ta = Date.parse(a);
+    return !Number.isNaN(ta) && ta === Date.parse(b);
+  }
+  return false;
+}
+
+/** Whether `value` contains the string `needle` anywhere (as a whole string value). */
+export function containsValue(value: unknown, needle: string): boolean {
+  if (value === needle) return true;
+  if (Array.isArray(value)) return value.some((v) => containsValue(v, needle));
+  if (isObject(value)) return Object.values(value).some((v) => containsValue(v, needle));
+  return false;
+}
+
+/** A deep copy of `value` with every string value equal to a key of `replacements` replaced. */
+export function replaceValues(value: unknown, replacements: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return replacements.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => replaceValues(v, replacements));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceValues(v, replacements)]));
+  return value;
+}
+
+/** Short JSON of a value for messages. */
+export function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}

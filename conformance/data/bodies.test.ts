@@ -1,0 +1,180 @@
+/**
+ * Valid bodies against the current contract: none is dropped, every one validates, they are
+ * the run's own (fixture ids, run-id tags, devMode) and make sense in the domain (order
+ * amounts add up, D29); against the stateless mock the examples come back unchanged.
+ */
+import { describe, expect, test } from 'vitest';
+import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
+import { RunContext } from '../engine/context.js';
+import type { ConformanceOptions } from '../engine/types.js';
+import { validBodies, validBodiesWithNotes } from './bodies.js';
+import { requestBodyOf } from './schema.js';
+import { runData } from './state.js';
+
+const ids = {
+  productId: 'prod_fixtureproduct00000000',
+  subscriptionProductId: 'prod_fixturesubscription000',
+  clientId: 'clnt_fixtureclient000000000',
+  companyId: 'comp_fixturecompany00000000',
+  subscriptionId: 'subs_fixturesubscription000',
+};
+const price = 89.9;
+
+function context(options: Partial<ConformanceOptions> = {}, fixtures: Partial<typeof ids> = ids, contract?: JsonObject): RunContext {
+  const ctx = new RunContext(
+    { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: 'key', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1000, runId: 'confbodies1', ...options },
+    contract ? { contract } : {},
+  );
+  if (fixtures.productId) ctx.fixtures.productId = fixtures.productId;
+  if (fixtures.subscriptionProductId) ctx.fixtures.subscriptionProductId = fixtures.subscriptionProductId;
+  if (fixtures.clientId) ctx.fixtures.clientId = fixtures.clientId;
+  const state = runData(ctx);
+  if (fixtures.companyId) state.companyId = fixtures.companyId;
+  if (fixtures.subscriptionId) state.subscriptionId = fixtures.subscriptionId;
+  for (const id of [fixtures.productId, fixtures.subscriptionProductId]) if (id) state.prices.set(id, price);
+  return ctx;
+}
+
+const ctx = context();
+const bodyOperations = ctx.operations.filter((op) => requestBodyOf(ctx.contract, op)).map((op) => op.operationId);
+
+/** Every string value in a body, at any depth, by key. */
+function valuesOf(body: unknown, key: string): unknown[] {
+  if (Array.isArray(body)) return body.flatMap((item) => valuesOf(item, key));
+  if (!body || typeof body !== 'object') return [];
+  return Object.entries(body).flatMap(([k, v]) => (k === key ? [v] : valuesOf(v, key)));
+}
+
+describe('validBodies against the current contract', () => {
+  test('every operation with a request body is covered', () => {
+    expect(bodyOperations.sort()).toEqual(['createClient', 'createOrder', 'createPaymentLink', 'createProduct', 'createSubscription', 'updateSubscription']);
+  });
+
+  test.each(bodyOperations)('%s: nothing is dropped, every body validates, names are unique, the examples come first', (operationId) => {
+    const { bodies, dropped } = validBodiesWithNotes(ctx, operationId);
+    expect(dropped).toEqual([]);
+    const examples = requestBodyOf(ctx.contract, ctx.operation(operationId))!.examples;
+    expect(bodies.length).toBeGreaterThan(examples.length);
+    expect(bodies.length).toBeLessThanOrEqual(3 * examples.length + 2);
+    expect(bodies.slice(0, examples.length).map((b) => b.name)).toEqual(examples.map((e) => `example ${e.name}`));
+    expect(new Set(bodies.map((b) => b.name)).size).toBe(bodies.length);
+    const validate = ctx.full.at(requestBodyOf(ctx.contract, ctx.operation(operationId))!.pointer);
+    for (const { name, body } of bodies) expect(validate(body), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  });
+
+  test.each(bodyOperations)('%s: ids are the run\'s fixtures, names and external ids carry the run id', (operationId) => {
+    const known = new Set(Object.values(ids));
+    for (const { name, body } of validBodies(ctx, operationId)) {
+      for (const key of ['productId', 'clientId', 'customerId', 'companyId']) {
+        for (const value of valuesOf(body, key)) expect(known, `${name}: ${key} ${String(value)}`).toContain(value);
+      }
+      for (const key of ['name', 'externalId', 'sku']) {
+        for (const value of valuesOf(body, key)) expect(String(value), `${name}: ${key}`).toContain('confbodies1');
+      }
+    }
+  });
+
+  test.each<[string, { given: string; want: (bodies: Array<{ name: string; body: any; decision?: string }>) => void }]>([
+    [
+      'payment links: development mode always, items of the fixture product, a minimal form resting on D18',
+      {
+        given: 'createPaymentLink',
+        want: (bodies) => {
+          for (const { body } of bodies) expect(body.devMode).toBe(true);
+          expect(bodies[0]!.body.items).toEqual([{ productId: ids.productId, quantity: 2 }]);
+          expect(bodies.find((b) => b.name === 'example withTotal')!.body.customerId).toBe(ids.clientId);
+          const minimal = bodies.filter((b) => b.name.endsWith('required fields only'));
+          expect(minimal.map((b) => Object.keys(b.body).sort())).toEqual([['devMode', 'items'], ['devMode', 'total']]);
+          for (const b of minimal) expect(b.decision).toBe('D18');
+          // customerId and customer exclude each other (D18): no body has both.
+          for (const { body } of bodies) expect(body.customer !== undefined && body.customerId !== undefined).toBe(false);
+        },
+      },
+    ],
+    [
+      'orders: total = subtotal − discount + shippingCost and subtotal = Σ price × quantity (D29)',
+      {
+        given: 'createOrder',
+        want: (bodies) => {
+          const cents = (n: unknown) => Math.round(Number(n ?? 0) * 100);
+          for (const { name, body } of bodies) {
+            expect(cents(body.total), name).toBe(cents(body.subtotal) - cents(body.discount) + cents(body.shippingCost));
+            if (Array.isArray(body.items)) expect(cents(body.subtotal), name).toBe(body.items.reduce((sum: number, i: any) => sum + cents(price) * i.quantity, 0));
+          }
+          const every = bodies.find((b) => b.name.endsWith('every optional field'))!.body;
+          expect(every).toMatchObject({ companyId: ids.companyId, trackingCode: expect.any(String), isStorefrontOrder: false });
+          expect(every.items[0]).not.toHaveProperty('orderId'); // deprecated: not sent
+        },
+      },
+    ],
+    [
+      'subscriptions: the subscription product, enumerated values varied',
+      {
+        given: 'createSubscription',
+        want: (bodies) => {
+          for (const { body } of bodies) expect(body.productId).toBe(ids.subscriptionProductId);
+          expect(new Set(bodies.map((b) => b.body.period)).size).toBeGreaterThanOrEqual(3);
+          expect(bodies.find((b) => b.name.endsWith('required fields only'))!.body).not.toHaveProperty('clientId');
+        },
+      },
+    ],
+    [
+      'subscription updates: the subscription of the run',
+      {
+        given: 'updateSubscription',
+        want: (bodies) => {
+          for (const { body } of bodies) expect(body.id).toBe(ids.subscriptionId);
+          expect(bodies[0]!.body).toEqual({ id: ids.subscriptionId, status: 'CANCELLED' });
+        },
+      },
+    ],
+    [
+      'clients: the example, tagged; a required-only form without the address',
+      {
+        given: 'createClient',
+        want: (bodies) => {
+          expect(bodies[0]!.body.name).toBe('Maria Silva Souza confbodies1');
+          expect(Object.keys(bodies.find((b) => b.name.endsWith('required fields only'))!.body).sort()).toEqual(['cpfCnpj', 'email', 'name', 'phone', 'status']);
+        },
+      },
+    ],
+  ])('%s', (_name, { given, want }) => {
+    want(validBodies(ctx, given) as never);
+  });
+});
+
+describe('validBodies in other situations', () => {
+  test.each(bodyOperations)('stateless (the mock): %s starts with the contract examples unchanged', (operationId) => {
+    const stateless = context({ stateless: true }, {});
+    const examples = requestBodyOf(stateless.contract, stateless.operation(operationId))!.examples;
+    const { bodies, dropped } = validBodiesWithNotes(stateless, operationId);
+    expect(dropped).toEqual([]);
+    expect(bodies.slice(0, examples.length).map((b) => b.body)).toEqual(examples.map((e) => e.value));
+  });
+
+  test.each<[string, { given: { operationId: string; missing: Partial<typeof ids> }; want: { count: 'none' | 'some'; dropped: RegExp } }]>([
+    ['no client fixture: the payment link for an existing client loses customerId', { given: { operationId: 'createPaymentLink', missing: { clientId: undefined } }, want: { count: 'some', dropped: /customerId removed, no clientId fixture/ } }],
+    ['no subscription product: no subscription body is valid', { given: { operationId: 'createSubscription', missing: { subscriptionProductId: undefined } }, want: { count: 'none', dropped: /productId removed, no subscriptionProductId fixture/ } }],
+    ['no subscription yet: no update body', { given: { operationId: 'updateSubscription', missing: { subscriptionId: undefined } }, want: { count: 'none', dropped: /id removed, no subscriptionId fixture/ } }],
+  ])('%s', (_name, { given, want }) => {
+    const partial = context({}, { ...ids, ...given.missing });
+    const { bodies, dropped } = validBodiesWithNotes(partial, given.operationId);
+    expect(bodies.length > 0 ? 'some' : 'none').toBe(want.count);
+    expect(dropped.join('\n')).toMatch(want.dropped);
+    for (const { body } of bodies) expect(JSON.stringify(body)).not.toMatch(/"customerId"|"id"/);
+  });
+
+  test('a body the contract refuses is dropped with the reason, not returned', () => {
+    const contract = structuredClone(loadBundledContract());
+    const example = ((contract.components as any).examples as any).ProductCreateRequest.value;
+    example.price = 'not a number';
+    const broken = context({}, ids, contract);
+    const { bodies, dropped } = validBodiesWithNotes(broken, 'createProduct');
+    expect(bodies.map((b) => b.name)).not.toContain('example subscriptionProduct');
+    expect(dropped.join('\n')).toMatch(/example subscriptionProduct: the contract refuses it \(\/price must be number/);
+  });
+
+  test('operations without a request body have none', () => {
+    expect(validBodies(ctx, 'listClients')).toEqual([]);
+  });
+});

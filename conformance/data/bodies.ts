@@ -1,0 +1,280 @@
+import type { ValidateFunction } from 'ajv';
+import type { JsonObject } from '../../lib/contract/bundled.js';
+import type { RunContext } from '../engine/context.js';
+import {
+  isDeprecated,
+  isPlainObject,
+  itemsOf,
+  keywordOf,
+  propertiesOf,
+  requestBodyOf,
+  requiredOf,
+  sampleValue,
+  viewOf,
+  type SchemaView,
+} from './schema.js';
+import { runData } from './state.js';
+
+/**
+ * Valid request bodies of an operation, for the positive check and every check that needs
+ * one (`validBodies(ctx, op)[0]` is the contract's first example, made the run's own).
+ *
+ * Against a stateful target each body refers to records the run created (`ctx.fixtures`,
+ * see fixtures.ts), is tagged with the run id (names, `externalId`, `sku`), creates
+ * charges with `devMode: true`, and keeps the amounts of the domain right. Against the
+ * stateless mock the contract's examples are returned unchanged (their ids are the
+ * contract's), followed by the generated variants.
+ *
+ * The bodies, in order:
+ * 1. every request example of the operation in the contract;
+ * 2. each example with only the fields it needs (optional fields dropped while the body
+ *    stays valid, so a schema `anyOf` such as a payment link's total-or-items keeps one);
+ * 3. each example with every optional field the schema offers a value for added (from the
+ *    schema's own `examples` / `enum` / `default`), while the body stays valid;
+ * 4. two variants of (3) with every enumerated value moved to the next allowed value.
+ * Every body is validated against the full contract; one that does not validate is dropped
+ * (and named in `dropped`), and duplicates are removed.
+ *
+ * `updateSubscription` names the subscription to change by the `id` in its body: its bodies
+ * carry the subscription this run created. Call `ensureSubscription(ctx)` (fixtures.ts)
+ * first; until a subscription is registered, its bodies are dropped.
+ */
+export interface ValidBody {
+  name: string;
+  body: unknown;
+  /**
+   * Set when the body omits fields whose optionality is a decision of the contract
+   * (a decided `required` / `allOf` / `minProperties` …): a target that refuses it departs
+   * from that decision only, not from the seed.
+   */
+  decision?: string;
+}
+
+export interface ValidBodies {
+  bodies: ValidBody[];
+  /** Bodies (or fields) left out, with the reason: a fixture missing, a body the contract refuses. */
+  dropped: string[];
+}
+
+export function validBodies(ctx: RunContext, operationId: string): ValidBody[] {
+  return validBodiesWithNotes(ctx, operationId).bodies;
+}
+
+/** The operations that bill a subscription product (seed §1.5, §4.5, §4.6): their `productId` is the subscription product. */
+const subscriptionOperations = new Set(['createSubscription', 'updateSubscription']);
+/** The operation whose body names the record it changes by `id` (D09). */
+const updateByIdOperation = 'updateSubscription';
+
+export function validBodiesWithNotes(ctx: RunContext, operationId: string): ValidBodies {
+  const op = ctx.operation(operationId);
+  const info = requestBodyOf(ctx.contract, op);
+  if (!info) return { bodies: [], dropped: [] };
+  const validate = ctx.full.at(info.pointer);
+  const view = viewOf(ctx.contract, info.schema);
+  const stateless = ctx.options.stateless;
+  const dropped: string[] = [];
+  const candidates: ValidBody[] = [];
+  const finish = (body: unknown, name: string) => finishBody(ctx, operationId, view, structuredClone(body), name, dropped);
+
+  for (const example of info.examples) {
+    candidates.push({ name: `example ${example.name}`, body: stateless ? structuredClone(example.value) : finish(example.value, `example ${example.name}`) });
+  }
+  const optionalityDecision = ['required', 'allOf', 'anyOf', 'oneOf', 'minProperties', 'dependentSchemas'].map((k) => keywordOf(view, k)?.decision).find(Boolean);
+  for (const example of info.examples) {
+    const minimal = structuredClone(example.value);
+    stripOptional(ctx.contract, validate, minimal, minimal, view);
+    const name = `example ${example.name}, required fields only`;
+    candidates.push({ name, body: finish(minimal, name), ...(optionalityDecision ? { decision: optionalityDecision } : {}) });
+  }
+  const filled: unknown[] = [];
+  for (const example of info.examples) {
+    const full = structuredClone(example.value);
+    fillOptional(ctx.contract, validate, full, full, view);
+    filled.push(full);
+    const name = `example ${example.name}, every optional field`;
+    candidates.push({ name, body: finish(full, name) });
+  }
+  for (const k of [1, 2]) {
+    if (filled[0] === undefined) break;
+    const name = `every optional field, enumerated values shifted by ${k}`;
+    candidates.push({ name, body: finish(shiftEnums(ctx.contract, filled[0], view, k), name) });
+  }
+
+  const bodies: ValidBody[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    if (candidate.body === undefined) continue;
+    const key = JSON.stringify(candidate.body);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!validate(candidate.body)) {
+      dropped.push(`${candidate.name}: the contract refuses it (${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ')})`);
+      continue;
+    }
+    bodies.push(candidate);
+  }
+  return { bodies, dropped: [...new Set(dropped)] };
+}
+
+/**
+ * Makes a body the run's own: ids of the run's records, run-id tags, development mode and
+ * amounts that add up. Against the stateless mock ids stay as the contract shows them.
+ */
+function finishBody(ctx: RunContext, operationId: string, view: SchemaView, body: unknown, name: string, dropped: string[]): unknown {
+  if (!ctx.options.stateless) substituteIds(ctx, operationId, body, name, dropped);
+  tagBody(ctx, body);
+  // Every charge the suite creates is a development charge: it moves no money.
+  if (isPlainObject(body) && propertiesOf(ctx.contract, view).has('devMode')) body.devMode = true;
+  applyDomainRules(ctx, operationId, view, body);
+  return body;
+}
+
+/** Replaces the contract's example ids by the records this run created (a missing one is removed). */
+function substituteIds(ctx: RunContext, operationId: string, body: unknown, name: string, dropped: string[]): void {
+  const state = runData(ctx);
+  const fixtures = ctx.fixtures;
+  const productId = subscriptionOperations.has(operationId) ? fixtures.subscriptionProductId : fixtures.productId;
+  const replacements: Record<string, { value: string | undefined; fixture: string }> = {
+    productId: { value: productId, fixture: subscriptionOperations.has(operationId) ? 'subscriptionProductId' : 'productId' },
+    clientId: { value: fixtures.clientId, fixture: 'clientId' },
+    customerId: { value: fixtures.clientId, fixture: 'clientId' },
+    companyId: { value: state.companyId, fixture: 'companyId' },
+  };
+  const visit = (node: unknown, root: boolean): void => {
+    if (Array.isArray(node)) node.forEach((item) => visit(item, false));
+    if (!isPlainObject(node)) return;
+    for (const key of Object.keys(node)) {
+      const replacement = root && key === 'id' && operationId === updateByIdOperation ? { value: state.subscriptionId, fixture: 'subscriptionId' } : replacements[key];
+      if (replacement && typeof node[key] === 'string') {
+        if (replacement.value !== undefined) node[key] = replacement.value;
+        else {
+          delete node[key];
+          dropped.push(`${name}: ${key} removed, no ${replacement.fixture} fixture${state.missing.get(replacement.fixture) ? ` (${state.missing.get(replacement.fixture)})` : ''}`);
+        }
+      } else visit(node[key], false);
+    }
+  };
+  visit(body, true);
+}
+
+/** Tags what the run creates with its run id, so the records can be found (and cleaned up) later. */
+export function tagBody(ctx: RunContext, body: unknown): void {
+  const tag = ctx.runId;
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    if (!isPlainObject(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (typeof value === 'string' && !value.includes(tag)) {
+        if (key === 'name') node[key] = `${value} ${tag}`;
+        else if (key === 'externalId' || key === 'sku') node[key] = `${value}-${tag}`;
+      } else visit(value);
+    }
+  };
+  visit(body);
+}
+
+const cents = (reais: number): number => Math.round(reais * 100);
+
+/** Rules of the domain a schema cannot express, so that a generated body is valid in meaning too. */
+function applyDomainRules(ctx: RunContext, operationId: string, view: SchemaView, body: unknown): void {
+  if (!isPlainObject(body)) return;
+  const prices = runData(ctx).prices;
+  const itemsCents = (): number | undefined => {
+    if (!Array.isArray(body.items)) return undefined;
+    let sum = 0;
+    for (const item of body.items) {
+      const price = isPlainObject(item) && typeof item.productId === 'string' ? prices.get(item.productId) : undefined;
+      if (price === undefined || !isPlainObject(item) || typeof item.quantity !== 'number') return undefined;
+      sum += cents(price) * item.quantity;
+    }
+    return sum;
+  };
+  if (operationId === 'createOrder' && typeof body.subtotal === 'number' && typeof body.total === 'number') {
+    // D29: with items, subtotal = Σ price × quantity; always total = subtotal − discount + shippingCost, to the cent.
+    const fromItems = itemsCents();
+    const subtotal = fromItems ?? cents(body.subtotal);
+    body.subtotal = subtotal / 100;
+    const discount = typeof body.discount === 'number' ? Math.min(cents(body.discount), subtotal) : 0;
+    if (typeof body.discount === 'number') body.discount = discount / 100;
+    const shipping = typeof body.shippingCost === 'number' ? cents(body.shippingCost) : 0;
+    body.total = (subtotal - discount + shipping) / 100;
+  }
+  if (operationId === 'createPaymentLink' && body.total === undefined && Array.isArray(body.items)) {
+    // D18 (seed §4.1): a total computed from the items must still reach the minimum of `total`.
+    const totalView = propertiesOf(ctx.contract, view).get('total');
+    const minimum = totalView ? keywordOf(totalView, 'minimum')?.value : undefined;
+    const sum = itemsCents();
+    const first = body.items[0];
+    if (typeof minimum === 'number' && sum !== undefined && sum < minimum && isPlainObject(first) && typeof first.productId === 'string') {
+      const unit = cents(prices.get(first.productId) ?? 0);
+      if (unit > 0) first.quantity = Number(first.quantity) + Math.ceil((minimum - sum) / unit);
+    }
+  }
+}
+
+/** Drops every optional property (at every level present) whose removal keeps the whole body valid. */
+export function stripOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
+  if (Array.isArray(node)) {
+    const items = itemsOf(doc, view);
+    if (items) node.forEach((item) => stripOptional(doc, validate, root, item, items));
+    return;
+  }
+  if (!isPlainObject(node)) return;
+  const required = requiredOf(view);
+  for (const key of Object.keys(node)) {
+    if (required.has(key)) continue;
+    const saved = node[key];
+    delete node[key];
+    if (!validate(root)) node[key] = saved;
+  }
+  const properties = propertiesOf(doc, view);
+  for (const [key, value] of Object.entries(node)) {
+    const property = properties.get(key);
+    if (property) stripOptional(doc, validate, root, value, property);
+  }
+}
+
+/** Adds every absent, not deprecated property the schema offers a value for, while the whole body stays valid. */
+export function fillOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
+  if (Array.isArray(node)) {
+    const items = itemsOf(doc, view);
+    if (items) node.forEach((item) => fillOptional(doc, validate, root, item, items));
+    return;
+  }
+  if (!isPlainObject(node)) return;
+  const properties = propertiesOf(doc, view);
+  for (const [key, property] of properties) {
+    if (node[key] !== undefined || isDeprecated(property)) continue;
+    const value = sampleValue(doc, property);
+    if (value === undefined) continue;
+    node[key] = value;
+    if (!validate(root)) delete node[key];
+  }
+  for (const [key, value] of Object.entries(node)) {
+    const property = properties.get(key);
+    if (property) fillOptional(doc, validate, root, value, property);
+  }
+}
+
+/** A copy with every enumerated string moved `k` places along its `enum`. */
+function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number): unknown {
+  const visit = (node: unknown, nodeView: SchemaView): unknown => {
+    if (Array.isArray(node)) {
+      const items = itemsOf(doc, nodeView);
+      return items ? node.map((item) => visit(item, items)) : node;
+    }
+    if (isPlainObject(node)) {
+      const properties = propertiesOf(doc, nodeView);
+      const out: JsonObject = {};
+      for (const [key, value] of Object.entries(node)) {
+        const property = properties.get(key);
+        out[key] = property ? visit(value, property) : value;
+      }
+      return out;
+    }
+    const values = keywordOf(nodeView, 'enum')?.value;
+    if (Array.isArray(values) && values.length > 1 && values.includes(node)) return values[(values.indexOf(node) + k) % values.length];
+    return node;
+  };
+  return visit(structuredClone(body), view);
+}

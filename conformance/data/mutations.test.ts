@@ -1,0 +1,107 @@
+/**
+ * Mutations against the current contract: each is invalid under the full contract, says
+ * rightly whether the seed or only a decision forbids it (and which decision), names are
+ * unique, the order is deterministic and the count bounded. The classification is read
+ * from the contract's markings, not from a list.
+ */
+import { describe, expect, test } from 'vitest';
+import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
+import { RunContext } from '../engine/context.js';
+import { validBodies } from './bodies.js';
+import { mutationLimit, mutationsFor, type Mutation } from './mutations.js';
+import { headerParametersOf, requestBodyOf } from './schema.js';
+import { runData } from './state.js';
+
+function context(contract?: JsonObject): RunContext {
+  const ctx = new RunContext(
+    { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: 'key', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1000, runId: 'confmut1' },
+    contract ? { contract } : {},
+  );
+  Object.assign(ctx.fixtures, { productId: 'prod_fixtureproduct00000000', subscriptionProductId: 'prod_fixturesubscription000', clientId: 'clnt_fixtureclient000000000' });
+  const state = runData(ctx);
+  state.companyId = 'comp_fixturecompany00000000';
+  state.subscriptionId = 'subs_fixturesubscription000';
+  state.prices.set('prod_fixtureproduct00000000', 89.9).set('prod_fixturesubscription000', 89.9);
+  return ctx;
+}
+
+const ctx = context();
+const bodyOperations = ctx.operations.filter((op) => requestBodyOf(ctx.contract, op)).map((op) => op.operationId);
+const mutationsOf = (c: RunContext, operationId: string): Mutation[] => mutationsFor(c, operationId, validBodies(c, operationId).map((b) => b.body));
+
+describe('mutationsFor against the current contract', () => {
+  test.each(bodyOperations)('%s: bounded, unique, deterministic, every one invalid, rightly classified', (operationId) => {
+    const mutations = mutationsOf(ctx, operationId);
+    expect(mutations.length).toBeGreaterThan(20);
+    expect(mutations.length).toBeLessThanOrEqual(mutationLimit);
+    expect(new Set(mutations.map((m) => m.name)).size).toBe(mutations.length);
+    expect(mutationsOf(ctx, operationId)).toEqual(mutations);
+    const { pointer } = requestBodyOf(ctx.contract, ctx.operation(operationId))!;
+    const headers = new Map(headerParametersOf(ctx.contract, ctx.operation(operationId)).map((h) => [h.name, h]));
+    for (const m of mutations) {
+      if (m.name.startsWith('header ')) {
+        // A header mutation: the body stays valid, the header value breaks its schema.
+        expect(ctx.full.at(pointer)(m.body), m.name).toBe(true);
+        for (const [name, value] of Object.entries(m.headers ?? {})) expect(ctx.full.at(headers.get(name)!.pointer)(value), m.name).toBe(false);
+        if (m.breaks === 'decision') expect(m.decision, m.name).toMatch(/^D\d\d$/);
+        continue;
+      }
+      expect(ctx.full.at(pointer)(m.body), `${m.name} must be invalid`).toBe(false);
+      expect(ctx.seed.at(pointer)(m.body), `${m.name} breaks ${m.breaks}`).toBe(m.breaks === 'decision');
+      if (m.breaks === 'decision') expect(m.decision, m.name).toMatch(/^D\d\d$/);
+      else expect(m).not.toHaveProperty('decision');
+    }
+  });
+
+  test.each<[string, { given: { operationId: string; name: string }; want: { breaks: Mutation['breaks']; decision?: string; check?: (m: Mutation) => void } }]>([
+    ['a tax id with a wrong check digit breaks D23 only', { given: { operationId: 'createPaymentLink', name: '/customer/taxId: wrong check digit' }, want: { breaks: 'decision', decision: 'D23', check: (m) => expect((m.body as any).customer.taxId).toBe('52998224726') } }],
+    ['a total below the seed minimum of 500 cents breaks the seed', { given: { operationId: 'createPaymentLink', name: '/total: below minimum 500' }, want: { breaks: 'seed', check: (m) => expect((m.body as any).total).toBe(499) } }],
+    ['a payment link with neither total nor items breaks D18 (the anyOf)', { given: { operationId: 'createPaymentLink', name: '/: none of total, items' }, want: { breaks: 'decision', decision: 'D18', check: (m) => expect(m.body).not.toHaveProperty('total') } }],
+    ['customer together with customerId breaks D18 (dependentSchemas)', { given: { operationId: 'createPaymentLink', name: '/: customer together with customerId' }, want: { breaks: 'decision', decision: 'D18' } }],
+    ['an unknown field breaks D22', { given: { operationId: 'createPaymentLink', name: '/: unknown property' }, want: { breaks: 'decision', decision: 'D22' } }],
+    ['an e-mail of a new customer breaks D24 (the seed says only "string")', { given: { operationId: 'createPaymentLink', name: '/customer/email: not an e-mail address' }, want: { breaks: 'decision', decision: 'D24' } }],
+    ['a malformed Idempotency-Key breaks D10', { given: { operationId: 'createPaymentLink', name: 'header Idempotency-Key: breaks pattern' }, want: { breaks: 'decision', decision: 'D10', check: (m) => expect(m.headers).toEqual({ 'Idempotency-Key': expect.stringMatching(/ /) }) } }],
+    ['a client id of the wrong form breaks the seed (clnt_ is shown)', { given: { operationId: 'createPaymentLink', name: '/customerId: breaks pattern' }, want: { breaks: 'seed' } }],
+    ['a price with three decimals breaks D17', { given: { operationId: 'createProduct', name: '/price: 3 decimal places' }, want: { breaks: 'decision', decision: 'D17' } }],
+    ['a price of zero breaks D25', { given: { operationId: 'createProduct', name: '/price: not above exclusiveMinimum 0' }, want: { breaks: 'decision', decision: 'D25' } }],
+    ['a product without a name breaks the seed', { given: { operationId: 'createProduct', name: '/name: required property missing' }, want: { breaks: 'seed' } }],
+    ['a fractional quantity breaks D25', { given: { operationId: 'createOrder', name: '/items/0/quantity: fraction for integer' }, want: { breaks: 'decision', decision: 'D25', check: (m) => expect((m.body as any).items[0].quantity).toBe(2.5) } }],
+    ['a decimal string as an amount breaks the seed (declared number)', { given: { operationId: 'createOrder', name: '/subtotal: string instead of number' }, want: { breaks: 'seed' } }],
+    ['an order without subtotal breaks the seed', { given: { operationId: 'createOrder', name: '/subtotal: required property missing' }, want: { breaks: 'seed' } }],
+    ['a payment method outside the enum breaks the seed', { given: { operationId: 'createOrder', name: '/paymentMethod: not in enum' }, want: { breaks: 'seed' } }],
+    ['an update without id breaks D09', { given: { operationId: 'updateSubscription', name: '/id: required property missing' }, want: { breaks: 'decision', decision: 'D09' } }],
+    ['an update with only the id breaks D09 (minProperties)', { given: { operationId: 'updateSubscription', name: '/: fewer than 2 properties' }, want: { breaks: 'decision', decision: 'D09' } }],
+    ['a period outside the enum breaks the seed', { given: { operationId: 'createSubscription', name: '/period: not in enum' }, want: { breaks: 'seed' } }],
+    ['a timestamp that is no date-time breaks the seed', { given: { operationId: 'createSubscription', name: '/expiresAt: not a date-time' }, want: { breaks: 'seed' } }],
+    ['a client status outside the enum breaks D24 (the seed says only "string")', { given: { operationId: 'createClient', name: '/status: not in enum' }, want: { breaks: 'decision', decision: 'D24' } }],
+  ])('%s', (_name, { given, want }) => {
+    const mutation = mutationsOf(ctx, given.operationId).find((m) => m.name === given.name);
+    expect(mutation, `${given.operationId} has no mutation ${given.name}`).toBeDefined();
+    expect(mutation!.breaks).toBe(want.breaks);
+    expect(mutation!.decision).toBe(want.decision);
+    want.check?.(mutation!);
+  });
+
+  test('the limit keeps the most telling first: dropped required properties', () => {
+    const first = mutationsFor(ctx, 'createOrder', validBodies(ctx, 'createOrder').map((b) => b.body), 4);
+    expect(first.map((m) => m.name)).toEqual(['/subtotal: required property missing', '/total: required property missing', '/items/0/productId: required property missing', '/items/0/quantity: required property missing']);
+  });
+
+  test('no valid body, no body mutation', () => {
+    expect(mutationsFor(ctx, 'createProduct', [])).toEqual([]);
+  });
+});
+
+describe('the classification follows the contract\'s markings', () => {
+  test.each<[string, { given: (contract: any) => void; want: { name: string; breaks: Mutation['breaks']; decision?: string } }]>([
+    ['without x-decided format on Amount, three decimals break the seed', { given: (c) => delete c.components.schemas.Amount['x-decided'].format, want: { name: '/price: 3 decimal places', breaks: 'seed' } }],
+    ['the decision id is the one marked on the failing keyword', { given: (c) => (c.components.schemas.Amount['x-decided'].format = 'D98'), want: { name: '/price: 3 decimal places', breaks: 'decision', decision: 'D98' } }],
+    ['with additionalProperties not decided, an unknown field breaks the seed', { given: (c) => delete c.components.schemas.ProductCreate['x-decided'].additionalProperties, want: { name: '/: unknown property', breaks: 'seed' } }],
+  ])('%s', (_name, { given, want }) => {
+    const contract = structuredClone(loadBundledContract());
+    given(contract);
+    const changed = context(contract);
+    const mutation = mutationsOf(changed, 'createProduct').find((m) => m.name === want.name);
+    expect(mutation).toMatchObject({ breaks: want.breaks, ...(want.decision ? { decision: want.decision } : {}) });
+  });
+});

@@ -1,0 +1,56 @@
+import { authCheck } from '../checks/auth.js';
+import { availabilityCheck } from '../checks/availability.js';
+import { domainCheck } from '../checks/domain.js';
+import { idempotencyCheck } from '../checks/idempotency.js';
+import { negativeCheck } from '../checks/negative.js';
+import { positiveCheck } from '../checks/positive.js';
+import { responseChecks } from '../checks/responses.js';
+import { tenantCheck } from '../checks/tenants.js';
+import { createFixtures } from '../data/fixtures.js';
+import { RunContext, type RunDeps } from './context.js';
+import { send } from './http.js';
+import type { CheckName, ConformanceOptions, RunReport } from './types.js';
+
+/** One group of checks. `run` records findings (or skips) for the checks it names. */
+export interface CheckModule {
+  checks: readonly CheckName[];
+  run(ctx: RunContext): Promise<void>;
+}
+
+/** The target did not answer at all: a bad address, not a failing check (exit code 2). */
+export class TargetUnreachableError extends Error {}
+
+/**
+ * The checks that send their own requests run first, in this order (later ones use what
+ * earlier ones created); the response checks then judge every exchange of the run.
+ */
+const activeChecks: CheckModule[] = [authCheck, positiveCheck, negativeCheck, availabilityCheck, idempotencyCheck, tenantCheck, domainCheck];
+
+export async function runConformance(options: ConformanceOptions, deps: RunDeps = {}): Promise<RunReport> {
+  const started = Date.now();
+  const ctx = new RunContext(options, deps);
+  deps.onProgress?.({ kind: 'start', operations: ctx.operations.length });
+  await probe(ctx, deps);
+  if (!options.readOnly && !options.stateless) await createFixtures(ctx);
+  for (const module of activeChecks) await module.run(ctx);
+  await responseChecks.run(ctx);
+  const report: RunReport = {
+    runId: ctx.runId,
+    profile: options.profile,
+    target: { baseUrl: options.baseUrl, baseUrlAlt: options.baseUrlAlt },
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    operations: ctx.operations.map((op) => op.operationId),
+    results: ctx.recorder.results(ctx.operations.map((op) => op.operationId)),
+  };
+  deps.onProgress?.({ kind: 'done', report });
+  return report;
+}
+
+/** One unauthenticated GET to each base URL: any HTTP answer means the target is there. */
+async function probe(ctx: RunContext, deps: RunDeps): Promise<void> {
+  for (const base of new Set([ctx.options.baseUrl, ctx.options.baseUrlAlt])) {
+    const exchange = await send(deps.fetch ?? fetch, { operationId: 'probe', method: 'GET', url: base }, ctx.options.timeoutMs);
+    if (exchange.error) throw new TargetUnreachableError(`${base} does not answer: ${exchange.error}`);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Proof that the suite catches faults: a clean reference server passes every check in
+ * both profiles, and each deliberately broken deployment fails the run on the check that
+ * should catch it.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+import { runConformance } from '../engine/run.js';
+import type { ConformanceOptions, Profile, RunReport } from '../engine/types.js';
+import { faults, type FetchLike } from './deployments.js';
+
+const base = 'http://reference.test';
+let server: TestServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only?: string[]): Promise<RunReport> {
+  server = await createTestServer();
+  const app = server.app;
+  const fetchFn = wrap(async (request) => app.fetch(request));
+  const options: ConformanceOptions = {
+    baseUrl: base,
+    baseUrlAlt: base,
+    apiKey: server.apiKey,
+    secondApiKey: server.other.apiKey,
+    profile,
+    readOnly: false,
+    stateless: false,
+    timeoutMs: 10_000,
+    runId: 'faulttest',
+    ...(only ? { only } : {}),
+  };
+  return runConformance(options, { fetch: (input, init) => fetchFn(new Request(input as string, init)) });
+}
+
+function failures(report: RunReport): string[] {
+  return report.results
+    .filter((r) => r.outcome === 'fail')
+    .map((r) => `${r.operationId} › ${r.check}: ${r.findings.filter((f) => f.outcome === 'fail').map((f) => f.message).join('; ')}`);
+}
+
+describe('the reference server conforms', () => {
+  test.each<Profile>(['reference', 'seed'])('no check fails in the %s profile', async (profile) => {
+    const report = await run(profile, (inner) => inner);
+    expect(failures(report)).toEqual([]);
+    // Every check ran somewhere: nothing is left unexercised against a stateful server with two keys.
+    const ran = new Set(report.results.filter((r) => r.outcome !== 'skip').map((r) => r.check));
+    expect([...ran].sort()).toEqual([...new Set(report.results.map((r) => r.check))].sort());
+    expect(ran.size).toBe(14);
+  });
+});
+
+describe('every fault is caught by its check', () => {
+  test.each(faults.map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
+    const report = await run('reference', (inner) => fault.wrap(inner, { apiKey: server!.apiKey, otherApiKey: server!.other.apiKey }), fault.only);
+    const result = report.results.find((r) => r.operationId === fault.expect.operationId && r.check === fault.expect.check);
+    expect(result?.outcome, `${fault.expect.operationId} › ${fault.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');
+  });
+
+  test('there are at least twelve faults, each expecting a different operation and check pair', () => {
+    expect(faults.length).toBeGreaterThanOrEqual(12);
+    expect(new Set(faults.map((f) => `${f.expect.operationId}/${f.expect.check}`)).size).toBe(faults.length);
+  });
+});
