@@ -34,3 +34,39 @@ describe('withCheckDigits', () => {
     expect(full.length === 11 ? isValidCpf(full) : isValidCnpj(full)).toBe(true);
   });
 });
+
+describe('isValidCpf', () => {
+  const cases: Array<[string, { given: string; want: boolean }]> = [
+    ['valid 529.982.247-25', { given: '52998224725', want: true }],
+    ['valid 111.444.777-35', { given: '11144477735', want: true }],
+    ['valid 123.456.789-09', { given: '12345678909', want: true }],
+    ['second check digit wrong', { given: '52998224724', want: false }],
+    ['first check digit wrong', { given: '52998224735', want: false }],
+    ['body digit changed', { given: '52998224625', want: false }],
+    ['all ones (passes mod 11, never issued)', { given: '11111111111', want: false }],
+    ['all zeros', { given: '00000000000', want: false }],
+    ['10 digits', { given: '5299822472', want: false }],
+    ['masked form is not digits', { given: '529.982.247-25', want: false }],
+    ['a valid CNPJ is not a CPF', { given: '11222333000181', want: false }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    expect(isValidCpf(given)).toBe(want);
+  });
+});
+
+describe('isValidCnpj', () => {
+  const cases: Array<[string, { given: string; want: boolean }]> = [
+    ['valid 11.222.333/0001-81', { given: '11222333000181', want: true }],
+    ['valid Banco do Brasil 00.000.000/0001-91', { given: '00000000000191', want: true }],
+    ['valid 33.000.167/0001-01', { given: '33000167000101', want: true }],
+    ['second check digit wrong', { given: '11222333000180', want: false }],
+    ['first check digit wrong', { given: '11222333000171', want: false }],
+    ['branch digit changed', { given: '11222333000281', want: false }],
+    ['all ones', { given: '11111111111111', want: false }],
+    ['13 digits', { given: '1122233300018', want: false }],
+    ['a valid CPF is not a CNPJ', { given: '52998224725', want: false }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    expect(isValidCnpj(given)).toBe(want);
+  });
+});

@@ -3,31 +3,7 @@
  * (mod 11, Receita Federal) and phone numbers with an Anatel area code (DDD).
  */
 
-/** Mod-11 check digit over `digits` weighted by `weights` (CPF/CNPJ rule: remainder < 2 gives 0, else 11 - remainder). */
-function mod11(digits: string, weights: readonly number[]): number {
-  let sum = 0;
-  for (let i = 0; i < weights.length; i++) sum += Number(digits[i]) * (weights[i] ?? 0);
-  const remainder = sum % 11;
-  return remainder < 2 ? 0 : 11 - remainder;
-}
-
-const allSameDigit = (digits: string): boolean => /^(\d)\1*$/.test(digits);
-
-/** An 11-digit CPF (digits only) whose two check digits are right; repeated-digit numbers (000…, 111…) are not valid CPFs. */
-export function isValidCpf(cpf: string): boolean {
-  if (!/^\d{11}$/.test(cpf) || allSameDigit(cpf)) return false;
-  const first = mod11(cpf, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const second = mod11(cpf, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return cpf[9] === String(first) && cpf[10] === String(second);
-}
-
-/** A 14-digit CNPJ (digits only) whose two check digits are right; repeated-digit numbers are not valid CNPJs. */
-export function isValidCnpj(cnpj: string): boolean {
-  if (!/^\d{14}$/.test(cnpj) || allSameDigit(cnpj)) return false;
-  const first = mod11(cnpj, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const second = mod11(cnpj, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return cnpj[12] === String(first) && cnpj[13] === String(second);
-}
+import { isValidCnpj, isValidCpf } from '../../lib/brazil/tax-id.js';
 
 /**
  * Problems of a value found at a CPF/CNPJ location. Masked forms (`529.982.247-25`,

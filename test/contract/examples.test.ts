@@ -9,8 +9,9 @@ import QRCode from 'qrcode';
 import { describe, expect, test } from 'vitest';
 import { ContractValidator } from '../../lib/contract/ajv.js';
 import { resolvePointer } from '../../lib/contract/bundled.js';
-import { isValidCnpj, isValidCpf, isValidDdd, phoneProblems, taxIdProblems } from './brazil.js';
-import { brCodeAmountCents, brCodeProblems, crc16CcittFalse, qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
+import { isValidDdd, phoneProblems, taxIdProblems } from './brazil.js';
+import { brCodeAmountCents, brCodeProblems, qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
+import { bcbExample, pixBody, withCrc } from '../../conformance/pix/brcode-fixtures.js';
 import { childPointer, follow, httpMethods, isObject, lastToken, loadContract, type JsonObject } from './support.js';
 
 
@@ -240,68 +241,7 @@ function domainFindings(value: unknown, key: string | undefined, charge: boolean
 // Self-checks of the helpers
 // ---------------------------------------------------------------------------
 
-const tlv = (tag: string, value: string): string => `${tag}${String(value.length).padStart(2, '0')}${value}`;
-/** A BR Code from data objects, with its CRC appended. */
-const withCrc = (body: string): string => `${body}6304${crc16CcittFalse(`${body}6304`)}`;
-const pixBody = (over: Record<string, string | undefined> = {}): string => {
-  // A list, not an object: integer-like keys ('26', '53', …) would be reordered before '00'.
-  const objects: Array<[string, string]> = [
-    ['00', '01'],
-    ['26', tlv('00', 'br.gov.bcb.pix') + tlv('01', '11222333000181')],
-    ['52', '0000'],
-    ['53', '986'],
-    ['54', '129.90'],
-    ['58', 'BR'],
-    ['59', 'Cafe Aurora Ltda'],
-    ['60', 'Sao Paulo'],
-    ['62', tlv('05', 'ndvw35rd8w4vqozp8gqwwcxt')],
-  ];
-  return objects
-    .map(([tag, value]): [string, string | undefined] => [tag, tag in over ? over[tag] : value])
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([tag, value]) => tlv(tag, value))
-    .join('');
-};
-/** The static BR Code example of the Banco Central do Brasil's Pix BR Code manual. */
-const bcbExample = '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
-
 describe('helpers (self-check)', () => {
-  describe('isValidCpf', () => {
-    const cases: Array<[string, { given: string; want: boolean }]> = [
-      ['valid 529.982.247-25', { given: '52998224725', want: true }],
-      ['valid 111.444.777-35', { given: '11144477735', want: true }],
-      ['valid 123.456.789-09', { given: '12345678909', want: true }],
-      ['second check digit wrong', { given: '52998224724', want: false }],
-      ['first check digit wrong', { given: '52998224735', want: false }],
-      ['body digit changed', { given: '52998224625', want: false }],
-      ['all ones (passes mod 11, never issued)', { given: '11111111111', want: false }],
-      ['all zeros', { given: '00000000000', want: false }],
-      ['10 digits', { given: '5299822472', want: false }],
-      ['masked form is not digits', { given: '529.982.247-25', want: false }],
-      ['a valid CNPJ is not a CPF', { given: '11222333000181', want: false }],
-    ];
-    test.each(cases)('%s', (_name, { given, want }) => {
-      expect(isValidCpf(given)).toBe(want);
-    });
-  });
-
-  describe('isValidCnpj', () => {
-    const cases: Array<[string, { given: string; want: boolean }]> = [
-      ['valid 11.222.333/0001-81', { given: '11222333000181', want: true }],
-      ['valid Banco do Brasil 00.000.000/0001-91', { given: '00000000000191', want: true }],
-      ['valid 33.000.167/0001-01', { given: '33000167000101', want: true }],
-      ['second check digit wrong', { given: '11222333000180', want: false }],
-      ['first check digit wrong', { given: '11222333000171', want: false }],
-      ['branch digit changed', { given: '11222333000281', want: false }],
-      ['all ones', { given: '11111111111111', want: false }],
-      ['13 digits', { given: '1122233300018', want: false }],
-      ['a valid CPF is not a CNPJ', { given: '52998224725', want: false }],
-    ];
-    test.each(cases)('%s', (_name, { given, want }) => {
-      expect(isValidCnpj(given)).toBe(want);
-    });
-  });
-
   describe('taxIdProblems', () => {
     const cases: Array<[string, { given: string; want: RegExp | undefined }]> = [
       ['valid CPF digits', { given: '52998224725', want: undefined }],
