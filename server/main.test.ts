@@ -4,51 +4,14 @@
  * the output; configuration errors. Every child is killed (its whole process group) after
  * each test, whatever happened.
  */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ConfigVariable } from './config.js';
-import { startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running } from './test-support/processes.js';
+import { freePort, listening, startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running } from './test-support/processes.js';
 
 /** Starts `tsx server/main.ts` with the given configuration. */
 function startServer(vars: ChildVars): Running {
   return startTsx('server/main.ts', [], vars);
-}
-
-/** Resolves once the server logged `listening`; rejects if it exits first or takes too long. */
-async function listening(running: Running): Promise<void> {
-  const ready = new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (running.stdout().split('\n').some((line) => line.includes('"msg":"listening"'))) {
-        running.child.stdout!.off('data', check);
-        resolve();
-      }
-    };
-    running.child.stdout!.on('data', check);
-    check();
-    running.exited.then(
-      (exit) => reject(new Error(`server exited (${exit.code ?? exit.signal}) before listening:\n${running.stdout()}\n${running.stderr()}`)),
-      reject,
-    );
-  });
-  await within(ready, 'the "listening" log line');
-}
-
-/** A port nobody listens on right now: bind port 0, read the port, let it go. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      if (address === null || typeof address === 'string') {
-        probe.close();
-        reject(new Error('no port assigned'));
-        return;
-      }
-      probe.close(() => resolve(address.port));
-    });
-  });
 }
 
 async function call(port: number, path: string, init: RequestInit & { apiKey?: string } = {}): Promise<Response> {

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,4 +110,40 @@ export function useChildProcesses(folderPrefix: string): () => string {
     if (folder === undefined) throw new Error('the temporary folder is made in beforeAll');
     return folder;
   };
+}
+
+/** Resolves once the server logged `listening`; rejects if it exits first or takes too long. */
+export async function listening(running: Running): Promise<void> {
+  const ready = new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (running.stdout().split('\n').some((line) => line.includes('"msg":"listening"'))) {
+        running.child.stdout!.off('data', check);
+        resolve();
+      }
+    };
+    running.child.stdout!.on('data', check);
+    check();
+    running.exited.then(
+      (exit) => reject(new Error(`server exited (${exit.code ?? exit.signal}) before listening:\n${running.stdout()}\n${running.stderr()}`)),
+      reject,
+    );
+  });
+  await within(ready, 'the "listening" log line');
+}
+
+/** A port nobody listens on right now: bind port 0, read the port, let it go. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      if (address === null || typeof address === 'string') {
+        probe.close();
+        reject(new Error('no port assigned'));
+        return;
+      }
+      probe.close(() => resolve(address.port));
+    });
+  });
 }

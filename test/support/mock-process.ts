@@ -1,21 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { bundledContractPath } from '../../lib/contract/bundled.js';
+import { freePort } from '../../server/test-support/processes.js';
 
 const mockScript = fileURLToPath(new URL('../../scripts/mock.mjs', import.meta.url));
-
-/** A TCP port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
-}
 
 function processGroupAlive(pid: number): boolean {
   try {

@@ -1,0 +1,152 @@
+/**
+ * `npm run conformance` as a user runs it: `tsx conformance/cli.ts` as a child process, against
+ * a real reference server (`tsx server/main.ts` on a temporary database and a free port), a
+ * closed port, and bad arguments. Every child is killed (its process group) after each test.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { listOperations } from '../lib/contract/bundled.js';
+import { freePort, listening, repoRoot, startTsx, tsx, useChildProcesses, within, type Exit, type Running } from '../server/test-support/processes.js';
+import { parseXml } from './report/xml-check.js';
+
+const folder = useChildProcesses('conformance-cli-test-');
+
+/** Longest a whole conformance run may take here (vitest start included). */
+const RUN_MS = 45_000;
+
+interface Done {
+  exit: Exit;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the CLI to its end. Its environment is the parent's without vitest's own variables
+ * (this test runs inside vitest; the CLI starts a vitest of its own) and without CONFORMANCE_*.
+ */
+async function conformance(args: string[], ms = RUN_MS): Promise<Done> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!/^(VITEST|CONFORMANCE_)/.test(name) && name !== 'NODE_ENV' && name !== 'TEST' && name !== 'INIT_CWD') env[name] = value;
+  const child = spawn(tsx, ['conformance/cli.ts', ...args], { cwd: repoRoot, env: { ...env, NO_COLOR: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<Exit>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  try {
+    const exit = await within(exited, `conformance ${args.join(' ')}`, ms);
+    return { exit, stdout, stderr };
+  } catch (error) {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    throw new Error(`${(error as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  }
+}
+
+const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
+
+describe('against the reference server', () => {
+  test('profile reference: exit 0, the matrix, JUnit and HTML written, no key shown', { timeout: RUN_MS + 30_000 }, async () => {
+    const databasePath = join(folder(), 'ref', 'payments.db');
+    const port = await freePort();
+    const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port) });
+    await listening(server);
+    const apiKey = KEY_PATTERN.exec(server.stdout())?.[0];
+    expect(apiKey, `no key in the server's output:\n${server.stdout()}`).toBeDefined();
+    const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
+    expect((await within(keys.exited, 'the keys command')).code, keys.stderr()).toBe(0);
+    const secondApiKey = (JSON.parse(keys.stdout()) as { apiKey: string }).apiKey;
+
+    const junit = join(folder(), 'out', 'junit.xml');
+    const html = join(folder(), 'out', 'report.html');
+    const base = `http://127.0.0.1:${port}`;
+    const run = await conformance(['--base-url', base, '--api-key', apiKey!, '--second-api-key', secondApiKey, '--profile', 'reference', '--junit', junit, '--html', html, '--run-id', 'clitest']);
+    const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+
+    expect(run.exit.code, failed).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines.some((l) => /^operation\s+5xx sta cty sch hdr aut neg pos ava idm ten brc qr {2}tot$/.test(l)), failed).toBe(true);
+    for (const { operationId } of listOperations()) expect(lines.some((l) => new RegExp(`^${operationId}\\s+[✓✗–i·]`).test(l)), operationId).toBe(true);
+    expect(run.stdout).toMatch(/Checks: \d+ passed, 0 failed, \d+ info, \d+ skipped/);
+    expect(run.stdout).toContain('Profile reference · run id clitest');
+    expect(run.stdout).toMatch(/vitest: \d+ tests, \d+ passed, 0 failed, \d+ skipped/);
+    expect(run.stdout).toContain(`JUnit report: ${junit}`);
+    expect(run.stdout).toContain(`HTML report: ${html}`);
+
+    const xml = readFileSync(junit, 'utf8');
+    const root = parseXml(xml);
+    expect(root.attrs.failures).toBe('0');
+    expect(root.children.map((s) => s.attrs.name)).toEqual(listOperations().map((op) => op.operationId));
+    const page = readFileSync(html, 'utf8');
+    expect(page).toMatch(/^<!DOCTYPE html>/);
+    expect(page).toContain('Conformance run clitest');
+
+    for (const output of [run.stdout, run.stderr, xml, page]) {
+      expect(output).not.toContain(apiKey);
+      expect(output).not.toContain(secondApiKey);
+    }
+  });
+});
+
+test('a target that breaks: exit 1, each failure with its request and response, the echoed key masked', { timeout: RUN_MS + 10_000 }, async () => {
+  const apiKey = 'sk_brokenbrokenbrokenbroken_EchoedBackEchoedBackEchoedBack1234';
+  // Answers every request 500 and echoes the key it was sent, as a careless service might.
+  const target = createHttpServer((request, response) => {
+    response.writeHead(500, { 'content-type': 'text/plain' });
+    response.end(`boom for key ${String(request.headers['x-api-key'])}`);
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = target.address() as { port: number };
+    const run = await conformance(['--base-url', `http://127.0.0.1:${port}`, '--api-key', apiKey, '--stateless', '--only', 'getCharge,listClients']);
+    const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    expect(run.exit.code, failed).toBe(1);
+    expect(run.stdout).toMatch(/^listClients\s+✗/m);
+    expect(run.stdout).toMatch(/vitest: \d+ tests, \d+ passed, [1-9]\d* failed/);
+    expect(run.stdout).toMatch(/Failures \(\d+\)\n\n✗ getCharge › not_a_server_error\n/);
+    expect(run.stdout).toMatch(new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`));
+    expect(run.stdout).toContain('boom for key sk_bro…****');
+    expect(run.stdout + run.stderr).not.toContain(apiKey);
+  } finally {
+    await new Promise((resolve) => target.close(resolve));
+  }
+});
+
+describe('exit code 2', () => {
+  test('an unreachable target (a closed port): one line on stderr, no report', async () => {
+    const port = await freePort();
+    const junit = join(folder(), 'unreachable.xml');
+    const run = await conformance(['--base-url', `http://127.0.0.1:${port}`, '--api-key', 'sk_whatever_key', '--junit', junit]);
+    expect(run.exit.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^conformance: target unreachable: http://127\\.0\\.0\\.1:${port} does not answer: `))]);
+    expect(run.stdout).not.toContain('operation ');
+    expect(existsSync(junit)).toBe(false);
+  });
+
+  const cases: Array<[string, { given: string[]; want: RegExp; usage: boolean }]> = [
+    ['no options at all', { given: [], want: /^conformance: a base URL is required: --base-url URL or CONFORMANCE_BASE_URL$/, usage: true }],
+    ['an unknown profile', { given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--profile', 'strict'], want: /^conformance: --profile must be seed or reference, got "strict"$/, usage: true }],
+    ['a report that cannot be written', { given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--html', 'package.json/report.html'], want: /^conformance: cannot write --html package\.json\/report\.html: EEXIST$/, usage: false }],
+    ['an unknown operation', { given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--only', 'nope'], want: /^conformance: --only: unknown operationId "nope"; valid: createPaymentLink, /, usage: true }],
+  ];
+  test.each(cases)('bad arguments: %s → the message (then the usage) on stderr', async (_name, { given, want, usage }) => {
+    const run = await conformance(given);
+    expect(run.exit.code).toBe(2);
+    const [first, ...rest] = run.stderr.split('\n');
+    expect(first).toMatch(want);
+    expect(rest.slice(0, 2)).toEqual(usage ? ['', 'Usage: npm run conformance -- --base-url URL --api-key KEY [options]'] : ['']);
+    expect(run.stdout).toBe('');
+  });
+});
+
+test('--help: the usage on stdout, exit 0', async () => {
+  const run = await conformance(['--help']);
+  expect(run.exit.code).toBe(0);
+  expect(run.stdout).toMatch(/^Usage: npm run conformance/);
+  expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments or an unreachable target.');
+});

@@ -1,0 +1,225 @@
+/**
+ * The command line of `npm run conformance`: flags, their environment variables, defaults and
+ * validation, and how the CLI hands the options to the vitest suite. Flags win over the
+ * environment; every problem is a one-line `UsageError` (the CLI then exits with code 2).
+ */
+import { parseArgs } from 'node:util';
+import { listOperations, loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
+import type { ConformanceOptions, Profile, RunReport } from './engine/types.js';
+
+/** Bad arguments: the message is one line, fit to print above the usage. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** `--help` was given: print the usage, exit 0. */
+export class HelpRequested extends Error {
+  override readonly name = 'HelpRequested';
+}
+
+export const profiles: readonly Profile[] = ['seed', 'reference'];
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_TIMEOUT_MS = 120_000;
+
+/** Each option: its flag, its environment variable, and whether it takes a value. */
+const spec = {
+  'base-url': { env: 'CONFORMANCE_BASE_URL', type: 'string' },
+  'base-url-alt': { env: 'CONFORMANCE_BASE_URL_ALT', type: 'string' },
+  'api-key': { env: 'CONFORMANCE_API_KEY', type: 'string' },
+  'second-api-key': { env: 'CONFORMANCE_SECOND_API_KEY', type: 'string' },
+  profile: { env: 'CONFORMANCE_PROFILE', type: 'string' },
+  only: { env: 'CONFORMANCE_ONLY', type: 'string' },
+  'read-only': { env: 'CONFORMANCE_READ_ONLY', type: 'boolean' },
+  stateless: { env: 'CONFORMANCE_STATELESS', type: 'boolean' },
+  junit: { env: 'CONFORMANCE_JUNIT', type: 'string' },
+  html: { env: 'CONFORMANCE_HTML', type: 'string' },
+  'run-id': { env: 'CONFORMANCE_RUN_ID', type: 'string' },
+  'timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS', type: 'string' },
+} as const;
+
+type Flag = keyof typeof spec;
+
+export const usage = `Usage: npm run conformance -- --base-url URL --api-key KEY [options]
+
+Tests a deployment of the Pix payments API against the bundled contract.
+
+  --base-url URL          {base_url} of the target (CONFORMANCE_BASE_URL)
+  --base-url-alt URL      {base_url_alt}; default: the --base-url (CONFORMANCE_BASE_URL_ALT)
+  --api-key KEY           X-API-KEY of one company (CONFORMANCE_API_KEY)
+  --second-api-key KEY    another company's key, for tenant isolation (CONFORMANCE_SECOND_API_KEY)
+  --profile seed|reference
+                          seed (default): hold the target to the source document only, report
+                          departures from the contract's decisions as info; reference: assert
+                          the decisions too (CONFORMANCE_PROFILE)
+  --only ID[,ID…]         only these operationIds (CONFORMANCE_ONLY)
+  --read-only             send GET requests only (CONFORMANCE_READ_ONLY=1)
+  --stateless             the target keeps no state, e.g. the mock (CONFORMANCE_STATELESS=1)
+  --junit FILE            write a JUnit XML report (CONFORMANCE_JUNIT)
+  --html FILE             write a self-contained HTML report (CONFORMANCE_HTML)
+  --run-id ID             tag of the records the run creates; default random (CONFORMANCE_RUN_ID)
+  --timeout-ms N          per-request timeout, 1-${MAX_TIMEOUT_MS}; default ${DEFAULT_TIMEOUT_MS} (CONFORMANCE_TIMEOUT_MS)
+  --help                  this text
+
+Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments or an unreachable target.`;
+
+/** A command-line value shown in a message: long ones (keys typed in the wrong place) are cut. */
+function shown(value: string): string {
+  return JSON.stringify(value.length > 16 ? `${value.slice(0, 8)}…` : value);
+}
+
+/** The flags as parsed, without interpretation; parseArgs' multi-line errors become one line. */
+function parseFlags(argv: string[]): Partial<Record<Flag | 'help', string | boolean | string[]>> {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { help: { type: 'boolean' } };
+  for (const [flag, { type }] of Object.entries(spec)) options[flag] = flag === 'only' ? { type, multiple: true } : { type };
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Partial<Record<Flag | 'help', string | boolean | string[]>>;
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const flag = /'(-{1,2}[^' <]+)/.exec(message)?.[1] ?? 'an option';
+    switch (code) {
+      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+        throw new UsageError(`unknown option ${flag}`);
+      case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+        throw new UsageError(`unexpected argument ${shown(/'([^']*)'/.exec(message)?.[1] ?? '')}`);
+      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+        throw new UsageError(message.includes('does not take an argument') ? `${flag} takes no value` : `${flag} needs a value (write ${flag}=VALUE for one starting with "-")`);
+      default:
+        throw new UsageError(message.split('\n')[0] ?? message);
+    }
+  }
+}
+
+/** A value and where it came from, so that messages name the flag or the variable the user wrote. */
+interface Source<T> {
+  value: T;
+  from: string;
+}
+
+/**
+ * The run's options from the command line and the environment (flags win). Throws
+ * `HelpRequested` for `--help` and `UsageError` for every problem.
+ */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: JsonObject = loadBundledContract()): ConformanceOptions {
+  const flags = parseFlags(argv);
+  if (flags.help) throw new HelpRequested('help');
+
+  const text = (flag: Flag): Source<string> | undefined => {
+    const value = flags[flag];
+    if (Array.isArray(value)) return { value: value.join(','), from: `--${flag}` };
+    if (typeof value === 'string') return { value, from: `--${flag}` };
+    const fromEnv = env[spec[flag].env];
+    return fromEnv === undefined ? undefined : { value: fromEnv, from: spec[flag].env };
+  };
+  const bool = (flag: Flag): boolean => {
+    if (flags[flag] === true) return true;
+    const name = spec[flag].env;
+    const value = env[name]?.trim().toLowerCase();
+    if (value === undefined || ['', '0', 'false', 'no'].includes(value)) return false;
+    if (['1', 'true', 'yes'].includes(value)) return true;
+    throw new UsageError(`${name} must be 1 or 0, got ${shown(env[name]!)}`);
+  };
+
+  const baseUrl = baseUrlOf(text('base-url'), '--base-url URL or CONFORMANCE_BASE_URL');
+  const baseUrlAlt = text('base-url-alt') ? baseUrlOf(text('base-url-alt'), '') : baseUrl;
+
+  const apiKey = text('api-key');
+  if (!apiKey) throw new UsageError('an API key is required: --api-key KEY or CONFORMANCE_API_KEY');
+  if (apiKey.value.trim() === '') throw new UsageError(`${apiKey.from} is empty`);
+  const secondApiKey = text('second-api-key');
+  if (secondApiKey && secondApiKey.value.trim() === '') throw new UsageError(`${secondApiKey.from} is empty`);
+  if (secondApiKey && secondApiKey.value === apiKey.value) throw new UsageError(`${secondApiKey.from} must be another company's key, not the same as ${apiKey.from}`);
+
+  const profile = text('profile') ?? { value: 'seed', from: '' };
+  if (!(profiles as readonly string[]).includes(profile.value)) throw new UsageError(`${profile.from} must be ${profiles.join(' or ')}, got ${shown(profile.value)}`);
+
+  const options: ConformanceOptions = {
+    baseUrl,
+    baseUrlAlt,
+    apiKey: apiKey.value,
+    profile: profile.value as Profile,
+    readOnly: bool('read-only'),
+    stateless: bool('stateless'),
+    timeoutMs: timeoutOf(text('timeout-ms')),
+  };
+  if (secondApiKey) options.secondApiKey = secondApiKey.value;
+  const only = text('only');
+  if (only) options.only = onlyOf(only, contract);
+  for (const flag of ['junit', 'html'] as const) {
+    const file = text(flag);
+    if (!file) continue;
+    if (file.value.trim() === '') throw new UsageError(`${file.from} needs a file name`);
+    options[flag] = file.value;
+  }
+  const runId = text('run-id');
+  if (runId) {
+    // It goes into names, external ids and idempotency keys of the records the run creates:
+    // a short, URL- and header-safe tag.
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(runId.value)) throw new UsageError(`${runId.from} must be 1-40 letters, digits, "-" or "_", got ${shown(runId.value)}`);
+    options.runId = runId.value;
+  }
+  return options;
+}
+
+function baseUrlOf(source: Source<string> | undefined, whereToGiveIt: string): string {
+  if (!source) throw new UsageError(`a base URL is required: ${whereToGiveIt}`);
+  let url: URL;
+  try {
+    url = new URL(source.value);
+  } catch {
+    throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  if (url.search || url.hash) throw new UsageError(`${source.from} must have no query or fragment, got ${shown(source.value)}`);
+  if (url.username || url.password) throw new UsageError(`${source.from} must carry no credentials`);
+  return source.value.replace(/\/+$/, '');
+}
+
+function timeoutOf(source: Source<string> | undefined): number {
+  if (!source) return DEFAULT_TIMEOUT_MS;
+  const value = source.value.trim();
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_TIMEOUT_MS) throw new UsageError(`${source.from} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${shown(source.value)}`);
+  return n;
+}
+
+function onlyOf(source: Source<string>, contract: JsonObject): string[] {
+  const valid = listOperations(contract).map((op) => op.operationId);
+  const ids = [...new Set(source.value.split(',').map((id) => id.trim()).filter((id) => id !== ''))];
+  if (ids.length === 0) throw new UsageError(`${source.from} names no operation; valid: ${valid.join(', ')}`);
+  const unknown = ids.filter((id) => !valid.includes(id));
+  if (unknown.length > 0) throw new UsageError(`${source.from}: unknown operationId ${unknown.map(shown).join(', ')}; valid: ${valid.join(', ')}`);
+  return ids;
+}
+
+/*
+ * How the CLI hands a run to the vitest suite (conformance/suite/conformance.suite.ts), which runs
+ * in a vitest worker: the input as JSON in one environment variable, and the outcome as JSON in
+ * a file whose path is part of the input.
+ */
+
+/** Environment variable holding the suite's input (JSON of `SuiteInput`; it carries the keys: never print it). */
+export const SUITE_INPUT_ENV = 'CONFORMANCE_SUITE_INPUT';
+
+export interface SuiteInput {
+  options: ConformanceOptions;
+  /** Where the suite writes its `SuiteOutcome`. */
+  reportPath?: string;
+  /** How the suite shows progress on stderr. */
+  progress: 'tty' | 'plain' | 'none';
+}
+
+/** What the suite writes to `reportPath`. */
+export type SuiteOutcome = { kind: 'report'; report: RunReport } | { kind: 'unreachable'; message: string } | { kind: 'error'; message: string };
+
+/**
+ * The suite's input: the CLI's JSON when it started the suite; otherwise (vitest run on the
+ * suite file by hand) the options from the `CONFORMANCE_*` variables, with plain progress.
+ */
+export function suiteInputFrom(env: NodeJS.ProcessEnv): SuiteInput {
+  const json = env[SUITE_INPUT_ENV];
+  if (json === undefined) return { options: parseOptions([], env), progress: 'plain' };
+  const input = JSON.parse(json) as SuiteInput;
+  if (!input || typeof input !== 'object' || !input.options || typeof input.options.baseUrl !== 'string') throw new Error(`${SUITE_INPUT_ENV} holds no run options`);
+  return input;
+}

@@ -1,0 +1,132 @@
+import { describe, expect, test } from 'vitest';
+import { BODY_LIMIT, decisionNote, formatBody, formatExchange, formatFindings, printable, redactReport } from './failures.js';
+import { renderHtml } from './html.js';
+import { renderJunit } from './junit.js';
+import { renderMatrix } from './matrix.js';
+import { API_KEY, exchange, SECOND_API_KEY, sampleReport } from './sample-report.js';
+
+describe('formatExchange', () => {
+  test('request line, headers and body; status, time, headers and body', () => {
+    expect(formatExchange(exchange({ response: { status: 201, headers: { location: '/charge/char_1' }, body: '{"id":"char_1"}' } }))).toBe(
+      [
+        '→ POST http://ref.test/charge/payment-link',
+        '  Accept: application/json',
+        '  X-API-KEY: sk_a1b…****',
+        '  Content-Type: application/json',
+        '  {',
+        '    "items": [',
+        '      {',
+        '        "productId": "prod_1",',
+        '        "quantity": 2',
+        '      }',
+        '    ],',
+        '    "externalId": "conf-test-1"',
+        '  }',
+        '← 201 (12 ms)',
+        '  location: /charge/char_1',
+        '  {',
+        '    "id": "char_1"',
+        '  }',
+      ].join('\n'),
+    );
+  });
+
+  test('no answer: the reason instead of a response', () => {
+    expect(formatExchange(exchange({ response: undefined, error: 'connect ECONNREFUSED 127.0.0.1:9' }))).toMatch(/\n← no answer: connect ECONNREFUSED 127\.0\.0\.1:9 \(12 ms\)$/);
+  });
+
+  test('an empty body prints nothing; indent prefixes every line', () => {
+    const text = formatExchange(exchange({ request: { method: 'GET', url: 'http://h/x', headers: {} }, response: { status: 204, headers: {}, body: '' } }), { indent: '> ' });
+    expect(text).toBe('> → GET http://h/x\n> ← 204 (12 ms)');
+  });
+});
+
+describe('formatBody', () => {
+  const long = JSON.stringify({ data: Array.from({ length: 500 }, (_, i) => ({ id: `clnt_${i}` })) });
+  const cases: Array<[string, { given: string; want: (text: string) => void }]> = [
+    ['short JSON is pretty-printed', { given: '{"a":1}', want: (t) => expect(t).toBe('{\n  "a": 1\n}') }],
+    ['long JSON is compact and cut near 2 KB, saying how much is left', {
+      given: long,
+      want: (t) => {
+        expect(t.startsWith('{"data":[{"id":"clnt_0"},')).toBe(true);
+        expect(t.length).toBeLessThan(BODY_LIMIT + 50);
+        expect(t).toMatch(new RegExp(`\\n… \\(${long.length - BODY_LIMIT} more characters\\)$`));
+      },
+    }],
+    ['a long string inside JSON (a QR data URI) is shortened', {
+      given: JSON.stringify({ qrCodeImage: `data:image/png;base64,${'A'.repeat(5000)}`, brCode: '000201' }),
+      want: (t) => {
+        expect(t).toContain('…(4722 more characters)');
+        expect(t).toContain('"brCode": "000201"');
+      },
+    }],
+    ['text that is not JSON is kept as it is', { given: '<html>oops</html>', want: (t) => expect(t).toBe('<html>oops</html>') }],
+    ['control characters are shown, not sent to the terminal', { given: 'a\x1b[2Jb\rc\x07\n\td', want: (t) => expect(t).toBe('a\\u001b[2Jb\\u000dc\\u0007\n\td') }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    want(formatBody(given));
+  });
+});
+
+test('decisionNote names the decision once', () => {
+  expect(decisionNote({ message: 'x is missing', decision: 'D21' })).toBe(' (departs from D21)');
+  expect(decisionNote({ message: 'x has 3 decimal places (breaks decision D17)', decision: 'D17' })).toBe('');
+  expect(decisionNote({ message: 'plain' })).toBe('');
+});
+
+test('printable keeps newlines, tabs and non-ASCII text', () => {
+  expect(printable('Café\n\tR$ 10,00 🎉')).toBe('Café\n\tR$ 10,00 🎉');
+});
+
+describe('formatFindings', () => {
+  const text = formatFindings(redactReport(sampleReport(), [API_KEY]));
+  test('every failure with only its failed findings and exchange', () => {
+    expect(text).toMatch(/^Failures \(3\)\n\n✗ createPaymentLink › not_a_server_error\n {2}answered 500/);
+    expect(text).toContain('✗ listClients › tenant_isolation\n  another company\'s client is listed\n    → GET http://ref.test/client');
+    expect(text).toContain('← no answer: no answer within 10000 ms');
+    expect(text).not.toContain('answered 201');
+  });
+  test('info findings one line each with their decision, and skip reasons counted', () => {
+    expect(text).toContain("Departures from the contract's decisions, not failures under profile seed (1)\ni createPaymentLink › response_schema_conformance: externalId is missing from the charge (departs from D21)");
+    expect(text).toContain('Skipped\n– 1 × the target keeps no state (--stateless)\n– 1 × no second API key (--second-api-key)');
+  });
+  test('info lines are capped', () => {
+    const report = sampleReport();
+    const info = report.results.find((r) => r.outcome === 'info')!;
+    info.findings = Array.from({ length: 5 }, (_, i) => ({ outcome: 'info' as const, message: `m${i}` }));
+    expect(formatFindings(report, { maxInfoLines: 2 })).toContain('m1\n… 3 more in the HTML or JUnit report');
+  });
+  test('nothing to say: empty', () => {
+    expect(formatFindings({ ...sampleReport(), results: [] })).toBe('');
+  });
+});
+
+describe('masking: no full API key in any output', () => {
+  const raw = sampleReport();
+  // The sample's target echoes the first key; make it echo the second in an error too.
+  raw.results[0]!.findings[0]!.message += ` (sent ${SECOND_API_KEY})`;
+  const report = redactReport(raw, [API_KEY, SECOND_API_KEY]);
+  const outputs: Array<[string, string]> = [
+    ['matrix', renderMatrix(report)],
+    ['findings', formatFindings(report)],
+    ['junit', renderJunit(report)],
+    ['html', renderHtml(report)],
+    ['report JSON', JSON.stringify(report)],
+  ];
+  test('the unredacted sample does hold the keys (so the checks below can fail)', () => {
+    expect(JSON.stringify(raw)).toContain(API_KEY);
+    expect(formatFindings(raw)).toContain(API_KEY);
+    expect(renderHtml(raw)).toContain(API_KEY);
+  });
+  test.each(outputs)('%s', (_name, output) => {
+    expect(output).not.toContain(API_KEY);
+    expect(output).not.toContain(SECOND_API_KEY);
+    expect(output).not.toContain(API_KEY.slice(-20));
+  });
+  test('keys are replaced by their masked form, object keys too', () => {
+    expect(redactReport({ [API_KEY]: `x${API_KEY}y` }, [API_KEY])).toEqual({ 'sk_a1b…****': 'xsk_a1b…****y' });
+  });
+  test('short keys (the mock’s "any") are not scrubbed from ordinary words', () => {
+    expect(redactReport('many companies', ['any'])).toBe('many companies');
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The text form of findings: a finding's HTTP exchange (request and response, key masked,
+ * bodies cut to about 2 KB) and the failure section the CLI prints after the matrix. Also the
+ * last line of defence for the keys: `redactReport` replaces any full key left anywhere in a
+ * report (a response echoing it, say) before anything is printed or written.
+ */
+import { maskKey } from '../engine/http.js';
+import type { CheckResult, Exchange, Finding, RunReport } from '../engine/types.js';
+
+/** Largest body printed, in characters. */
+export const BODY_LIMIT = 2048;
+/** A string inside a JSON body longer than this (a QR image's data URI) is shortened. */
+const LONG_STRING = 300;
+
+export interface ExchangeTextOptions {
+  /** Characters of each body kept; default `BODY_LIMIT`. */
+  bodyLimit?: number;
+  /** Prefix of every line. */
+  indent?: string;
+}
+
+/**
+ * Text a target sent, safe on a terminal: control characters other than newline and tab (an
+ * escape sequence, a bell, a carriage return that would overwrite the line) are shown as
+ * `\uXXXX` instead of acting.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A body as printed: JSON pretty-printed when that fits the limit, else compact (more of it
+ * fits), long strings inside shortened either way; then cut at the limit.
+ */
+export function formatBody(body: string, limit = BODY_LIMIT): string {
+  let text = body;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed !== null && typeof parsed === 'object') {
+      const shorten = (_key: string, value: unknown) => (typeof value === 'string' && value.length > LONG_STRING ? `${value.slice(0, LONG_STRING)}…(${value.length - LONG_STRING} more characters)` : value);
+      const pretty = JSON.stringify(parsed, shorten, 2);
+      text = pretty.length <= limit ? pretty : JSON.stringify(parsed, shorten);
+    }
+  } catch {
+    // Not JSON: printed as it came.
+  }
+  text = printable(text);
+  return text.length > limit ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters)` : text;
+}
+
+/** The request and the response (or why none came) of one exchange, as lines of text. */
+export function formatExchange(exchange: Exchange, options: ExchangeTextOptions = {}): string {
+  const limit = options.bodyLimit ?? BODY_LIMIT;
+  const lines: string[] = [];
+  const { request, response } = exchange;
+  lines.push(`→ ${request.method} ${printable(request.url)}`);
+  for (const [name, value] of Object.entries(request.headers)) lines.push(`  ${printable(name)}: ${printable(value)}`);
+  if (request.body !== undefined) lines.push(...indentLines(formatBody(request.body, limit), '  '));
+  if (response) {
+    lines.push(`← ${response.status} (${Math.round(exchange.ms)} ms)`);
+    for (const [name, value] of Object.entries(response.headers)) lines.push(`  ${printable(name)}: ${printable(value)}`);
+    if (response.body !== '') lines.push(...indentLines(formatBody(response.body, limit), '  '));
+  } else {
+    lines.push(`← no answer: ${printable(exchange.error ?? 'unknown error')} (${Math.round(exchange.ms)} ms)`);
+  }
+  return indentLines(lines.join('\n'), options.indent ?? '').join('\n');
+}
+
+function indentLines(text: string, indent: string): string[] {
+  return text.split('\n').map((line) => `${indent}${line}`);
+}
+
+/** ` (departs from Dnn)` after a finding's message, unless the message names its decision already. */
+export function decisionNote(finding: Pick<Finding, 'message' | 'decision'>): string {
+  return finding.decision && !finding.message.includes(finding.decision) ? ` (departs from ${finding.decision})` : '';
+}
+
+/** One finding as text: its message (and decision), then its exchange when it has one. */
+export function formatFinding(finding: Finding, indent = ''): string {
+  const head = `${indent}${printable(finding.message)}${decisionNote(finding)}`;
+  return finding.exchange ? `${head}\n${formatExchange(finding.exchange, { indent: `${indent}  ` })}` : head;
+}
+
+/** The title of a result: `<operationId> › <check>`, as vitest names its test. */
+export function resultTitle(result: Pick<CheckResult, 'operationId' | 'check'>): string {
+  return `${result.operationId} › ${result.check}`;
+}
+
+/** The failed findings of one failed result, each with its exchange. */
+export function formatFailedResult(result: CheckResult): string {
+  const failed = result.findings.filter((f) => f.outcome === 'fail');
+  return [`✗ ${resultTitle(result)}`, ...failed.map((f) => formatFinding(f, '  '))].join('\n');
+}
+
+/**
+ * What the CLI prints after the matrix: every failure with its exchange; the info findings,
+ * one line each (their exchanges are in the HTML and JUnit reports); the skip reasons, counted.
+ */
+export function formatFindings(report: RunReport, options: { maxInfoLines?: number } = {}): string {
+  const sections: string[] = [];
+  const failed = report.results.filter((r) => r.outcome === 'fail');
+  if (failed.length > 0) sections.push([`Failures (${failed.length})`, '', ...failed.map((r) => `${formatFailedResult(r)}\n`)].join('\n').trimEnd());
+
+  const infos = report.results.flatMap((r) => r.findings.filter((f) => f.outcome === 'info').map((f) => ({ r, f })));
+  if (infos.length > 0) {
+    const max = options.maxInfoLines ?? 40;
+    const lines = infos.slice(0, max).map(({ r, f }) => `i ${resultTitle(r)}: ${printable(f.message)}${decisionNote(f)}`);
+    if (infos.length > max) lines.push(`… ${infos.length - max} more in the HTML or JUnit report`);
+    sections.push([`Departures from the contract's decisions, not failures under profile ${report.profile} (${infos.length})`, ...lines].join('\n'));
+  }
+
+  const reasons = new Map<string, number>();
+  for (const r of report.results) if (r.outcome === 'skip') reasons.set(r.skipReason ?? 'no reason given', (reasons.get(r.skipReason ?? 'no reason given') ?? 0) + 1);
+  if (reasons.size > 0) sections.push(['Skipped', ...[...reasons].map(([reason, n]) => `– ${n} × ${printable(reason)}`)].join('\n'));
+  return sections.join('\n\n');
+}
+
+/**
+ * The report with every occurrence of the given keys replaced by their masked form, in every
+ * string it holds. The engine already masks the X-API-KEY header; this also catches a key a
+ * target echoes in a body or a header. Keys shorter than 8 characters (`any` for the mock)
+ * are left alone: they guard nothing, and replacing them would maul ordinary words.
+ */
+export function redactReport<T>(value: T, secrets: ReadonlyArray<string | undefined>): T {
+  const keys = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 8).sort((a, b) => b.length - a.length);
+  if (keys.length === 0) return value;
+  const scrub = (text: string) => keys.reduce((acc, key) => acc.split(key).join(maskKey(key)), text);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return scrub(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [scrub(k), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}

@@ -1,0 +1,90 @@
+/**
+ * JUnit XML of a run, for CI dashboards: one <testsuite> per operation, one <testcase> per check
+ * that produced a result. fail → <failure> (each failed finding with its exchange), skip →
+ * <skipped message>, info → <system-out> with the info findings; a pass is an empty testcase.
+ */
+import type { CheckResult, Exchange, RunReport } from '../engine/types.js';
+import { formatFinding } from './failures.js';
+import { operationsOf, totals } from './matrix.js';
+
+/**
+ * Text fit for XML 1.0: characters XML cannot carry at all (control characters, lone
+ * surrogates, U+FFFE/U+FFFF) become U+FFFD, then the markup characters are escaped.
+ */
+export function xmlEscape(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** Attribute values keep their line breaks as character references (a parser would fold raw ones). */
+function attr(text: string): string {
+  return xmlEscape(text).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+/** Time of a result: the time of the distinct exchanges its findings rest on. */
+function resultMs(result: CheckResult): number {
+  const seen = new Set<Exchange>();
+  for (const f of result.findings) if (f.exchange) seen.add(f.exchange);
+  return [...seen].reduce((sum, e) => sum + e.ms, 0);
+}
+
+export function renderJunit(report: RunReport): string {
+  const all = totals(report.results);
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  out.push(
+    `<testsuites name="conformance" tests="${all.checks}" failures="${all.fail}" errors="0" skipped="${all.skip}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
+  );
+  for (const operationId of operationsOf(report)) {
+    const results = report.results.filter((r) => r.operationId === operationId);
+    const t = totals(results);
+    out.push(
+      `  <testsuite name="${attr(operationId)}" tests="${t.checks}" failures="${t.fail}" errors="0" skipped="${t.skip}" time="${seconds(results.reduce((s, r) => s + resultMs(r), 0))}" timestamp="${attr(report.startedAt)}">`,
+    );
+    out.push('    <properties>');
+    for (const [name, value] of [
+      ['profile', report.profile],
+      ['runId', report.runId],
+      ['baseUrl', report.target.baseUrl],
+      ['baseUrlAlt', report.target.baseUrlAlt],
+    ] as const) {
+      out.push(`      <property name="${name}" value="${attr(value)}"/>`);
+    }
+    out.push('    </properties>');
+    for (const result of results) out.push(...testcase(result));
+    out.push('  </testsuite>');
+  }
+  out.push('</testsuites>');
+  return `${out.join('\n')}\n`;
+}
+
+function testcase(result: CheckResult): string[] {
+  const open = `    <testcase name="${attr(result.check)}" classname="conformance.${attr(result.operationId)}" time="${seconds(resultMs(result))}"`;
+  switch (result.outcome) {
+    case 'pass':
+      return [`${open}/>`];
+    case 'skip':
+      return [`${open}>`, `      <skipped message="${attr(result.skipReason ?? 'skipped')}"/>`, '    </testcase>'];
+    case 'info': {
+      const infos = result.findings.filter((f) => f.outcome === 'info');
+      return [`${open}>`, `      <system-out>${xmlEscape(infos.map((f) => `info: ${formatFinding(f)}`).join('\n\n'))}</system-out>`, '    </testcase>'];
+    }
+    case 'fail': {
+      const failed = result.findings.filter((f) => f.outcome === 'fail');
+      const message = failed.length === 1 ? failed[0]!.message : `${failed.length} findings failed: ${failed[0]?.message ?? ''}`;
+      return [
+        `${open}>`,
+        `      <failure message="${attr(message)}" type="${attr(result.check)}">${xmlEscape(failed.map((f) => formatFinding(f)).join('\n\n'))}</failure>`,
+        '    </testcase>',
+      ];
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'vitest';
+import { checkNames, type RunReport } from '../engine/types.js';
+import { renderMatrix, shortNames, totals } from './matrix.js';
+import { sampleReport } from './sample-report.js';
+
+const report = sampleReport();
+const plain = renderMatrix(report);
+const lines = plain.split('\n');
+/** The glyph under each column header of a row, by check name. */
+function row(operationId: string): Record<string, string> {
+  const header = lines[0]!;
+  const line = lines.find((l) => l.startsWith(`${operationId} `))!;
+  return Object.fromEntries(checkNames.map((c) => [c, [...line][header.indexOf(` ${shortNames[c]}`) + 1] ?? '']));
+}
+
+describe('renderMatrix', () => {
+  test('a header of short names, one row per operation in report order', () => {
+    expect(lines[0]).toMatch(/^operation\s+5xx sta cty sch hdr aut neg pos ava idm ten brc qr {2}tot$/);
+    expect(lines.slice(1, 4).map((l) => l.split(' ')[0])).toEqual(report.operations);
+  });
+
+  const cells: Array<[string, { given: [string, string]; want: string }]> = [
+    ['fail', { given: ['createPaymentLink', 'not_a_server_error'], want: '✗' }],
+    ['info', { given: ['createPaymentLink', 'response_schema_conformance'], want: 'i' }],
+    ['skip', { given: ['createPaymentLink', 'idempotency_replay'], want: '–' }],
+    ['pass', { given: ['getCharge', 'status_code_conformance'], want: '✓' }],
+    ['not applicable (no result)', { given: ['getCharge', 'qr_matches_brcode'], want: '·' }],
+    ['second fail on a row', { given: ['listClients', 'tenant_isolation'], want: '✗' }],
+  ];
+  test.each(cells)('%s', (_name, { given: [op, check], want }) => {
+    expect(row(op)[check]).toBe(want);
+  });
+
+  test('every row has one glyph under each header', () => {
+    for (const op of report.operations) expect(Object.values(row(op)).every((g) => ['✓', '✗', '–', 'i', '·'].includes(g))).toBe(true);
+  });
+
+  test('a legend naming every check, then totals, profile, run id, duration and target', () => {
+    for (const c of checkNames) expect(plain).toMatch(new RegExp(`(^|\\s)${shortNames[c]}\\s+${c}(\\s|$)`, 'm'));
+    expect(plain).toContain('Checks: 1 passed, 3 failed, 1 info, 2 skipped (7 results on 3 operations)');
+    expect(plain).toContain('Profile seed · run id conf1234abcd · 4.3 s\nTarget http://ref.test + http://alt.ref.test');
+  });
+
+  test('no colour unless asked; with colour, the glyphs are painted', () => {
+    expect(plain).not.toContain('\x1b[');
+    const coloured = renderMatrix(report, { color: true });
+    expect(coloured).toContain('\x1b[31;1m✗\x1b[0m');
+    expect(coloured).toContain('\x1b[32m✓\x1b[0m');
+    expect(coloured.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain);
+  });
+
+  test('fits 80 columns with the contract’s longest operationId', () => {
+    const wide: RunReport = { ...report, operations: ['updateSubscription'], results: [] };
+    expect(Math.max(...renderMatrix(wide).split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
+  });
+
+  test('short names are distinct', () => {
+    expect(new Set(Object.values(shortNames)).size).toBe(checkNames.length);
+  });
+});
+
+test('totals count each outcome', () => {
+  expect(totals(report.results)).toEqual({ pass: 1, fail: 3, info: 1, skip: 2, checks: 7 });
+});

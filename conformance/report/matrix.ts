@@ -1,0 +1,93 @@
+/**
+ * The terminal matrix of a run: operations (rows) × checks (columns, three-letter headers
+ * explained in a legend), one glyph per cell, then the totals, profile, run id and duration.
+ */
+import { checkNames, type CheckName, type CheckResult, type Outcome, type RunReport } from '../engine/types.js';
+
+/** Column headers: short enough for 14 columns in 80 characters. */
+export const shortNames: Record<CheckName, string> = {
+  not_a_server_error: '5xx',
+  status_code_conformance: 'sta',
+  content_type_conformance: 'cty',
+  response_schema_conformance: 'sch',
+  response_headers_conformance: 'hdr',
+  ignored_auth: 'aut',
+  negative_data_rejection: 'neg',
+  positive_data_acceptance: 'pos',
+  ensure_resource_availability: 'ava',
+  idempotency_replay: 'idm',
+  tenant_isolation: 'ten',
+  brcode_well_formed: 'brc',
+  qr_matches_brcode: 'qr',
+  total_in_cents: 'tot',
+};
+
+export const glyphs: Record<Outcome | 'none', string> = { pass: '✓', fail: '✗', skip: '–', info: 'i', none: '·' };
+
+const colours: Record<Outcome | 'none', string> = { pass: '32', fail: '31;1', skip: '2', info: '36', none: '2' };
+
+export interface MatrixOptions {
+  /** ANSI colours (the CLI turns them on when stdout is a TTY). */
+  color?: boolean;
+}
+
+export type Totals = Record<Outcome, number> & { checks: number };
+
+export function totals(results: readonly CheckResult[]): Totals {
+  const t: Totals = { pass: 0, fail: 0, info: 0, skip: 0, checks: results.length };
+  for (const r of results) t[r.outcome] += 1;
+  return t;
+}
+
+/** The result of one operation and check, if the run produced one. */
+export function resultIndex(report: RunReport): (operationId: string, check: CheckName) => CheckResult | undefined {
+  const byKey = new Map(report.results.map((r) => [`${r.operationId}\u0000${r.check}`, r]));
+  return (operationId, check) => byKey.get(`${operationId}\u0000${check}`);
+}
+
+/** Operations of the report in its order, plus any that only appear in results. */
+export function operationsOf(report: RunReport): string[] {
+  return [...new Set([...report.operations, ...report.results.map((r) => r.operationId)])];
+}
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Pads by visible width (the glyphs are one column each). */
+function pad(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - [...text].length));
+}
+
+export function renderMatrix(report: RunReport, options: MatrixOptions = {}): string {
+  const paint = (kind: Outcome | 'none', text: string) => (options.color ? `\x1b[${colours[kind]}m${text}\x1b[0m` : text);
+  const bold = (text: string) => (options.color ? `\x1b[1m${text}\x1b[0m` : text);
+  const find = resultIndex(report);
+  const operations = operationsOf(report);
+  const labelWidth = Math.max('operation'.length, ...operations.map((op) => op.length));
+  const cell = Math.max(...checkNames.map((c) => shortNames[c].length)) + 1;
+
+  const lines: string[] = [];
+  lines.push(bold(pad('operation', labelWidth) + ' ' + checkNames.map((c) => pad(shortNames[c], cell)).join('').trimEnd()));
+  for (const op of operations) {
+    let row = pad(op, labelWidth) + ' ';
+    for (const check of checkNames) {
+      const kind = find(op, check)?.outcome ?? 'none';
+      row += paint(kind, glyphs[kind]) + ' '.repeat(cell - 1);
+    }
+    lines.push(row.trimEnd());
+  }
+  lines.push('');
+  const legend = checkNames.map((c) => `${pad(shortNames[c], cell - 1)} ${c}`);
+  const half = Math.ceil(legend.length / 2);
+  const legendWidth = Math.max(...legend.slice(0, half).map((l) => l.length)) + 3;
+  for (let i = 0; i < half; i++) lines.push(`${pad(legend[i]!, legendWidth)}${legend[i + half] ?? ''}`.trimEnd());
+  lines.push(`${glyphs.pass} pass  ${glyphs.fail} fail  ${glyphs.info} info (a decision only)  ${glyphs.skip} skipped  ${glyphs.none} not applicable`);
+  lines.push('');
+  const t = totals(report.results);
+  const counts = [paint('pass', `${t.pass} passed`), paint('fail', `${t.fail} failed`), paint('info', `${t.info} info`), paint('skip', `${t.skip} skipped`)];
+  lines.push(`${bold('Checks')}: ${counts.join(', ')} (${t.checks} results on ${operations.length} operations)`);
+  lines.push(`Profile ${report.profile} · run id ${report.runId} · ${formatDuration(report.durationMs)}`);
+  lines.push(`Target ${report.target.baseUrl}${report.target.baseUrlAlt !== report.target.baseUrl ? ` + ${report.target.baseUrlAlt}` : ''}`);
+  return lines.join('\n');
+}
