@@ -73,6 +73,8 @@ describe('against the reference server', () => {
     expect(lines.some((l) => /^operation\s+5xx sta cty sch hdr aut neg pos ava idm ten brc qr {2}tot$/.test(l)), failed).toBe(true);
     for (const { operationId } of listOperations()) expect(lines.some((l) => new RegExp(`^${operationId}\\s+[✓✗–i·]`).test(l)), operationId).toBe(true);
     expect(run.stdout).toMatch(/Checks: \d+ passed, 0 failed, \d+ info, \d+ skipped/);
+    // The server's default rate limit is on: the run must wait out 429s, not skip what they blocked.
+    expect(run.stdout, failed).not.toMatch(/answered 429/);
     expect(run.stdout).toContain('Profile reference · run id clitest');
     expect(run.stdout).toMatch(/vitest: \d+ tests, \d+ passed, 0 failed, \d+ skipped/);
     expect(run.stdout).toContain(`JUnit report: ${junit}`);

@@ -6,6 +6,18 @@ import { Recorder } from './recorder.js';
 import { seedView } from './seed-view.js';
 import type { CheckName, ConformanceOptions, Exchange, ProgressEvent } from './types.js';
 
+const MAX_RATE_LIMIT_RETRIES = 5;
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/** RFC 9110 Retry-After in seconds (or an HTTP date), bounded so a run cannot stall. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number {
+  if (value === undefined) return 1_000;
+  const ms = /^\d+$/.test(value.trim()) ? Number(value.trim()) * 1_000 : Date.parse(value) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : 1_000;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export interface RunDeps {
   /** How requests leave; tests pass one that calls an in-process app. */
   fetch?: typeof fetch;
@@ -88,11 +100,14 @@ export class RunContext {
     const headers: Record<string, string> = { ...init.headers };
     const apiKey = init.apiKey === undefined ? this.options.apiKey : init.apiKey;
     if (apiKey !== null) headers['X-API-KEY'] = apiKey;
-    const exchange = await send(
-      this.fetchFn,
-      { operationId: op.operationId, method: op.method, url: this.url(op, init.pathParams), headers, ...(init.body !== undefined ? { body: init.body } : {}) },
-      this.options.timeoutMs,
-    );
+    const input = { operationId: op.operationId, method: op.method, url: this.url(op, init.pathParams), headers, ...(init.body !== undefined ? { body: init.body } : {}) };
+    let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
+    // A rate-limited answer is the target protecting itself, not a verdict on the request:
+    // like any well-behaved client, wait as long as Retry-After says and send it again.
+    for (let retry = 0; retry < MAX_RATE_LIMIT_RETRIES && exchange.response?.status === 429; retry++) {
+      await sleep(retryAfterMs(exchange.response.headers['retry-after']));
+      exchange = await send(this.fetchFn, input, this.options.timeoutMs);
+    }
     this.exchanges.push(exchange);
     return exchange;
   }
