@@ -7,6 +7,7 @@ import { OperationCatalog } from './http/operations.js';
 import { operationMiddleware } from './http/operation.js';
 import { ProblemError, problemTypes, type Problem } from './http/problems.js';
 import { chargeRoutes } from './routes/charges.js';
+import { docsRoutes } from './routes/docs.js';
 import { clientRoutes } from './routes/clients.js';
 import { orderRoutes } from './routes/orders.js';
 import { productRoutes } from './routes/products.js';
@@ -52,6 +53,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     );
   });
 
+  app.route('/', docsRoutes(deps));
   app.route('/charge', chargeRoutes(deps, operation));
   app.route('/client', clientRoutes(deps, operation));
   app.route('/product', productRoutes(deps, operation));

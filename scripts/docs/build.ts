@@ -1,0 +1,59 @@
+/**
+ * `npm run docs`: dist/docs/index.html, one self-contained Redoc page of the bundled
+ * contract (the Redoc script inlined, nothing loaded from another host), with the contract's
+ * decisions shown (see decorate.ts), and DECISIONS.md beside it. The title (`seo.title`) and
+ * the Redoc options and theme (`openapi`) come from redocly.yaml.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { loadBundledContract } from '../../lib/contract/bundled.js';
+import { decorateForDocs } from './decorate.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const docsDir = join(root, 'dist', 'docs');
+
+export function buildDocs(): string {
+  mkdirSync(docsDir, { recursive: true });
+  const decisions = readFileSync(join(root, 'openapi', 'DECISIONS.md'), 'utf8');
+  const config = parse(readFileSync(join(root, 'redocly.yaml'), 'utf8')) as { seo?: { title?: string } };
+  const spec = join(docsDir, 'openapi.docs.json');
+  writeFileSync(spec, JSON.stringify(decorateForDocs(loadBundledContract(), decisions)));
+  const output = join(docsDir, 'index.html');
+  try {
+    execFileSync(
+      join(root, 'node_modules', '.bin', 'redocly'),
+      ['build-docs', spec, '--output', output, '--inlineBundle', '--config', join(root, 'redocly.yaml'), ...(config.seo?.title ? ['--title', config.seo.title] : [])],
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    );
+  } finally {
+    rmSync(spec, { force: true });
+  }
+  writeFileSync(output, selfContained(readFileSync(output, 'utf8')));
+  copyFileSync(join(root, 'openapi', 'DECISIONS.md'), join(docsDir, 'DECISIONS.md'));
+  return output;
+}
+
+/** A plain word mark in place of Redoc's attribution logo, which it loads from its CDN. */
+const attributionMark =
+  'data:image/svg+xml,' +
+  encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#555">Redoc</text></svg>');
+
+/**
+ * `--inlineBundle` inlines Redoc's script, but two things still leave the host: the
+ * attribution logo (from Redocly's CDN) and the browser's favicon request. The page keeps
+ * the attribution with a local mark and declares an empty icon, so it works with no network.
+ */
+export function selfContained(html: string): string {
+  return html
+    .replaceAll('https://cdn.redoc.ly/redoc/logo-mini-full.svg', attributionMark)
+    .replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', attributionMark)
+    .replace('<head>', '<head><link rel="icon" href="data:,">');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const output = buildDocs();
+  process.stdout.write(`Docs written to ${output}\n`);
+}

@@ -1,0 +1,146 @@
+/**
+ * The docs as a reader gets them: /docs of a running reference server in headless Chromium
+ * (Debian's package, driven by playwright-core). Skipped, with a notice, where no Chromium is
+ * installed; CI installs it (.ci/run).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { listOperations, type JsonObject } from '../../lib/contract/bundled.js';
+import { buildDocs, docsDir } from '../../scripts/docs/build.js';
+import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(executablePath);
+if (!haveChromium) {
+  console.warn(`NOTICE: no Chromium at ${executablePath} (set CHROMIUM_PATH, or apt-get install chromium); the docs browser tests are skipped.`);
+}
+
+const operations = listOperations();
+let server: TestServer;
+let http: ServerType;
+let browser: Browser;
+let page: Page;
+let base = '';
+const offHost: string[] = [];
+const consoleErrors: string[] = [];
+
+describe.skipIf(!haveChromium)('/docs in a real browser', () => {
+  beforeAll(async () => {
+    buildDocs();
+    server = await createTestServer();
+    http = serve({ fetch: server.app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => http.once('listening', resolve));
+    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.protocol === 'data:' || url.hostname === '127.0.0.1' || url.hostname === 'localhost') return route.continue();
+      offHost.push(url.href);
+      return route.abort();
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    const response = await page.goto(`${base}/docs`, { waitUntil: 'load' });
+    expect(page.url()).toBe(`${base}/docs/`);
+    expect(response?.status()).toBe(200);
+    await page.locator('[data-component-name="Menu/MenuItem"]').first().waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => http?.close(resolve));
+    await server?.close();
+  });
+
+  const menuItem = (text: string) => page.locator(`[data-component-name="Menu/MenuItem"] [data-text="${text}"]`).first();
+
+  /** Opens the operation's tag in the side menu (a tag toggles, so try again if it closed). */
+  async function reveal(op: (typeof operations)[number]): Promise<boolean> {
+    const item = menuItem(String((op.operation as JsonObject).summary));
+    for (let attempt = 0; attempt < 3 && !(await item.isVisible()); attempt++) {
+      await menuItem((op.operation.tags as string[])[0]!).click();
+      await page.waitForTimeout(200);
+    }
+    return item.isVisible();
+  }
+
+  test.each(operations.map((op) => [op.operationId, op] as const))('the side menu shows %s by its summary', async (_operationId, op) => {
+    // Operations show under their tag once it is opened, as a reader would open it.
+    expect(await reveal(op)).toBe(true);
+    expect(await menuItem(String((op.operation as JsonObject).summary)).innerText()).toBe(String((op.operation as JsonObject).summary));
+  });
+
+  test('clicking an operation scrolls to it and shows its request sample', async () => {
+    const target = operations.find((op) => op.operationId === 'createPaymentLink')!;
+    const summary = String((target.operation as JsonObject).summary);
+    expect(await reveal(target)).toBe(true);
+    await menuItem(summary).click();
+    await expect.poll(() => page.url()).toMatch(new RegExp(`#/[a-z-]+/${target.operationId.toLowerCase()}$`));
+    // The operation's heading (h1 on its own page, h2 within its tag's) is scrolled into view.
+    const heading = page.locator('h1, h2', { hasText: summary }).first();
+    await expect.poll(async () => {
+      const box = await heading.boundingBox({ timeout: 1_000 }).catch(() => null);
+      return box !== null && box.y >= 0 && box.y < 900;
+    }).toBe(true);
+    // The request sample: the right panel names the method and path and shows the example payload.
+    const section = page.locator(`[id$="/${target.operationId.toLowerCase()}"]`).first();
+    await expect.poll(() => section.getByText('Payload').first().isVisible()).toBe(true);
+    expect(await section.innerText()).toContain('"productId"');
+    expect(await section.innerText()).toContain('Base URL');
+  });
+
+  test('the introduction shows the contract decisions and links to DECISIONS.md beside the page', async () => {
+    await menuItem('Contract decisions').click();
+    await expect.poll(() => page.locator('h2', { hasText: 'Contract decisions' }).first().isVisible()).toBe(true);
+    expect(await page.locator('table', { hasText: 'D01' }).count()).toBeGreaterThan(0);
+    const href = await page.locator('a[href="DECISIONS.md"]').first().getAttribute('href');
+    const decisions = await page.request.get(new URL(href!, page.url()).href);
+    expect(decisions.status()).toBe(200);
+    expect(await decisions.text()).toContain('| D01 |');
+  });
+
+  test('no console error, no request off this host; a full-page screenshot is saved', async () => {
+    mkdirSync(docsDir, { recursive: true });
+    await page.screenshot({ path: join(docsDir, 'screenshot.png'), fullPage: true });
+    expect(existsSync(join(docsDir, 'screenshot.png'))).toBe(true);
+    expect(consoleErrors).toEqual([]);
+    expect(offHost).toEqual([]);
+  });
+  test('the built file works opened from disk too, with nothing loaded from elsewhere', async () => {
+    const other = await browser.newPage();
+    const requests: string[] = [];
+    other.on('request', (request) => requests.push(request.url()));
+    await other.goto(`file://${join(docsDir, 'index.html')}`, { waitUntil: 'load' });
+    await other.locator('[data-component-name="Menu/MenuItem"] [data-text="Charges"]').first().waitFor();
+    expect(requests.filter((url) => !/^(file|data|blob):/.test(url))).toEqual([]);
+    await other.close();
+  });
+});
+
+describe('the contract is served for tools, without an API key', () => {
+  let local: TestServer;
+  beforeAll(async () => {
+    local = await createTestServer();
+  });
+  afterAll(async () => local.close());
+
+  test.each([
+    ['/openapi.yaml', { type: 'application/yaml', starts: 'openapi: 3.1.0' }],
+    ['/openapi.json', { type: 'application/json', starts: '{"openapi":"3.1.0"' }],
+  ])('%s', async (path, want) => {
+    const response = await local.request(path, { apiKey: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(want.type);
+    expect((await response.text()).startsWith(want.starts)).toBe(true);
+  });
+});
