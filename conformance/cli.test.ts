@@ -9,7 +9,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
-import { freePort, listening, repoRoot, startTsx, tsx, useChildProcesses, within, type Exit, type Running } from '../server/test-support/processes.js';
+import { freePort, listening, repoRoot, startTsx, tsx, useChildProcesses, within, type Exit } from '../server/test-support/processes.js';
 import { parseXml } from './report/xml-check.js';
 
 const folder = useChildProcesses('conformance-cli-test-');

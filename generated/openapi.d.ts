@@ -1051,11 +1051,19 @@ export interface components {
          *     belong to the caller's company (**D27**). `paymentMethod` defaults to `PIX`.
          */
         OrderCreate: {
+            /** @description Sum of the items, in currency units (BRL). */
             subtotal: components["schemas"]["Amount"];
+            /** @description What the customer pays, `subtotal − discount + shippingCost`, in currency units (BRL). */
             total: components["schemas"]["Amount"];
-            /** @default 0 */
+            /**
+             * @description Discount given, in currency units (BRL).
+             * @default 0
+             */
             discount?: components["schemas"]["Amount"];
-            /** @default 0 */
+            /**
+             * @description Shipping cost, in currency units (BRL).
+             * @default 0
+             */
             shippingCost?: components["schemas"]["Amount"];
             /** @description The caller's company; when sent it must be the company of the API key (**D26**). */
             companyId?: string & components["schemas"]["CompanyId"];

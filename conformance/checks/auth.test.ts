@@ -4,13 +4,14 @@ import { parseApiKey } from '../../server/auth/api-keys.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions, Outcome, Profile } from '../engine/types.js';
-import { authCheck, malformedApiKey, preparedBody, readOnlyReason, requestExample, unknownApiKey } from './auth.js';
+import { authCheck, malformedApiKey, unknownApiKey } from './auth.js';
+import { getOnlyReason as readOnlyReason } from './stateful.js';
 
 const contract = loadBundledContract();
 const example = (name: string): unknown => structuredClone(resolvePointer(contract, `/components/examples/${name}/value`));
 
 let server: TestServer;
-let fixtures: { productId: string; clientId: string };
+let fixtures: { productId: string; subscriptionProductId: string; clientId: string };
 
 beforeAll(async () => {
   server = await createTestServer();
@@ -18,7 +19,8 @@ beforeAll(async () => {
     const response = await server.request(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     return ((await response.json()) as { id: string }).id;
   };
-  fixtures = { productId: await post('/product', example('ProductCreateRequest')), clientId: await post('/client', example('ClientCreateRequest')) };
+  const productId = await post('/product', example('ProductCreateRequest'));
+  fixtures = { productId, subscriptionProductId: productId, clientId: await post('/client', example('ClientCreateRequest')) };
 });
 afterAll(async () => server.close());
 
@@ -90,8 +92,9 @@ const cases: Array<[string, { given: keyof typeof faults; want: Record<Profile, 
     {
       given: 'requestBeforeKey',
       want: {
-        seed: { listClients: 'pass', getCharge: 'pass', createPaymentLink: 'pass', getWebhook: 'info', updateSubscription: 'info' },
-        reference: { listClients: 'pass', getCharge: 'pass', createPaymentLink: 'pass', getWebhook: 'fail', updateSubscription: 'fail' },
+        // Only getWebhook's request is not valid (no operation creates a webhook: the example id is 404).
+        seed: { listClients: 'pass', getCharge: 'pass', createPaymentLink: 'pass', updateSubscription: 'pass', getWebhook: 'info' },
+        reference: { listClients: 'pass', getCharge: 'pass', createPaymentLink: 'pass', updateSubscription: 'pass', getWebhook: 'fail' },
       },
     },
   ],
@@ -125,7 +128,7 @@ describe('authCheck', () => {
     const sent = ctx.exchanges.map((e) => e.request.headers['X-API-KEY']);
     expect(sent[0]).toBeUndefined();
     expect(sent[1]).toMatch(/^sk_[a-z0-9]{3}…\*{4}$/);
-    expect(sent[2]).toBe('not-a-…****');
+    expect(sent[2]).toBe('no…****'); // a quarter of a 9-character key at most
   });
 
   test('--read-only sends GET requests only and skips the rest with the reason', async () => {
@@ -143,6 +146,14 @@ describe('authCheck', () => {
     expect(ctx.recorder.results(['listClients'])[0]!.findings[0]!.message).toMatch(/--stateless/);
   });
 
+  test('a 5xx to the keyless request is not_a_server_error\'s finding: the 401s to the others pass', async () => {
+    const crashWithoutKey: Fault = (request, next) => (request.headers.get('x-api-key') ? next(request) : Promise.resolve(new Response('boom', { status: 500 })));
+    const ctx = await run('reference', crashWithoutKey, { only: ['listClients'] });
+    const [result] = ctx.recorder.results(['listClients']);
+    expect(result).toMatchObject({ check: 'ignored_auth', outcome: 'pass' });
+    expect(result!.findings[0]!.message).toMatch(/\(1 without an answer or with a 5xx\)$/);
+  });
+
   test('a target that does not answer is skipped, not judged', async () => {
     const ctx = new RunContext(options('seed', { only: ['listClients'] }), { fetch: (async () => { throw new Error('connection refused'); }) as typeof fetch });
     await authCheck.run(ctx);
@@ -157,12 +168,10 @@ describe('request material', () => {
     expect(parseApiKey(malformedApiKey)).toBeUndefined();
   });
 
-  test('example bodies get the fixtures, the run id and devMode', () => {
-    const ctx = new RunContext(options('seed'));
-    Object.assign(ctx.fixtures, { productId: 'prod_abc123', clientId: 'clnt_def456' });
-    const body = preparedBody(ctx, requestExample(ctx, ctx.operation('createPaymentLink')), 'auth') as Record<string, unknown>;
-    expect(body).toMatchObject({ items: [{ productId: 'prod_abc123' }], externalId: 'confauth-auth', devMode: true, customer: { name: expect.stringMatching(/ confauth$/) } });
-    const order = preparedBody(ctx, requestExample(ctx, ctx.operation('createOrder')), 'auth') as Record<string, unknown>;
-    expect(order).toMatchObject({ clientId: 'clnt_def456', items: [{ productId: 'prod_abc123' }] });
+  test('the bodies sent are valid ones: fixtures, the run id, devMode', async () => {
+    const ctx = await run('seed', faults.correct!, { only: ['createPaymentLink', 'createOrder'] });
+    const sent = (op: string) => ctx.exchanges.filter((e) => e.operationId === op && e.request.headers['X-API-KEY'] === undefined).map((e) => JSON.parse(e.request.body!) as Record<string, unknown>);
+    expect(sent('createPaymentLink')).toEqual([expect.objectContaining({ items: [{ productId: fixtures.productId, quantity: 2 }], devMode: true, externalId: expect.stringMatching(/-confauth-\d+$/) })]);
+    expect(sent('createOrder')).toEqual([expect.objectContaining({ clientId: fixtures.clientId, items: [expect.objectContaining({ productId: fixtures.productId })], name: expect.stringMatching(/ confauth$/) })]);
   });
 });

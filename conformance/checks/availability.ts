@@ -18,6 +18,7 @@
  */
 import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
+import { requestBodyOf } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { Exchange } from '../engine/types.js';
@@ -204,7 +205,7 @@ async function subscriptionIsUpdatable(ctx: RunContext): Promise<void> {
 
   // Seed §3 rule 3: an update may set `status` to any listed subscription state; the list is the contract's.
   const statusField = 'status';
-  const updateSchema = requestSchema(ctx, updateOp);
+  const updateSchema = deref(ctx.contract, requestBodyOf(ctx.contract, updateOp)?.schema);
   const statusSchema = deref(ctx.contract, propertiesOf(ctx, updateSchema)[statusField]);
   const states = (isObject(statusSchema) && Array.isArray(statusSchema.enum) ? statusSchema.enum : []) as unknown[];
   const next = states.find((s) => s !== record[statusField]);
@@ -225,11 +226,4 @@ async function subscriptionIsUpdatable(ctx: RunContext): Promise<void> {
   }
   const { problems } = compareFields(ctx, { [identity]: id, [statusField]: next }, after, successSchema(ctx, updateOp));
   report(ctx, opId, problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })), `${where} answers the subscription just created, now ${next}`, update);
-}
-
-function requestSchema(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
-  const body = op.operation.requestBody ? deref(ctx.contract, op.operation.requestBody) : undefined;
-  const content = (body?.content ?? {}) as Record<string, JsonObject>;
-  const media = Object.keys(content).find((m) => /json/.test(m));
-  return media && content[media]?.schema ? deref(ctx.contract, content[media].schema) : undefined;
 }

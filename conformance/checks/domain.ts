@@ -11,7 +11,7 @@
  *   (seed §1: "its image form").
  *
  * These are seed facts: a departure fails in both profiles. Only the presence of a field
- * the contract decided to require (D21, D20) is a decision.
+ * the contract decided to require (D21, D20), and of an amount in the BR Code (D28), are decisions.
  *
  * The run creates a charge from a `total` and, when it has a product, one from `items`,
  * both `devMode: true` and tagged with the run id, and reads each back with
@@ -23,8 +23,10 @@ import { brCodeAmountCents, brCodeProblems, qrTextOfDataUri } from '../pix/brcod
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { CheckName, Exchange } from '../engine/types.js';
-import { pathParameterExamples, preparedBody, requestExample } from './auth.js';
+import { devModeField, validBodies } from '../data/bodies.js';
+import { pathParameterExamples } from '../data/schema.js';
 import { describeExchange, documentedResponses, followRef, isObject, pointerToken } from './responses.js';
+import { isSuccess, jsonOf } from './stateful.js';
 
 export const statelessReason = '--stateless: the target keeps no state, so it cannot return the charge the run created';
 export const readOnlyReason = '--read-only: the run cannot create the charges to check';
@@ -72,19 +74,6 @@ export const domainCheck: CheckModule = {
 // Reading responses
 // ---------------------------------------------------------------------------
 
-function jsonBody(exchange: Exchange): unknown {
-  try {
-    return JSON.parse(exchange.response?.body ?? '');
-  } catch {
-    return undefined;
-  }
-}
-
-function isSuccess(exchange: Exchange): boolean {
-  const status = exchange.response?.status ?? 0;
-  return status >= 200 && status < 300;
-}
-
 /** The JSON schema pointer of an operation's first documented 2xx response. */
 function successSchemaPointer(ctx: RunContext, operationId: string): string | undefined {
   const success = documentedResponses(ctx.contract, ctx.operation(operationId)).find((r) => /^2/.test(r.key));
@@ -93,18 +82,21 @@ function successSchemaPointer(ctx: RunContext, operationId: string): string | un
   return success && type ? `${success.pointer}/content/${pointerToken(type)}/schema` : undefined;
 }
 
+/** The schema of the property at `path` (names of nested properties) in an operation's success body, `$ref`s followed. */
+function successSchemaAt(ctx: RunContext, operationId: string, path: string[]): unknown {
+  const start = successSchemaPointer(ctx, operationId);
+  if (!start) return undefined;
+  let { node } = followRef(ctx.contract, resolvePointer(ctx.contract, start), start);
+  for (const key of path) node = followRef(ctx.contract, isObject(node) && isObject(node.properties) ? node.properties[key] : undefined, '').node;
+  return node;
+}
+
 /**
  * Whether the contract requires member `name` of the object at `path` in an operation's
  * success body, and the decision behind that requirement (`x-decided: {required: …}`).
  */
 function requirement(ctx: RunContext, operationId: string, path: string[], name: string): { required: boolean; decision?: string } {
-  const start = successSchemaPointer(ctx, operationId);
-  if (!start) return { required: false };
-  let { node } = followRef(ctx.contract, resolvePointer(ctx.contract, start), start);
-  for (const key of path) {
-    const properties: unknown = isObject(node) ? node.properties : undefined;
-    node = followRef(ctx.contract, isObject(properties) ? properties[key] : undefined, '').node;
-  }
+  const node = successSchemaAt(ctx, operationId, path);
   const required = isObject(node) && Array.isArray(node.required) && node.required.includes(name);
   const decision = RunContext.decisionOf(node, 'required');
   return { required, ...(decision ? { decision } : {}) };
@@ -115,7 +107,7 @@ function requirement(ctx: RunContext, operationId: string, path: string[], name:
  * there is none: judged under `check` (absent where required: info on a decision, else fail).
  */
 function envelopeData(ctx: RunContext, operationId: string, check: CheckName, exchange: Exchange): JsonObject | undefined {
-  const body = jsonBody(exchange);
+  const body = jsonOf(exchange);
   if (isObject(body) && isObject(body.data)) return body.data;
   const what = describeExchange(exchange);
   if (isObject(body) && !('data' in body)) {
@@ -169,13 +161,25 @@ function checkBrCode(ctx: RunContext, exchange: Exchange, data: JsonObject, expe
     ctx.judge(readOp, check, false, `${what}: ${problems.join('; ')}`, { exchange });
     return brCode;
   }
-  // The amount the payer is asked for is the charge total: field 54 in reais.
+  // An amount (field 54) is the charge total in reais: another amount asks the payer for the
+  // wrong sum. That the code carries one at all is D28: the BCB manual's dynamic BR Code leaves
+  // field 54 out (the amount is in the payload its URL serves), and the seed says nothing.
   const cents = expected.cents ?? (typeof data.total === 'number' ? data.total : undefined);
   const amount = brCodeAmountCents(brCode);
-  if (amount === undefined) ctx.judge(readOp, check, false, `${what}: the BR Code has no amount (field 54) for a charge of ${cents ?? '?'} cents`, { exchange });
+  if (amount === undefined) ctx.judge(readOp, check, false, `${what}: the BR Code has no amount (field 54) for a charge of ${cents ?? '?'} cents`, { decision: brCodeDecision(ctx), exchange });
   else if (cents !== undefined && amount !== cents) ctx.judge(readOp, check, false, `${what}: the BR Code amount (field 54) is ${amount} cents, the charge ${cents}`, { exchange });
   else ctx.judge(readOp, check, true, `${what}: a valid BR Code of ${amount} cents`, { exchange });
   return brCode;
+}
+
+/**
+ * The decision behind the content of `brCode` beyond "a Pix copy-and-paste code" (seed §2.3):
+ * the one the contract marks on the property's decided keywords (`x-decided: {pattern: D28}`).
+ */
+function brCodeDecision(ctx: RunContext): string | undefined {
+  const node = successSchemaAt(ctx, readOp, ['data', 'brCode']);
+  const decided = isObject(node) && isObject(node['x-decided']) ? Object.values(node['x-decided']) : [];
+  return RunContext.decisionOf(node) ?? decided.find((d): d is string => typeof d === 'string');
 }
 
 function checkQr(ctx: RunContext, exchange: Exchange, data: JsonObject, brCode: string | undefined, expected: Expected): void {
@@ -196,7 +200,7 @@ function checkQr(ctx: RunContext, exchange: Exchange, data: JsonObject, brCode: 
 
 /** GET /charge/{id} and the checks on what it returns. */
 async function readBack(ctx: RunContext, id: string, expected: Expected): Promise<void> {
-  const names = Object.keys(pathParameterExamples(ctx, ctx.operation(readOp)));
+  const names = Object.keys(pathParameterExamples(ctx.contract, ctx.operation(readOp)));
   const exchange = await ctx.request(readOp, { pathParams: { [names[0] ?? 'id']: id } });
   if (!isSuccess(exchange)) {
     const reason = `${describeExchange(exchange)}${exchange.error ? ` (${exchange.error})` : ''}: the charge could not be read`;
@@ -213,7 +217,7 @@ async function readBack(ctx: RunContext, id: string, expected: Expected): Promis
 /** Creates a charge from `fields` and checks the answer and the charge read back. */
 async function checkCreated(ctx: RunContext, expected: Expected, fields: JsonObject): Promise<void> {
   const tag = `domain-${Object.keys(fields).join('-')}`;
-  const body = { ...fields, devMode: true, externalId: `${ctx.runId}-${tag}` };
+  const body = { ...fields, [devModeField]: true, externalId: `${ctx.runId}-${tag}` };
   const exchange = await ctx.request(createOp, { body });
   if (!isSuccess(exchange)) {
     // Refusing a valid request is positive_data_acceptance's finding; here there is nothing to check.
@@ -235,7 +239,7 @@ async function checkCreated(ctx: RunContext, expected: Expected, fields: JsonObj
 
 /** The contract's example charge, which a stateless mock answers for its example id. */
 async function checkExampleCharge(ctx: RunContext): Promise<void> {
-  const params = pathParameterExamples(ctx, ctx.operation(readOp));
+  const params = pathParameterExamples(ctx.contract, ctx.operation(readOp));
   const id = Object.values(params)[0];
   if (id === undefined) {
     for (const check of domainChecks) ctx.recorder.skip(readOp, check, 'the contract gives no example charge id');
@@ -252,7 +256,7 @@ async function checkExampleCharge(ctx: RunContext): Promise<void> {
 function fixturePrice(ctx: RunContext, productId: string): number | undefined {
   for (const exchange of ctx.exchanges) {
     if (exchange.operationId !== 'createProduct' || !isSuccess(exchange)) continue;
-    const body = jsonBody(exchange);
+    const body = jsonOf(exchange);
     if (isObject(body) && body.id === productId && typeof body.price === 'number') return body.price;
   }
   return undefined;
@@ -263,11 +267,11 @@ async function pricedProduct(ctx: RunContext): Promise<{ productId: string; pric
   const fixture = ctx.fixtures.productId;
   const price = fixture ? fixturePrice(ctx, fixture) : undefined;
   if (fixture && price !== undefined) return { productId: fixture, price };
-  const example = requestExample(ctx, ctx.operation('createProduct'));
-  if (!isObject(example)) return undefined;
-  const body = { ...(preparedBody(ctx, example, 'domain') as JsonObject), price: fallbackPrice };
+  const valid = validBodies(ctx, 'createProduct')[0]?.body;
+  if (!isObject(valid)) return undefined;
+  const body = { ...valid, price: fallbackPrice };
   const exchange = await ctx.request('createProduct', { body });
-  const created = jsonBody(exchange);
+  const created = jsonOf(exchange);
   if (!isSuccess(exchange) || !isObject(created) || typeof created.id !== 'string') return undefined;
   return { productId: created.id, price: typeof created.price === 'number' ? created.price : fallbackPrice };
 }

@@ -13,7 +13,8 @@ import { runData } from '../data/state.js';
 import { RunContext } from '../engine/context.js';
 import { seedView } from '../engine/seed-view.js';
 import type { Profile } from '../engine/types.js';
-import { negativeCheck, readOnlyReason } from './negative.js';
+import { negativeCheck } from './negative.js';
+import { getOnlyReason as readOnlyReason } from './stateful.js';
 import { contextOn, is, startServer, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'negative_data_rejection';

@@ -9,21 +9,20 @@
  */
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
-import { describeAnswer, ensureSubscription } from '../data/fixtures.js';
+import { describeAnswer, prepareBodies } from '../data/fixtures.js';
 import { mutationsFor } from '../data/mutations.js';
 import { headerParametersOf, requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
+import { getOnlyReason } from './stateful.js';
 
 const check = 'negative_data_rejection' as const;
-
-export const readOnlyReason = '--read-only: only GET requests are sent';
 
 export const negativeCheck: CheckModule = {
   checks: [check],
   async run(ctx) {
     for (const op of ctx.operations) {
-      if (op.method !== 'get' && ctx.options.readOnly) ctx.recorder.skip(op.operationId, check, readOnlyReason);
+      if (op.method !== 'get' && ctx.options.readOnly) ctx.recorder.skip(op.operationId, check, getOnlyReason);
       else await operation(ctx, op);
     }
   },
@@ -35,11 +34,9 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
   if (!hasBody && headerParametersOf(ctx.contract, op).length === 0) {
     return ctx.recorder.skip(opId, check, 'no request body or header parameter whose schema a request could break');
   }
-  if (opId === 'updateSubscription' && !ctx.options.stateless) {
-    // Mutate a body that names a real subscription, so a refusal is about the mutation (D09).
-    const subscription = await ensureSubscription(ctx);
-    if ('reason' in subscription) return ctx.recorder.skip(opId, check, `no subscription to update: ${subscription.reason}`);
-  }
+  // Mutate bodies that name real records, so that a refusal is about the mutation.
+  const unprepared = await prepareBodies(ctx, opId);
+  if (unprepared) return ctx.recorder.skip(opId, check, unprepared);
   const bodies = validBodies(ctx, opId).map((b) => b.body);
   if (hasBody && bodies.length === 0) return ctx.recorder.skip(opId, check, 'no valid body to mutate (see positive_data_acceptance)');
   const mutations = mutationsFor(ctx, opId, bodies);

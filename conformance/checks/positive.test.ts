@@ -9,7 +9,8 @@ import type { TestServer } from '../../server/test-support/harness.js';
 import { createdChargeIds, subscriptionIdOf } from '../data/fixtures.js';
 import { RunContext } from '../engine/context.js';
 import type { Profile } from '../engine/types.js';
-import { positiveCheck, readOnlyReason } from './positive.js';
+import { positiveCheck } from './positive.js';
+import { getOnlyReason as readOnlyReason } from './stateful.js';
 import { contextOn, is, startServer, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'positive_data_acceptance';

@@ -12,22 +12,19 @@
  */
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodiesWithNotes } from '../data/bodies.js';
-import { describeAnswer, ensureCharge, ensureSubscription, idOf, registerSubscription } from '../data/fixtures.js';
-import { parameterExample } from '../data/schema.js';
+import { describeAnswer, existingPathParams, idOf, prepareBodies, registerSubscription } from '../data/fixtures.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
-import type { Exchange } from '../engine/types.js';
+import { getOnlyReason, isSuccess } from './stateful.js';
 
 const check = 'positive_data_acceptance' as const;
-
-export const readOnlyReason = '--read-only: only GET requests are sent';
 
 export const positiveCheck: CheckModule = {
   checks: [check],
   async run(ctx) {
     for (const op of ctx.operations) {
       if (op.method === 'get') await getOperation(ctx, op);
-      else if (ctx.options.readOnly) ctx.recorder.skip(op.operationId, check, readOnlyReason);
+      else if (ctx.options.readOnly) ctx.recorder.skip(op.operationId, check, getOnlyReason);
       else await bodyOperation(ctx, op);
     }
   },
@@ -35,11 +32,8 @@ export const positiveCheck: CheckModule = {
 
 async function bodyOperation(ctx: RunContext, op: ContractOperation): Promise<void> {
   const opId = op.operationId;
-  if (opId === 'updateSubscription' && !ctx.options.stateless) {
-    // Its body names the subscription to change (D09): one the run created.
-    const subscription = await ensureSubscription(ctx);
-    if ('reason' in subscription) return ctx.recorder.skip(opId, check, `no subscription to update: ${subscription.reason}`);
-  }
+  const unprepared = await prepareBodies(ctx, opId);
+  if (unprepared) return ctx.recorder.skip(opId, check, unprepared);
   const { bodies, dropped } = validBodiesWithNotes(ctx, opId);
   if (bodies.length === 0) {
     const reason = dropped.length > 0 ? `no valid body: ${dropped.join('; ')}` : 'the operation takes no request body the contract describes';
@@ -62,35 +56,11 @@ async function bodyOperation(ctx: RunContext, op: ContractOperation): Promise<vo
 
 async function getOperation(ctx: RunContext, op: ContractOperation): Promise<void> {
   const opId = op.operationId;
-  const pathParams: Record<string, string> = {};
-  for (const name of [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)) {
-    const value = await pathValue(ctx, op, name);
-    if ('reason' in value) return ctx.recorder.skip(opId, check, value.reason);
-    pathParams[name] = value.id;
-  }
+  const existing = await existingPathParams(ctx, op);
+  if ('reason' in existing) return ctx.recorder.skip(opId, check, existing.reason);
+  const pathParams = existing.params;
   const exchange = await ctx.request(op, { pathParams });
   const ok = isSuccess(exchange);
   const what = Object.keys(pathParams).length > 0 ? `GET with ${Object.entries(pathParams).map(([k, v]) => `${k}=${v}`).join(', ')}` : 'GET';
   ctx.judge(opId, check, ok, ok ? `${what}: answered ${exchange.response!.status}` : `${what}: a valid request was refused (${describeAnswer(exchange)})`, { exchange });
-}
-
-/**
- * A valid value for a path parameter: against the stateless mock the contract's example
- * (the mock answers any id); otherwise an id of a record this run created.
- */
-async function pathValue(ctx: RunContext, op: ContractOperation, name: string): Promise<{ id: string } | { reason: string }> {
-  if (ctx.options.stateless) {
-    const example = parameterExample(ctx.contract, op, name);
-    return typeof example === 'string' ? { id: example } : { reason: `the contract gives no example of path parameter ${name}` };
-  }
-  if (op.operationId === 'getCharge') {
-    const charge = await ensureCharge(ctx);
-    return 'reason' in charge ? { reason: charge.reason } : charge;
-  }
-  return { reason: `no operation of the contract creates what ${op.path} reads, so the run knows no valid ${name}` };
-}
-
-function isSuccess(exchange: Exchange): boolean {
-  const status = exchange.response?.status;
-  return status !== undefined && status >= 200 && status < 300;
 }

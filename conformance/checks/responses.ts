@@ -7,6 +7,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { isPlainObject as isObject, operationPointer, toPointer } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { CheckName, Exchange } from '../engine/types.js';
@@ -15,13 +16,11 @@ import type { CheckName, Exchange } from '../engine/types.js';
 // Reading the contract (shared with the other check modules of this folder)
 // ---------------------------------------------------------------------------
 
-export function isObject(value: unknown): value is JsonObject {
-  return !!value && typeof value === 'object' && !Array.isArray(value);
-}
+export { isPlainObject as isObject } from '../data/schema.js';
 
 /** One token of a JSON Pointer (RFC 6901). */
 export function pointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+  return toPointer([token]).slice(1);
 }
 
 /** Follows local `$ref`s from `node` (found at `pointer`), returning the object reached and its own pointer. */
@@ -35,11 +34,6 @@ export function followRef(doc: JsonObject, node: unknown, pointer: string): { no
     current = resolvePointer(doc, at);
   }
   return { node: current, pointer: at };
-}
-
-/** The JSON Pointer of an operation object in the contract. */
-export function operationPointer(op: ContractOperation): string {
-  return `/paths/${pointerToken(op.path)}/${op.method}`;
 }
 
 export interface DocumentedResponse {

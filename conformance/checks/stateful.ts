@@ -5,11 +5,14 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { isPlainObject as isObject } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckName, Exchange } from '../engine/types.js';
 
 export const statelessReason = '--stateless: the target keeps no state (e.g. the Prism mock)';
 export const readOnlyReason = '--read-only: the check must create records';
+/** Why a check that sends an operation's own request skips an operation that is not a GET. */
+export const getOnlyReason = '--read-only: only GET requests are sent';
 export const noSecondKeyReason = 'no --second-api-key';
 
 /** Why a check that creates records cannot run on this target, if it cannot. */
@@ -50,9 +53,7 @@ export function jsonOf(exchange: Exchange): unknown {
   }
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+export { isPlainObject as isObject } from '../data/schema.js';
 
 /**
  * The `data` of a charge envelope (seed §2.1: charge operations answer `{status, message,
@@ -63,25 +64,24 @@ export function envelopeData(body: unknown): JsonObject | undefined {
   return isObject(body.data) ? body.data : undefined;
 }
 
-/** The JSON schema of an operation's first declared 2xx response, dereferenced. */
-export function successSchema(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
+/** An operation's first declared 2xx response object, dereferenced. */
+function successResponse(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
   const responses = (op.operation.responses ?? {}) as JsonObject;
   const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
-  if (!code) return undefined;
-  const response = deref(ctx.contract, responses[code]);
-  const content = (response.content ?? {}) as Record<string, JsonObject>;
+  return code ? deref(ctx.contract, responses[code]) : undefined;
+}
+
+/** The JSON schema of an operation's first declared 2xx response, dereferenced. */
+export function successSchema(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
+  const content = (successResponse(ctx, op)?.content ?? {}) as Record<string, JsonObject>;
   const media = Object.keys(content).find((m) => /json/.test(m));
   return media && content[media]?.schema ? deref(ctx.contract, content[media].schema) : undefined;
 }
 
 /** The headers of an operation's first declared 2xx response, dereferenced, by name. */
 export function successHeaders(ctx: RunContext, op: ContractOperation): Record<string, JsonObject> {
-  const responses = (op.operation.responses ?? {}) as JsonObject;
-  const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
-  if (!code) return {};
-  const response = deref(ctx.contract, responses[code]);
   const headers: Record<string, JsonObject> = {};
-  for (const [name, header] of Object.entries((response.headers ?? {}) as JsonObject)) headers[name] = deref(ctx.contract, header);
+  for (const [name, header] of Object.entries((successResponse(ctx, op)?.headers ?? {}) as JsonObject)) headers[name] = deref(ctx.contract, header);
   return headers;
 }
 

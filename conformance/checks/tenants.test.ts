@@ -126,6 +126,16 @@ describe('tenant_isolation', () => {
     expect(verdict(ctx, 'createPaymentLink', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/own product answered 403 too/) });
   });
 
+  test('a refusal without a product of the second company to control it proves nothing: skip, not pass', async () => {
+    // The second company cannot create products, so the run has none of its own to compare with.
+    const ctx = await contextOn(server, {
+      wrap: async (request, next) => (is(request, 'POST', /^\/product$/) && request.headers.get('x-api-key') === server.other.apiKey ? new Response('{}', { status: 403 }) : next(request)),
+    });
+    await tenantCheck.run(ctx);
+    expect(ctx.fixtures.other?.productId).toBeUndefined();
+    expect(verdict(ctx, 'createPaymentLink', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/refused with 422, but the second company has no product of its own for a control/) });
+  });
+
   test("a 404 the first company gets for its own charge proves nothing: skip", async () => {
     const ctx = await contextOn(server, { wrap: async (request, next) => (is(request, 'GET', /^\/charge\//) ? new Response('{}', { status: 404 }) : next(request)) });
     await tenantCheck.run(ctx);

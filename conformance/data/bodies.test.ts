@@ -71,7 +71,16 @@ describe('validBodies against the current contract', () => {
       for (const key of ['name', 'externalId', 'sku']) {
         for (const value of valuesOf(body, key)) expect(String(value), `${name}: ${key}`).toContain('confbodies1');
       }
+      // Every record the run creates can be found by the run id; a subscription has no field for it.
+      if (operationId !== 'createSubscription' && operationId !== 'updateSubscription') expect(JSON.stringify(body), `${name} carries the run id`).toContain('confbodies1');
     }
+  });
+
+  test.each(['createPaymentLink', 'createProduct'])('%s: identifier tags are unique across bodies and calls (a service may hold them unique)', (operationId) => {
+    const sent = [...validBodies(ctx, operationId), ...validBodies(ctx, operationId)].map((b) => b.body);
+    const tags = ['externalId', 'sku', 'displayId'].flatMap((key) => sent.flatMap((body) => valuesOf(body, key)));
+    expect(tags.length).toBeGreaterThanOrEqual(sent.length);
+    expect(new Set(tags).size).toBe(tags.length);
   });
 
   test.each<[string, { given: string; want: (bodies: Array<{ name: string; body: any; decision?: string }>) => void }]>([
@@ -84,7 +93,8 @@ describe('validBodies against the current contract', () => {
           expect(bodies[0]!.body.items).toEqual([{ productId: ids.productId, quantity: 2 }]);
           expect(bodies.find((b) => b.name === 'example withTotal')!.body.customerId).toBe(ids.clientId);
           const minimal = bodies.filter((b) => b.name.endsWith('required fields only'));
-          expect(minimal.map((b) => Object.keys(b.body).sort())).toEqual([['devMode', 'items'], ['devMode', 'total']]);
+          // The smallest forms keep the run's tag (externalId): every charge created is findable.
+          expect(minimal.map((b) => Object.keys(b.body).sort())).toEqual([['devMode', 'externalId', 'items'], ['devMode', 'externalId', 'total']]);
           for (const b of minimal) expect(b.decision).toBe('D18');
           // customerId and customer exclude each other (D18): no body has both.
           for (const { body } of bodies) expect(body.customer !== undefined && body.customerId !== undefined).toBe(false);

@@ -56,6 +56,12 @@ export interface ValidBodies {
   dropped: string[];
 }
 
+/**
+ * The request field that makes a charge a development charge (seed §4.1 "devMode: development
+ * mode"). Issue 4: every charge the suite creates has it `true`, in every body it sends.
+ */
+export const devModeField = 'devMode';
+
 export function validBodies(ctx: RunContext, operationId: string): ValidBody[] {
   return validBodiesWithNotes(ctx, operationId).bodies;
 }
@@ -63,7 +69,7 @@ export function validBodies(ctx: RunContext, operationId: string): ValidBody[] {
 /** The operations that bill a subscription product (seed §1.5, §4.5, §4.6): their `productId` is the subscription product. */
 const subscriptionOperations = new Set(['createSubscription', 'updateSubscription']);
 /** The operation whose body names the record it changes by `id` (D09). */
-const updateByIdOperation = 'updateSubscription';
+export const updateByIdOperation = 'updateSubscription';
 
 export function validBodiesWithNotes(ctx: RunContext, operationId: string): ValidBodies {
   const op = ctx.operation(operationId);
@@ -83,6 +89,11 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
   for (const example of info.examples) {
     const minimal = structuredClone(example.value);
     stripOptional(ctx.contract, validate, minimal, minimal, view);
+    // A record the run creates must carry the run id even in its smallest form (issue 4): the
+    // example's top-level tag fields stay, so a minimal payment link or order is still findable.
+    if (isPlainObject(example.value) && isPlainObject(minimal)) {
+      for (const key of tagFormats.keys()) if (minimal[key] === undefined && typeof example.value[key] === 'string') minimal[key] = example.value[key];
+    }
     const name = `example ${example.name}, required fields only`;
     candidates.push({ name, body: finish(minimal, name), ...(optionalityDecision ? { decision: optionalityDecision } : {}) });
   }
@@ -102,9 +113,11 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
 
   const bodies: ValidBody[] = [];
   const seen = new Set<string>();
+  // Two bodies that differ only in the numbers of their tags (tagBody) are the same body.
+  const tagNumber = new RegExp(`(${ctx.runId.replace(/[^\w]/g, '\\$&')})-\\d+`, 'g');
   for (const candidate of candidates) {
     if (candidate.body === undefined) continue;
-    const key = JSON.stringify(candidate.body);
+    const key = JSON.stringify(candidate.body).replace(tagNumber, '$1');
     if (seen.has(key)) continue;
     seen.add(key);
     if (!validate(candidate.body)) {
@@ -124,7 +137,7 @@ function finishBody(ctx: RunContext, operationId: string, view: SchemaView, body
   if (!ctx.options.stateless) substituteIds(ctx, operationId, body, name, dropped);
   tagBody(ctx, body);
   // Every charge the suite creates is a development charge: it moves no money.
-  if (isPlainObject(body) && propertiesOf(ctx.contract, view).has('devMode')) body.devMode = true;
+  if (isPlainObject(body) && propertiesOf(ctx.contract, view).has(devModeField)) body[devModeField] = true;
   applyDomainRules(ctx, operationId, view, body);
   return body;
 }
@@ -157,16 +170,31 @@ function substituteIds(ctx: RunContext, operationId: string, body: unknown, name
   visit(body, true);
 }
 
+/**
+ * The fields that carry the run id, and how (issue 4: "tagged with a run id (names,
+ * `externalId`)"; a product's `sku` and `displayId` too). The identifier-like ones also get a
+ * number of their own: a service may hold them unique per company, and the run sends the same
+ * example many times, so a correct service could otherwise refuse a valid body as a duplicate.
+ */
+const tagFormats = new Map<string, (value: string, tag: string, next: () => number) => string>([
+  ['name', (value, tag) => `${value} ${tag}`],
+  ['externalId', (value, tag, next) => `${value}-${tag}-${next()}`],
+  ['sku', (value, tag, next) => `${value}-${tag}-${next()}`],
+  ['displayId', (value, tag, next) => `${value}-${tag}-${next()}`],
+]);
+
 /** Tags what the run creates with its run id, so the records can be found (and cleaned up) later. */
 export function tagBody(ctx: RunContext, body: unknown): void {
   const tag = ctx.runId;
+  const state = runData(ctx);
+  const next = () => ++state.tagged;
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(visit);
     if (!isPlainObject(node)) return;
     for (const [key, value] of Object.entries(node)) {
+      const format = tagFormats.get(key);
       if (typeof value === 'string' && !value.includes(tag)) {
-        if (key === 'name') node[key] = `${value} ${tag}`;
-        else if (key === 'externalId' || key === 'sku') node[key] = `${value}-${tag}`;
+        if (format) node[key] = format(value, tag, next);
       } else visit(value);
     }
   };

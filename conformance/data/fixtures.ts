@@ -1,7 +1,8 @@
 import type { RequestInit, RunContext } from '../engine/context.js';
 import type { Exchange } from '../engine/types.js';
-import { tagBody, validBodies, stripOptional } from './bodies.js';
-import { isPlainObject, requestBodyOf, viewOf } from './schema.js';
+import type { ContractOperation } from '../../lib/contract/bundled.js';
+import { stripOptional, tagBody, updateByIdOperation, validBodies } from './bodies.js';
+import { isPlainObject, pathParameterExamples, requestBodyOf, viewOf } from './schema.js';
 import { runData } from './state.js';
 
 /**
@@ -71,6 +72,39 @@ export async function ensureSubscription(ctx: RunContext): Promise<{ id: string 
   if (!id) return { reason: `creating a subscription failed (${describeAnswer(exchange)})`, exchange };
   registerSubscription(ctx, id);
   return { id };
+}
+
+/**
+ * Creates what the valid bodies of an operation name, before they are built: the subscription
+ * `updateSubscription` changes (its body names it by `id`, D09). Undefined when the bodies are
+ * ready, else why they cannot be (nothing to do against a stateless target: its bodies are the
+ * contract's examples).
+ */
+export async function prepareBodies(ctx: RunContext, operationId: string): Promise<string | undefined> {
+  if (operationId !== updateByIdOperation || ctx.options.stateless) return undefined;
+  const subscription = await ensureSubscription(ctx);
+  return 'reason' in subscription ? `no subscription to update: ${subscription.reason}` : undefined;
+}
+
+/**
+ * Path parameters naming a record that exists, or why the run knows none: against a stateless
+ * target the contract's examples (the mock answers its own examples); otherwise a record the
+ * run created. Only `getCharge` reads what an operation of the contract creates (a payment link
+ * is a charge, seed §4.1–4.2); no operation creates a webhook, so `getWebhook` has none.
+ */
+export async function existingPathParams(ctx: RunContext, op: ContractOperation): Promise<{ params: Record<string, string> } | { reason: string }> {
+  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  if (names.length === 0) return { params: {} };
+  if (ctx.options.stateless) {
+    const examples = pathParameterExamples(ctx.contract, op);
+    const missing = names.find((name) => examples[name] === undefined);
+    return missing ? { reason: `the contract gives no example of path parameter ${missing}` } : { params: examples };
+  }
+  if (op.operationId === 'getCharge' && names.length === 1) {
+    const charge = await ensureCharge(ctx);
+    return 'reason' in charge ? { reason: charge.reason } : { params: { [names[0]!]: charge.id } };
+  }
+  return { reason: `no operation of the contract creates what ${op.path} reads, so the run knows no valid ${names.join(', ')}` };
 }
 
 /** Ids of the charges this run created (every 2xx payment-link exchange), oldest first. */

@@ -31,11 +31,12 @@ const mutationsOf = (c: RunContext, operationId: string): Mutation[] => mutation
 
 describe('mutationsFor against the current contract', () => {
   test.each(bodyOperations)('%s: bounded, unique, deterministic, every one invalid, rightly classified', (operationId) => {
-    const mutations = mutationsOf(ctx, operationId);
+    const bodies = validBodies(ctx, operationId).map((b) => b.body);
+    const mutations = mutationsFor(ctx, operationId, bodies);
     expect(mutations.length).toBeGreaterThan(20);
     expect(mutations.length).toBeLessThanOrEqual(mutationLimit);
     expect(new Set(mutations.map((m) => m.name)).size).toBe(mutations.length);
-    expect(mutationsOf(ctx, operationId)).toEqual(mutations);
+    expect(mutationsFor(ctx, operationId, bodies)).toEqual(mutations);
     const { pointer } = requestBodyOf(ctx.contract, ctx.operation(operationId))!;
     const headers = new Map(headerParametersOf(ctx.contract, ctx.operation(operationId)).map((h) => [h.name, h]));
     for (const m of mutations) {
@@ -66,7 +67,7 @@ describe('mutationsFor against the current contract', () => {
     ['a price of zero breaks D25', { given: { operationId: 'createProduct', name: '/price: not above exclusiveMinimum 0' }, want: { breaks: 'decision', decision: 'D25' } }],
     ['a product without a name breaks the seed', { given: { operationId: 'createProduct', name: '/name: required property missing' }, want: { breaks: 'seed' } }],
     ['a fractional quantity breaks D25', { given: { operationId: 'createOrder', name: '/items/0/quantity: fraction for integer' }, want: { breaks: 'decision', decision: 'D25', check: (m) => expect((m.body as any).items[0].quantity).toBe(2.5) } }],
-    ['a decimal string as an amount breaks the seed (declared number)', { given: { operationId: 'createOrder', name: '/subtotal: string instead of number' }, want: { breaks: 'seed' } }],
+    ['a decimal string as an amount breaks only D17 (the seed declares number but writes its samples as strings)', { given: { operationId: 'createOrder', name: '/subtotal: string instead of number' }, want: { breaks: 'decision', decision: 'D17' } }],
     ['an order without subtotal breaks the seed', { given: { operationId: 'createOrder', name: '/subtotal: required property missing' }, want: { breaks: 'seed' } }],
     ['a payment method outside the enum breaks the seed', { given: { operationId: 'createOrder', name: '/paymentMethod: not in enum' }, want: { breaks: 'seed' } }],
     ['an update without id breaks D09', { given: { operationId: 'updateSubscription', name: '/id: required property missing' }, want: { breaks: 'decision', decision: 'D09' } }],
@@ -85,6 +86,13 @@ describe('mutationsFor against the current contract', () => {
   test('the limit keeps the most telling first: dropped required properties', () => {
     const first = mutationsFor(ctx, 'createOrder', validBodies(ctx, 'createOrder').map((b) => b.body), 4);
     expect(first.map((m) => m.name)).toEqual(['/subtotal: required property missing', '/total: required property missing', '/items/0/productId: required property missing', '/items/0/quantity: required property missing']);
+  });
+
+  test('no mutation of a development charge touches devMode, whatever the limit (a lax live target would create a real charge)', () => {
+    const all = mutationsFor(ctx, 'createPaymentLink', validBodies(ctx, 'createPaymentLink').map((b) => b.body), 10_000);
+    expect(all.length).toBeGreaterThan(mutationLimit);
+    for (const m of all) expect((m.body as { devMode?: unknown }).devMode, m.name).toBe(true);
+    expect(all.map((m) => m.name)).not.toContain('/devMode: string instead of boolean');
   });
 
   test('no valid body, no body mutation', () => {

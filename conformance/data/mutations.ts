@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { JsonObject } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
+import { devModeField } from './bodies.js';
 import {
   getAt,
   headerParametersOf,
@@ -49,7 +50,7 @@ export interface Mutation {
 export const mutationLimit = 60;
 
 /** An unknown property name, for `additionalProperties: false`. */
-const unknownProperty = 'conformanceUnknownField';
+export const unknownProperty = 'conformanceUnknownField';
 
 interface Candidate {
   rank: number;
@@ -91,11 +92,16 @@ export function mutationsFor(ctx: RunContext, operationId: string, validBodies: 
   if (headers.length > 0 && (validBodies.length > 0 || !info)) candidates.push(...headerCandidates(ctx, headers, validBodies[0]));
 
   const ordered = candidates.map((c, i) => ({ c, i })).sort((a, b) => a.c.rank - b.c.rank || a.i - b.i);
+  // Safety against live services: a mutation is sent in the hope it is refused, so one that
+  // touches `devMode` (`"true"`, dropped) could create a real charge on a lax target. When the
+  // valid bodies are development charges, every mutation stays one.
+  const devCharges = validBodies.some((body) => isPlainObject(body) && body[devModeField] === true);
+  const keepsDevMode = (body: unknown) => !devCharges || (isPlainObject(body) && body[devModeField] === true);
   const seen = new Set<string>();
   const result: Mutation[] = [];
   for (const { c } of ordered) {
     if (result.length >= limit) break;
-    if (seen.has(c.name)) continue;
+    if (seen.has(c.name) || !keepsDevMode(c.body)) continue;
     const mutation = c.header ? classifyHeader(ctx, c) : info ? classifyBody(ctx, info.pointer, c) : undefined;
     if (!mutation) continue;
     seen.add(c.name);

@@ -178,17 +178,22 @@ export function headerParametersOf(doc: JsonObject, op: ContractOperation): Head
   return result;
 }
 
-/** The example value of a path or query parameter (`example`, or the schema's first `examples`). */
-export function parameterExample(doc: JsonObject, op: ContractOperation, name: string): unknown {
-  const list = Array.isArray(op.operation.parameters) ? op.operation.parameters : [];
-  for (const raw of list) {
+/**
+ * The example values of an operation's path parameters (path-item and operation level), as
+ * strings by name: the parameter's `example`, else its schema's first `examples` / `example`.
+ */
+export function pathParameterExamples(doc: JsonObject, op: ContractOperation): Record<string, string> {
+  const params: Record<string, string> = {};
+  const pathItem = deref<JsonObject>(doc, (doc.paths as JsonObject)[op.path]);
+  const all = [...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []), ...(Array.isArray(op.operation.parameters) ? op.operation.parameters : [])];
+  for (const raw of all) {
     const parameter = deref<JsonObject>(doc, raw);
-    if (!isPlainObject(parameter) || parameter.name !== name) continue;
-    if (parameter.example !== undefined) return parameter.example;
+    if (!isPlainObject(parameter) || parameter.in !== 'path' || typeof parameter.name !== 'string') continue;
     const schema = deref<JsonObject>(doc, parameter.schema);
-    if (isPlainObject(schema) && Array.isArray(schema.examples)) return schema.examples[0];
+    const value = parameter.example ?? (isPlainObject(schema) ? (Array.isArray(schema.examples) ? schema.examples[0] : schema.example) : undefined);
+    if (value !== undefined) params[parameter.name] = String(value);
   }
-  return undefined;
+  return params;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface RunData {
   subscriptionId?: string;
   /** Why fixtures are missing, by fixture name (the positive check's skip reasons). */
   missing: Map<string, string>;
+  /** How many identifier tags (`externalId`, `sku` …) the run has handed out: each is unique. */
+  tagged: number;
 }
 
 const data = new WeakMap<RunContext, RunData>();
@@ -23,7 +25,7 @@ const data = new WeakMap<RunContext, RunData>();
 export function runData(ctx: RunContext): RunData {
   let found = data.get(ctx);
   if (!found) {
-    found = { prices: new Map(), missing: new Map() };
+    found = { prices: new Map(), missing: new Map(), tagged: 0 };
     data.set(ctx, found);
   }
   return found;

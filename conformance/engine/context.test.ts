@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { RunContext, retryAfterMs } from './context.js';
+import { RunContext, retryAfterMs, TargetUnreachableError } from './context.js';
 
 describe('retryAfterMs', () => {
   const now = Date.parse('2026-11-21T12:00:00.000Z');
@@ -43,5 +43,31 @@ describe('RunContext.request', () => {
     const exchange = await ctx.request('listClients');
     expect(calls).toBe(6);
     expect(exchange.response?.status).toBe(429);
+  });
+});
+
+describe('a target that stops answering', () => {
+  test('ends the run after five unanswered requests in a row instead of waiting out every timeout', async () => {
+    let calls = 0;
+    const fetchFn = (async () => {
+      calls += 1;
+      throw new TypeError('fetch failed');
+    }) as typeof fetch;
+    const ctx = new RunContext({ baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 }, { fetch: fetchFn });
+    for (let i = 0; i < 4; i++) expect((await ctx.request('listClients')).error).toBeDefined();
+    await expect(ctx.request('listClients')).rejects.toBeInstanceOf(TargetUnreachableError);
+    expect(calls).toBe(5);
+  });
+
+  test('an answer in between resets the count', async () => {
+    let calls = 0;
+    const fetchFn = (async () => {
+      calls += 1;
+      if (calls === 4) return new Response('[]', { status: 200 });
+      throw new TypeError('fetch failed');
+    }) as typeof fetch;
+    const ctx = new RunContext({ baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 }, { fetch: fetchFn });
+    for (let i = 0; i < 8; i++) await ctx.request('listClients');
+    expect(calls).toBe(8);
   });
 });

@@ -7,6 +7,10 @@ import { seedView } from './seed-view.js';
 import type { CheckName, ConformanceOptions, Exchange, ProgressEvent } from './types.js';
 
 const MAX_RATE_LIMIT_RETRIES = 5;
+const MAX_UNANSWERED_IN_A_ROW = 5;
+
+/** The target does not answer (at the start, or stopped in the middle): a bad address, not a failing check (exit code 2). */
+export class TargetUnreachableError extends Error {}
 const MAX_RETRY_AFTER_MS = 30_000;
 
 /** RFC 9110 Retry-After in seconds (or an HTTP date), bounded so a run cannot stall. */
@@ -59,7 +63,12 @@ export class RunContext {
   readonly recorder: Recorder;
   readonly runId: string;
   readonly fixtures: Fixtures = {};
+  /** The header that carries the API key, from the contract's `apiKey` security scheme (seed §5.1). */
+  readonly apiKeyHeader: string;
   private readonly fetchFn: typeof fetch;
+  private unansweredInARow = 0;
+  /** Every operation of the contract, covered or not, by operationId. */
+  private readonly byId: Map<string, ContractOperation>;
 
   constructor(
     readonly options: ConformanceOptions,
@@ -70,14 +79,16 @@ export class RunContext {
     this.full = new ContractValidator(this.contract);
     this.seed = new ContractValidator(this.seedContract);
     const all = listOperations(this.contract);
+    this.byId = new Map(all.map((op) => [op.operationId, op]));
     this.operations = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
     this.runId = options.runId ?? `conf${randomBytes(4).toString('hex')}`;
     this.fetchFn = deps.fetch ?? fetch;
+    this.apiKeyHeader = apiKeyHeaderOf(this.contract);
     this.recorder = new Recorder((operationId, check, outcome) => deps.onProgress?.({ kind: 'check', operationId, check, outcome }));
   }
 
   operation(operationId: string): ContractOperation {
-    const op = listOperations(this.contract).find((o) => o.operationId === operationId);
+    const op = this.byId.get(operationId);
     if (!op) throw new Error(`The contract has no operation ${operationId}`);
     return op;
   }
@@ -99,8 +110,8 @@ export class RunContext {
     const op = typeof operation === 'string' ? this.operation(operation) : operation;
     const headers: Record<string, string> = { ...init.headers };
     const apiKey = init.apiKey === undefined ? this.options.apiKey : init.apiKey;
-    if (apiKey !== null) headers['X-API-KEY'] = apiKey;
-    const input = { operationId: op.operationId, method: op.method, url: this.url(op, init.pathParams), headers, ...(init.body !== undefined ? { body: init.body } : {}) };
+    if (apiKey !== null) headers[this.apiKeyHeader] = apiKey;
+    const input = { operationId: op.operationId, method: op.method, url: this.url(op, init.pathParams), headers, secretHeaders: [this.apiKeyHeader], ...(init.body !== undefined ? { body: init.body } : {}) };
     let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     // A rate-limited answer is the target protecting itself, not a verdict on the request:
     // like any well-behaved client, wait as long as Retry-After says and send it again.
@@ -109,6 +120,11 @@ export class RunContext {
       exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     }
     this.exchanges.push(exchange);
+    // A target that stopped answering would otherwise cost one timeout per remaining request.
+    this.unansweredInARow = exchange.error ? this.unansweredInARow + 1 : 0;
+    if (this.unansweredInARow >= MAX_UNANSWERED_IN_A_ROW) {
+      throw new TargetUnreachableError(`${input.url} and the ${MAX_UNANSWERED_IN_A_ROW - 1} requests before it got no answer (last: ${exchange.error}); the run stops`);
+    }
     return exchange;
   }
 
@@ -130,4 +146,12 @@ export class RunContext {
     const decided = o['x-decided'] as Record<string, string> | undefined;
     return keyword && decided ? decided[keyword] : undefined;
   }
+}
+
+/** The header named by the contract's first `apiKey` security scheme that is sent `in: header`. */
+function apiKeyHeaderOf(contract: JsonObject): string {
+  const schemes = ((contract.components as JsonObject | undefined)?.securitySchemes ?? {}) as Record<string, JsonObject>;
+  const scheme = Object.values(schemes).find((s) => s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string');
+  if (!scheme) throw new Error('The contract has no apiKey security scheme sent in a header');
+  return scheme.name as string;
 }

@@ -1,8 +1,11 @@
 import type { Exchange, RecordedRequest } from './types.js';
 
-/** The API key as reports show it: enough to tell keys apart, never enough to use one. */
+/**
+ * The API key as reports show it: enough to tell keys apart, never enough to use one. At most
+ * a quarter of it (and never more than 6 characters) is shown, so a short key is not half given away.
+ */
 export function maskKey(key: string): string {
-  return key.length <= 8 ? '****' : `${key.slice(0, 6)}…****`;
+  return key.length <= 8 ? '****' : `${key.slice(0, Math.min(6, Math.floor(key.length / 4)))}…****`;
 }
 
 export interface SendInput {
@@ -13,6 +16,8 @@ export interface SendInput {
   headers?: Record<string, string>;
   /** A value to send as JSON, or a string sent as it is. */
   body?: unknown;
+  /** Headers whose values are secrets (the API key): recorded masked. */
+  secretHeaders?: readonly string[];
 }
 
 /**
@@ -26,7 +31,7 @@ export async function send(fetchFn: typeof fetch, input: SendInput, timeoutMs: n
     body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
   }
-  const request: RecordedRequest = { method: input.method.toUpperCase(), url: input.url, headers: maskHeaders(headers), ...(body !== undefined ? { body } : {}) };
+  const request: RecordedRequest = { method: input.method.toUpperCase(), url: input.url, headers: maskHeaders(headers, input.secretHeaders ?? []), ...(body !== undefined ? { body } : {}) };
   const started = performance.now();
   try {
     const response = await fetchFn(input.url, { method: request.method, headers, ...(body !== undefined ? { body } : {}), signal: AbortSignal.timeout(timeoutMs) });
@@ -42,8 +47,9 @@ export async function send(fetchFn: typeof fetch, input: SendInput, timeoutMs: n
   }
 }
 
-function maskHeaders(headers: Record<string, string>): Record<string, string> {
+function maskHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
+  const secret = new Set(secrets.map((name) => name.toLowerCase()));
   const masked: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) masked[name] = name.toLowerCase() === 'x-api-key' ? maskKey(value) : value;
+  for (const [name, value] of Object.entries(headers)) masked[name] = secret.has(name.toLowerCase()) ? maskKey(value) : value;
   return masked;
 }

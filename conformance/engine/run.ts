@@ -7,7 +7,7 @@ import { positiveCheck } from '../checks/positive.js';
 import { responseChecks } from '../checks/responses.js';
 import { tenantCheck } from '../checks/tenants.js';
 import { createFixtures } from '../data/fixtures.js';
-import { RunContext, type RunDeps } from './context.js';
+import { RunContext, TargetUnreachableError, type RunDeps } from './context.js';
 import { send } from './http.js';
 import type { CheckName, ConformanceOptions, RunReport } from './types.js';
 
@@ -17,8 +17,7 @@ export interface CheckModule {
   run(ctx: RunContext): Promise<void>;
 }
 
-/** The target did not answer at all: a bad address, not a failing check (exit code 2). */
-export class TargetUnreachableError extends Error {}
+export { TargetUnreachableError } from './context.js';
 
 /**
  * The checks that send their own requests run first, in this order (later ones use what

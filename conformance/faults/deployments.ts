@@ -1,10 +1,13 @@
 import QRCode from 'qrcode';
+import { unknownProperty } from '../data/mutations.js';
 import type { CheckName } from '../engine/types.js';
+import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 
 /**
  * Deliberately broken deployments: each wraps the reference server's `fetch` and breaks
  * one thing a payment API must get right. The fault-injection test runs the suite against
- * each and expects exactly the named check to fail, which proves the suite catches it.
+ * each and expects the named check to fail on the named operation, which proves the suite
+ * catches it (other checks may fail too: a 5xx is also a refused valid body).
  */
 export interface Fault {
   name: string;
@@ -210,3 +213,52 @@ export const faults: Fault[] = [
     },
   },
 ];
+
+/** A TLV data object as text: tag, two-digit length, value. */
+const tlv = (tag: string, value: string): string => `${tag}${String(value.length).padStart(2, '0')}${value}`;
+
+/**
+ * The BR Code of a dynamic Pix charge, as the BCB manual's example has it: the merchant
+ * account holds the URL of the charge's payload (sub-tag 25) and there is no amount (field
+ * 54, which the payload carries instead).
+ */
+function dynamicBrCode(brCode: string): string {
+  const account = tlv('00', 'br.gov.bcb.pix') + tlv('25', 'pix.example.com/qr/v2/cobv-0001');
+  const body = parseTlv(brCode)
+    .filter((t) => t.tag !== '54' && t.tag !== '63')
+    .map((t) => (t.tag === '26' ? tlv('26', account) : tlv(t.tag, t.value)))
+    .join('');
+  return `${body}6304${crc16CcittFalse(`${body}6304`)}`;
+}
+
+/**
+ * A deployment that does everything the seed documents but departs from the contract's
+ * decisions the way an upstream service built from the seed alone plausibly would: the payment
+ * link answers 200 without a Location header (D01); client errors are a plain
+ * `{"error": …}` with 400 (D02); idempotent replays carry no marker (D10); unknown request
+ * fields are ignored (D22); the BR Code is a dynamic one without an amount (D28). The seed
+ * profile must fail nothing on it (never cry wolf); the reference profile must fail it.
+ */
+export const decisionDepartures = {
+  decisions: ['D01', 'D02', 'D10', 'D22', 'D28'],
+  wrap: (inner: FetchLike): FetchLike => async (original) => {
+    let request = original;
+    if (request.method !== 'GET') request = await withBody(request, ({ [unknownProperty]: _ignored, ...body }) => body);
+    const response = await inner(request);
+    const path = new URL(request.url).pathname;
+    const headers = new Headers(response.headers);
+    headers.delete('idempotent-replayed');
+    headers.delete('location');
+    if (response.status >= 400 && response.status < 500) {
+      headers.set('Content-Type', 'application/json');
+      const status = response.status === 401 || response.status === 404 ? response.status : 400;
+      return new Response(JSON.stringify({ error: response.statusText || 'refused' }), { status, headers });
+    }
+    const status = request.method === 'POST' && path === '/charge/payment-link' && response.status === 201 ? 200 : response.status;
+    if (!isGetCharge(request) || !response.ok) return new Response(response.body, { status, headers });
+    const envelope = (await response.json()) as { data: Json };
+    const brCode = dynamicBrCode(String(envelope.data.brCode));
+    const data = { ...envelope.data, brCode, brCodeBase64: await QRCode.toDataURL(brCode) };
+    return new Response(JSON.stringify({ ...envelope, data }), { status, headers });
+  },
+};

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { runConformance } from '../engine/run.js';
 import type { ConformanceOptions, Profile, RunReport } from '../engine/types.js';
-import { faults, type FetchLike } from './deployments.js';
+import { decisionDepartures, faults, type FetchLike } from './deployments.js';
 
 const base = 'http://reference.test';
 let server: TestServer | undefined;
@@ -50,6 +50,21 @@ describe('the reference server conforms', () => {
     const ran = new Set(report.results.filter((r) => r.outcome !== 'skip').map((r) => r.check));
     expect([...ran].sort()).toEqual([...new Set(report.results.map((r) => r.check))].sort());
     expect(ran.size).toBe(14);
+  });
+});
+
+describe('a deployment that departs from the contract\'s decisions only (built from the seed alone)', () => {
+  test('the seed profile fails nothing and reports each departure as info naming its decision', async () => {
+    const report = await run('seed', decisionDepartures.wrap);
+    expect(failures(report)).toEqual([]);
+    const decisions = new Set(report.results.flatMap((r) => r.findings.filter((f) => f.outcome === 'info').map((f) => f.decision)));
+    for (const decision of decisionDepartures.decisions) expect([...decisions], decision).toContain(decision);
+  });
+
+  test('the reference profile fails it', async () => {
+    const report = await run('reference', decisionDepartures.wrap);
+    const failed = new Set(report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.operationId} › ${r.check}`));
+    for (const expected of ['createPaymentLink › status_code_conformance', 'createPaymentLink › idempotency_replay', 'createClient › negative_data_rejection', 'getCharge › brcode_well_formed']) expect([...failed]).toContain(expected);
   });
 });
 

@@ -48,6 +48,7 @@ describe('brCodeProblems', () => {
     ['no merchant account template', { given: withCrc(pixBody({ '26': undefined })), want: /tag 26 .* missing/ }],
     ['other GUI in 26', { given: withCrc(pixBody({ '26': tlv('00', 'com.example.pay') })), want: /br.gov.bcb.pix/ }],
     ['26 not a template', { given: withCrc(pixBody({ '26': 'br.gov.bcb.pix' })), want: /tag 26 template does not parse/ }],
+    ['no merchant category code (mandatory in EMV MPM)', { given: withCrc(pixBody({ '52': undefined })), want: /tag 52 .* must be 4 digits/ }],
     ['currency USD', { given: withCrc(pixBody({ '53': '840' })), want: /tag 53/ }],
     ['country US', { given: withCrc(pixBody({ '58': 'US' })), want: /tag 58/ }],
     ['no merchant name', { given: withCrc(pixBody({ '59': undefined })), want: /tag 59 .* missing/ }],

@@ -54,7 +54,7 @@ const printableAscii = /^[\x20-\x7e]*$/;
 /**
  * Everything wrong with a Pix BR Code; empty when it is well formed:
  * TLV parses, 00 = "01" first, 26 a template whose GUI (sub-tag 00) is
- * br.gov.bcb.pix, 53 = "986", 58 = "BR", 59 (≤ 25) and 60 (≤ 15) present,
+ * br.gov.bcb.pix, 52 four digits (the merchant category, mandatory in EMV MPM), 53 = "986", 58 = "BR", 59 (≤ 25) and 60 (≤ 15) present,
  * 54 (if any) a decimal amount, no tag twice, EMV "ans" characters (printable
  * ASCII) outside the language template 64, 63 last with length 04 holding the
  * CRC16/CCITT-FALSE of everything up to and including "6304".
@@ -86,6 +86,8 @@ export function brCodeProblems(payload: string): string[] {
       problems.push(`tag 26 template does not parse: ${(error as Error).message}`);
     }
   }
+  const category = byTag.get('52');
+  if (!category || !/^\d{4}$/.test(category.value)) problems.push('tag 52 (merchant category code) must be 4 digits ("0000" when none)');
   if (byTag.get('53')?.value !== '986') problems.push('tag 53 (currency) must be "986" (BRL)');
   if (byTag.get('58')?.value !== 'BR') problems.push('tag 58 (country) must be "BR"');
   const name = byTag.get('59');
