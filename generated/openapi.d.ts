@@ -55,6 +55,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/charge/{id}/simulate-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a payment (sandbox)
+         * @description Pays a development charge (`devMode: true`) as a payer would, for testing (**D39**). The charge
+         *     moves `PENDING → PROCESSING → PAID` and, unless `settle` is `false`, on to `RECEIVED`; each move
+         *     emits its event (`charge.processing`, `charge.paid`, `charge.received`) to the company's
+         *     webhooks, in that order. `paymentDate` is set. Only `PENDING` or `PROCESSING` charges can be paid
+         *     (`409` otherwise); a charge without `devMode` is `403`. Not in the source document: a sandbox
+         *     control of this contract.
+         */
+        post: operations["simulatePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/charge/{id}/simulate-expiration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire a charge now (sandbox)
+         * @description Expires a development charge (`devMode: true`) now instead of at `expiresAt`, for testing
+         *     (**D39**). The charge moves to `EXPIRED` (`status` and `paymentStatus`) and emits
+         *     `charge.expired`. Only `PENDING` or `PROCESSING` charges can expire (`409` otherwise); a charge
+         *     without `devMode` is `403`. Charges also expire by themselves at `expiresAt`. Not in the source
+         *     document: a sandbox control of this contract.
+         */
+        post: operations["simulateExpiration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/client": {
         parameters: {
             query?: never;
@@ -83,6 +132,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook registrations
+         * @description Returns every webhook registration of the caller's company, oldest first, without secrets
+         *     (**D40**). Not in the source document.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description Registers a URL of the caller's company to receive charge events (**D40**), signed as the
+         *     Standard Webhooks specification describes (**D14**). The answer carries the signing secret
+         *     (`whsec_…`) once; it is never shown again. The URL must be `https` (`http` to `localhost` is
+         *     accepted in development; private, loopback and link-local addresses are refused in production).
+         *     Not in the source document, which shows only the lookup.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/{id}": {
         parameters: {
             query?: never;
@@ -97,6 +175,39 @@ export interface paths {
          *     not exist, or belongs to another company, is `404` (**D27**).
          */
         get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook registration
+         * @description Deletes a registration of the caller's company (**D40**); no further events are sent to it and
+         *     its delivery attempts are deleted with it. Not in the source document.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook registration
+         * @description Changes a registration of the caller's company (**D40**): pause it (`INACTIVE`) or resume it
+         *     (`ACTIVE`), rename it, point it at another URL or change its events. Only the fields sent change.
+         *     Events that happen while it is `INACTIVE` are not sent to it. Not in the source document.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhook/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts of a webhook
+         * @description Returns every attempt to deliver an event to this registration, newest first (**D41**): when it
+         *     was made, how the endpoint answered, and when a failed event is tried next. Use it to see why
+         *     events did not arrive. Not in the source document.
+         */
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -435,9 +546,11 @@ export interface components {
          *     |---|---|---|
          *     | `/problems/malformed-request` | 400 | the body is not valid JSON |
          *     | `/problems/unauthorized` | 401 | `X-API-KEY` missing or unknown |
+         *     | `/problems/live-charge` | 403 | a sandbox simulation asked of a charge without `devMode` |
          *     | `/problems/not-found` | 404 | no such record for the caller's company, or no such path |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not with this method (see `Allow`) |
          *     | `/problems/idempotency-request-in-progress` | 409 | the first request with this `Idempotency-Key` has not finished |
+         *     | `/problems/invalid-transition` | 409 | the charge's state does not allow the move asked for |
          *     | `/problems/payload-too-large` | 413 | the body exceeds 1 MiB |
          *     | `/problems/unsupported-media-type` | 415 | the body is not `application/json` |
          *     | `/problems/validation-error` | 422 | the request breaks the contract; see `errors` |
@@ -678,6 +791,14 @@ export interface components {
             message: string;
             data: components["schemas"]["Charge"];
         };
+        /** @description Options of a simulated payment (**D39**). */
+        SimulatePayment: {
+            /**
+             * @description Also settle the payment (`RECEIVED`, event `charge.received`) right after `PAID`; `false` stops at `PAID`.
+             * @default true
+             */
+            settle?: boolean;
+        };
         /**
          * @description Whether the client is active.
          * @default ACTIVE
@@ -824,6 +945,80 @@ export interface components {
             events: components["schemas"]["WebhookEventType"][];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A new webhook registration (**D40**). `url` must be `https`; in a development deployment
+         *     `http` to `localhost`/`127.0.0.1` is allowed too, and a production deployment refuses private,
+         *     loopback and link-local addresses. A URL with credentials (`user:password@host`) is refused.
+         */
+        WebhookCreate: {
+            /** @description The endpoint that receives the events. */
+            url: string & components["schemas"]["Url"];
+            /** @description Name of the registration. */
+            name: string & components["schemas"]["Name"];
+            /** @description The events the URL receives. */
+            events: components["schemas"]["WebhookEventType"][];
+        };
+        /** @description A new webhook registration with its signing secret, returned only by the request that creates it (**D40**). */
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /**
+             * @description The signing secret (Standard Webhooks), `whsec_` and 32 random bytes in base64. Keep it; it cannot be read again.
+             * @example whsec_sdHVuaqPLHO1xPKa7ZAxbXS82mz8j25qG3HIcpNsgdM=
+             */
+            secret: string;
+        };
+        /** @description Changes to a webhook registration (**D40**); only the fields sent change. Setting `status` to `ACTIVE` again resumes deliveries. */
+        WebhookUpdate: {
+            status?: components["schemas"]["WebhookStatus"];
+            /** @description Name of the registration. */
+            name?: string & components["schemas"]["Name"];
+            /** @description The endpoint that receives the events. */
+            url?: string & components["schemas"]["Url"];
+            /** @description The events the URL receives. */
+            events?: components["schemas"]["WebhookEventType"][];
+        };
+        /** @description One attempt to deliver one event to a webhook registration (**D41**). */
+        WebhookDelivery: {
+            /**
+             * @description Identifier of the attempt.
+             * @example dlvr_k2v9x7q1m3n5p7r9s1t3u5w7
+             */
+            id: string;
+            /**
+             * @description The event's `webhook-id`, the same on every attempt of one event.
+             * @example msg_w2k7c9a5xq0m1n3p5r7t9v1b
+             */
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            webhookId: components["schemas"]["WebhookId"];
+            /**
+             * @description Which attempt of this event this was, from 1.
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * @description `SUCCEEDED` when the endpoint answered `2xx` within 15 seconds.
+             * @enum {string}
+             */
+            status: "SUCCEEDED" | "FAILED";
+            /**
+             * @description The endpoint's status code, when it answered.
+             * @example 200
+             */
+            httpStatus?: number;
+            /**
+             * @description Why the attempt failed without an HTTP answer (timeout, refused connection…).
+             * @example no answer within 15 s
+             */
+            error?: string;
+            requestedAt: components["schemas"]["Timestamp"];
+            /**
+             * @description How long the attempt took.
+             * @example 84
+             */
+            durationMs: number;
+            /** @description When the event will be tried again, after a failed attempt that will be retried. */
+            nextAttemptAt?: components["schemas"]["Timestamp"];
         };
         /**
          * @description Identifier of a subscription, `subs_` followed by a cuid2 (a lower-case letter, then lower-case letters and digits; 24 characters in all by default). The source document does not show this format; the contract follows the `clnt_`/`comp_` pattern it does show (**D13**).
@@ -1735,6 +1930,134 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    simulatePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example char_ndvw35rd8w4vqozp8gqwwcxt
+                 */
+                id: components["parameters"]["ChargeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SimulatePayment"];
+            };
+        };
+        responses: {
+            /** @description The charge after the payment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The charge is not a development charge; only `devMode` charges can be simulated (**D39**). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No charge with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The charge is in a state the simulation cannot leave (**D39**). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request body breaks the contract; every failing field is listed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    simulateExpiration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example char_ndvw35rd8w4vqozp8gqwwcxt
+                 */
+                id: components["parameters"]["ChargeIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The charge after the expiration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The charge is not a development charge (**D39**). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No charge with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The charge is already paid or expired (**D39**). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listClients: {
         parameters: {
             query?: never;
@@ -1797,6 +2120,68 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description All registrations of the company. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The registration, with its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request breaks the contract, or the URL is not allowed; every failing field is listed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getWebhook: {
         parameters: {
             query?: never;
@@ -1819,6 +2204,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook registration with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook registration with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The registration after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook registration with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request breaks the contract, or the URL is not allowed; every failing field is listed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
                 };
             };
             401: components["responses"]["Unauthorized"];

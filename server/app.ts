@@ -10,6 +10,7 @@ import { chargeRoutes } from './routes/charges.js';
 import { docsRoutes } from './routes/docs.js';
 import { clientRoutes } from './routes/clients.js';
 import { orderRoutes } from './routes/orders.js';
+import { payRoutes } from './routes/pay.js';
 import { productRoutes } from './routes/products.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -54,6 +55,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
 
   app.route('/', docsRoutes(deps));
+  app.route('/', payRoutes(deps));
   app.route('/charge', chargeRoutes(deps, operation));
   app.route('/client', clientRoutes(deps, operation));
   app.route('/product', productRoutes(deps, operation));

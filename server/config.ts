@@ -20,6 +20,15 @@ export interface Config {
   /** Requests per API key per window (D11); 0 turns the limit off. */
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
+  /**
+   * Seconds to wait after each failed webhook delivery attempt before the next one (D14), ±20 %
+   * jitter applied; once every entry has been used the delivery is given up.
+   */
+  webhookRetryScheduleSeconds: readonly number[];
+  /** How often the delivery worker looks for due deliveries and expired charges. */
+  webhookPollMs: number;
+  /** How long an endpoint has to answer one delivery (D14: 15 s). */
+  webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +50,9 @@ export const configVariables = [
   'BODY_LIMIT_BYTES',
   'RATE_LIMIT_REQUESTS',
   'RATE_LIMIT_WINDOW_SECONDS',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_POLL_MS',
+  'WEBHOOK_TIMEOUT_MS',
 ] as const;
 
 export type ConfigVariable = (typeof configVariables)[number];
@@ -70,6 +82,22 @@ function oneOf<T extends string>(env: ConfigEnv, name: ConfigVariable, allowed: 
   return raw as T;
 }
 
+/** D14: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after the previous attempt. */
+export const defaultWebhookRetrySchedule = '5,300,1800,7200,18000,36000,36000';
+
+/** A comma-separated list of seconds (decimals allowed, so tests can compress the schedule). */
+function secondsList(env: ConfigEnv, name: ConfigVariable, fallback: string, maxEntries: number, maxSeconds: number): number[] {
+  const raw = read(env, name) ?? fallback;
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length > maxEntries || parts.some((part) => !/^[0-9]+(\.[0-9]+)?$/.test(part))) {
+    throw new ConfigError(`${name} must be 1 to ${maxEntries} comma-separated numbers of seconds, got "${raw}"`);
+  }
+  const values = parts.map(Number);
+  const tooLong = values.find((value) => value > maxSeconds);
+  if (tooLong !== undefined) throw new ConfigError(`${name} entries must be at most ${maxSeconds} seconds, got ${tooLong}`);
+  return values;
+}
+
 export function loadConfig(env: ConfigEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '127.0.0.1';
@@ -96,5 +124,8 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 64 * 1_048_576),
     rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 100, 0, 1_000_000),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 1, 1, 3_600),
+    webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule, 20, 7 * 86_400),
+    webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
   };
 }

@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { createCompanyWithKey, createDeps } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 
 /** `npm start`: the reference server on PORT, both base URLs on one port. */
 async function main(): Promise<void> {
@@ -25,13 +26,19 @@ async function main(): Promise<void> {
     );
   }
   const app = createApp(deps);
+  let worker: WebhookWorker | undefined;
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     deps.logger.info({ port: info.port, host: config.host, database: config.databasePath, mode: config.mode }, 'listening');
+    // D14: deliveries (and charge expiry) start once the server is up.
+    worker = startWebhookWorker(deps);
   });
   const stop = (signal: string) => {
     deps.logger.info({ signal }, 'shutting down');
+    // The worker stops at once (deliveries in flight are aborted, and sent again after a restart)
+    // and lets go of the store before it is closed.
+    const workerStopped = worker?.stop() ?? Promise.resolve();
     server.close(() => {
-      void deps.store.close().then(() => process.exit(0));
+      void workerStopped.then(() => deps.store.close()).then(() => process.exit(0));
     });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -9,7 +9,7 @@
  */
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
-import { describeAnswer, prepareBodies } from '../data/fixtures.js';
+import { describeAnswer, existingPathParams, prepareBodies } from '../data/fixtures.js';
 import { mutationsFor } from '../data/mutations.js';
 import { headerParametersOf, requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
@@ -43,7 +43,10 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
   if (mutations.length === 0) return ctx.recorder.skip(opId, check, 'the contract gives no rule a request could break');
 
   for (const mutation of mutations) {
-    const exchange = await ctx.request(op, { body: mutation.body, ...(mutation.headers ? { headers: mutation.headers } : {}) });
+    // A path naming a record gets one of the run's, so that a refusal is about the mutation.
+    const existing = await existingPathParams(ctx, op);
+    if ('reason' in existing) return ctx.recorder.skip(opId, check, existing.reason);
+    const exchange = await ctx.request(op, { body: mutation.body, pathParams: existing.params, ...(mutation.headers ? { headers: mutation.headers } : {}) });
     const status = exchange.response?.status;
     const what = `${mutation.name} (breaks ${mutation.breaks === 'seed' ? 'the seed' : `decision ${mutation.decision ?? '?'}`})`;
     if (status !== undefined && status >= 400 && status < 500) {

@@ -13,6 +13,7 @@
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodiesWithNotes } from '../data/bodies.js';
 import { describeAnswer, existingPathParams, idOf, prepareBodies, registerSubscription } from '../data/fixtures.js';
+import { requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import { getOnlyReason, isSuccess } from './stateful.js';
@@ -23,8 +24,9 @@ export const positiveCheck: CheckModule = {
   checks: [check],
   async run(ctx) {
     for (const op of ctx.operations) {
-      if (op.method === 'get') await getOperation(ctx, op);
+      if (op.method === 'get') await requestWithoutBody(ctx, op);
       else if (ctx.options.readOnly) ctx.recorder.skip(op.operationId, check, getOnlyReason);
+      else if (!requestBodyOf(ctx.contract, op)) await requestWithoutBody(ctx, op);
       else await bodyOperation(ctx, op);
     }
   },
@@ -40,7 +42,10 @@ async function bodyOperation(ctx: RunContext, op: ContractOperation): Promise<vo
     return ctx.recorder.skip(opId, check, reason);
   }
   for (const { name, body, decision } of bodies) {
-    const exchange = await ctx.request(op, { body });
+    // A path naming a record (`/webhook/{id}`, `/charge/{id}/simulate-…`) gets one of the run's.
+    const existing = await existingPathParams(ctx, op);
+    if ('reason' in existing) return ctx.recorder.skip(opId, check, existing.reason);
+    const exchange = await ctx.request(op, { body, pathParams: existing.params });
     const ok = isSuccess(exchange);
     if (ok && opId === 'createSubscription') {
       const id = idOf(exchange);
@@ -54,13 +59,15 @@ async function bodyOperation(ctx: RunContext, op: ContractOperation): Promise<vo
   }
 }
 
-async function getOperation(ctx: RunContext, op: ContractOperation): Promise<void> {
+/** A request that has only parameters (a GET, or a bodiless POST such as simulate-expiration). */
+async function requestWithoutBody(ctx: RunContext, op: ContractOperation): Promise<void> {
   const opId = op.operationId;
   const existing = await existingPathParams(ctx, op);
   if ('reason' in existing) return ctx.recorder.skip(opId, check, existing.reason);
   const pathParams = existing.params;
   const exchange = await ctx.request(op, { pathParams });
   const ok = isSuccess(exchange);
-  const what = Object.keys(pathParams).length > 0 ? `GET with ${Object.entries(pathParams).map(([k, v]) => `${k}=${v}`).join(', ')}` : 'GET';
+  const method = op.method.toUpperCase();
+  const what = Object.keys(pathParams).length > 0 ? `${method} with ${Object.entries(pathParams).map(([k, v]) => `${k}=${v}`).join(', ')}` : method;
   ctx.judge(opId, check, ok, ok ? `${what}: answered ${exchange.response!.status}` : `${what}: a valid request was refused (${describeAnswer(exchange)})`, { exchange });
 }

@@ -227,6 +227,12 @@ function applyDomainRules(ctx: RunContext, operationId: string, view: SchemaView
     const shipping = typeof body.shippingCost === 'number' ? cents(body.shippingCost) : 0;
     body.total = (subtotal - discount + shipping) / 100;
   }
+  if ((operationId === 'createWebhook' || operationId === 'updateWebhook') && typeof body.url === 'string') {
+    // D40: events of a registration the run creates must not leave for the example's host.
+    // A loopback URL on the discard port: a development deployment accepts it (a production
+    // one refuses it, which the seed profile reports as info: registration is a decision).
+    body.url = `http://127.0.0.1:9/${ctx.runId}`;
+  }
   if (operationId === 'createPaymentLink' && body.total === undefined && Array.isArray(body.items)) {
     // D18 (seed §4.1): a total computed from the items must still reach the minimum of `total`.
     const totalView = propertiesOf(ctx.contract, view).get('total');

@@ -1,6 +1,6 @@
 import type { RequestInit, RunContext } from '../engine/context.js';
 import type { Exchange } from '../engine/types.js';
-import type { ContractOperation } from '../../lib/contract/bundled.js';
+import { listOperations, type ContractOperation } from '../../lib/contract/bundled.js';
 import { stripOptional, tagBody, updateByIdOperation, validBodies } from './bodies.js';
 import { isPlainObject, pathParameterExamples, requestBodyOf, viewOf } from './schema.js';
 import { runData } from './state.js';
@@ -100,11 +100,39 @@ export async function existingPathParams(ctx: RunContext, op: ContractOperation)
     const missing = names.find((name) => examples[name] === undefined);
     return missing ? { reason: `the contract gives no example of path parameter ${missing}` } : { params: examples };
   }
-  if (op.operationId === 'getCharge' && names.length === 1) {
-    const charge = await ensureCharge(ctx);
-    return 'reason' in charge ? { reason: charge.reason } : { params: { [names[0]!]: charge.id } };
+  if (names.length !== 1) return { reason: `no way to know valid values of ${names.join(', ')}` };
+  const [name] = names as [string];
+  // A charge is created by POST /charge/payment-link; a move (simulate-…) needs a fresh one,
+  // since each move changes the state the next would start from (D39).
+  if (op.path.startsWith('/charge/{')) {
+    const charge = op.method === 'get' ? await ensureCharge(ctx) : await createRecord(ctx, 'createPaymentLink');
+    return 'reason' in charge ? { reason: charge.reason } : { params: { [name]: charge.id } };
   }
-  return { reason: `no operation of the contract creates what ${op.path} reads, so the run knows no valid ${names.join(', ')}` };
+  // Otherwise the record of `/things/{id}` is created by `POST /things`; a DELETE gets its own.
+  const collection = op.path.slice(0, op.path.indexOf('/{'));
+  const creator = listOperations(ctx.contract).find((o) => o.method === 'post' && o.path === collection);
+  if (creator) {
+    const record = op.method === 'delete' ? await createRecord(ctx, creator.operationId) : await ensureRecord(ctx, creator.operationId);
+    return 'reason' in record ? { reason: record.reason } : { params: { [name]: record.id } };
+  }
+  return { reason: `no operation of the contract creates what ${op.path} reads, so the run knows no valid ${name}` };
+}
+
+/** A record created by `operationId` earlier in the run (any 2xx of it), else one created now. */
+async function ensureRecord(ctx: RunContext, operationId: string): Promise<{ id: string } | { reason: string; exchange?: Exchange }> {
+  const known = ctx.exchanges.filter((e) => e.operationId === operationId).flatMap((e) => idOf(e) ?? [])[0];
+  return known ? { id: known } : createRecord(ctx, operationId);
+}
+
+/** A new record made with the operation's first valid body. */
+async function createRecord(ctx: RunContext, operationId: string): Promise<{ id: string } | { reason: string; exchange?: Exchange }> {
+  if (ctx.options.readOnly) return { reason: `no record to use: creating one needs a POST (--read-only)` };
+  if (ctx.options.stateless) return { reason: 'the target keeps no records (--stateless)' };
+  const body = validBodies(ctx, operationId)[0];
+  if (!body) return { reason: `no valid ${operationId} body` };
+  const exchange = await ctx.request(operationId, { body: body.body });
+  const id = idOf(exchange);
+  return id ? { id } : { reason: `creating the record with ${operationId} failed (${describeAnswer(exchange)})`, exchange };
 }
 
 /** Ids of the charges this run created (every 2xx payment-link exchange), oldest first. */

@@ -22,13 +22,20 @@ export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
         c.set('company', company);
         limiter.take(keyId, deps.now().getTime());
       }
-      const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes) : undefined;
+      const body = rules.hasBody && (rules.bodyRequired || sendsBody(c)) ? await readJsonBody(c, deps.config.bodyLimitBytes) : undefined;
       const errors = catalog.check(rules, { path: c.req.param() as Record<string, string>, header: (name) => c.req.header(name), body });
       if (errors.length > 0) throw validationProblem(errors);
       c.set('body', body);
       await next();
     };
   };
+}
+
+/** Whether a request carries a body: a declared media type, or bytes (a Content-Length of 0 is none). */
+function sendsBody(c: Context<AppEnv>): boolean {
+  if (c.req.header('content-type') !== undefined) return true;
+  if (c.req.header('content-length') === '0') return false;
+  return c.req.raw.body !== null;
 }
 
 async function authenticate(deps: Deps, c: Context<AppEnv>) {

@@ -15,6 +15,8 @@ export interface OperationRules {
   method: string;
   path: string;
   hasBody: boolean;
+  /** Whether the contract requires the body (`requestBody.required`); an optional one may be absent. */
+  bodyRequired: boolean;
   /** Whether the contract requires an API key (every alternative of `security` names a scheme). */
   secured: boolean;
   parameters: ParameterRule[];
@@ -54,6 +56,7 @@ export class OperationCatalog {
         method: op.method,
         path: op.path,
         hasBody,
+        bodyRequired: body?.required === true,
         secured,
         parameters,
         ...(validateBody ? { validateBody } : {}),
@@ -87,7 +90,9 @@ export class OperationCatalog {
         }
       }
     }
-    if (rules.validateBody && !rules.validateBody(input.body)) {
+    // An optional body that was not sent has nothing to validate.
+    const absent = input.body === undefined && !rules.bodyRequired;
+    if (rules.validateBody && !absent && !rules.validateBody(input.body)) {
       errors.push(...toFieldErrors(rules.validateBody.errors ?? []));
     }
     return errors;

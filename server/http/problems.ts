@@ -12,9 +12,11 @@ export type Problem = components['schemas']['Problem'];
 export const problemTypes = {
   malformedRequest: { type: '/problems/malformed-request', title: 'Malformed request body', status: 400 },
   unauthorized: { type: '/problems/unauthorized', title: 'Unauthorized', status: 401 },
+  liveCharge: { type: '/problems/live-charge', title: 'Not a development charge', status: 403 },
   notFound: { type: '/problems/not-found', title: 'Not found', status: 404 },
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   idempotencyInProgress: { type: '/problems/idempotency-request-in-progress', title: 'Idempotent request in progress', status: 409 },
+  invalidTransition: { type: '/problems/invalid-transition', title: 'Invalid state transition', status: 409 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'Payload too large', status: 413 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
   validation: { type: '/problems/validation-error', title: 'Request validation failed', status: 422 },

@@ -5,6 +5,7 @@ import { toFieldErrors } from '../../lib/contract/ajv.js';
 import { buildBrCode } from '../../lib/pix/brcode.js';
 import type { RouteFactory } from '../app.js';
 import type { AppEnv, Deps } from '../deps.js';
+import { chargeEvent, simulateExpiration, simulatePayment } from '../domain/charge-lifecycle.js';
 import { newId } from '../domain/ids.js';
 import { toCents } from '../domain/money.js';
 import { qrPngDataUri } from '../domain/qr-code.js';
@@ -16,6 +17,7 @@ import { itemProducts } from './references.js';
 type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
 type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
 type ChargeResponse = components['schemas']['ChargeResponse'];
+type SimulatePayment = components['schemas']['SimulatePayment'];
 
 /** D28: a charge can be paid for 60 minutes. */
 const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
@@ -54,6 +56,17 @@ export const chargeRoutes: RouteFactory = (deps, operation) => {
           throw error;
         }
     }
+  });
+
+  routes.post('/:id/simulate-payment', operation('simulatePayment'), async (c) => {
+    const body = c.get('body') as SimulatePayment | undefined;
+    const charge = await simulatePayment(deps, c.get('company').doc.id, c.req.param('id'), { settle: body?.settle ?? true });
+    return c.json({ status: 200, message: 'Charge updated', data: charge } satisfies ChargeResponse, 200);
+  });
+
+  routes.post('/:id/simulate-expiration', operation('simulateExpiration'), async (c) => {
+    const charge = await simulateExpiration(deps, c.get('company').doc.id, c.req.param('id'));
+    return c.json({ status: 200, message: 'Charge updated', data: charge } satisfies ChargeResponse, 200);
   });
 
   routes.get('/:id', operation('getCharge'), async (c) => {
@@ -182,6 +195,7 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
   };
   const text = JSON.stringify(response);
   const stored: StoredResponse | undefined = key ? { companyId, key, status: 201, body: text } : undefined;
-  await deps.store.insertCharge(charge, companyId, { ...(newClient ? { newClient } : {}), ...(stored ? { response: stored } : {}) });
+  // D15: a new charge emits charge.pending, in the transaction that stores it.
+  await deps.store.insertCharge(charge, companyId, { ...(newClient ? { newClient } : {}), ...(stored ? { response: stored } : {}), events: [chargeEvent(charge, now)] });
   return { status: 201, body: text };
 }

@@ -78,4 +78,48 @@ export const migrations: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'charge lifecycle and webhook delivery',
+    statements: [
+      // Whether a charge can still move (OPEN); the expiry sweep reads only these.
+      `ALTER TABLE charges ADD COLUMN open INTEGER NOT NULL DEFAULT 1`,
+      `CREATE INDEX charges_open_by_expiry ON charges (open, expires_at)`,
+      `ALTER TABLE webhooks ADD COLUMN status TEXT NOT NULL DEFAULT 'ACTIVE'`,
+      `ALTER TABLE webhooks ADD COLUMN created_at TEXT NOT NULL DEFAULT ''`,
+      `CREATE INDEX webhooks_by_company ON webhooks (company_id, created_at, id)`,
+      // The outbox: written in the transaction of the state change it reports (D14).
+      `CREATE TABLE webhook_events (
+        id TEXT PRIMARY KEY,
+        company_id TEXT NOT NULL REFERENCES companies(id),
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        body TEXT NOT NULL,
+        UNIQUE (company_id, seq)
+      )`,
+      // One row per event and subscribed webhook: what remains to deliver.
+      `CREATE TABLE webhook_deliveries (
+        event_id TEXT NOT NULL REFERENCES webhook_events(id),
+        webhook_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        PRIMARY KEY (event_id, webhook_id)
+      )`,
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at)`,
+      `CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, state, seq)`,
+      // Every attempt, for GET /webhook/{id}/deliveries (D41).
+      `CREATE TABLE webhook_attempts (
+        id TEXT PRIMARY KEY,
+        company_id TEXT NOT NULL,
+        webhook_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        requested_at TEXT NOT NULL,
+        doc TEXT NOT NULL
+      )`,
+      `CREATE INDEX webhook_attempts_by_webhook ON webhook_attempts (webhook_id, requested_at)`,
+    ],
+  },
 ];

@@ -9,6 +9,40 @@ export type ChargeDoc = Schemas['Charge'];
 export type OrderDoc = Schemas['Order'];
 export type WebhookDoc = Schemas['Webhook'];
 export type CompanyDoc = Schemas['Company'];
+export type WebhookDeliveryDoc = Schemas['WebhookDelivery'];
+export type ChargeEventType = Schemas['WebhookEventType'];
+
+/** An event to put in the outbox: its Standard Webhooks id, type and the exact body to send. */
+export interface NewEvent {
+  id: string;
+  type: ChargeEventType;
+  createdAt: string;
+  /** JSON text of `{type, timestamp, data}` (WebhookEvent), signed and sent as it is. */
+  body: string;
+}
+
+/** A delivery the worker may attempt now: the oldest undelivered event of its webhook. */
+export interface DueDelivery {
+  eventId: string;
+  webhookId: string;
+  companyId: string;
+  type: ChargeEventType;
+  body: string;
+  /** Attempts made so far. */
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/** What one attempt came to, recorded with the delivery's next state in one step. */
+export interface AttemptOutcome {
+  companyId: string;
+  attempt: WebhookDeliveryDoc;
+  /** DELIVERED (2xx), PENDING (retry at `attempt.nextAttemptAt`), FAILED (gave up). */
+  state: 'DELIVERED' | 'PENDING' | 'FAILED';
+  /** The endpoint answered 410 Gone: the registration becomes INACTIVE. */
+  disableWebhook?: boolean;
+}
 
 /** A company with what charges need of it beyond its nested API form. */
 export interface CompanyRecord {
@@ -82,11 +116,37 @@ export interface Store {
    * Stores a charge, the client it creates (if any) and, for an idempotent request, the
    * response to replay: all or nothing.
    */
-  insertCharge(charge: ChargeDoc, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse }): Promise<void>;
+  insertCharge(charge: ChargeDoc, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void>;
   getCharge(companyId: string, id: string): Promise<ChargeDoc | undefined>;
+  /** A charge by id alone, for its public payment page (the id is the link's secret). */
+  findCharge(id: string): Promise<{ companyId: string; charge: ChargeDoc } | undefined>;
+  /**
+   * Moves a charge: `apply` gets the stored charge and returns the new one and the events the
+   * move emits (or throws to refuse it). The charge, the events and their deliveries to the
+   * company's subscribed ACTIVE webhooks commit together, or not at all (the outbox, D14).
+   * Undefined when the company has no such charge.
+   */
+  transitionCharge(companyId: string, id: string, apply: (charge: ChargeDoc) => { charge: ChargeDoc; events: NewEvent[] }): Promise<ChargeDoc | undefined>;
+  /** Charges still OPEN whose `expiresAt` is at or before `now`. */
+  openChargesDue(now: string, limit: number): Promise<Array<{ companyId: string; id: string }>>;
 
   insertWebhook(webhook: WebhookDoc, secret: string): Promise<void>;
   getWebhook(companyId: string, id: string): Promise<WebhookDoc | undefined>;
+  /** The company's webhooks, oldest first. */
+  listWebhooks(companyId: string): Promise<WebhookDoc[]>;
+  replaceWebhook(companyId: string, webhook: WebhookDoc): Promise<void>;
+  /** Deletes a webhook with its pending deliveries and attempts; false when there was none. */
+  deleteWebhook(companyId: string, id: string): Promise<boolean>;
+  /** Attempts of one webhook, newest first. */
+  listDeliveryAttempts(companyId: string, webhookId: string): Promise<WebhookDeliveryDoc[]>;
+
+  /**
+   * Deliveries due at `now`, at most one per webhook (its oldest undelivered event, so each
+   * receiver gets events in order), of ACTIVE webhooks only. Claimed deliveries are not due
+   * again before `leaseUntil`, so a second worker does not send them at the same time.
+   */
+  claimDueDeliveries(now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]>;
+  recordAttempt(outcome: AttemptOutcome): Promise<void>;
 
   claimIdempotencyKey(input: IdempotencyClaimInput): Promise<IdempotencyClaim>;
   /** Frees a claimed key after a request that did not succeed, so it can be used again. */

@@ -4,6 +4,10 @@ import Database from 'better-sqlite3';
 import { migrations } from '../migrations.js';
 import type {
   ApiKeyRecord,
+  AttemptOutcome,
+  DueDelivery,
+  NewEvent,
+  WebhookDeliveryDoc,
   ChargeDoc,
   ClientDoc,
   CompanyRecord,
@@ -56,7 +60,33 @@ export class SqliteStore implements Store {
       insertOrder: db.prepare('INSERT INTO orders (id, company_id, order_number, doc) VALUES (?, ?, ?, ?)'),
       insertCharge: db.prepare('INSERT INTO charges (id, company_id, expires_at, doc) VALUES (?, ?, ?, ?)'),
       getCharge: db.prepare<[string, string], { doc: string }>('SELECT doc FROM charges WHERE company_id = ? AND id = ?'),
-      insertWebhook: db.prepare('INSERT INTO webhooks (id, company_id, secret, doc) VALUES (?, ?, ?, ?)'),
+      insertWebhook: db.prepare('INSERT INTO webhooks (id, company_id, secret, doc, status, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      listWebhooks: db.prepare<[string], { doc: string }>('SELECT doc FROM webhooks WHERE company_id = ? ORDER BY created_at, id'),
+      replaceWebhook: db.prepare('UPDATE webhooks SET doc = ?, status = ? WHERE company_id = ? AND id = ?'),
+      deleteWebhook: db.prepare('DELETE FROM webhooks WHERE company_id = ? AND id = ?'),
+      deleteWebhookDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE webhook_id = ?'),
+      deleteWebhookAttempts: db.prepare('DELETE FROM webhook_attempts WHERE webhook_id = ?'),
+      subscribers: db.prepare<[string], { id: string; doc: string }>(`SELECT id, doc FROM webhooks WHERE company_id = ? AND status = 'ACTIVE'`),
+      findCharge: db.prepare<[string], { company_id: string; doc: string }>('SELECT company_id, doc FROM charges WHERE id = ?'),
+      replaceCharge: db.prepare('UPDATE charges SET doc = ?, open = ? WHERE company_id = ? AND id = ?'),
+      openChargesDue: db.prepare<[string, number], { company_id: string; id: string }>('SELECT company_id, id FROM charges WHERE open = 1 AND expires_at <= ? ORDER BY expires_at LIMIT ?'),
+      nextEventSeq: db.prepare<[string], { n: number }>('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM webhook_events WHERE company_id = ?'),
+      insertEvent: db.prepare('INSERT INTO webhook_events (id, company_id, seq, type, created_at, body) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertDelivery: db.prepare(`INSERT INTO webhook_deliveries (event_id, webhook_id, seq, state, attempts, next_attempt_at) VALUES (?, ?, ?, 'PENDING', 0, ?)`),
+      dueDeliveries: db.prepare<[string, number], { event_id: string; webhook_id: string; company_id: string; type: string; body: string; attempts: number; url: string; secret: string }>(
+        `SELECT d.event_id, d.webhook_id, e.company_id, e.type, e.body, d.attempts, json_extract(w.doc, '$.url') AS url, w.secret
+         FROM webhook_deliveries d
+         JOIN webhook_events e ON e.id = d.event_id
+         JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'ACTIVE'
+         WHERE d.state = 'PENDING' AND d.next_attempt_at <= ?
+           AND d.seq = (SELECT MIN(d2.seq) FROM webhook_deliveries d2 WHERE d2.webhook_id = d.webhook_id AND d2.state = 'PENDING')
+         ORDER BY d.next_attempt_at
+         LIMIT ?`,
+      ),
+      leaseDelivery: db.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND webhook_id = ?'),
+      updateDelivery: db.prepare('UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ? WHERE event_id = ? AND webhook_id = ?'),
+      insertAttempt: db.prepare('INSERT INTO webhook_attempts (id, company_id, webhook_id, event_id, requested_at, doc) VALUES (?, ?, ?, ?, ?, ?)'),
+      listAttempts: db.prepare<[string, string], { doc: string }>('SELECT doc FROM webhook_attempts WHERE company_id = ? AND webhook_id = ? ORDER BY requested_at DESC, rowid DESC'),
       getWebhook: db.prepare<[string, string], { doc: string }>('SELECT doc FROM webhooks WHERE company_id = ? AND id = ?'),
       getIdempotency: db.prepare<[string, string], { fingerprint: string; lease_until: string; expires_at: string; status: number | null; body: string | null }>(
         'SELECT fingerprint, lease_until, expires_at, status, body FROM idempotency_keys WHERE company_id = ? AND key = ?',
@@ -138,13 +168,14 @@ export class SqliteStore implements Store {
     })();
   }
 
-  async insertCharge(charge: ChargeDoc, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse }): Promise<void> {
+  async insertCharge(charge: ChargeDoc, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void> {
     this.db.transaction(() => {
       if (extras.newClient) {
         const client = extras.newClient;
         this.statements.insertClient.run(client.id, client.companyId, client.createdAt, JSON.stringify(client));
       }
       this.statements.insertCharge.run(charge.id, companyId, charge.expiresAt, JSON.stringify(charge));
+      this.addEvents(companyId, extras.events ?? []);
       if (extras.response) {
         const r = extras.response;
         this.statements.completeIdempotency.run(r.status, r.body, r.companyId, r.key);
@@ -156,8 +187,94 @@ export class SqliteStore implements Store {
     return parseDoc(this.statements.getCharge.get(companyId, id));
   }
 
+  async findCharge(id: string): Promise<{ companyId: string; charge: ChargeDoc } | undefined> {
+    const row = this.statements.findCharge.get(id);
+    return row && { companyId: row.company_id, charge: JSON.parse(row.doc) as ChargeDoc };
+  }
+
+  async transitionCharge(companyId: string, id: string, apply: (charge: ChargeDoc) => { charge: ChargeDoc; events: NewEvent[] }): Promise<ChargeDoc | undefined> {
+    return this.db.transaction((): ChargeDoc | undefined => {
+      const current = parseDoc<ChargeDoc>(this.statements.getCharge.get(companyId, id));
+      if (!current) return undefined;
+      const { charge, events } = apply(current);
+      this.statements.replaceCharge.run(JSON.stringify(charge), charge.status === 'OPEN' ? 1 : 0, companyId, id);
+      this.addEvents(companyId, events);
+      return charge;
+    })();
+  }
+
+  async openChargesDue(now: string, limit: number): Promise<Array<{ companyId: string; id: string }>> {
+    return this.statements.openChargesDue.all(now, limit).map((row) => ({ companyId: row.company_id, id: row.id }));
+  }
+
   async insertWebhook(webhook: WebhookDoc, secret: string): Promise<void> {
-    this.statements.insertWebhook.run(webhook.id, webhook.companyId, secret, JSON.stringify(webhook));
+    this.statements.insertWebhook.run(webhook.id, webhook.companyId, secret, JSON.stringify(webhook), webhook.status, webhook.createdAt);
+  }
+
+  async listWebhooks(companyId: string): Promise<WebhookDoc[]> {
+    return this.statements.listWebhooks.all(companyId).map((row) => JSON.parse(row.doc) as WebhookDoc);
+  }
+
+  async replaceWebhook(companyId: string, webhook: WebhookDoc): Promise<void> {
+    this.statements.replaceWebhook.run(JSON.stringify(webhook), webhook.status, companyId, webhook.id);
+  }
+
+  async deleteWebhook(companyId: string, id: string): Promise<boolean> {
+    return this.db.transaction((): boolean => {
+      if (this.statements.deleteWebhook.run(companyId, id).changes === 0) return false;
+      this.statements.deleteWebhookDeliveries.run(id);
+      this.statements.deleteWebhookAttempts.run(id);
+      return true;
+    })();
+  }
+
+  async listDeliveryAttempts(companyId: string, webhookId: string): Promise<WebhookDeliveryDoc[]> {
+    return this.statements.listAttempts.all(companyId, webhookId).map((row) => JSON.parse(row.doc) as WebhookDeliveryDoc);
+  }
+
+  async claimDueDeliveries(now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
+    return this.db.transaction((): DueDelivery[] => {
+      const rows = this.statements.dueDeliveries.all(now, limit);
+      for (const row of rows) this.statements.leaseDelivery.run(leaseUntil, row.event_id, row.webhook_id);
+      return rows.map((row) => ({
+        eventId: row.event_id,
+        webhookId: row.webhook_id,
+        companyId: row.company_id,
+        type: row.type as DueDelivery['type'],
+        body: row.body,
+        attempts: row.attempts,
+        url: row.url,
+        secret: row.secret,
+      }));
+    })();
+  }
+
+  async recordAttempt(outcome: AttemptOutcome): Promise<void> {
+    const { attempt, companyId } = outcome;
+    this.db.transaction(() => {
+      // A webhook deleted while its attempt was in flight took its deliveries along: nothing to record.
+      const webhook = parseDoc<WebhookDoc>(this.statements.getWebhook.get(companyId, attempt.webhookId));
+      if (!webhook) return;
+      this.statements.updateDelivery.run(outcome.state, attempt.attempt, attempt.nextAttemptAt ?? attempt.requestedAt, attempt.eventId, attempt.webhookId);
+      this.statements.insertAttempt.run(attempt.id, companyId, attempt.webhookId, attempt.eventId, attempt.requestedAt, JSON.stringify(attempt));
+      if (outcome.disableWebhook) {
+        this.statements.replaceWebhook.run(JSON.stringify({ ...webhook, status: 'INACTIVE', updatedAt: attempt.requestedAt }), 'INACTIVE', companyId, webhook.id);
+      }
+    })();
+  }
+
+  /** Puts events in the outbox, numbered per company, with a delivery per subscribed ACTIVE webhook. */
+  private addEvents(companyId: string, events: readonly NewEvent[]): void {
+    if (events.length === 0) return;
+    const subscribers = this.statements.subscribers.all(companyId).map((row) => ({ id: row.id, events: (JSON.parse(row.doc) as WebhookDoc).events }));
+    let seq = this.statements.nextEventSeq.get(companyId)!.n;
+    for (const event of events) {
+      this.statements.insertEvent.run(event.id, companyId, seq, event.type, event.createdAt, event.body);
+      for (const webhook of subscribers) {
+        if (webhook.events.includes(event.type)) this.statements.insertDelivery.run(event.id, webhook.id, seq, event.createdAt);
+      }
+      seq += 1;
+    }
   }
 
   async getWebhook(companyId: string, id: string): Promise<WebhookDoc | undefined> {

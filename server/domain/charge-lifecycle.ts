@@ -1,0 +1,100 @@
+import { createId } from '@paralleldrive/cuid2';
+import type { components } from '../../generated/openapi.js';
+import type { Deps } from '../deps.js';
+import { notFound, ProblemError } from '../http/problems.js';
+import type { ChargeDoc, ChargeEventType, NewEvent } from '../store/types.js';
+
+type PaymentStatus = components['schemas']['ChargePaymentStatus'];
+type Status = components['schemas']['ChargeStatus'];
+
+/**
+ * The charge state machine of D05/D39. A move sets `paymentStatus`; `status` follows from it;
+ * every move emits the event of the same name (D15), written with the move (the outbox).
+ */
+const moves: Record<PaymentStatus, readonly PaymentStatus[]> = {
+  PENDING: ['PROCESSING', 'PAID', 'EXPIRED'],
+  PROCESSING: ['PAID', 'EXPIRED'],
+  PAID: ['RECEIVED'],
+  RECEIVED: [],
+  EXPIRED: [],
+};
+
+const statusOf: Record<PaymentStatus, Status> = { PENDING: 'OPEN', PROCESSING: 'OPEN', PAID: 'PAID', RECEIVED: 'PAID', EXPIRED: 'EXPIRED' };
+const eventOf: Record<PaymentStatus, ChargeEventType> = {
+  PENDING: 'charge.pending',
+  PROCESSING: 'charge.processing',
+  PAID: 'charge.paid',
+  RECEIVED: 'charge.received',
+  EXPIRED: 'charge.expired',
+};
+
+export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
+  return moves[from].includes(to);
+}
+
+/** The Standard Webhooks message of a charge event: `{type, timestamp, data}` (D14). */
+export function chargeEvent(charge: ChargeDoc, at: Date): NewEvent {
+  const type = eventOf[charge.paymentStatus];
+  const createdAt = at.toISOString();
+  return { id: `msg_${createId()}`, type, createdAt, body: JSON.stringify({ type, timestamp: createdAt, data: charge }) };
+}
+
+/** Applies moves in order, refusing any the state machine does not allow; returns the charge and its events. */
+export function applyMoves(charge: ChargeDoc, path: readonly PaymentStatus[], at: Date): { charge: ChargeDoc; events: NewEvent[] } {
+  let current = charge;
+  const events: NewEvent[] = [];
+  for (const to of path) {
+    if (!canMove(current.paymentStatus, to)) {
+      throw new ProblemError('invalidTransition', `The charge ${charge.id} is ${current.paymentStatus}; it cannot become ${to}.`);
+    }
+    current = { ...current, paymentStatus: to, status: statusOf[to] };
+    if (to === 'PAID') current.paymentDate = at.toISOString();
+    events.push(chargeEvent(current, at));
+  }
+  return { charge: current, events };
+}
+
+async function devCharge(deps: Deps, companyId: string, id: string): Promise<ChargeDoc> {
+  const charge = await deps.store.getCharge(companyId, id);
+  if (!charge) throw notFound('charge', id);
+  if (!charge.devMode) {
+    throw new ProblemError('liveCharge', `The charge ${id} was created without devMode; only development charges can be paid or expired by simulation.`);
+  }
+  return charge;
+}
+
+/** D39: pays a development charge as a payer would: PROCESSING, PAID and, unless told not to, RECEIVED. */
+export async function simulatePayment(deps: Deps, companyId: string, id: string, options: { settle: boolean }): Promise<ChargeDoc> {
+  const charge = await devCharge(deps, companyId, id);
+  const path: PaymentStatus[] = [...(charge.paymentStatus === 'PENDING' ? (['PROCESSING'] as const) : []), 'PAID', ...(options.settle ? (['RECEIVED'] as const) : [])];
+  if (charge.paymentStatus !== 'PENDING' && charge.paymentStatus !== 'PROCESSING') {
+    throw new ProblemError('invalidTransition', `The charge ${id} is ${charge.paymentStatus}; a payment can only be simulated for a PENDING or PROCESSING charge.`);
+  }
+  const now = deps.now();
+  const moved = await deps.store.transitionCharge(companyId, id, (stored) => applyMoves(stored, path, now));
+  if (!moved) throw notFound('charge', id);
+  return moved;
+}
+
+/** D39: expires a development charge now. */
+export async function simulateExpiration(deps: Deps, companyId: string, id: string): Promise<ChargeDoc> {
+  await devCharge(deps, companyId, id);
+  const now = deps.now();
+  const moved = await deps.store.transitionCharge(companyId, id, (stored) => applyMoves(stored, ['EXPIRED'], now));
+  if (!moved) throw notFound('charge', id);
+  return moved;
+}
+
+/** Expires every OPEN charge whose `expiresAt` has passed (live or development); returns how many. */
+export async function expireDueCharges(deps: Deps, batch = 100): Promise<number> {
+  const now = deps.now();
+  let expired = 0;
+  for (const { companyId, id } of await deps.store.openChargesDue(now.toISOString(), batch)) {
+    // A charge paid in the meantime is not OPEN any more: nothing to do, not an error.
+    const moved = await deps.store.transitionCharge(companyId, id, (stored) =>
+      stored.status === 'OPEN' ? applyMoves(stored, ['EXPIRED'], now) : { charge: stored, events: [] },
+    );
+    if (moved?.paymentStatus === 'EXPIRED') expired += 1;
+  }
+  return expired;
+}

@@ -1,0 +1,212 @@
+/**
+ * The webhook delivery worker (D14, D15, D41). Every poll it expires the charges whose time is
+ * up (their `charge.expired` goes through the outbox like every other event), then claims the
+ * due deliveries — at most one per webhook, its oldest undelivered event, so each receiver gets
+ * its events in order — and makes one attempt of each: a Standard Webhooks `POST` of the stored
+ * body, signed with the registration's secret, with the same `webhook-id` on every attempt.
+ * Each attempt is recorded with the delivery's next state in one store step, so a crash loses
+ * at most an attempt in flight, which the claim's lease makes due again (at least once).
+ *
+ * Nothing secret is logged: not the secret, not the body, not the URL (it may carry a token).
+ */
+import { createId } from '@paralleldrive/cuid2';
+import { Webhook } from 'standardwebhooks';
+import type { Deps } from '../deps.js';
+import { expireDueCharges } from '../domain/charge-lifecycle.js';
+import type { AttemptOutcome, DueDelivery, WebhookDeliveryDoc } from '../store/types.js';
+import { retryDelayMs } from './retry-schedule.js';
+
+export interface WebhookWorkerOptions {
+  /** Tick every `pollMs` on a timer (default); false leaves ticking to `tick()`, for tests. */
+  polling?: boolean;
+  /** Defaults: the configuration's WEBHOOK_POLL_MS, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_SCHEDULE. */
+  pollMs?: number;
+  timeoutMs?: number;
+  scheduleSeconds?: readonly number[];
+  /** Most deliveries claimed (and sent concurrently) at once. */
+  batch?: number;
+  /** A number in [0, 1) for the jitter. */
+  random?: () => number;
+  fetch?: typeof fetch;
+}
+
+export interface WebhookWorker {
+  /** Stops polling, aborts requests in flight (they stay due and are sent again later) and waits for the current tick. */
+  stop(): Promise<void>;
+  /** Runs one tick now, after the one in progress if any; resolves when it is done. */
+  tick(): Promise<void>;
+}
+
+/** Time past the request timeout before a claimed delivery is due again (the attempt's own bookkeeping). */
+const LEASE_MARGIN_MS = 2_000;
+/** Claim rounds per tick: a delivered event makes its webhook's next event due at once. */
+const MAX_ROUNDS = 10;
+
+type Sent = AttemptOutcome['state'] | 'ABORTED';
+
+export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {}): WebhookWorker {
+  const pollMs = options.pollMs ?? deps.config.webhookPollMs;
+  const timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
+  const schedule = options.scheduleSeconds ?? deps.config.webhookRetryScheduleSeconds;
+  const batch = options.batch ?? 20;
+  const random = options.random ?? Math.random;
+  const send = options.fetch ?? fetch;
+  const log = deps.logger.child({ component: 'webhooks' });
+  const stopping = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  async function deliver(due: DueDelivery): Promise<Sent> {
+    const attempt = due.attempts + 1;
+    const requestedAt = deps.now();
+    const started = performance.now();
+    let httpStatus: number | undefined;
+    let retryAfter: string | null = null;
+    let error: string | undefined;
+    try {
+      const signature = new Webhook(due.secret).sign(due.eventId, requestedAt, due.body);
+      const response = await send(due.url, {
+        method: 'POST',
+        body: due.body,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': due.eventId,
+          'webhook-timestamp': String(Math.floor(requestedAt.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]),
+      });
+      retryAfter = response.headers.get('retry-after');
+      if (response.status >= 100 && response.status <= 599) httpStatus = response.status;
+      else error = `invalid status code ${response.status}`;
+      // Only the status matters; the body is dropped so the connection is freed.
+      await response.body?.cancel().catch(() => undefined);
+    } catch (thrown) {
+      // A shutdown is not the endpoint's failure: unrecorded, the delivery is due again once its lease ends.
+      if (stopping.signal.aborted) return 'ABORTED';
+      error = describeFailure(thrown, timeoutMs);
+    }
+    const durationMs = Math.max(0, Math.round(performance.now() - started));
+    const succeeded = httpStatus !== undefined && httpStatus >= 200 && httpStatus <= 299;
+    const gone = httpStatus === 410;
+    const finishedAt = deps.now();
+    const delayMs = succeeded || gone ? undefined : retryDelayMs(schedule, { attempt, ...(httpStatus !== undefined ? { httpStatus } : {}), retryAfter }, finishedAt, random);
+    const state: AttemptOutcome['state'] = succeeded ? 'DELIVERED' : delayMs === undefined ? 'FAILED' : 'PENDING';
+    const doc: WebhookDeliveryDoc = {
+      id: `dlvr_${createId()}`,
+      eventId: due.eventId,
+      eventType: due.type,
+      webhookId: due.webhookId,
+      attempt,
+      status: succeeded ? 'SUCCEEDED' : 'FAILED',
+      ...(httpStatus !== undefined ? { httpStatus } : {}),
+      ...(error !== undefined ? { error } : {}),
+      requestedAt: requestedAt.toISOString(),
+      durationMs,
+      ...(delayMs !== undefined ? { nextAttemptAt: new Date(finishedAt.getTime() + delayMs).toISOString() } : {}),
+    };
+    await deps.store.recordAttempt({ companyId: due.companyId, attempt: doc, state, ...(gone ? { disableWebhook: true } : {}) });
+    const fields = {
+      webhookId: doc.webhookId,
+      eventId: doc.eventId,
+      eventType: doc.eventType,
+      attempt,
+      httpStatus: doc.httpStatus,
+      error: doc.error,
+      durationMs,
+      nextAttemptAt: doc.nextAttemptAt,
+    };
+    if (succeeded) log.info(fields, 'webhook delivered');
+    else if (gone) log.warn(fields, 'webhook endpoint answered 410 Gone: registration set INACTIVE');
+    else if (state === 'FAILED') log.warn(fields, 'webhook delivery given up');
+    else log.info(fields, 'webhook attempt failed; will retry');
+    return state;
+  }
+
+  async function runTick(): Promise<void> {
+    if (stopping.signal.aborted) return;
+    try {
+      await expireDueCharges(deps);
+    } catch (thrown) {
+      log.error({ err: thrown }, 'expiring due charges failed');
+    }
+    try {
+      for (let round = 0; round < MAX_ROUNDS && !stopping.signal.aborted; round += 1) {
+        const now = deps.now();
+        const leaseUntil = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
+        const due = await deps.store.claimDueDeliveries(now.toISOString(), leaseUntil.toISOString(), batch);
+        if (due.length === 0) return;
+        const results = await Promise.allSettled(due.map(deliver));
+        for (const result of results) {
+          if (result.status === 'rejected') log.error({ err: result.reason }, 'recording a webhook attempt failed');
+        }
+        // Another round only when a webhook's next event may have become due (this one is settled).
+        if (!results.some((result) => result.status === 'fulfilled' && (result.value === 'DELIVERED' || result.value === 'FAILED'))) return;
+      }
+    } catch (thrown) {
+      log.error({ err: thrown }, 'webhook delivery tick failed');
+    }
+  }
+
+  const tick = (): Promise<void> => {
+    current = current.then(runTick);
+    return current;
+  };
+
+  const poll = (): void => {
+    if (options.polling === false || stopping.signal.aborted) return;
+    timer = setTimeout(() => void tick().then(poll), pollMs);
+    timer.unref();
+  };
+  if (options.polling !== false) void tick().then(poll);
+
+  return {
+    tick,
+    async stop() {
+      stopping.abort();
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}
+
+/** Why a request got no answer, in words for the deliveries list (D41); never the URL or the body. */
+export function describeFailure(thrown: unknown, timeoutMs: number): string {
+  if (isNamed(thrown, 'TimeoutError')) return `no answer within ${timeoutMs / 1000} s`;
+  const code = errorCode(thrown);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection closed before an answer';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case undefined:
+      return 'request failed';
+    default:
+      return /TLS|SSL|CERT|UNABLE_TO_VERIFY|SELF_SIGNED/.test(code) ? `TLS failure (${code})` : `request failed (${code})`;
+  }
+}
+
+function isNamed(value: unknown, name: string): boolean {
+  return typeof value === 'object' && value !== null && (value as { name?: unknown }).name === name;
+}
+
+/** The system error code of a fetch failure: on the error, its cause, or the first of an AggregateError. */
+function errorCode(thrown: unknown, depth = 0): string | undefined {
+  if (typeof thrown !== 'object' || thrown === null || depth > 4) return undefined;
+  const { code, cause, errors } = thrown as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string') return code;
+  const fromCause = errorCode(cause, depth + 1);
+  if (fromCause !== undefined) return fromCause;
+  return Array.isArray(errors) ? errorCode(errors[0], depth + 1) : undefined;
+}

@@ -1,0 +1,221 @@
+/**
+ * The hosted payment page (D42) as a payer gets it: /pay/{id} of a running reference server in
+ * headless Chromium (Debian's package, driven by playwright-core) at a phone's viewport, with a
+ * tiny local "shop" server as successUrl/failedUrl. Skipped, with a notice, where no Chromium is
+ * installed.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
+import type { AppEnv } from '../../server/deps.js';
+import { simulateExpiration, simulatePayment } from '../../server/domain/charge-lifecycle.js';
+import { contrastRatio } from '../../server/pay/page.js';
+import { payRoutes } from '../../server/routes/pay.js';
+import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(executablePath);
+if (!haveChromium) {
+  console.warn(`NOTICE: no Chromium at ${executablePath} (set CHROMIUM_PATH, or apt-get install chromium); the payment page browser tests are skipped.`);
+}
+
+const screenshotDir = fileURLToPath(new URL('../../dist/pay/', import.meta.url));
+const phone = { width: 375, height: 667 };
+
+let server: TestServer;
+let http: ServerType;
+let shop: Server;
+let browser: Browser;
+let base = '';
+let shopBase = '';
+
+/** What one test's page did: console errors and requests that would have left 127.0.0.1. */
+interface Session {
+  context: BrowserContext;
+  page: Page;
+  consoleErrors: string[];
+  offHost: string[];
+}
+let session: Session | undefined;
+
+/** The app that serves /pay: the server's own once app.ts mounts `payRoutes`, until then these routes in front of it. */
+function payApp(s: TestServer): { fetch: (request: Request) => Response | Promise<Response> } {
+  if (s.app.routes.some((route) => route.path.startsWith('/pay/'))) return s.app;
+  const wrapper = new Hono<AppEnv>();
+  wrapper.route('/', payRoutes(s.deps));
+  wrapper.all('*', (c) => s.app.fetch(c.req.raw));
+  return wrapper;
+}
+
+async function listen(target: Server | ServerType): Promise<string> {
+  if (!target.listening) await new Promise((resolve) => target.once('listening', resolve));
+  return `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+}
+
+/** A fresh phone-sized browser context that may use the clipboard, and a page in it. */
+async function open(path: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: phone, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'pt-BR' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const current: Session = { context, page: await context.newPage(), consoleErrors: [], offHost: [] };
+  session = current;
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'data:' || url.hostname === '127.0.0.1') return route.continue();
+    current.offHost.push(url.href);
+    return route.abort();
+  });
+  current.page.on('console', (message) => {
+    if (message.type() === 'error') current.consoleErrors.push(message.text());
+  });
+  current.page.on('pageerror', (error) => current.consoleErrors.push(error.message));
+  const response = await current.page.goto(`${base}${path}`, { waitUntil: 'load' });
+  expect(response?.status()).toBe(200);
+  return current.page;
+}
+
+/** A charge of company A through the API, with the shop's pages as its destinations. */
+async function newCharge(options: { devMode?: boolean; success?: boolean; failed?: boolean } = {}): Promise<{ id: string; brCode: string }> {
+  const { data, response } = await server.api.POST('/charge/payment-link', {
+    body: {
+      total: 12990,
+      devMode: options.devMode ?? true,
+      ...(options.success !== false ? { successUrl: `${shopBase}/obrigado` } : {}),
+      ...(options.failed !== false ? { failedUrl: `${shopBase}/falhou` } : {}),
+    },
+  });
+  expect(response.status).toBe(201);
+  const charge = await server.api.GET('/charge/{id}', { params: { path: { id: data!.data.id } } });
+  return { id: data!.data.id, brCode: charge.data!.data.brCode };
+}
+
+const text = async (page: Page, selector: string) => (await page.locator(selector).innerText()).replace(/\u00a0/g, ' ').trim();
+
+/** `rgb(r, g, b)` as `#rrggbb`. */
+function hex(rgb: string): string {
+  const [r, g, b] = (rgb.match(/\d+/g) ?? []).map(Number);
+  return `#${[r, g, b].map((n) => (n ?? 0).toString(16).padStart(2, '0')).join('')}`;
+}
+
+describe.skipIf(!haveChromium)('the payment page in a real browser', () => {
+  beforeAll(async () => {
+    server = await createTestServer();
+    http = serve({ fetch: payApp(server).fetch, port: 0, hostname: '127.0.0.1' });
+    base = await listen(http);
+    // The merchant's shop: where the page sends the payer after paying, or after the charge expired.
+    shop = createServer((request, response) => {
+      const title = { '/obrigado': 'Obrigado pela compra', '/falhou': 'Pagamento não concluído' }[request.url ?? ''];
+      if (!title) return void response.writeHead(404).end();
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(`<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,"></head><body><h1>${title}</h1></body></html>`);
+    });
+    shop.listen(0, '127.0.0.1');
+    shopBase = await listen(shop);
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+
+  afterEach(async () => {
+    const current = session;
+    session = undefined;
+    if (!current) return;
+    await current.context.close();
+    expect(current.consoleErrors).toEqual([]);
+    expect(current.offHost).toEqual([]);
+    expect(server.violations).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => http?.close(resolve));
+    await new Promise((resolve) => shop?.close(resolve));
+    await server?.close();
+  });
+
+  test('pay a development charge: name, amount, QR, copy, simulate, and on to successUrl', async () => {
+    const charge = await newCharge();
+    const page = await open(`/pay/${charge.id}`);
+
+    expect(await page.evaluate('document.documentElement.lang')).toBe('pt-BR');
+    expect(await text(page, '#company')).toBe('Café Aurora Ltda');
+    expect(await text(page, '#amount')).toBe('R$ 129,90');
+    expect(await text(page, '#status')).toBe('Aguardando pagamento');
+    expect(await text(page, '#countdown')).toMatch(/^(60:00|59:[0-5]\d)$/);
+
+    // The QR image is drawn, and what is drawn scans as the charge's code.
+    const qr = page.getByRole('img', { name: 'QR Code Pix para pagar R$ 129,90 a Café Aurora Ltda' });
+    await qr.waitFor();
+    expect(await page.evaluate('document.getElementById("qr").naturalWidth')).toBeGreaterThan(0);
+    const drawn = await qr.screenshot();
+    expect(qrTextOfDataUri(`data:image/png;base64,${drawn.toString('base64')}`)).toEqual({ text: charge.brCode });
+
+    // Usable on a phone: nothing wider than the screen; the code field has its label.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(phone.width);
+    expect(await page.getByLabel('Pix Copia e Cola').inputValue()).toBe(charge.brCode);
+    expect(await page.getByLabel('Pix Copia e Cola').getAttribute('readonly')).not.toBeNull();
+
+    mkdirSync(screenshotDir, { recursive: true });
+    await page.screenshot({ path: join(screenshotDir, 'screenshot.png'), fullPage: true });
+    expect(existsSync(join(screenshotDir, 'screenshot.png'))).toBe(true);
+
+    await page.getByRole('button', { name: 'Copiar' }).click();
+    await expect.poll(() => text(page, '#copy-feedback')).toBe('Copiado');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(charge.brCode);
+
+    // The countdown runs.
+    const before = await text(page, '#countdown');
+    await expect.poll(() => text(page, '#countdown'), { timeout: 3_000 }).not.toBe(before);
+
+    await page.getByRole('button', { name: 'Simular pagamento' }).click();
+    await expect.poll(() => text(page, '#status')).toBe('Pagamento confirmado');
+    expect(await page.getByRole('link', { name: 'Voltar à loja' }).getAttribute('href')).toBe(`${shopBase}/obrigado`);
+    await page.waitForURL(`${shopBase}/obrigado`, { timeout: 5_000 });
+    expect(await page.locator('h1').innerText()).toBe('Obrigado pela compra');
+
+    const status = await server.api.GET('/charge/{id}', { params: { path: { id: charge.id } } });
+    expect(status.data?.data).toMatchObject({ status: 'PAID', paymentStatus: 'RECEIVED' });
+  });
+
+  test('an expired charge sends the payer to failedUrl', async () => {
+    const charge = await newCharge();
+    const page = await open(`/pay/${charge.id}`);
+    expect(await text(page, '#status')).toBe('Aguardando pagamento');
+    await simulateExpiration(server.deps, server.companyId, charge.id);
+    // Seen by the next poll (2 s), then on to failedUrl.
+    await page.waitForURL(`${shopBase}/falhou`, { timeout: 8_000 });
+    expect(await page.locator('h1').innerText()).toBe('Pagamento não concluído');
+  });
+
+  test('without successUrl, a payment made elsewhere shows the final state and stays', async () => {
+    const charge = await newCharge({ success: false });
+    const page = await open(`/pay/${charge.id}`);
+    await simulatePayment(server.deps, server.companyId, charge.id, { settle: true });
+    await expect.poll(() => text(page, '#status'), { timeout: 5_000 }).toBe('Pagamento confirmado');
+    expect(await page.locator('#done').isVisible()).toBe(true);
+    expect(await page.locator('#pay').isVisible()).toBe(false);
+    expect(await page.locator('#done-link').isVisible()).toBe(false);
+    await page.waitForTimeout(2_500);
+    expect(page.url()).toBe(`${base}/pay/${charge.id}`);
+  });
+
+  test('keyboard focus is visible and the header text contrasts with the company colour', async () => {
+    const charge = await newCharge({ devMode: false });
+    const page = await open(`/pay/${charge.id}`);
+    expect(await page.locator('#simulate').count()).toBe(0);
+    for (let i = 0; i < 10 && (await page.evaluate('document.activeElement && document.activeElement.id')) !== 'copy'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('copy');
+    const outline = (await page.evaluate('(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; })()')) as string[];
+    expect(outline).toEqual(['solid', '3px']);
+    const [background, color] = (await page.evaluate('(() => { const s = getComputedStyle(document.querySelector("header")); return [s.backgroundColor, s.color]; })()')) as string[];
+    expect(hex(background!)).toBe('#0e7c66');
+    expect(contrastRatio(hex(background!), hex(color!))).toBeGreaterThanOrEqual(4.5);
+  });
+});
