@@ -552,10 +552,12 @@ export interface components {
          *     | `/problems/idempotency-request-in-progress` | 409 | the first request with this `Idempotency-Key` has not finished |
          *     | `/problems/invalid-transition` | 409 | the charge's state does not allow the move asked for |
          *     | `/problems/payload-too-large` | 413 | the body exceeds 1 MiB |
+         *     | `/problems/uri-too-long` | 414 | the path and query exceed 8 KiB |
          *     | `/problems/unsupported-media-type` | 415 | the body is not `application/json` |
          *     | `/problems/validation-error` | 422 | the request breaks the contract; see `errors` |
          *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with a different body |
          *     | `/problems/rate-limited` | 429 | too many requests for this API key |
+         *     | `/problems/header-fields-too-large` | 431 | the request headers exceed 16 KiB |
          *     | `/problems/internal-error` | 500 | an unexpected fault; nothing was changed |
          *
          *     The `type` values are URI references relative to the base URL; the reference server

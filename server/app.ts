@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppEnv, Deps } from './deps.js';
 import { OperationCatalog } from './http/operations.js';
 import { operationMiddleware } from './http/operation.js';
+import { requestLimits } from './http/request-limits.js';
 import { ProblemError, problemTypes, type Problem } from './http/problems.js';
 import { chargeRoutes } from './routes/charges.js';
 import { docsRoutes } from './routes/docs.js';
@@ -34,6 +35,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       throw thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`);
     }
   });
+
+  app.use(requestLimits());
 
   app.use(async (c, next) => {
     const started = performance.now();

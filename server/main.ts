@@ -1,5 +1,6 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
+import { NODE_MAX_HEADER_BYTES } from './http/request-limits.js';
 import { createCompanyWithKey, createDeps } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
@@ -27,11 +28,21 @@ async function main(): Promise<void> {
   }
   const app = createApp(deps);
   let worker: WebhookWorker | undefined;
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    deps.logger.info({ port: info.port, host: config.host, database: config.databasePath, mode: config.mode }, 'listening');
-    // D14: deliveries (and charge expiry) start once the server is up.
-    worker = startWebhookWorker(deps);
-  });
+  const server = serve(
+    {
+      fetch: app.fetch,
+      port: config.port,
+      hostname: config.host,
+      // D34: slow or endless requests are closed (408) instead of holding a connection; header
+      // sections between our 16 KiB limit and Node's are answered with a 431 problem.
+      serverOptions: { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: NODE_MAX_HEADER_BYTES },
+    },
+    (info) => {
+      deps.logger.info({ port: info.port, host: config.host, database: config.databasePath, mode: config.mode }, 'listening');
+      // D14: deliveries (and charge expiry) start once the server is up.
+      worker = startWebhookWorker(deps);
+    },
+  );
   const stop = (signal: string) => {
     deps.logger.info({ signal }, 'shutting down');
     // The worker stops at once (deliveries in flight are aborted, and sent again after a restart)

@@ -18,10 +18,12 @@ export const problemTypes = {
   idempotencyInProgress: { type: '/problems/idempotency-request-in-progress', title: 'Idempotent request in progress', status: 409 },
   invalidTransition: { type: '/problems/invalid-transition', title: 'Invalid state transition', status: 409 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'Payload too large', status: 413 },
+  uriTooLong: { type: '/problems/uri-too-long', title: 'URI too long', status: 414 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
   validation: { type: '/problems/validation-error', title: 'Request validation failed', status: 422 },
   idempotencyKeyReused: { type: '/problems/idempotency-key-reused', title: 'Idempotency-Key reused', status: 422 },
   rateLimited: { type: '/problems/rate-limited', title: 'Too many requests', status: 429 },
+  headersTooLarge: { type: '/problems/header-fields-too-large', title: 'Request header fields too large', status: 431 },
   internal: { type: '/problems/internal-error', title: 'Internal server error', status: 500 },
 } as const;
 

@@ -1,0 +1,29 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../deps.js';
+import { ProblemError } from './problems.js';
+
+/** Longest request target (path and query) served (D34); longer ones are a 414 problem. */
+export const MAX_URL_BYTES = 8_192;
+/** Largest header section served (D34); Node itself refuses beyond NODE_MAX_HEADER_BYTES, without a body. */
+export const MAX_HEADER_BYTES = 16_384;
+/** Node's own limit, set above ours so that the answer between the two is a Problem. */
+export const NODE_MAX_HEADER_BYTES = 65_536;
+
+/** Refuses over-long URLs and header sections with RFC 9457 problems, before any other work. */
+export function requestLimits(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const target = url.pathname.length + url.search.length;
+    if (target > MAX_URL_BYTES) {
+      throw new ProblemError('uriTooLong', `The request target is ${target} bytes long; at most ${MAX_URL_BYTES} are served.`);
+    }
+    let headerBytes = 0;
+    c.req.raw.headers.forEach((value, name) => {
+      headerBytes += name.length + value.length + 4;
+    });
+    if (headerBytes > MAX_HEADER_BYTES) {
+      throw new ProblemError('headersTooLarge', `The request headers are about ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are served.`);
+    }
+    await next();
+  };
+}
