@@ -549,6 +549,7 @@ export interface components {
          *     | `/problems/live-charge` | 403 | a sandbox simulation asked of a charge without `devMode` |
          *     | `/problems/not-found` | 404 | no such record for the caller's company, or no such path |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not with this method (see `Allow`) |
+         *     | `/problems/request-timeout` | 408 | the headers or the body did not arrive in time; the connection is closed |
          *     | `/problems/idempotency-request-in-progress` | 409 | the first request with this `Idempotency-Key` has not finished |
          *     | `/problems/invalid-transition` | 409 | the charge's state does not allow the move asked for |
          *     | `/problems/payload-too-large` | 413 | the body exceeds 1 MiB |

@@ -29,6 +29,9 @@ export interface Config {
   webhookPollMs: number;
   /** How long an endpoint has to answer one delivery (D14: 15 s). */
   webhookTimeoutMs: number;
+  /** How long a client has to send its headers, and its whole request (D34); then 408. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +56,8 @@ export const configVariables = [
   'WEBHOOK_RETRY_SCHEDULE',
   'WEBHOOK_POLL_MS',
   'WEBHOOK_TIMEOUT_MS',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
 ] as const;
 
 export type ConfigVariable = (typeof configVariables)[number];
@@ -127,5 +132,15 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule, 20, 7 * 86_400),
     webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    ...requestTimeouts(env),
   };
+}
+
+function requestTimeouts(env: ConfigEnv): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs'> {
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  return { headersTimeoutMs, requestTimeoutMs };
 }

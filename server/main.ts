@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
-import { NODE_MAX_HEADER_BYTES } from './http/request-limits.js';
+import type { Duplex } from 'node:stream';
+import { NODE_MAX_HEADER_BYTES, rawProblemResponse } from './http/request-limits.js';
 import { createCompanyWithKey, createDeps } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
@@ -35,7 +36,13 @@ async function main(): Promise<void> {
       hostname: config.host,
       // D34: slow or endless requests are closed (408) instead of holding a connection; header
       // sections between our 16 KiB limit and Node's are answered with a 431 problem.
-      serverOptions: { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: NODE_MAX_HEADER_BYTES },
+      serverOptions: {
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        // Node checks the timeouts this often (30 s by default): often enough to honour them.
+        connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+        maxHeaderSize: NODE_MAX_HEADER_BYTES,
+      },
     },
     (info) => {
       deps.logger.info({ port: info.port, host: config.host, database: config.databasePath, mode: config.mode }, 'listening');
@@ -43,6 +50,13 @@ async function main(): Promise<void> {
       worker = startWebhookWorker(deps);
     },
   );
+  // What Node refuses before Hono sees it (headers past its limit, timeouts, unparsable requests)
+  // still gets a Problem, then the connection is closed.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return void socket.destroy();
+    const kind = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
+    socket.end(rawProblemResponse(kind));
+  });
   const stop = (signal: string) => {
     deps.logger.info({ signal }, 'shutting down');
     // The worker stops at once (deliveries in flight are aborted, and sent again after a restart)

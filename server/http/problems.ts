@@ -15,6 +15,7 @@ export const problemTypes = {
   liveCharge: { type: '/problems/live-charge', title: 'Not a development charge', status: 403 },
   notFound: { type: '/problems/not-found', title: 'Not found', status: 404 },
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
+  requestTimeout: { type: '/problems/request-timeout', title: 'Request timeout', status: 408 },
   idempotencyInProgress: { type: '/problems/idempotency-request-in-progress', title: 'Idempotent request in progress', status: 409 },
   invalidTransition: { type: '/problems/invalid-transition', title: 'Invalid state transition', status: 409 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'Payload too large', status: 413 },

@@ -39,7 +39,14 @@ async function readLimited(request: Request, limitBytes: number): Promise<string
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client went away (or the stream broke) before the body was whole.
+      throw new ProblemError('malformedRequest', 'The request body was not received completely.');
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > limitBytes) {

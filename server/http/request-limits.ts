@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../deps.js';
-import { ProblemError } from './problems.js';
+import { problemTypes, ProblemError, type ProblemKind } from './problems.js';
 
 /** Longest request target (path and query) served (D34); longer ones are a 414 problem. */
 export const MAX_URL_BYTES = 8_192;
@@ -26,4 +26,17 @@ export function requestLimits(): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+const rawDetails: Partial<Record<ProblemKind, string>> = {
+  headersTooLarge: `The request headers are larger than this server accepts (${NODE_MAX_HEADER_BYTES} bytes).`,
+  requestTimeout: 'The request did not arrive in time; the connection is closed.',
+  malformedRequest: 'The request is not valid HTTP.',
+};
+
+/** A whole HTTP/1.1 answer with a Problem body, for a socket Node refused before any handler ran. */
+export function rawProblemResponse(kind: ProblemKind): string {
+  const { type, title, status } = problemTypes[kind];
+  const body = JSON.stringify({ type, title, status, detail: rawDetails[kind] ?? title });
+  return `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -1,0 +1,511 @@
+/**
+ * Tenant isolation (D26, D27) across every operation of the contract that names a record by id.
+ *
+ * Company A creates one of everything through the API (a client, a product, a subscription
+ * product, a subscription, two devMode charges — one paid, so the outbox has events — an order
+ * and a webhook whose delivery attempts are recorded). Company B then sends, with its own key,
+ * every request that names one of A's records: in the path (`/charge/{id}`, `/webhook/{id}`),
+ * as the subject in the body (`PUT /subscription` `id`), or as a reference in the body
+ * (`customerId`, `productId`, `clientId`, `companyId`). Each must be answered exactly like the
+ * same request naming an id that exists nowhere (404 for the subject, 422 naming the field
+ * for a reference: nothing about A is revealed), and change nothing: everything of A is read
+ * again with A's key, and the whole database file is compared row by row, before and after.
+ *
+ * The tables are checked against the contract: an operation with an id in its path, or a new
+ * `…Id` field in a request body, that no case covers fails the first tests of this file.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { deref, listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
+import type { components } from '../../generated/openapi.js';
+import { clientBody, createProduct, expectProblem, expectValidation, read, sendJson, subscriptionBody, unknownId, type RawAnswer } from '../test-support/fixtures.js';
+import { createTestServer, type TestServer } from '../test-support/harness.js';
+import { startWebhookWorker } from '../webhooks/worker.js';
+
+type Schemas = components['schemas'];
+
+/** The records of a company that B's requests name; for A they exist, for `ghost` they exist nowhere. */
+interface Ids {
+  company: string;
+  client: string;
+  product: string;
+  subscriptionProduct: string;
+  subscription: string;
+  openCharge: string;
+  paidCharge: string;
+  order: string;
+  webhook: string;
+}
+
+/** B's own records, for requests whose only foreign part is one reference. */
+interface OwnIds {
+  client: string;
+  product: string;
+  subscription: string;
+}
+
+interface Call {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+/** What B's request must get: 404 (the subject is not B's), 422 naming exactly `fields`, or 201 with the id ignored. */
+type Want = { status: 404 } | { status: 422; fields: string[] } | { status: 201; ignored: 'orderItemOrderId' };
+
+interface Case {
+  operationId: string;
+  /** The body fields naming records that this case sends with A's ids (`*` for any array index). */
+  references: string[];
+  request: (a: Ids, own: OwnIds) => Call;
+  want: Want;
+}
+
+// ——— The tables ———
+
+/** One case per operation with an id in its path: B names A's record. */
+const pathCases: Array<[string, Case]> = [
+  ["GET /charge/{id} of A's charge", { operationId: 'getCharge', references: [], request: (a) => ({ method: 'GET', path: `/charge/${a.openCharge}` }), want: { status: 404 } }],
+  [
+    "POST /charge/{id}/simulate-payment of A's open charge",
+    { operationId: 'simulatePayment', references: [], request: (a) => ({ method: 'POST', path: `/charge/${a.openCharge}/simulate-payment`, body: { settle: true } }), want: { status: 404 } },
+  ],
+  [
+    "POST /charge/{id}/simulate-expiration of A's open charge",
+    { operationId: 'simulateExpiration', references: [], request: (a) => ({ method: 'POST', path: `/charge/${a.openCharge}/simulate-expiration` }), want: { status: 404 } },
+  ],
+  [
+    "POST /charge/{id}/simulate-expiration of A's paid charge",
+    { operationId: 'simulateExpiration', references: [], request: (a) => ({ method: 'POST', path: `/charge/${a.paidCharge}/simulate-expiration` }), want: { status: 404 } },
+  ],
+  ["GET /webhook/{id} of A's webhook", { operationId: 'getWebhook', references: [], request: (a) => ({ method: 'GET', path: `/webhook/${a.webhook}` }), want: { status: 404 } }],
+  [
+    "PATCH /webhook/{id} of A's webhook (status, name, url and events)",
+    {
+      operationId: 'updateWebhook',
+      references: [],
+      request: (a) => ({
+        method: 'PATCH',
+        path: `/webhook/${a.webhook}`,
+        body: { status: 'INACTIVE', name: 'Sequestrado', url: 'https://attacker.example.com/hook', events: ['charge.paid'] },
+      }),
+      want: { status: 404 },
+    },
+  ],
+  ["DELETE /webhook/{id} of A's webhook", { operationId: 'deleteWebhook', references: [], request: (a) => ({ method: 'DELETE', path: `/webhook/${a.webhook}` }), want: { status: 404 } }],
+  [
+    "GET /webhook/{id}/deliveries of A's webhook",
+    { operationId: 'listWebhookDeliveries', references: [], request: (a) => ({ method: 'GET', path: `/webhook/${a.webhook}/deliveries` }), want: { status: 404 } },
+  ],
+];
+
+/** Cases whose request body names A's records: the subject (`PUT /subscription` id, 404) or references (422). */
+const bodyCases: Array<[string, Case]> = [
+  [
+    "PUT /subscription with A's subscription id",
+    { operationId: 'updateSubscription', references: ['/id'], request: (a) => ({ method: 'PUT', path: '/subscription', body: { id: a.subscription, status: 'CANCELLED', price: 1 } }), want: { status: 404 } },
+  ],
+  [
+    "PUT /subscription with A's subscription id and A's product and client (the subject is judged first)",
+    {
+      operationId: 'updateSubscription',
+      references: ['/id', '/productId', '/clientId'],
+      request: (a) => ({ method: 'PUT', path: '/subscription', body: { id: a.subscription, productId: a.product, clientId: a.client } }),
+      want: { status: 404 },
+    },
+  ],
+  [
+    "PUT /subscription of B's subscription with A's product",
+    { operationId: 'updateSubscription', references: ['/productId'], request: (a, own) => ({ method: 'PUT', path: '/subscription', body: { id: own.subscription, productId: a.subscriptionProduct } }), want: { status: 422, fields: ['/productId'] } },
+  ],
+  [
+    "PUT /subscription of B's subscription with A's client",
+    { operationId: 'updateSubscription', references: ['/clientId'], request: (a, own) => ({ method: 'PUT', path: '/subscription', body: { id: own.subscription, clientId: a.client } }), want: { status: 422, fields: ['/clientId'] } },
+  ],
+  [
+    "POST /subscription with A's product",
+    { operationId: 'createSubscription', references: ['/productId'], request: (a) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(a.subscriptionProduct) }), want: { status: 422, fields: ['/productId'] } },
+  ],
+  [
+    "POST /subscription with B's product and A's client",
+    {
+      operationId: 'createSubscription',
+      references: ['/clientId'],
+      request: (a, own) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(own.product, { clientId: a.client }) }),
+      want: { status: 422, fields: ['/clientId'] },
+    },
+  ],
+  [
+    "POST /subscription with A's product and A's client",
+    {
+      operationId: 'createSubscription',
+      references: ['/productId', '/clientId'],
+      request: (a) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(a.subscriptionProduct, { clientId: a.client }) }),
+      want: { status: 422, fields: ['/productId', '/clientId'] },
+    },
+  ],
+  [
+    "POST /charge/payment-link with A's client as customerId",
+    { operationId: 'createPaymentLink', references: ['/customerId'], request: (a) => ({ method: 'POST', path: '/charge/payment-link', body: { total: 1500, devMode: true, customerId: a.client } }), want: { status: 422, fields: ['/customerId'] } },
+  ],
+  [
+    "POST /charge/payment-link with B's and A's products as items",
+    {
+      operationId: 'createPaymentLink',
+      references: ['/items/*/productId'],
+      request: (a, own) => ({ method: 'POST', path: '/charge/payment-link', body: { devMode: true, items: [{ productId: own.product, quantity: 1 }, { productId: a.product, quantity: 2 }] } }),
+      want: { status: 422, fields: ['/items/1/productId'] },
+    },
+  ],
+  [
+    "POST /charge/payment-link with A's client and A's product",
+    {
+      operationId: 'createPaymentLink',
+      references: ['/customerId', '/items/*/productId'],
+      request: (a) => ({ method: 'POST', path: '/charge/payment-link', body: { devMode: true, customerId: a.client, items: [{ productId: a.product, quantity: 1 }] } }),
+      want: { status: 422, fields: ['/customerId', '/items/0/productId'] },
+    },
+  ],
+  [
+    "POST /order with A's client",
+    { operationId: 'createOrder', references: ['/clientId'], request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 10, total: 10, clientId: a.client } }), want: { status: 422, fields: ['/clientId'] } },
+  ],
+  [
+    "POST /order with A's product as an item",
+    {
+      operationId: 'createOrder',
+      references: ['/items/*/productId'],
+      request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, items: [{ productId: a.product, quantity: 1 }] } }),
+      want: { status: 422, fields: ['/items/0/productId'] },
+    },
+  ],
+  [
+    "POST /order with A's client and A's product",
+    {
+      operationId: 'createOrder',
+      references: ['/clientId', '/items/*/productId'],
+      request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, clientId: a.client, items: [{ productId: a.product, quantity: 1 }] } }),
+      want: { status: 422, fields: ['/clientId', '/items/0/productId'] },
+    },
+  ],
+  [
+    "POST /order with A's companyId (D26)",
+    { operationId: 'createOrder', references: ['/companyId'], request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 10, total: 10, companyId: a.company } }), want: { status: 422, fields: ['/companyId'] } },
+  ],
+  [
+    "POST /order with B's product in an item carrying A's companyId (D26)",
+    {
+      operationId: 'createOrder',
+      references: ['/items/*/companyId'],
+      request: (a, own) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, items: [{ productId: own.product, quantity: 1, companyId: a.company }] } }),
+      want: { status: 422, fields: ['/items/0/companyId'] },
+    },
+  ],
+  [
+    "POST /order with B's product in an item carrying A's order id (ignored, D29)",
+    {
+      operationId: 'createOrder',
+      references: ['/items/*/orderId'],
+      request: (a, own) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, items: [{ productId: own.product, quantity: 1, orderId: a.order }] } }),
+      want: { status: 201, ignored: 'orderItemOrderId' },
+    },
+  ],
+  [
+    "POST /client with A's companyId (D26)",
+    { operationId: 'createClient', references: ['/companyId'], request: (a) => ({ method: 'POST', path: '/client', body: clientBody({ name: 'Cliente de B', companyId: a.company }) }), want: { status: 422, fields: ['/companyId'] } },
+  ],
+];
+
+/** Operations that name no record by id (neither in the path nor in the body), each with why B cannot reach A through it. */
+const withoutIds: Record<string, string> = {
+  listClients: "lists the caller's clients only: checked after every case below",
+  listWebhooks: "lists the caller's webhooks only: checked after every case below",
+  createWebhook: 'names no record; the webhook belongs to the caller',
+  createProduct: 'names no record; the product belongs to the caller',
+};
+
+/** Request body fields whose name ends in `Id` but that name no record of the service. */
+const notReferences: Record<string, string> = {
+  'createPaymentLink /customer/taxId': "the customer's CPF or CNPJ, not a record",
+  'createPaymentLink /externalId': "the caller's own identifier, stored as sent",
+  'createOrder /storefrontOrderId': "the storefront's own identifier, stored as sent",
+  'createProduct /displayId': "the caller's display code, stored as sent",
+};
+
+// ——— The contract's ids, to check the tables against ———
+
+const operations = listOperations();
+const allCases = [...pathCases, ...bodyCases];
+
+/** Pointers (with `*` for array items) of every body property named `id` or `…Id` of an operation's request body. */
+function idFields(operation: JsonObject): string[] {
+  const doc = loadBundledContract();
+  const body = deref<JsonObject | undefined>(doc, operation.requestBody);
+  if (!body) return [];
+  const found = new Set<string>();
+  const walk = (raw: unknown, pointer: string, seen: ReadonlySet<string>): void => {
+    if (!raw || typeof raw !== 'object') return;
+    const ref = (raw as JsonObject).$ref;
+    if (typeof ref === 'string') {
+      if (!seen.has(ref)) walk(deref(doc, raw), pointer, new Set([...seen, ref]));
+      return;
+    }
+    const schema = raw as JsonObject;
+    for (const keyword of ['allOf', 'anyOf', 'oneOf'] as const) for (const sub of (schema[keyword] ?? []) as unknown[]) walk(sub, pointer, seen);
+    if (schema.items) walk(schema.items, `${pointer}/*`, seen);
+    for (const [name, property] of Object.entries((schema.properties ?? {}) as JsonObject)) {
+      if (/^id$|Id$/.test(name)) found.add(`${pointer}/${name}`);
+      walk(property, `${pointer}/${name}`, seen);
+    }
+  };
+  walk(((body.content as JsonObject)['application/json'] as JsonObject | undefined)?.schema, '', new Set());
+  return [...found];
+}
+
+describe('the tables cover the contract', () => {
+  test('every operation with an id in its path has a case, and every case names an operation with one', () => {
+    const withPathIds = operations.filter((op) => /\{[^}]+\}/.test(op.path)).map((op) => op.operationId);
+    expect(withPathIds.length).toBeGreaterThanOrEqual(7);
+    const covered = new Set(pathCases.map(([, c]) => c.operationId));
+    const missing = withPathIds.filter((id) => !covered.has(id));
+    expect(missing, `operations with a path id that no case of pathCases covers: add a case for each`).toEqual([]);
+    expect([...covered].filter((id) => !withPathIds.includes(id)), 'pathCases names operations without a path id').toEqual([]);
+  });
+
+  test('every id field of every request body is covered by a case or listed as not a reference', () => {
+    const fields = operations.flatMap((op) => idFields(op.operation).map((pointer) => `${op.operationId} ${pointer}`));
+    expect(fields.length).toBeGreaterThanOrEqual(10);
+    const covered = new Set(allCases.flatMap(([, c]) => c.references.map((pointer) => `${c.operationId} ${pointer}`)));
+    const uncovered = fields.filter((field) => !covered.has(field) && !(field in notReferences));
+    expect(uncovered, 'request body id fields that no case sends with A\'s id: add a case, or list the field in notReferences with the reason').toEqual([]);
+    expect([...covered, ...Object.keys(notReferences)].filter((field) => !fields.includes(field)), 'cases or notReferences name fields the contract does not have').toEqual([]);
+  });
+
+  test('every operation is in a table or listed as naming no record', () => {
+    const inTables = new Set(allCases.map(([, c]) => c.operationId));
+    const unclassified = operations.map((op) => op.operationId).filter((id) => !inTables.has(id) && !(id in withoutIds));
+    expect(unclassified, 'operations neither in the tables nor in withoutIds').toEqual([]);
+    expect(Object.keys(withoutIds).filter((id) => inTables.has(id) || !operations.some((op) => op.operationId === id))).toEqual([]);
+  });
+});
+
+// ——— The two companies ———
+
+let server: TestServer;
+let folder: string;
+let databasePath: string;
+let a: Ids;
+let ghost: Ids;
+let own: OwnIds;
+
+async function created<T>(answer: Promise<{ data?: T; response: Response; error?: unknown }>): Promise<T> {
+  const { data, response, error } = await answer;
+  expect(response.status, JSON.stringify(error)).toBeGreaterThanOrEqual(200);
+  expect(response.status, JSON.stringify(error)).toBeLessThan(300);
+  if (data === undefined) throw new Error(`no body (${response.status})`);
+  return data;
+}
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pix-tenants-'));
+  databasePath = join(folder, 'payments.db');
+  server = await createTestServer({ databasePath });
+  const api = server.api;
+
+  const client = await created(api.POST('/client', { body: clientBody() }));
+  const product = await createProduct(api);
+  const subscriptionProduct = await createProduct(api, { name: 'Assinatura de café', sku: 'ASS-CAF', displayId: '2001', isSubscription: true, defaultPeriod: 'MONTHLY', defaultTrialDays: 7 });
+  const subscription = await created(api.POST('/subscription', { body: subscriptionBody(subscriptionProduct.id, { clientId: client.id }) }));
+  const webhook = await created(api.POST('/webhook', { body: { url: 'http://127.0.0.1:9/hooks/pix', name: 'Loja A', events: ['charge.pending', 'charge.paid', 'charge.received', 'charge.expired'] } }));
+  const open = await created(api.POST('/charge/payment-link', { body: { devMode: true, customerId: client.id, items: [{ productId: product.id, quantity: 2 }] } }));
+  const paid = await created(api.POST('/charge/payment-link', { body: { devMode: true, total: 2500 } }));
+  await created(api.POST('/charge/{id}/simulate-payment', { params: { path: { id: paid.data.id } }, body: { settle: true } }));
+  const order = await created(api.POST('/order', { body: { subtotal: 64.95, total: 64.95, clientId: client.id, items: [{ productId: product.id, quantity: 1 }] } }));
+
+  // One tick of the delivery worker against an endpoint that fails: A's webhook has attempts to list.
+  const worker = startWebhookWorker(server.deps, { polling: false, fetch: async () => new Response('down', { status: 503 }), random: () => 0.5 });
+  await worker.tick();
+  await worker.stop();
+
+  a = {
+    company: server.companyId,
+    client: client.id,
+    product: product.id,
+    subscriptionProduct: subscriptionProduct.id,
+    subscription: subscription.id,
+    openCharge: open.data.id,
+    paidCharge: paid.data.id,
+    order: order.id,
+    webhook: webhook.id,
+  };
+  ghost = {
+    company: unknownId('comp'),
+    client: unknownId('clnt'),
+    product: unknownId('prod'),
+    subscriptionProduct: `prod_zy${'0'.repeat(22)}`,
+    subscription: unknownId('subs'),
+    openCharge: unknownId('char'),
+    paidCharge: `char_zy${'0'.repeat(22)}`,
+    order: unknownId('ordr'),
+    webhook: unknownId('wbhk'),
+  };
+
+  // B has records of its own, so that its lists are not trivially empty and one reference at a time can be foreign.
+  const b = server.other.api;
+  const ownClient = await created(b.POST('/client', { body: clientBody({ name: 'Cliente de B' }) }));
+  const ownProduct = await createProduct(b, { name: 'Pão de fermentação natural', sku: 'PAO-01', displayId: '9001' });
+  const ownSubscription = await created(b.POST('/subscription', { body: subscriptionBody(ownProduct.id, { clientId: ownClient.id }) }));
+  await created(b.POST('/webhook', { body: { url: 'https://padaria.example.com/hooks', name: 'Padaria', events: ['charge.paid'] } }));
+  own = { client: ownClient.id, product: ownProduct.id, subscription: ownSubscription.id };
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  try {
+    expect(server.violations).toEqual([]);
+  } finally {
+    server.violations.length = 0;
+  }
+});
+
+test("A's records are all there, with deliveries recorded, before B tries anything", async () => {
+  const seen = await recordsOfA();
+  expect(seen.clients.map((c) => c.id)).toEqual([a.client]);
+  expect(seen.webhooks.map((w) => w.id)).toEqual([a.webhook]);
+  expect(seen.deliveries.length).toBeGreaterThanOrEqual(1);
+  expect(seen.charges.map((c) => c.data.status)).toEqual(['OPEN', 'PAID']);
+  expect(seen.products.map((p) => p.id)).toEqual([a.product, a.subscriptionProduct]);
+  expect(seen.subscription?.id).toBe(a.subscription);
+  expect(Object.keys(seen.database.orders ?? {})).toHaveLength(1);
+});
+
+// ——— Reading everything, with A's key and from the file ———
+
+/** Everything of A, read with A's key (and through the store where the API has no read). */
+async function recordsOfA() {
+  const api = server.api;
+  const ok = async <T>(answer: Promise<{ data?: T; response: Response }>): Promise<T> => {
+    const { data, response } = await answer;
+    expect(response.status).toBe(200);
+    return data as T;
+  };
+  const webhookPath = { params: { path: { id: a.webhook } } };
+  return {
+    clients: await ok(api.GET('/client')),
+    webhooks: await ok(api.GET('/webhook')),
+    webhook: await ok(api.GET('/webhook/{id}', webhookPath)),
+    deliveries: await ok(api.GET('/webhook/{id}/deliveries', webhookPath)),
+    charges: [await ok(api.GET('/charge/{id}', { params: { path: { id: a.openCharge } } })), await ok(api.GET('/charge/{id}', { params: { path: { id: a.paidCharge } } }))],
+    // No operation reads products, subscriptions or orders back: the store and the file do.
+    products: [...(await server.deps.store.getProducts(a.company, [a.product, a.subscriptionProduct])).values()],
+    subscription: await server.deps.store.getSubscription(a.company, a.subscription),
+    database: databaseRows(),
+  };
+}
+
+/** Every row of every table of the database file, by table and then by rowid. */
+function databaseRows(): Record<string, Record<string, unknown>> {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();
+    return Object.fromEntries(
+      tables.map(({ name }) => {
+        const rows = db.prepare(`SELECT rowid AS _rowid, * FROM "${name}" ORDER BY rowid`).all() as Array<{ _rowid: number }>;
+        return [name, Object.fromEntries(rows.map((row) => [String(row._rowid), row]))];
+      }),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** B's clients and webhooks, with B's key. */
+async function listsOfB() {
+  const clients = await server.other.api.GET('/client');
+  const webhooks = await server.other.api.GET('/webhook');
+  expect(clients.response.status).toBe(200);
+  expect(webhooks.response.status).toBe(200);
+  return { clients: clients.data ?? [], webhooks: webhooks.data ?? [] };
+}
+
+/** Sends a call with B's key, through the raw request (checked against the contract too). */
+async function asB(call: Call): Promise<RawAnswer> {
+  if (call.body === undefined) return read(await server.request(call.path, { method: call.method, apiKey: server.other.apiKey }));
+  return sendJson(server, call.method, call.path, call.body, { apiKey: server.other.apiKey });
+}
+
+/** The text with each of the given ids replaced by its field name, to compare two answers that differ only in ids. */
+function masked(text: string, ids: Ids): string {
+  let result = text;
+  for (const [name, id] of Object.entries(ids)) result = result.split(id).join(`<${name}>`);
+  return result;
+}
+
+// ——— B against A's records ———
+
+describe("company B names company A's records", () => {
+  test.each(allCases)('%s', async (_name, { request, want }) => {
+    const before = await recordsOfA();
+    const listsBefore = await listsOfB();
+    const call = request(a, own);
+
+    const answer = await asB(call);
+    const control = await asB(request(ghost, own));
+
+    if (want.status === 404) {
+      const p = await expectProblem(answer.response, 404, '/problems/not-found', call.path);
+      await expectProblem(control.response, 404, '/problems/not-found');
+      // D27: A's record and a record that exists nowhere are the same answer, the id aside.
+      expect(masked(answer.text, a)).toBe(masked(control.text, ghost));
+      expect(p.detail).not.toContain('Café Aurora');
+    } else if (want.status === 422) {
+      await expectValidation(answer.response, want.fields, call.path);
+      await expectValidation(control.response, want.fields, call.path);
+      expect(masked(answer.text, a)).toBe(masked(control.text, ghost));
+    } else {
+      // An item's orderId is ignored (D29): B's order is B's, its item belongs to the new order, A's order is untouched.
+      expect(answer.status, answer.text).toBe(201);
+      expect(control.status, control.text).toBe(201);
+      const order = answer.json as Schemas['Order'];
+      expect(order.companyId).toBe(server.other.companyId);
+      expect(order.orderItems.map((item) => item.orderId)).toEqual([order.id]);
+      expect(order.id).not.toBe(a.order);
+      expect(answer.text).not.toContain(a.order);
+    }
+
+    // Nothing of A changed, whatever B was answered; nothing of A shows up among B's records.
+    const after = await recordsOfA();
+    const listsAfter = await listsOfB();
+    if (want.status === 201) {
+      // The only rows added are the two orders B just created (with A's id and with the unknown one).
+      const added = Object.entries(after.database.orders ?? {}).filter(([rowid]) => !(rowid in (before.database.orders ?? {})));
+      expect(added.map(([, row]) => (row as { company_id: string }).company_id)).toEqual([server.other.companyId, server.other.companyId]);
+      for (const [rowid] of added) delete after.database.orders![rowid];
+    }
+    expect(after).toEqual(before);
+    expect(listsAfter).toEqual(listsBefore);
+    const textOfB = JSON.stringify(listsAfter);
+    for (const id of Object.values(a)) expect(textOfB).not.toContain(id);
+  });
+});
+
+describe("B's lists", () => {
+  test("GET /client and GET /webhook with B's key hold B's records only; with A's key, A's only", async () => {
+    const ofB = await listsOfB();
+    expect(ofB.clients.map((c) => c.id)).toEqual([own.client]);
+    expect(ofB.clients.every((c) => c.companyId === server.other.companyId)).toBe(true);
+    expect(ofB.webhooks).toHaveLength(1);
+    expect(ofB.webhooks.every((w) => w.companyId === server.other.companyId)).toBe(true);
+    const ofA = await recordsOfA();
+    expect(ofA.clients.every((c) => c.companyId === a.company)).toBe(true);
+    expect(ofA.webhooks.every((w) => w.companyId === a.company)).toBe(true);
+    expect(ofA.clients.map((c) => c.id)).not.toContain(own.client);
+  });
+});
