@@ -94,10 +94,17 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 }
 
 function problem(c: Context<AppEnv>, error: ProblemError): Response {
-  // The raw (still percent-encoded) path: `instance` is a URI reference.
-  const body: Problem = error.toProblem(new URL(c.req.url).pathname);
+  const body: Problem = error.toProblem(instanceOf(new URL(c.req.url).pathname));
   return new Response(JSON.stringify(body), {
     status: body.status,
     headers: { 'Content-Type': 'application/problem+json', ...error.extraHeaders },
   });
+}
+
+/**
+ * `instance` is a URI reference (RFC 3986): the path as sent, with a stray `%` and characters a
+ * URL parser lets through (`| ^ [ ]`…) percent-encoded, so it always validates.
+ */
+export function instanceOf(pathname: string): string {
+  return pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
 }

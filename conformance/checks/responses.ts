@@ -215,9 +215,27 @@ function checkStatus(ctx: RunContext, judge: Judge, op: ContractOperation, excha
     // none), another error code departs from those decisions only.
     const errors = all.filter((r) => keyClass(r.key) === cls);
     const decisions = errors.map((r) => RunContext.decisionOf(r.response));
-    if (errors.length > 0 && decisions.every((d) => d !== undefined)) decision = mostCommon(decisions as string[]);
+    if (errors.length > 0 && decisions.every((d) => d !== undefined)) {
+      // The decision behind error codes as such is the one marked on the error body's schema
+      // (the Problem model); the individual responses may rest on narrower ones (limits, quotas).
+      decision = errorModelDecision(ctx.contract, errors) ?? mostCommon(decisions as string[]);
+    }
   }
   judge.depart(op.operationId, check, message, exchange, decision);
+}
+
+function errorModelDecision(doc: JsonObject, errors: DocumentedResponse[]): string | undefined {
+  for (const { response } of errors) {
+    const content = isObject(response.content) ? response.content : {};
+    for (const media of Object.values(content)) {
+      const schema = isObject(media) ? media.schema : undefined;
+      const ref = isObject(schema) && typeof schema.$ref === 'string' ? schema.$ref : undefined;
+      const resolved = ref?.startsWith('#') ? resolvePointer(doc, ref.slice(1)) : schema;
+      const decision = RunContext.decisionOf(resolved);
+      if (decision) return decision;
+    }
+  }
+  return undefined;
 }
 
 function mostCommon(values: string[]): string | undefined {

