@@ -70,20 +70,31 @@ export function is(request: Request, method: string, path: RegExp): boolean {
   return request.method === method && path.test(new URL(request.url).pathname);
 }
 
+/** The JSON in a text, or undefined when there is none (empty, or not JSON: left as it is). */
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A JSON answer rewritten by `edit` (headers kept, length dropped). */
-export async function rewriteJson(response: Response, edit: (json: unknown) => unknown, status = response.status): Promise<Response> {
+export async function rewriteJson<T = unknown>(response: Response, edit: (json: T) => unknown, status = response.status): Promise<Response> {
   const text = await response.text();
   const headers = new Headers(response.headers);
   headers.delete('content-length');
-  const body = text === '' ? text : JSON.stringify(edit(JSON.parse(text)));
+  const json = parseJson(text);
+  const body = json === undefined ? text : JSON.stringify(edit(json as T));
   return new Response(body, { status, headers });
 }
 
 /** The same request with other headers or another body. */
-export async function withRequest(request: Request, change: { headers?: (headers: Headers) => void; body?: (json: unknown) => unknown }): Promise<Request> {
+export async function withRequest<T = unknown>(request: Request, change: { headers?: (headers: Headers) => void; body?: (json: T) => unknown }): Promise<Request> {
   const headers = new Headers(request.headers);
   change.headers?.(headers);
   let body: string | undefined = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
-  if (body !== undefined && change.body) body = JSON.stringify(change.body(JSON.parse(body)));
+  const json = body === undefined ? undefined : parseJson(body);
+  if (json !== undefined && change.body) body = JSON.stringify(change.body(json as T));
   return new Request(request.url, { method: request.method, headers, ...(body !== undefined ? { body } : {}) });
 }

@@ -1,5 +1,6 @@
 import QRCode from 'qrcode';
 import { unknownProperty } from '../data/mutations.js';
+import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
 import type { CheckName } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 
@@ -22,39 +23,12 @@ export type FetchLike = (request: Request) => Promise<Response>;
 
 type Json = Record<string, unknown>;
 
-/** A copy of the response with a new JSON body (and optionally other headers or status). */
-async function rewriteJson(response: Response, change: (body: any) => unknown, init: { status?: number; headers?: Record<string, string> } = {}): Promise<Response> {
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return new Response(text, { status: response.status, headers: response.headers });
-  }
-  const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(init.headers ?? {})) headers.set(name, value);
-  return new Response(JSON.stringify(change(body) ?? body), { status: init.status ?? response.status, headers });
-}
-
-function is(request: Request, method: string, pattern: RegExp): boolean {
-  return request.method === method && pattern.test(new URL(request.url).pathname);
-}
 
 const isListClients = (r: Request) => is(r, 'GET', /^\/client$/);
 const isCreateClient = (r: Request) => is(r, 'POST', /^\/client$/);
 const isGetCharge = (r: Request) => is(r, 'GET', /^\/charge\/[^/]+$/);
 const isCreatePaymentLink = (r: Request) => is(r, 'POST', /^\/charge\/payment-link$/);
 
-async function withBody(request: Request, change: (body: Json) => Json): Promise<Request> {
-  const text = await request.text();
-  let body: Json;
-  try {
-    body = JSON.parse(text) as Json;
-  } catch {
-    return new Request(request.url, { method: request.method, headers: request.headers, body: text });
-  }
-  return new Request(request.url, { method: request.method, headers: request.headers, body: JSON.stringify(change(body)) });
-}
 
 export const faults: Fault[] = [
   {
@@ -176,7 +150,7 @@ export const faults: Fault[] = [
     wrap: (inner) => async (request) => {
       if (!isCreatePaymentLink(request)) return inner(request);
       // The service raises a too-small total instead of refusing it.
-      return inner(await withBody(request, (body) => (typeof body.total === 'number' && body.total < 500 && body.total >= 0 && Number.isInteger(body.total) ? { ...body, total: 500 } : body)));
+      return inner(await withRequest<Json>(request, { body: (body) => (typeof body.total === 'number' && body.total < 500 && body.total >= 0 && Number.isInteger(body.total) ? { ...body, total: 500 } : body) }));
     },
   },
   {
@@ -243,7 +217,7 @@ export const decisionDepartures = {
   decisions: ['D01', 'D02', 'D10', 'D22', 'D28'],
   wrap: (inner: FetchLike): FetchLike => async (original) => {
     let request = original;
-    if (request.method !== 'GET') request = await withBody(request, ({ [unknownProperty]: _ignored, ...body }) => body);
+    if (request.method !== 'GET') request = await withRequest<Json>(request, { body: ({ [unknownProperty]: _ignored, ...body }) => body });
     const response = await inner(request);
     const path = new URL(request.url).pathname;
     const headers = new Headers(response.headers);

@@ -171,16 +171,7 @@ export function paymentPage({ charge, nonce, now }: PaymentPageInput): string {
     ...payStatus(charge),
   };
 
-  return `<!doctype html>
-<html lang="pt-BR">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<meta name="color-scheme" content="light">
-<title>Pagar ${e(amount)} a ${e(company)} com Pix</title>
-<link rel="icon" href="data:,">
+  return `${documentStart(`Pagar ${e(amount)} a ${e(company)} com Pix`)}
 <style nonce="${nonce}">
 :root { --brand: ${brand}; --on-brand: ${onBrand}; --brand-edge: ${brandEdge}; --ink: #1f1f1f; --muted: #4a4a4a; --line: #c4c4c4; --focus: #1f1f1f; }
 *, *::before, *::after { box-sizing: border-box; }
@@ -291,16 +282,23 @@ ${clientScript}
 `;
 }
 
-/** The page of a link whose charge does not exist. */
-export function notFoundPage(nonce: string): string {
+/** The start of every page, up to its styles: Portuguese, phone-sized, not indexed, no referrer, no favicon request. */
+function documentStart(escapedTitle: string): string {
   return `<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<title>Cobrança não encontrada</title>
-<link rel="icon" href="data:,">
+<meta name="referrer" content="no-referrer">
+<meta name="color-scheme" content="light">
+<title>${escapedTitle}</title>
+<link rel="icon" href="data:,">`;
+}
+
+/** The page of a link whose charge does not exist. */
+export function notFoundPage(nonce: string): string {
+  return `${documentStart('Cobrança não encontrada')}
 <style nonce="${nonce}">
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; color: #1f1f1f; background: #f2f2f2; }
 main { max-width: 480px; margin: 0 auto; padding: 24px 16px; }

@@ -7,17 +7,14 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { haveChromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { buildDocs, docsDir } from '../../scripts/docs/build.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(executablePath);
-if (!haveChromium) {
-  console.warn(`NOTICE: no Chromium at ${executablePath} (set CHROMIUM_PATH, or apt-get install chromium); the docs browser tests are skipped.`);
-}
+const chromiumHere = haveChromium('the docs browser tests');
 
 const operations = listOperations();
 let server: TestServer;
@@ -28,17 +25,14 @@ let base = '';
 const offHost: string[] = [];
 const consoleErrors: string[] = [];
 
-describe.skipIf(!haveChromium)('/docs in a real browser', () => {
+describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
   beforeAll(async () => {
     buildDocs();
     server = await createTestServer();
     http = serve({ fetch: server.app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((resolve) => http.once('listening', resolve));
     base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.route('**/*', (route) => {
       const url = new URL(route.request().url());

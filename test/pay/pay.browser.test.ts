@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { haveChromium, launchChromium } from '../support/chromium.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
 import type { AppEnv } from '../../server/deps.js';
@@ -20,11 +21,7 @@ import { contrastRatio } from '../../server/pay/page.js';
 import { payRoutes } from '../../server/routes/pay.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(executablePath);
-if (!haveChromium) {
-  console.warn(`NOTICE: no Chromium at ${executablePath} (set CHROMIUM_PATH, or apt-get install chromium); the payment page browser tests are skipped.`);
-}
+const chromiumHere = haveChromium('the payment page browser tests');
 
 const screenshotDir = fileURLToPath(new URL('../../dist/pay/', import.meta.url));
 const phone = { width: 375, height: 667 };
@@ -103,7 +100,7 @@ function hex(rgb: string): string {
   return `#${[r, g, b].map((n) => (n ?? 0).toString(16).padStart(2, '0')).join('')}`;
 }
 
-describe.skipIf(!haveChromium)('the payment page in a real browser', () => {
+describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
   beforeAll(async () => {
     server = await createTestServer();
     http = serve({ fetch: payApp(server).fetch, port: 0, hostname: '127.0.0.1' });
@@ -117,10 +114,7 @@ describe.skipIf(!haveChromium)('the payment page in a real browser', () => {
     });
     shop.listen(0, '127.0.0.1');
     shopBase = await listen(shop);
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterEach(async () => {
