@@ -27,23 +27,22 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const operation = operationMiddleware(deps, catalog);
   const app = new Hono<AppEnv>();
 
-  // Hono hands only Error instances to onError; anything else thrown becomes one here.
-  app.use(async (_c, next) => {
+  // One middleware around everything: the request id and the log line of every request, and
+  // anything thrown that is not an Error made one (Hono hands only Errors to onError).
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    c.set('requestId', requestId);
+    // Set before the handler answers, so that the answer is built with it rather than copied to add it.
+    c.header('X-Request-Id', requestId);
     try {
       await next();
     } catch (thrown) {
       throw thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`);
     }
-  });
-
-  app.use(requestLimits());
-
-  app.use(async (c, next) => {
-    const started = performance.now();
-    const requestId = randomUUID();
-    c.set('requestId', requestId);
-    await next();
-    c.header('X-Request-Id', requestId);
+    // Answers built as a Response (not through the context) did not get it yet. Set on the
+    // response's own headers: `c.header` after the answer would rebuild it.
+    if (!c.res.headers.has('X-Request-Id')) c.res.headers.set('X-Request-Id', requestId);
     deps.logger.info(
       {
         requestId,
@@ -56,6 +55,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       'request',
     );
   });
+
+  app.use(requestLimits());
 
   app.route('/', docsRoutes(deps));
   app.route('/', payRoutes(deps));

@@ -11,7 +11,9 @@ import type { Store } from './store/types.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   // Nothing secret is ever passed to the logger; the redaction is a second line of defence.
-  return pino({ level: config.logLevel, redact: ['apiKey', 'secret', '*.apiKey', '*.secret', 'headers["x-api-key"]'] });
+  // Lines are written asynchronously (a write per burst of lines, not a blocking write per
+  // request); pino flushes what is left when the process exits.
+  return pino({ level: config.logLevel, redact: ['apiKey', 'secret', '*.apiKey', '*.secret', 'headers["x-api-key"]'] }, pino.destination({ dest: 1, sync: false }));
 }
 
 export function openStore(config: Pick<Config, 'databasePath'>): Store {

@@ -5,6 +5,7 @@ import { NODE_MAX_HEADER_BYTES, rawProblemResponse } from './http/request-limits
 import { createCompanyWithKey, createDeps } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
+import { OperationCatalog } from './http/operations.js';
 
 /** `npm start`: the reference server on PORT, both base URLs on one port. */
 async function main(): Promise<void> {
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
       deps.logger.info({ port: info.port, host: config.host, database: config.databasePath, mode: config.mode }, 'listening');
       // D14: deliveries (and charge expiry) start once the server is up.
       worker = startWebhookWorker(deps);
+      // The request validators not compiled by a request yet, now rather than at a first request.
+      void new OperationCatalog(deps.validator).warmUp();
     },
   );
   // What Node refuses before Hono sees it (headers past its limit, timeouts, unparsable requests)

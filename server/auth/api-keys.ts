@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../../lib/ids/cuid2.js';
 import type { ApiKeyRecord } from '../store/types.js';
 
 /**

@@ -1,8 +1,9 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../../lib/ids/cuid2.js';
 import type { components } from '../../generated/openapi.js';
 import type { Deps } from '../deps.js';
 import { notFound, ProblemError } from '../http/problems.js';
-import type { ChargeDoc, ChargeEventType, NewEvent } from '../store/types.js';
+import type { ChargeDoc, ChargeEventType, NewEvent, StoredCharge } from '../store/types.js';
+import { withImage } from './charge-image.js';
 
 type PaymentStatus = components['schemas']['ChargePaymentStatus'];
 type Status = components['schemas']['ChargeStatus'];
@@ -32,15 +33,18 @@ export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
   return moves[from].includes(to);
 }
 
-/** The Standard Webhooks message of a charge event: `{type, timestamp, data}` (D14). */
-export function chargeEvent(charge: ChargeDoc, at: Date): NewEvent {
+/**
+ * The Standard Webhooks message of a charge event: `{type, timestamp, data}` (D14). A charge
+ * whose image is not rendered yet gets it when the event is sent (`eventBodyWithImage`).
+ */
+export function chargeEvent(charge: StoredCharge, at: Date): NewEvent {
   const type = eventOf[charge.paymentStatus];
   const createdAt = at.toISOString();
   return { id: `msg_${createId()}`, type, createdAt, body: JSON.stringify({ type, timestamp: createdAt, data: charge }) };
 }
 
 /** Applies moves in order, refusing any the state machine does not allow; returns the charge and its events. */
-export function applyMoves(charge: ChargeDoc, path: readonly PaymentStatus[], at: Date): { charge: ChargeDoc; events: NewEvent[] } {
+export function applyMoves(charge: StoredCharge, path: readonly PaymentStatus[], at: Date): { charge: StoredCharge; events: NewEvent[] } {
   let current = charge;
   const events: NewEvent[] = [];
   for (const to of path) {
@@ -54,7 +58,7 @@ export function applyMoves(charge: ChargeDoc, path: readonly PaymentStatus[], at
   return { charge: current, events };
 }
 
-async function devCharge(deps: Deps, companyId: string, id: string): Promise<ChargeDoc> {
+async function devCharge(deps: Deps, companyId: string, id: string): Promise<StoredCharge> {
   const charge = await deps.store.getCharge(companyId, id);
   if (!charge) throw notFound('charge', id);
   if (!charge.devMode) {
@@ -73,7 +77,7 @@ export async function simulatePayment(deps: Deps, companyId: string, id: string,
   const now = deps.now();
   const moved = await deps.store.transitionCharge(companyId, id, (stored) => applyMoves(stored, path, now));
   if (!moved) throw notFound('charge', id);
-  return moved;
+  return withImage(deps.store, companyId, moved);
 }
 
 /** D39: expires a development charge now. */
@@ -82,7 +86,7 @@ export async function simulateExpiration(deps: Deps, companyId: string, id: stri
   const now = deps.now();
   const moved = await deps.store.transitionCharge(companyId, id, (stored) => applyMoves(stored, ['EXPIRED'], now));
   if (!moved) throw notFound('charge', id);
-  return moved;
+  return withImage(deps.store, companyId, moved);
 }
 
 /** Expires every OPEN charge whose `expiresAt` has passed (live or development); returns how many. */

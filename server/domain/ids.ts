@@ -1,4 +1,4 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../../lib/ids/cuid2.js';
 
 /** Identifier prefixes of the contract (seed: `clnt_`, `comp_`; the rest D13). */
 export const idPrefixes = {

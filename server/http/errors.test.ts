@@ -361,14 +361,14 @@ describe('unexpected faults (D02)', () => {
 
   type StoreMethod = keyof TestServer['deps']['store'];
   const faults: Array<[string, { given: { method: string; path: string; body?: unknown; fails: StoreMethod; sync?: boolean }; want: number }]> = [
-    ['GET /client when the store rejects', { given: { method: 'GET', path: '/client', fails: 'listClients' }, want: 500 }],
+    ['GET /client when the store rejects', { given: { method: 'GET', path: '/client', fails: 'listClientsJson' }, want: 500 }],
     ['POST /client when the store throws synchronously', { given: { method: 'POST', path: '/client', body: { name: 'Maria', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'm@example.com', phone: '11987654321' }, fails: 'insertClient', sync: true }, want: 500 }],
     ['POST /product when the store rejects', { given: { method: 'POST', path: '/product', body: productBody(), fails: 'insertProduct' }, want: 500 }],
     ['POST /subscription when the store rejects', { given: { method: 'POST', path: '/subscription', body: { productId: unknownId('prod'), period: 'MONTHLY', price: 10, trialDays: 0 }, fails: 'getProducts' }, want: 500 }],
     ['PUT /subscription when the store rejects', { given: { method: 'PUT', path: '/subscription', body: { id: unknownId('subs'), status: 'ACTIVE' }, fails: 'getSubscription' }, want: 500 }],
     ['POST /order when the store rejects', { given: { method: 'POST', path: '/order', body: { subtotal: 10, total: 10 }, fails: 'insertOrder' }, want: 500 }],
     ['POST /charge/payment-link when the store rejects', { given: { method: 'POST', path: '/charge/payment-link', body: { total: 1000 }, fails: 'insertCharge' }, want: 500 }],
-    ['GET /charge/{id} when the store rejects', { given: { method: 'GET', path: `/charge/${unknownId('char')}`, fails: 'getCharge' }, want: 500 }],
+    ['GET /charge/{id} when the store rejects', { given: { method: 'GET', path: `/charge/${unknownId('char')}`, fails: 'getChargeJson' }, want: 500 }],
     ['GET /webhook/{id} when the store rejects', { given: { method: 'GET', path: `/webhook/${unknownId('wbhk')}`, fails: 'getWebhook' }, want: 500 }],
     ['any operation when the API key lookup rejects', { given: { method: 'GET', path: '/client', fails: 'findApiKey' }, want: 500 }],
   ];
@@ -398,7 +398,7 @@ describe('unexpected faults (D02)', () => {
   test('a 500 names the request id that the X-Request-Id header carries, so it can be reported', async () => {
     const own = await createTestServer();
     try {
-      vi.spyOn(own.deps.store, 'listClients').mockRejectedValue(new TypeError(secret));
+      vi.spyOn(own.deps.store, 'listClientsJson').mockRejectedValue(new TypeError(secret));
       const response = await own.request('/client');
       const problem = await expectProblem(response, 500, '/problems/internal-error', '/client');
       const requestId = response.headers.get('x-request-id');
@@ -418,7 +418,7 @@ describe('unexpected faults (D02)', () => {
   test('a rejection with a non-Error value still answers a 500 problem', async () => {
     const own = await createTestServer();
     try {
-      vi.spyOn(own.deps.store, 'listClients').mockRejectedValue(secret);
+      vi.spyOn(own.deps.store, 'listClientsJson').mockRejectedValue(secret);
       const response = await own.request('/client');
       await expectProblem(response, 500, '/problems/internal-error', '/client');
     } finally {

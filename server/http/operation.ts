@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
-import { parseApiKey, secretMatches } from '../auth/api-keys.js';
+import { Authenticator } from '../auth/authenticator.js';
 import type { OperationCatalog } from './operations.js';
 import { ProblemError, validationProblem } from './problems.js';
 import { RateLimiter } from './rate-limit.js';
@@ -14,11 +14,14 @@ import { readJsonBody } from './request-body.js';
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
   const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds);
+  const authenticator = new Authenticator(deps.store);
   return (operationId: string): MiddlewareHandler<AppEnv> => {
     const rules = catalog.get(operationId);
     return async (c, next) => {
       if (rules.secured) {
-        const { company, keyId } = await authenticate(deps, c);
+        const authenticated = await authenticator.authenticate(c.req.header('x-api-key'));
+        if (!authenticated) throw new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
+        const { company, keyId } = authenticated;
         c.set('company', company);
         limiter.take(keyId, deps.now().getTime());
       }
@@ -36,17 +39,4 @@ function sendsBody(c: Context<AppEnv>): boolean {
   if (c.req.header('content-type') !== undefined) return true;
   if (c.req.header('content-length') === '0') return false;
   return c.req.raw.body !== null;
-}
-
-async function authenticate(deps: Deps, c: Context<AppEnv>) {
-  const presented = c.req.header('x-api-key');
-  const unauthorized = new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
-  if (!presented) throw unauthorized;
-  const parsed = parseApiKey(presented.trim());
-  if (!parsed) throw unauthorized;
-  const record = await deps.store.findApiKey(parsed.keyId);
-  if (!record || !secretMatches(parsed.secret, record)) throw unauthorized;
-  const company = await deps.store.getCompany(record.companyId);
-  if (!company) throw unauthorized;
-  return { company, keyId: record.id };
 }

@@ -1,4 +1,3 @@
-import type { ValidateFunction } from 'ajv';
 import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
 
@@ -6,7 +5,8 @@ interface ParameterRule {
   name: string;
   in: 'path' | 'header' | 'query';
   required: boolean;
-  validate: ValidateFunction;
+  /** Where its schema is in the contract; compiled on first use (`ContractValidator.at` keeps it). */
+  schemaPointer: string;
 }
 
 /** What the server needs to know of one operation, read from the contract at start-up. */
@@ -20,12 +20,14 @@ export interface OperationRules {
   /** Whether the contract requires an API key (every alternative of `security` names a scheme). */
   secured: boolean;
   parameters: ParameterRule[];
-  validateBody?: ValidateFunction;
+  bodySchemaPointer?: string;
 }
 
 /**
- * Compiles, once, the request validators of every operation of the bundled contract.
- * Handlers name their operation by operationId; the rules come from the contract only.
+ * The request rules of every operation of the bundled contract. Handlers name their operation
+ * by operationId; the rules come from the contract only. Each validator is compiled once, on
+ * first use or by `warmUp` (which the server runs once it is listening, so that compiling them
+ * all does not delay its first answer).
  */
 export class OperationCatalog {
   private readonly byId = new Map<string, OperationRules>();
@@ -43,12 +45,12 @@ export class OperationCatalog {
           name: String(parameter.name),
           in: parameter.in as ParameterRule['in'],
           required: parameter.required === true,
-          validate: validator.at(schemaPointer),
+          schemaPointer,
         };
       });
       const body = deref<JsonObject | undefined>(doc, op.operation.requestBody);
       const hasBody = !!body;
-      const validateBody = hasBody ? validator.at(`${pointerBase}/requestBody/content/application~1json/schema`) : undefined;
+      const bodySchemaPointer = hasBody ? `${pointerBase}/requestBody/content/application~1json/schema` : undefined;
       const security = (op.operation.security ?? doc.security ?? []) as JsonObject[];
       const secured = security.length > 0 && security.every((alternative) => Object.keys(alternative).length > 0);
       this.byId.set(op.operationId, {
@@ -59,7 +61,7 @@ export class OperationCatalog {
         bodyRequired: body?.required === true,
         secured,
         parameters,
-        ...(validateBody ? { validateBody } : {}),
+        ...(bodySchemaPointer ? { bodySchemaPointer } : {}),
       });
     }
   }
@@ -74,6 +76,16 @@ export class OperationCatalog {
     return [...this.byId.values()];
   }
 
+  /** Compiles every validator not compiled yet, one at a time between other work. */
+  async warmUp(): Promise<void> {
+    for (const rules of this.byId.values()) {
+      for (const pointer of [...rules.parameters.map((p) => p.schemaPointer), ...(rules.bodySchemaPointer ? [rules.bodySchemaPointer] : [])]) {
+        this.validator.at(pointer);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
   /** Field errors of a request's parameters and body, empty when it is valid. */
   check(rules: OperationRules, input: { path: Record<string, string>; header: (name: string) => string | undefined; body?: unknown }): FieldError[] {
     const errors: FieldError[] = [];
@@ -84,16 +96,18 @@ export class OperationCatalog {
         if (parameter.required) errors.push({ ...place, detail: 'is required', keyword: 'required' });
         continue;
       }
-      if (!parameter.validate(value)) {
-        for (const e of toFieldErrors(parameter.validate.errors ?? [])) {
+      const validate = this.validator.at(parameter.schemaPointer);
+      if (!validate(value)) {
+        for (const e of toFieldErrors(validate.errors ?? [])) {
           errors.push({ ...place, detail: e.detail, keyword: e.keyword });
         }
       }
     }
     // An optional body that was not sent has nothing to validate.
     const absent = input.body === undefined && !rules.bodyRequired;
-    if (rules.validateBody && !absent && !rules.validateBody(input.body)) {
-      errors.push(...toFieldErrors(rules.validateBody.errors ?? []));
+    if (rules.bodySchemaPointer && !absent) {
+      const validate = this.validator.at(rules.bodySchemaPointer);
+      if (!validate(input.body)) errors.push(...toFieldErrors(validate.errors ?? []));
     }
     return errors;
   }

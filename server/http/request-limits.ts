@@ -12,8 +12,9 @@ export const NODE_MAX_HEADER_BYTES = 65_536;
 /** Refuses over-long URLs and header sections with RFC 9457 problems, before any other work. */
 export function requestLimits(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const url = new URL(c.req.url);
-    const target = url.pathname.length + url.search.length;
+    // The request target is what follows the origin in the URL (the path and the query).
+    const url = c.req.url;
+    const target = url.length - url.indexOf('/', url.indexOf('//') + 2);
     if (target > MAX_URL_BYTES) {
       throw new ProblemError('uriTooLong', `The request target is ${target} bytes long; at most ${MAX_URL_BYTES} are served.`);
     }

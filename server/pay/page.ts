@@ -3,7 +3,7 @@
  * script inline (allowed by a per-response nonce), its only image the QR code as a `data:` URI,
  * so nothing is loaded from any other host. Every value taken from the charge is escaped.
  */
-import type { ChargeDoc } from '../store/types.js';
+import type { ChargeDoc, StoredCharge } from '../store/types.js';
 
 /** What the page (and `GET /pay/{id}/status`) tells about a charge's state. */
 export interface PayStatus {
@@ -15,7 +15,7 @@ export interface PayStatus {
   failedUrl?: string;
 }
 
-export function payStatus(charge: ChargeDoc): PayStatus {
+export function payStatus(charge: StoredCharge): PayStatus {
   return {
     status: charge.status,
     paymentStatus: charge.paymentStatus,

@@ -270,6 +270,10 @@ beforeAll(async () => {
   const match = KEY_PATTERN.exec(first.stdout())!;
   const apiKey = match[0];
   const firstServedMs = await whenServing(first, port, apiKey, firstT0);
+  // A webhook that wants charge.pending, so that every charge writes its event to the outbox (an
+  // event no webhook wants is not written) and the outbox's atomicity can be checked.
+  const hook = await call(port, apiKey, 'POST', '/webhook', { url: 'https://hooks.example.com/pix', name: 'Outbox', events: ['charge.pending'] });
+  if (hook.status !== 201) throw new Error(`POST /webhook answered ${hook.status}: ${hook.text}`);
 
   // The stream.
   const writes: Write[] = [];

@@ -154,6 +154,11 @@ beforeAll(async () => {
     "the secret part of B's API key": secretPart(b.apiKey),
   });
 
+  // A store error where a secret is at hand: authenticating A's key, on its first use.
+  const findApiKey = vi.spyOn(store, 'findApiKey').mockRejectedValueOnce(storeError('database is locked', 'SQLITE_BUSY'));
+  await send('A: GET /client while the key lookup fails', '/client', { apiKey: a.apiKey });
+  findApiKey.mockRestore();
+
   // Webhooks: registered (the only answer with the secret), read, listed, renamed.
   const hookA = json<WebhookWithSecret>(
     await send('A: POST /webhook', '/webhook', { method: 'POST', apiKey: a.apiKey, body: { url: `${base}/a?token=${urlToken}`, name: 'Loja A', events: ['charge.pending', 'charge.paid', 'charge.received', 'charge.expired'] } }),
@@ -230,10 +235,8 @@ beforeAll(async () => {
   await send("A: malformed JSON carrying A's webhook secret", `/webhook/${hookA.id}`, { method: 'PATCH', apiKey: a.apiKey, text: `{"secret": ${hookA.secret}}` });
   await send("A: a body in text/plain carrying A's key", '/client', { method: 'POST', apiKey: a.apiKey, headers: { 'Content-Type': 'text/plain' }, text: a.apiKey });
 
-  // Store errors, thrown where a secret is at hand: authenticating a key, storing a new webhook secret, paying.
-  const findApiKey = vi.spyOn(store, 'findApiKey').mockRejectedValueOnce(storeError('database is locked', 'SQLITE_BUSY'));
-  await send('A: GET /client while the key lookup fails', '/client', { apiKey: a.apiKey });
-  findApiKey.mockRestore();
+  // Store errors, thrown where a secret is at hand: storing a new webhook secret, paying (and
+  // authenticating a key, at the start: a key is looked up when not seen in the last minute).
   const insertWebhook = vi.spyOn(store, 'insertWebhook').mockRejectedValueOnce(storeError('disk I/O error', 'SQLITE_IOERR'));
   await send('A: POST /webhook while the insert fails', '/webhook', { method: 'POST', apiKey: a.apiKey, body: { url: `${base}/lost`, name: 'Perdido', events: ['charge.paid'] } });
   const lost = insertWebhook.mock.calls[0]?.[1];

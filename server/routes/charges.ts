@@ -8,9 +8,10 @@ import type { AppEnv, Deps } from '../deps.js';
 import { chargeEvent, simulateExpiration, simulatePayment } from '../domain/charge-lifecycle.js';
 import { newId } from '../domain/ids.js';
 import { toCents } from '../domain/money.js';
-import { qrPngDataUri } from '../domain/qr-code.js';
+import { chargeJsonHasImage, withImage } from '../domain/charge-image.js';
+import { envelopeJson } from '../http/envelope.js';
 import { notFound, ProblemError, unknownReferenceError, validationProblem } from '../http/problems.js';
-import type { ChargeDoc, ClientDoc, CompanyRecord, StoredResponse } from '../store/types.js';
+import type { ChargeDoc, ClientDoc, CompanyRecord, StoredCharge, StoredResponse } from '../store/types.js';
 import { buildClient } from './clients.js';
 import { itemProducts } from './references.js';
 
@@ -42,7 +43,8 @@ export const chargeRoutes: RouteFactory = (deps, operation) => {
     });
     switch (claim.kind) {
       case 'replay':
-        return respond({ status: claim.status, body: claim.body }, true);
+        // A replay is rare: its stored body is parsed for the Location header.
+        return respond({ status: claim.status, body: claim.body, id: (JSON.parse(claim.body) as PaymentLinkResponse).data.id }, true);
       case 'in-flight':
         throw new ProblemError('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry after it has finished.');
       case 'mismatch':
@@ -71,10 +73,12 @@ export const chargeRoutes: RouteFactory = (deps, operation) => {
 
   routes.get('/:id', operation('getCharge'), async (c) => {
     const id = c.req.param('id');
-    const charge = await deps.store.getCharge(c.get('company').doc.id, id);
-    if (!charge) throw notFound('charge', id);
-    const response: ChargeResponse = { status: 200, message: 'Charge found', data: charge };
-    return c.json(response, 200);
+    const companyId = c.get('company').doc.id;
+    const stored = await deps.store.getChargeJson(companyId, id);
+    if (stored === undefined) throw notFound('charge', id);
+    // The stored JSON is sent as it is; only a charge seen for the first time is parsed, to add its image.
+    const data = chargeJsonHasImage(stored) ? stored : JSON.stringify(await withImage(deps.store, companyId, JSON.parse(stored) as StoredCharge));
+    return c.body(envelopeJson(200, 'Charge found', data), 200, { 'Content-Type': 'application/json' });
   });
 
   return routes;
@@ -101,14 +105,13 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function respond(result: { status: number; body: string }, replayed = false): Response {
-  const id = (JSON.parse(result.body) as PaymentLinkResponse).data.id;
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Location: `/charge/${id}` };
+function respond(result: { status: number; body: string; id: string }, replayed = false): Response {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Location: `/charge/${result.id}` };
   if (replayed) headers['Idempotent-Replayed'] = 'true';
   return new Response(result.body, { status: result.status, headers });
 }
 
-async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLinkCreate, key?: string): Promise<{ status: number; body: string }> {
+async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLinkCreate, key?: string): Promise<{ status: number; body: string; id: string }> {
   const companyId = company.doc.id;
   const now = deps.now();
 
@@ -163,7 +166,7 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
     merchantCity: company.city,
     txid: id.slice(id.indexOf('_') + 1),
   });
-  const charge: ChargeDoc = {
+  const charge: StoredCharge = {
     id,
     total,
     url: `${deps.config.publicUrl}/pay/${id}`,
@@ -176,7 +179,6 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
     ...(body.successUrl !== undefined ? { successUrl: body.successUrl } : {}),
     ...(body.failedUrl !== undefined ? { failedUrl: body.failedUrl } : {}),
     brCode,
-    brCodeBase64: await qrPngDataUri(brCode),
     items,
     ...(customer ? { customer } : {}),
     ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
@@ -197,5 +199,5 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
   const stored: StoredResponse | undefined = key ? { companyId, key, status: 201, body: text } : undefined;
   // D15: a new charge emits charge.pending, in the transaction that stores it.
   await deps.store.insertCharge(charge, companyId, { ...(newClient ? { newClient } : {}), ...(stored ? { response: stored } : {}), events: [chargeEvent(charge, now)] });
-  return { status: 201, body: text };
+  return { status: 201, body: text, id };
 }

@@ -45,8 +45,8 @@ export const clientRoutes: RouteFactory = (deps, operation) => {
   const routes = new Hono<AppEnv>();
 
   routes.get('/', operation('listClients'), async (c) => {
-    const clients = await deps.store.listClients(c.get('company').doc.id);
-    return c.json(clients, 200);
+    // The stored documents are sent as they are, without a parse and a stringify of each.
+    return c.body(await deps.store.listClientsJson(c.get('company').doc.id), 200, { 'Content-Type': 'application/json' });
   });
 
   routes.post('/', operation('createClient'), async (c) => {

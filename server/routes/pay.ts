@@ -4,7 +4,8 @@ import type { AppEnv, Deps } from '../deps.js';
 import { applyMoves, simulatePayment } from '../domain/charge-lifecycle.js';
 import { ProblemError } from '../http/problems.js';
 import { notFoundPage, pageCsp, paymentPage, payStatus } from '../pay/page.js';
-import type { ChargeDoc } from '../store/types.js';
+import type { ChargeDoc, StoredCharge } from '../store/types.js';
+import { withImage } from '../domain/charge-image.js';
 
 /**
  * The hosted payment page at the charge `url` (D42), outside the API contract and without an
@@ -22,12 +23,13 @@ export function payRoutes(deps: Deps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
   routes.get('/pay/:id', async (c) => {
-    const charge = (await currentCharge(deps, c.req.param('id')))?.charge;
+    const found = await currentCharge(deps, c.req.param('id'));
     const nonce = randomBytes(18).toString('base64');
-    if (!charge) {
+    if (!found) {
       if (!prefersHtml(c)) return problem(c, missing(c.req.param('id')));
       return html(notFoundPage(nonce), nonce, 404);
     }
+    const charge = await withImage(deps.store, found.companyId, found.charge);
     return html(paymentPage({ charge, nonce, now: deps.now() }), nonce, 200);
   });
 
@@ -66,14 +68,15 @@ export function payRoutes(deps: Deps): Hono<AppEnv> {
 }
 
 /** The charge as the payer must see it now: expired if its time is up (D39), whatever the sweep has done yet. */
-async function currentCharge(deps: Deps, id: string): Promise<{ companyId: string; charge: ChargeDoc } | undefined> {
+async function currentCharge(deps: Deps, id: string): Promise<{ companyId: string; charge: StoredCharge } | undefined> {
   const found = await deps.store.findCharge(id);
   if (!found) return undefined;
   const now = deps.now();
-  const due = (charge: ChargeDoc) => charge.status === 'OPEN' && Date.parse(charge.expiresAt) <= now.getTime();
-  if (!due(found.charge)) return found;
+  const due = (charge: StoredCharge) => charge.status === 'OPEN' && Date.parse(charge.expiresAt) <= now.getTime();
   // The same move as the expiry sweep: decided again on the stored charge, inside the store's transaction.
-  const charge = await deps.store.transitionCharge(found.companyId, id, (stored) => (due(stored) ? applyMoves(stored, ['EXPIRED'], now) : { charge: stored, events: [] }));
+  const charge = due(found.charge)
+    ? await deps.store.transitionCharge(found.companyId, id, (stored) => (due(stored) ? applyMoves(stored, ['EXPIRED'], now) : { charge: stored, events: [] }))
+    : found.charge;
   return charge && { companyId: found.companyId, charge };
 }
 

@@ -6,6 +6,11 @@ export type ClientDoc = Schemas['Client'];
 export type ProductDoc = Schemas['Product'];
 export type SubscriptionDoc = Schemas['Subscription'];
 export type ChargeDoc = Schemas['Charge'];
+/**
+ * A charge as stored. Its QR image (`brCodeBase64`) is rendered the first time the charge leaves
+ * the server rather than when it is created (domain/charge-image.ts), so it may be missing.
+ */
+export type StoredCharge = Omit<ChargeDoc, 'brCodeBase64'> & { brCodeBase64?: string };
 export type OrderDoc = Schemas['Order'];
 export type WebhookDoc = Schemas['Webhook'];
 export type CompanyDoc = Schemas['Company'];
@@ -99,7 +104,8 @@ export interface Store {
 
   insertClient(client: ClientDoc): Promise<void>;
   getClient(companyId: string, id: string): Promise<ClientDoc | undefined>;
-  listClients(companyId: string): Promise<ClientDoc[]>;
+  /** The company's clients, oldest first, as one JSON array text (sent as it is, never parsed). */
+  listClientsJson(companyId: string): Promise<string>;
 
   insertProduct(product: ProductDoc): Promise<void>;
   /** The company's products among `ids`; unknown or foreign ids are absent from the map. */
@@ -116,17 +122,21 @@ export interface Store {
    * Stores a charge, the client it creates (if any) and, for an idempotent request, the
    * response to replay: all or nothing.
    */
-  insertCharge(charge: ChargeDoc, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void>;
-  getCharge(companyId: string, id: string): Promise<ChargeDoc | undefined>;
+  insertCharge(charge: StoredCharge, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void>;
+  getCharge(companyId: string, id: string): Promise<StoredCharge | undefined>;
+  /** The stored charge as its JSON text, for answers that need not parse it. */
+  getChargeJson(companyId: string, id: string): Promise<string | undefined>;
+  /** Adds the QR image to a charge that has none; a charge that has one keeps it. */
+  setChargeImage(companyId: string, id: string, brCodeBase64: string): Promise<void>;
   /** A charge by id alone, for its public payment page (the id is the link's secret). */
-  findCharge(id: string): Promise<{ companyId: string; charge: ChargeDoc } | undefined>;
+  findCharge(id: string): Promise<{ companyId: string; charge: StoredCharge } | undefined>;
   /**
    * Moves a charge: `apply` gets the stored charge and returns the new one and the events the
    * move emits (or throws to refuse it). The charge, the events and their deliveries to the
    * company's subscribed ACTIVE webhooks commit together, or not at all (the outbox, D14).
    * Undefined when the company has no such charge.
    */
-  transitionCharge(companyId: string, id: string, apply: (charge: ChargeDoc) => { charge: ChargeDoc; events: NewEvent[] }): Promise<ChargeDoc | undefined>;
+  transitionCharge(companyId: string, id: string, apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] }): Promise<StoredCharge | undefined>;
   /** Charges still OPEN whose `expiresAt` is at or before `now`. */
   openChargesDue(now: string, limit: number): Promise<Array<{ companyId: string; id: string }>>;
 

@@ -9,9 +9,10 @@
  *
  * Nothing secret is logged: not the secret, not the body, not the URL (it may carry a token).
  */
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../../lib/ids/cuid2.js';
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../deps.js';
+import { eventBodyWithImage } from '../domain/charge-image.js';
 import { expireDueCharges } from '../domain/charge-lifecycle.js';
 import type { AttemptOutcome, DueDelivery, WebhookDeliveryDoc } from '../store/types.js';
 import { retryDelayMs } from './retry-schedule.js';
@@ -64,10 +65,11 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
     let retryAfter: string | null = null;
     let error: string | undefined;
     try {
-      const signature = new Webhook(due.secret).sign(due.eventId, requestedAt, due.body);
+      const body = await eventBodyWithImage(deps.store, due.companyId, due.body);
+      const signature = new Webhook(due.secret).sign(due.eventId, requestedAt, body);
       const response = await send(due.url, {
         method: 'POST',
-        body: due.body,
+        body,
         headers: {
           'content-type': 'application/json',
           'webhook-id': due.eventId,

@@ -244,7 +244,7 @@ describe('durability', () => {
     expect(await second.findApiKey(issued.record.id)).toEqual(issued.record);
     expect(await second.getClient(companyId, c.id)).toEqual(c);
     expect(await second.getClient(companyId, newClient.id)).toEqual(newClient);
-    expect((await second.listClients(companyId)).map((x) => x.id).sort()).toEqual([c.id, newClient.id].sort());
+    expect((JSON.parse(await second.listClientsJson(companyId)) as ClientDoc[]).map((x) => x.id).sort()).toEqual([c.id, newClient.id].sort());
     expect(await second.getProducts(companyId, [p.id])).toEqual(new Map([[p.id, p]]));
     expect(await second.getSubscription(companyId, s.id)).toEqual(changed);
     expect(await second.getCharge(companyId, ch.id)).toEqual(ch);
@@ -297,9 +297,10 @@ describe('company scoping', () => {
     expect(await given(fx.store, fx.b.doc.id, fx.ids)).toBeUndefined();
   });
 
-  test('listClients returns only the own company’s clients', async () => {
-    expect((await fx.store.listClients(fx.a.doc.id)).map((c) => c.id)).toEqual([fx.ids.client]);
-    expect((await fx.store.listClients(fx.b.doc.id)).map((c) => c.name)).toEqual(['Cliente da Padaria']);
+  test('listClientsJson returns only the own company’s clients, as one JSON array', async () => {
+    expect((JSON.parse(await fx.store.listClientsJson(fx.a.doc.id)) as ClientDoc[]).map((c) => c.id)).toEqual([fx.ids.client]);
+    expect((JSON.parse(await fx.store.listClientsJson(fx.b.doc.id)) as ClientDoc[]).map((c) => c.name)).toEqual(['Cliente da Padaria']);
+    expect(await fx.store.listClientsJson('comp_nobody')).toBe('[]');
   });
 
   test('replaceSubscription with another company’s id changes nothing', async () => {
@@ -424,7 +425,7 @@ describe('insertCharge is all or nothing', () => {
     ).rejects.toThrow();
 
     expect(await store.getClient(companyId, customer.id)).toBeUndefined();
-    expect(await store.listClients(companyId)).toEqual([]);
+    expect(await store.listClientsJson(companyId)).toBe('[]');
     expect(await store.getCharge(companyId, existing.id)).toEqual(existing);
     // No response was stored: the key is still an unfinished claim, not a replay.
     expect(await store.claimIdempotencyKey(claimAt(companyId, 'k', 'fp-1', 1))).toEqual({ kind: 'in-flight' });
@@ -436,5 +437,92 @@ describe('insertCharge is all or nothing', () => {
     await store.insertCharge(retry, companyId, { newClient: customer, response: { companyId, key: 'k', status: 201, body: '{"data":{}}' } });
     expect(await store.getClient(companyId, customer.id)).toEqual(customer);
     expect(await store.claimIdempotencyKey(claimAt(companyId, 'k', 'fp-1', 3))).toEqual({ kind: 'replay', status: 201, body: '{"data":{}}' });
+  });
+});
+
+describe('group commit', () => {
+  /** A second connection to the file: it sees only what is committed. */
+  function committedRows(path: string, sql: string): unknown[] {
+    const reader = new Database(path, { readonly: true });
+    try {
+      return reader.prepare(sql).all();
+    } finally {
+      reader.close();
+    }
+  }
+
+  test('a write resolves once it is committed: another connection sees it then, and not before', async () => {
+    const path = freshPath();
+    const store = openStore(path);
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    const written = store.insertClient(client(company.doc.id, 'Ana'));
+    // Issued, not yet committed: the open group is invisible to other connections.
+    expect(committedRows(path, 'SELECT id FROM clients')).toEqual([]);
+    await written;
+    expect(committedRows(path, "SELECT json_extract(doc, '$.name') AS name FROM clients")).toEqual([{ name: 'Ana' }]);
+  });
+
+  test('writes of one turn share a transaction, yet a failing one is undone alone and the others commit', async () => {
+    const path = freshPath();
+    const store = openStore(path);
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    const duplicate = client(company.doc.id, 'Bruno');
+    await store.insertClient(duplicate);
+    const results = await Promise.allSettled([
+      store.insertClient(client(company.doc.id, 'Carla')),
+      store.insertClient(duplicate),
+      store.insertProduct(product(company.doc.id)),
+      store.insertClient(client(company.doc.id, 'Davi')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(committedRows(path, "SELECT json_extract(doc, '$.name') AS name FROM clients ORDER BY rowid")).toEqual([{ name: 'Bruno' }, { name: 'Carla' }, { name: 'Davi' }]);
+    expect(committedRows(path, 'SELECT COUNT(*) AS n FROM products')).toEqual([{ n: 1 }]);
+  });
+
+  test('a store closed with writes in its open group commits them first', async () => {
+    const path = freshPath();
+    const store = openStore(path);
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    const written = store.insertClient(client(company.doc.id, 'Eva'));
+    await closeStore(store);
+    await written;
+    expect(committedRows(path, 'SELECT COUNT(*) AS n FROM clients')).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('the outbox', () => {
+  test('an event is written only when a webhook of the company wants it, with a delivery for each that does', async () => {
+    const path = freshPath();
+    const store = openStore(path);
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    const prod = product(company.doc.id);
+    await store.insertProduct(prod);
+    const event = (type: 'charge.pending' | 'charge.paid', id: string) => ({ id: `msg_${id}`, type, createdAt: at, body: `{"type":"${type}"}` });
+    const first = charge(company, prod);
+    await store.insertCharge(first, company.doc.id, { events: [event('charge.pending', 'a')] });
+    const webhook = (events: WebhookDoc['events']): WebhookDoc => ({ id: newId('webhook'), url: 'https://hooks.example.com/pix', name: 'Loja', companyId: company.doc.id, status: 'ACTIVE', events, createdAt: at, updatedAt: at });
+    const wantsPaid = webhook(['charge.paid']);
+    await store.insertWebhook(wantsPaid, 'whsec_x');
+    const second = charge(company, prod);
+    await store.insertCharge(second, company.doc.id, { events: [event('charge.pending', 'b')] });
+    const wantsBoth = webhook(['charge.pending', 'charge.paid']);
+    await store.insertWebhook(wantsBoth, 'whsec_y');
+    const third = charge(company, prod);
+    await store.insertCharge(third, company.doc.id, { events: [event('charge.pending', 'c')] });
+    await store.transitionCharge(company.doc.id, third.id, (stored) => ({ charge: { ...stored, paymentStatus: 'PAID', status: 'PAID' }, events: [event('charge.paid', 'd')] }));
+    await closeStore(store);
+
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare('SELECT id FROM webhook_events ORDER BY seq').all()).toEqual([{ id: 'msg_c' }, { id: 'msg_d' }]);
+      expect(db.prepare('SELECT event_id, webhook_id FROM webhook_deliveries ORDER BY seq, webhook_id').all()).toEqual(
+        [
+          { event_id: 'msg_c', webhook_id: wantsBoth.id },
+          ...[wantsPaid.id, wantsBoth.id].sort().map((id) => ({ event_id: 'msg_d', webhook_id: id })),
+        ],
+      );
+    } finally {
+      db.close();
+    }
   });
 });

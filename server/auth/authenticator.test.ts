@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createCompanyWithKey } from '../bootstrap.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { Authenticator, KEY_CACHE_MS } from './authenticator.js';
+
+let store: SqliteStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+});
+
+async function setUp() {
+  store = new SqliteStore(':memory:');
+  const { apiKey, companyId } = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });
+  let now = 1_000_000;
+  const clock = { now: () => now, advance: (ms: number) => void (now += ms) };
+  const reads = vi.spyOn(store, 'findApiKey');
+  return { store, apiKey, companyId, clock, reads, auth: new Authenticator(store, clock.now) };
+}
+
+describe('Authenticator', () => {
+  const flip = (key: string) => `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+  const refusals: Array<[string, { given: (key: string) => string | undefined }]> = [
+    ['no key', { given: () => undefined }],
+    ['an empty key', { given: () => '' }],
+    ['a malformed key', { given: (key) => key.slice(3) }],
+    ['the right key id with a wrong secret', { given: flip }],
+    ['an unknown key id', { given: (key) => `sk_${'z'.repeat(24)}${key.slice(27)}` }],
+  ];
+
+  test.each(refusals)('%s is refused', async (_name, { given }) => {
+    const { auth, apiKey } = await setUp();
+    expect(await auth.authenticate(given(apiKey))).toBeUndefined();
+  });
+
+  test('a valid key gives its company, also with spaces around it', async () => {
+    const { auth, apiKey, companyId } = await setUp();
+    expect((await auth.authenticate(` ${apiKey} `))?.company.doc.id).toBe(companyId);
+  });
+
+  test('a key is read from the store once a minute at most; a wrong secret is still refused from memory', async () => {
+    const { auth, apiKey, clock, reads } = await setUp();
+    await auth.authenticate(apiKey);
+    clock.advance(KEY_CACHE_MS - 1);
+    expect(await auth.authenticate(apiKey)).toBeDefined();
+    expect(await auth.authenticate(flip(apiKey))).toBeUndefined();
+    expect(reads).toHaveBeenCalledTimes(1);
+    clock.advance(1);
+    expect(await auth.authenticate(apiKey)).toBeDefined();
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  test('unknown keys are not kept: each is looked up again', async () => {
+    const { auth, apiKey, reads } = await setUp();
+    const unknown = `sk_${'z'.repeat(24)}${apiKey.slice(27)}`;
+    await auth.authenticate(unknown);
+    await auth.authenticate(unknown);
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+});
