@@ -1,0 +1,66 @@
+/** The command line of `npm run bench`. */
+import { resolve } from 'node:path';
+import { repoRoot } from './targets.js';
+
+export interface BenchOptions {
+  /** Seconds of each measured load run (after a 1 s warm-up). */
+  duration: number;
+  rounds: number;
+  connections: number;
+  /** Where the results JSON goes. */
+  out: string;
+}
+
+export const usage = `Usage: npm run bench -- [options]
+
+Benchmarks the reference server against a bare Hono endpoint (the limit) and the Prism mock,
+prints the figures, ratios and targets, and writes them as JSON.
+
+Options:
+  --duration <s>      seconds of each measured load run, after a 1 s warm-up (default 10)
+  --rounds <n>        rounds; the report gives the median over rounds (default 3)
+  --connections <n>   concurrent connections of each load run (default 16)
+  --out <file>        results file (default bench/results.json)
+  --help              this text
+
+Exit code: 0 every target holds, 1 a target fails, 2 the harness failed.`;
+
+export class UsageError extends Error {}
+
+function positiveInteger(flag: string, raw: string | undefined): number {
+  if (raw === undefined || !/^[1-9][0-9]*$/.test(raw)) throw new UsageError(`${flag} needs a positive whole number, got ${raw === undefined ? 'nothing' : `"${raw}"`}`);
+  return Number(raw);
+}
+
+/** The options, or `'help'` when --help was asked for. */
+export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
+  const options: BenchOptions = { duration: 10, rounds: 3, connections: 16, out: resolve(repoRoot, 'bench', 'results.json') };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const [name, inline] = flag.includes('=') ? [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)] : [flag, undefined];
+    const value = () => inline ?? argv[++i];
+    switch (name) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--duration':
+        options.duration = positiveInteger(name, value());
+        break;
+      case '--rounds':
+        options.rounds = positiveInteger(name, value());
+        break;
+      case '--connections':
+        options.connections = positiveInteger(name, value());
+        break;
+      case '--out': {
+        const file = value();
+        if (!file) throw new UsageError('--out needs a file name');
+        options.out = resolve(file);
+        break;
+      }
+      default:
+        throw new UsageError(`unknown option "${flag}"`);
+    }
+  }
+  return options;
+}

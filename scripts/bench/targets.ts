@@ -1,0 +1,244 @@
+/**
+ * The processes under test: the reference server, the bare Hono limit and the Prism mock. Each is
+ * spawned with `node` directly (never through npm), so the pid we hold is the server's own and
+ * /proc/<pid> describes it. Their output goes straight to a log file in a temporary folder: piping
+ * it through the bench process would make the process that runs autocannon spend CPU on it.
+ * Every child and folder is registered, so `cleanUpEverything` can end them whatever happened.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configVariables } from '../../server/config.js';
+import { HarnessError } from './harness-error.js';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** How long a target may take to answer its first request before the run gives up. */
+export const READY_TIMEOUT_MS = 20_000;
+
+export type TargetName = 'reference' | 'bare' | 'prism';
+
+export const targetLabels: Record<TargetName, string> = {
+  reference: 'reference server',
+  bare: 'bare Hono (limit)',
+  prism: 'Prism mock',
+};
+
+export interface Target {
+  name: TargetName;
+  child: ChildProcess;
+  pid: number;
+  baseUrl: string;
+  /** The child's stdout and stderr. */
+  logPath: string;
+  /** Set once the child has exited. */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  exited: Promise<void>;
+}
+
+const liveTargets = new Set<Target>();
+const tempDirs = new Set<string>();
+
+export function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+/** A port nobody listens on right now: bind port 0, read the port, let it go. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      if (address === null || typeof address === 'string') {
+        probe.close();
+        reject(new Error('no port assigned'));
+        return;
+      }
+      probe.close(() => resolve(address.port));
+    });
+  });
+}
+
+/** Compiles dist/server/main.mjs, as `npm start` does before it runs the server. */
+export function buildReference(): void {
+  try {
+    execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build-server.mjs')], { cwd: repoRoot, stdio: 'pipe' });
+  } catch (error) {
+    const output = error as { stdout?: Buffer; stderr?: Buffer; message: string };
+    throw new HarnessError(`could not build the reference server:\n${output.stderr?.toString() ?? ''}${output.stdout?.toString() ?? ''}${output.message}`);
+  }
+}
+
+function spawnTarget(name: TargetName, args: string[], env: NodeJS.ProcessEnv, port: number, logPath: string): Target {
+  const log = openSync(logPath, 'a');
+  let child: ChildProcess;
+  try {
+    // detached: its own process group, so a Ctrl+C on the terminal reaches only us, and we end
+    // the whole group (Prism included, whatever it spawns) on the way out.
+    child = spawn(process.execPath, args, { cwd: repoRoot, env, detached: true, stdio: ['ignore', log, log] });
+  } finally {
+    closeSync(log);
+  }
+  if (child.pid === undefined) throw new HarnessError(`could not start the ${targetLabels[name]} (${args.join(' ')})`);
+  const target: Target = { name, child, pid: child.pid, baseUrl: `http://127.0.0.1:${port}`, logPath, exit: undefined, exited: Promise.resolve() };
+  target.exited = new Promise((resolve) => {
+    child.once('error', () => resolve());
+    child.once('exit', (code, signal) => {
+      target.exit = { code, signal };
+      liveTargets.delete(target);
+      resolve();
+    });
+  });
+  liveTargets.add(target);
+  return target;
+}
+
+/**
+ * The reference server as `npm start` runs it, in production mode and with the log at its normal
+ * level, on a fresh database in `dir`. None of our own configuration variables leak into it; the
+ * per-key rate limit is off, or the load would be answered with 429.
+ */
+export async function spawnReference(dir: string): Promise<Target> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of configVariables) delete env[name];
+  Object.assign(env, {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_REQUESTS: '0',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_PATH: join(dir, 'bench.db'),
+  });
+  return spawnTarget('reference', ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], env, port, join(dir, 'reference.log'));
+}
+
+export async function spawnBareHono(dir: string): Promise<Target> {
+  const port = await freePort();
+  return spawnTarget('bare', [join(repoRoot, 'scripts', 'bench', 'bare-hono.mjs')], { ...process.env, PORT: String(port) }, port, join(dir, 'bare-hono.log'));
+}
+
+/** Prism's CLI entry, resolved as scripts/mock.mjs resolves it. */
+function prismBin(): string {
+  const require = createRequire(import.meta.url);
+  const packagePath = require.resolve('@stoplight/prism-cli/package.json');
+  const { bin } = JSON.parse(readFileSync(packagePath, 'utf8')) as { bin: string | Record<string, string> };
+  const relative = typeof bin === 'string' ? bin : bin.prism;
+  if (relative === undefined) throw new HarnessError(`no "prism" bin in ${packagePath}`);
+  return join(dirname(packagePath), relative);
+}
+
+/** Prism as `npm run mock` starts it (same arguments), without the wrapper script in between. */
+export async function spawnPrism(dir: string): Promise<Target> {
+  const spec = join(repoRoot, 'generated', 'openapi.yaml');
+  if (!existsSync(spec)) throw new HarnessError(`${spec} not found - run \`npm run bundle\` first`);
+  const port = await freePort();
+  const args = [prismBin(), 'mock', spec, '--host', '127.0.0.1', '--port', String(port), '--errors'];
+  return spawnTarget('prism', args, { ...process.env }, port, join(dir, 'prism.log'));
+}
+
+/** The end of a target's log, for error messages. */
+export function logTail(target: Target, chars = 2_000): string {
+  try {
+    const text = readFileSync(target.logPath, 'utf8');
+    return text.length > chars ? `...${text.slice(-chars)}` : text;
+  } catch {
+    return '(no log)';
+  }
+}
+
+function exitedError(target: Target, waitingFor: string): HarnessError {
+  const how = target.exit?.signal ?? `exit code ${target.exit?.code ?? '?'}`;
+  return new HarnessError(`the ${targetLabels[target.name]} exited (${how}) while we waited for ${waitingFor}; its log:\n${logTail(target)}`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `attempt` every `pollMs` until it returns a value; `undefined` or a thrown error (a refused
+ * connection while the target starts) mean "not yet". Fails once the target exits or
+ * `READY_TIMEOUT_MS` have passed.
+ */
+export async function pollUntil<T>(target: Target, waitingFor: string, pollMs: number, attempt: () => Promise<T | undefined>): Promise<T> {
+  const deadline = performance.now() + READY_TIMEOUT_MS;
+  let lastProblem = 'nothing yet';
+  for (;;) {
+    if (target.exit) throw exitedError(target, waitingFor);
+    try {
+      const value = await attempt();
+      if (value !== undefined) return value;
+      lastProblem = 'not the answer expected yet';
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause;
+      lastProblem = cause?.code ?? (error as Error).message;
+    }
+    if (performance.now() > deadline) {
+      throw new HarnessError(`the ${targetLabels[target.name]} did not provide ${waitingFor} within ${READY_TIMEOUT_MS / 1000} s (last: ${lastProblem}); its log:\n${logTail(target)}`);
+    }
+    await sleep(pollMs);
+  }
+}
+
+/** Resolves once the target answers any HTTP request at all. */
+export async function waitUntilAnswering(target: Target): Promise<void> {
+  await pollUntil(target, 'a first answer', 20, async () => {
+    const response = await fetch(`${target.baseUrl}/`);
+    await response.arrayBuffer();
+    return true;
+  });
+}
+
+/** On an empty database the reference server prints the development company's key on stdout. */
+export async function readApiKey(target: Target, pollMs: number): Promise<string> {
+  return pollUntil(target, 'the development API key on its output', pollMs, async () => /sk_[A-Za-z0-9_-]+/.exec(readFileSync(target.logPath, 'utf8'))?.[0]);
+}
+
+function signalGroup(target: Target, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-target.pid, signal);
+  } catch {
+    // The group is gone. The pid alone is signalled only while the child has not exited: after
+    // that the number may belong to someone else.
+    if (target.exit) return;
+    try {
+      process.kill(target.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** SIGTERM (the servers finish what is in progress), then SIGKILL if it takes more than 3 s. */
+export async function stopTarget(target: Target): Promise<void> {
+  if (target.exit) return;
+  signalGroup(target, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(target, 'SIGKILL'), 3_000);
+  await target.exited;
+  clearTimeout(timer);
+  // The group may hold more than the leader (Prism's helpers): make sure none is left.
+  signalGroup(target, 'SIGKILL');
+}
+
+export async function stopAllTargets(): Promise<void> {
+  await Promise.all([...liveTargets].map(stopTarget));
+}
+
+/** The last resort (an error, SIGINT, `exit`): synchronous, so it also works in an exit handler. */
+export function cleanUpEverything(): void {
+  for (const target of liveTargets) signalGroup(target, 'SIGKILL');
+  liveTargets.clear();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
