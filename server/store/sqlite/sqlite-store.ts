@@ -46,10 +46,10 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
-    // 64 MiB of page cache (the default is 2 MiB), so that the indexes a write touches stay in
+    // 16 MiB of page cache (the default is 2 MiB), so that the indexes a write touches stay in
     // memory; and a checkpoint every 16 MiB of WAL rather than 4, so that pages written over
     // and over (index roots) are copied to the database once per checkpoint, not four times.
-    this.db.pragma('cache_size = -65536');
+    this.db.pragma('cache_size = -16384');
     this.db.pragma('wal_autocheckpoint = 4000');
     migrate(this.db);
     const db = this.db;
