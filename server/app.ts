@@ -27,8 +27,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const operation = operationMiddleware(deps, catalog);
   const app = new Hono<AppEnv>();
   // The line of every request holds only what this middleware puts in it (ids, method, path,
-  // status, time): nothing to redact, and redaction was a third of the cost of the line.
-  const requestLog = deps.logger.child({}, { redact: [] });
+  // status, time): nothing to redact, and redaction was a third of the cost of the line. Made
+  // again if the logger is replaced (tests capture lines that way).
+  let requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) };
+  const requestLogger = () => (requestLog.of === deps.logger ? requestLog.log : (requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) }).log);
 
   // One middleware around everything: the request id and the log line of every request, and
   // anything thrown that is not an Error made one (Hono hands only Errors to onError).
@@ -46,7 +48,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     // Answers built as a Response (not through the context) did not get it yet. Set on the
     // response's own headers: `c.header` after the answer would rebuild it.
     if (!c.res.headers.has('X-Request-Id')) c.res.headers.set('X-Request-Id', requestId);
-    requestLog.info(
+    requestLogger().info(
       {
         requestId,
         method: c.req.method,

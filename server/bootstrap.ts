@@ -16,14 +16,22 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, redact: ['apiKey', 'secret', '*.apiKey', '*.secret', 'headers["x-api-key"]'] }, pino.destination({ dest: 1, sync: false }));
 }
 
-export function openStore(config: Pick<Config, 'databasePath'>): Store {
-  return new SqliteStore(config.databasePath);
+/** PostgreSQL when `DATABASE_URL` is set (its driver loaded only then), else the SQLite file. */
+export async function openStore(config: Pick<Config, 'databasePath' | 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>): Promise<Store> {
+  if (config.databaseUrl === undefined) return new SqliteStore(config.databasePath);
+  const { PgStore } = await import('./store/postgres/pg-store.js');
+  return PgStore.open({ connectionString: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs });
 }
 
-export function createDeps(config: Config, overrides: Partial<Deps> = {}): Deps {
+/** Where the data lives, for logs: never the URL itself, which may hold a password. */
+export function describeStore(config: Pick<Config, 'databasePath' | 'databaseUrl'>): string {
+  return config.databaseUrl === undefined ? config.databasePath : 'postgresql';
+}
+
+export function createDeps(config: Config, overrides: Partial<Deps> & Pick<Deps, 'store'>): Deps {
   return {
     config,
-    store: overrides.store ?? openStore(config),
+    store: overrides.store,
     logger: overrides.logger ?? createLogger(config),
     validator: overrides.validator ?? new ContractValidator(undefined, { useDefaults: true }),
     now: overrides.now ?? (() => new Date()),

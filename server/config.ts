@@ -5,8 +5,14 @@
 export interface Config {
   port: number;
   host: string;
-  /** Path of the SQLite file, or `:memory:`. */
+  /** Path of the SQLite file, or `:memory:`; used when `databaseUrl` is not set. */
   databasePath: string;
+  /** A `postgres://` URL: the data lives in that PostgreSQL database instead (several instances may share it). */
+  databaseUrl: string | undefined;
+  /** Connections of the PostgreSQL pool of this instance. */
+  databasePoolSize: number;
+  /** PostgreSQL `statement_timeout` of every connection, ms (0: none). */
+  databaseStatementTimeoutMs: number;
   /** Origin the hosted payment pages are reached at; charge `url`s start with it. */
   publicUrl: string;
   mode: 'development' | 'production';
@@ -45,6 +51,9 @@ export const configVariables = [
   'PORT',
   'HOST',
   'DATABASE_PATH',
+  'DATABASE_URL',
+  'DATABASE_POOL_SIZE',
+  'DATABASE_STATEMENT_TIMEOUT_MS',
   'PUBLIC_URL',
   'NODE_ENV',
   'LOG_LEVEL',
@@ -120,6 +129,9 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     port,
     host,
     databasePath: read(env, 'DATABASE_PATH') ?? './data/payments.db',
+    databaseUrl: postgresUrl(env),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 0, 600_000),
     publicUrl,
     // NODE_ENV=test (set by test runners) behaves like development.
     mode: oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development') === 'production' ? 'production' : 'development',
@@ -134,6 +146,20 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     ...requestTimeouts(env),
   };
+}
+
+/** The PostgreSQL URL, checked for its scheme; its text (it may hold a password) is never repeated in an error. */
+function postgresUrl(env: ConfigEnv): string | undefined {
+  const raw = read(env, 'DATABASE_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`DATABASE_URL must be a postgres:// or postgresql:// URL, got a ${url.protocol}// URL`);
+  return raw;
 }
 
 function requestTimeouts(env: ConfigEnv): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs'> {

@@ -99,6 +99,9 @@ describe('a bad configuration stops the server before it starts', () => {
     ['NODE_ENV is not a known mode', { given: { NODE_ENV: 'staging' }, want: { variable: 'NODE_ENV' } }],
     ['PUBLIC_URL is not http(s)', { given: { PUBLIC_URL: 'ftp://x' }, want: { variable: 'PUBLIC_URL' } }],
     ['IDEMPOTENCY_TTL_SECONDS is negative', { given: { IDEMPOTENCY_TTL_SECONDS: '-1' }, want: { variable: 'IDEMPOTENCY_TTL_SECONDS' } }],
+    ['DATABASE_URL is not a PostgreSQL URL', { given: { DATABASE_URL: 'mysql://pix:hunter2@db.internal/payments' }, want: { variable: 'DATABASE_URL' } }],
+    ['DATABASE_URL is not a URL', { given: { DATABASE_URL: 'pix:hunter2@db.internal' }, want: { variable: 'DATABASE_URL' } }],
+    ['DATABASE_POOL_SIZE is 0', { given: { DATABASE_POOL_SIZE: '0' }, want: { variable: 'DATABASE_POOL_SIZE' } }],
   ])('%s → exit 2, one line on stderr naming it', async (_name, { given, want }) => {
     const databasePath = join(folder(), 'bad-config', `${want.variable}.db`);
     const running = startServer({ DATABASE_PATH: databasePath, PORT: String(await freePort()), ...given });
@@ -109,6 +112,8 @@ describe('a bad configuration stops the server before it starts', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(want.variable);
     expect(running.stderr()).not.toContain('    at ');
+    // A database password is never repeated.
+    expect(running.stderr()).not.toContain('hunter2');
     expect(running.stdout()).not.toMatch(/sk_[a-z0-9]{24}_/);
   });
 });

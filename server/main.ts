@@ -2,7 +2,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Duplex } from 'node:stream';
 import { NODE_MAX_HEADER_BYTES, rawProblemResponse } from './http/request-limits.js';
-import { createCompanyWithKey, createDeps } from './bootstrap.js';
+import { createCompanyWithKey, createDeps, describeStore, openStore } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { OperationCatalog } from './http/operations.js';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const deps = createDeps(config);
+  const deps = createDeps(config, { store: await openStore(config) });
   if ((await deps.store.countCompanies()) === 0) {
     const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: 'Sandbox Company' });
     // Shown once, on the terminal of whoever started the server, never through the logger.
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
       },
     },
     (info) => {
-      deps.logger.info({ port: info.port, host: config.host, database: config.databasePath, mode: config.mode }, 'listening');
+      deps.logger.info({ port: info.port, host: config.host, database: describeStore(config), mode: config.mode }, 'listening');
       // D14: deliveries (and charge expiry) start once the server is up.
       worker = startWebhookWorker(deps);
       // The request validators not compiled by a request yet, now rather than at a first request.

@@ -1,16 +1,17 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createCompanyWithKey } from '../bootstrap.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openTestStore, type TestStore } from '../test-support/engines.js';
 import { Authenticator, KEY_CACHE_MS } from './authenticator.js';
 
-let store: SqliteStore | undefined;
+let opened: TestStore | undefined;
 afterEach(async () => {
-  await store?.close();
-  store = undefined;
+  await opened?.close();
+  opened = undefined;
 });
 
 async function setUp() {
-  store = new SqliteStore(':memory:');
+  opened = await openTestStore();
+  const { store } = opened;
   const { apiKey, companyId } = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });
   let now = 1_000_000;
   const clock = { now: () => now, advance: (ms: number) => void (now += ms) };

@@ -5,8 +5,8 @@ import { ConfigError, loadConfig } from '../config.js';
 
 const usage = `Usage: npm run keys -- create --company "Name" [--tax-id CNPJ] [--city City] [--color '#RRGGBB'] [--json]
 
-Creates a company and its API key in the database at DATABASE_PATH (default ./data/payments.db)
-and prints the key once. Keys are stored hashed; a lost key cannot be shown again.`;
+Creates a company and its API key in the database of the server (DATABASE_URL, or else the SQLite
+file at DATABASE_PATH, default ./data/payments.db) and prints the key once. Keys are stored hashed; a lost key cannot be shown again.`;
 
 function fail(message: string): never {
   console.error(message);
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(`Configuration error: ${error.message}`);
     throw error;
   }
-  const store = openStore(config);
+  const store = await openStore(config);
   try {
     const { companyId, apiKey } = await createCompanyWithKey(store, {
       name,

@@ -125,9 +125,15 @@ describe('request bodies (D34)', () => {
     ['a bare word', 'undefined'],
     ['NaN', '{"total": NaN}'],
     ['a comment', '{"total": 1000 /* cents */}'],
+    ['a byte order mark before the object (RFC 8259 §8.1)', '\uFEFF{"total": 1000}'],
   ];
   test.for(cross(malformed))('%s is 400 malformed-request', async ([, { op, given }]) => {
     const response = await call(server, op, jsonInit(given));
+    await expectProblem(response, 400, '/problems/malformed-request', concretePath(op));
+  });
+  // A declared length takes the other way of reading the body (read whole): the same answers.
+  test.for(cross(malformed))('%s with its Content-Length is 400 malformed-request', async ([, { op, given }]) => {
+    const response = await call(server, op, jsonInit(given, { 'Content-Length': String(Buffer.byteLength(given)) }));
     await expectProblem(response, 400, '/problems/malformed-request', concretePath(op));
   });
 

@@ -13,7 +13,7 @@ import { readJsonBody } from './request-body.js';
  * against the schemas (422, every failing field at once).
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
-  const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds);
+  const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds, (key, windowStart) => deps.store.countRequest(key, windowStart));
   const authenticator = new Authenticator(deps.store);
   return (operationId: string): MiddlewareHandler<AppEnv> => {
     const rules = catalog.get(operationId);
@@ -23,7 +23,7 @@ export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
         if (!authenticated) throw new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
         const { company, keyId } = authenticated;
         c.set('company', company);
-        limiter.take(keyId, deps.now().getTime());
+        await limiter.take(keyId, deps.now().getTime());
       }
       const body = rules.hasBody && (rules.bodyRequired || sendsBody(c)) ? await readJsonBody(c, deps.config.bodyLimitBytes) : undefined;
       const errors = catalog.check(rules, { path: c.req.param() as Record<string, string>, header: (name) => c.req.header(name), body });

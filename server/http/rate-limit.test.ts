@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, type RequestCounter } from './rate-limit.js';
 import { ProblemError } from './problems.js';
+
+/** Counts as a store does, in memory. */
+function counter(): RequestCounter {
+  const windows = new Map<string, number>();
+  return async (key, windowStart) => {
+    const id = `${key} ${windowStart}`;
+    windows.set(id, (windows.get(id) ?? 0) + 1);
+    return windows.get(id)!;
+  };
+}
 
 describe('RateLimiter', () => {
   const cases: Array<[string, { given: { limit: number; window: number; requests: number[] }; want: { refused: number[]; retryAfter?: string } }]> = [
@@ -11,28 +21,28 @@ describe('RateLimiter', () => {
     ['retry after the rest of a long window', { given: { limit: 1, window: 10, requests: [0, 2500] }, want: { refused: [1], retryAfter: '8' } }],
     ['limit 0 turns it off', { given: { limit: 0, window: 1, requests: [0, 0, 0, 0] }, want: { refused: [] } }],
   ];
-  test.each(cases)('%s', (_name, { given, want }) => {
-    const limiter = new RateLimiter(given.limit, given.window);
+  test.each(cases)('%s', async (_name, { given, want }) => {
+    const limiter = new RateLimiter(given.limit, given.window, counter());
     const refused: number[] = [];
     let retryAfter: string | undefined;
-    given.requests.forEach((at, i) => {
+    for (const [i, at] of given.requests.entries()) {
       try {
-        limiter.take('key', at);
+        await limiter.take('key', at);
       } catch (error) {
         expect(error).toBeInstanceOf(ProblemError);
         refused.push(i);
         retryAfter = (error as ProblemError).extraHeaders['Retry-After'];
       }
-    });
+    }
     expect(refused).toEqual(want.refused);
     if (want.retryAfter) expect(retryAfter).toBe(want.retryAfter);
   });
 
-  test('keys have separate quotas', () => {
-    const limiter = new RateLimiter(1, 1);
-    limiter.take('a', 0);
-    expect(() => limiter.take('b', 0)).not.toThrow();
-    expect(() => limiter.take('a', 0)).toThrow(ProblemError);
+  test('keys have separate quotas', async () => {
+    const limiter = new RateLimiter(1, 1, counter());
+    await limiter.take('a', 0);
+    await expect(limiter.take('b', 0)).resolves.toBeUndefined();
+    await expect(limiter.take('a', 0)).rejects.toThrow(ProblemError);
   });
 });
 

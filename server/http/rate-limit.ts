@@ -1,31 +1,27 @@
 import { ProblemError } from './problems.js';
 
+/** Counts one request of a key in the window starting at `windowStart` and returns the window's count (`Store.countRequest`). */
+export type RequestCounter = (key: string, windowStart: number) => Promise<number>;
+
 /**
- * A fixed-window quota per API key (D11), kept in this process's memory: each window of
- * `windowSeconds` admits `limit` requests per key. Exceeding it is a 429 problem with
- * `Retry-After` and the IETF RateLimit fields, so a client knows exactly when to retry.
+ * A fixed-window quota per API key (D11): each window of `windowSeconds` admits `limit`
+ * requests per key, counted by the store, so that every instance on one database shares it.
+ * Exceeding it is a 429 problem with `Retry-After` and the IETF RateLimit fields, so a client
+ * knows exactly when to retry.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-
   constructor(
     private readonly limit: number,
     private readonly windowSeconds: number,
+    private readonly count: RequestCounter,
   ) {}
 
   /** Counts one request of `key` at `nowMs`; throws the 429 problem when over the quota. */
-  take(key: string, nowMs: number): void {
+  async take(key: string, nowMs: number): Promise<void> {
     if (this.limit === 0) return;
     const windowMs = this.windowSeconds * 1000;
     const start = nowMs - (nowMs % windowMs);
-    let window = this.windows.get(key);
-    if (!window || window.start !== start) {
-      if (this.windows.size > 100_000) this.windows.clear();
-      window = { start, count: 0 };
-      this.windows.set(key, window);
-    }
-    window.count += 1;
-    if (window.count <= this.limit) return;
+    if ((await this.count(key, start)) <= this.limit) return;
     const reset = Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
     throw new ProblemError(
       'rateLimited',

@@ -39,7 +39,9 @@ function tooLarge(limitBytes: number): ProblemError {
 
 async function readWhole(request: Request): Promise<string> {
   try {
-    return await request.text();
+    // Decoded as the streamed body is: a byte order mark stays (and makes the text not JSON), where
+    // `text()` would drop it.
+    return Buffer.from(await request.arrayBuffer()).toString('utf8');
   } catch {
     throw incomplete();
   }

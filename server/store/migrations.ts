@@ -1,7 +1,7 @@
 /**
  * Versioned schema migrations, applied in order at start-up and recorded in
  * `schema_migrations`. Written in the SQL that SQLite and PostgreSQL share (TEXT,
- * INTEGER, primary and unique keys), so both engines read them from here.
+ * INTEGER, BIGINT, primary and unique keys), so both engines read them from here.
  * Records are stored as their API documents (`doc`, JSON text) next to the columns
  * that queries need: reads return the document as it was written.
  */
@@ -10,6 +10,9 @@ export interface Migration {
   name: string;
   statements: string[];
 }
+
+/** Where each engine records the migrations it has applied. */
+export const createMigrationsTable = 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)';
 
 export const migrations: Migration[] = [
   {
@@ -120,6 +123,21 @@ export const migrations: Migration[] = [
         doc TEXT NOT NULL
       )`,
       `CREATE INDEX webhook_attempts_by_webhook ON webhook_attempts (webhook_id, requested_at)`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'shared rate-limit windows',
+    statements: [
+      // Requests per API key and fixed window (D11), shared by every instance on one PostgreSQL
+      // database. SQLite (one instance per file) counts in memory and leaves this table empty.
+      // BIGINT: the window start is in milliseconds, beyond PostgreSQL's 32-bit INTEGER.
+      `CREATE TABLE rate_limit_windows (
+        key_id TEXT NOT NULL,
+        window_start BIGINT NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (key_id, window_start)
+      )`,
     ],
   },
 ];

@@ -93,7 +93,7 @@ export interface StoredResponse {
 
 /**
  * Everything the handlers need from persistence. Each method is one atomic step of
- * the domain, so an adapter (SQLite now, PostgreSQL later) decides how to make it
+ * the domain, so an adapter (SQLite or PostgreSQL) decides how to make it
  * atomic, and handlers never see SQL. Every read and write names the company.
  */
 export interface Store {
@@ -161,6 +161,12 @@ export interface Store {
   claimIdempotencyKey(input: IdempotencyClaimInput): Promise<IdempotencyClaim>;
   /** Frees a claimed key after a request that did not succeed, so it can be used again. */
   releaseIdempotencyKey(companyId: string, key: string): Promise<void>;
+
+  /**
+   * Counts one request of an API key in the rate-limit window that starts at `windowStart` (ms since the epoch) and
+   * returns how many the window has had, this one included. Shared by every server instance on the same database.
+   */
+  countRequest(keyId: string, windowStart: number): Promise<number>;
 
   close(): Promise<void>;
 }

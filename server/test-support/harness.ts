@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { ResponseChecker } from './contract-check.js';
+import { openTestStore, type TestStore } from './engines.js';
 
 const checker = new ResponseChecker();
 
@@ -33,7 +34,13 @@ export interface TestServer {
 export interface TestServerOptions {
   config?: Partial<Config>;
   now?: () => Date;
+  /** A SQLite file to use instead of the test run's engine (a fresh in-memory database or PostgreSQL schema). */
   databasePath?: string;
+}
+
+function sqliteFile(path: string): TestStore {
+  const store = new SqliteStore(path);
+  return { store, close: () => store.close() };
 }
 
 function typedClient(fetchFn: (request: Request) => Promise<Response>, apiKey: string, onViolations: Middleware) {
@@ -42,11 +49,11 @@ function typedClient(fetchFn: (request: Request) => Promise<Response>, apiKey: s
   return client;
 }
 
-/** A reference server on an in-memory database (or a given file) with two companies. */
+/** A reference server on a fresh store of the test run's engine (or a given SQLite file) with two companies. */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   // The rate limit is off unless a test turns it on: tests fire requests faster than any client should.
   const config: Config = { ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://pay.test', rateLimitRequests: 0, ...options.config };
-  const store = new SqliteStore(options.databasePath ?? ':memory:');
+  const { store, close } = options.databasePath !== undefined ? sqliteFile(options.databasePath) : await openTestStore();
   const deps = createDeps(config, { store, logger: pino({ level: 'silent' }), ...(options.now ? { now: options.now } : {}) });
   const app = createApp(deps);
   const a = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });
@@ -78,6 +85,6 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       return response;
     },
     violations,
-    close: () => store.close(),
+    close,
   };
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrations } from '../migrations.js';
+import { createMigrationsTable, migrations } from '../migrations.js';
 import type {
   ApiKeyRecord,
   AttemptOutcome,
@@ -37,6 +37,11 @@ export class SqliteStore implements Store {
   private readonly statements;
   /** Steps of the open group transaction, waiting for its commit. */
   private group: Array<{ resolve: () => void; reject: (error: unknown) => void }> | undefined;
+  /**
+   * Rate-limit windows (D11), one per API key: its current window and the requests counted in it. In
+   * memory: one instance serves a SQLite file, so nothing needs sharing, and a restart forgets them.
+   */
+  private readonly rateWindows = new Map<string, { start: number; count: number }>();
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -332,6 +337,18 @@ export class SqliteStore implements Store {
     await this.write(() => this.statements.releaseIdempotency.run(companyId, key), () => false);
   }
 
+  async countRequest(keyId: string, windowStart: number): Promise<number> {
+    let window = this.rateWindows.get(keyId);
+    if (!window || window.start !== windowStart) {
+      // A bound on memory: past 100,000 keys every window starts over.
+      if (this.rateWindows.size > 100_000) this.rateWindows.clear();
+      window = { start: windowStart, count: 0 };
+      this.rateWindows.set(keyId, window);
+    }
+    window.count += 1;
+    return window.count;
+  }
+
   async close(): Promise<void> {
     if (this.group) this.commitGroup();
     this.db.close();
@@ -378,7 +395,7 @@ function parseDoc<T>(row: { doc: string } | undefined): T | undefined {
 }
 
 function migrate(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  db.exec(createMigrationsTable);
   const applied = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
