@@ -8,12 +8,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configVariables } from '../../server/config.js';
 import { HarnessError } from './harness-error.js';
+import { freePort } from '../../lib/net/free-port.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -54,22 +54,6 @@ export function removeTempDir(dir: string): void {
   tempDirs.delete(dir);
 }
 
-/** A port nobody listens on right now: bind port 0, read the port, let it go. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      if (address === null || typeof address === 'string') {
-        probe.close();
-        reject(new Error('no port assigned'));
-        return;
-      }
-      probe.close(() => resolve(address.port));
-    });
-  });
-}
 
 /** Compiles dist/server/main.mjs, as `npm start` does before it runs the server. */
 export function buildReference(): void {

@@ -6,12 +6,14 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { configVariables, type ConfigVariable } from '../config.js';
+import { freePort } from '../../lib/net/free-port.js';
+
+export { freePort };
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
@@ -149,19 +151,3 @@ export async function listening(running: Running): Promise<void> {
   await within(ready, 'the "listening" log line');
 }
 
-/** A port nobody listens on right now: bind port 0, read the port, let it go. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      if (address === null || typeof address === 'string') {
-        probe.close();
-        reject(new Error('no port assigned'));
-        return;
-      }
-      probe.close(() => resolve(address.port));
-    });
-  });
-}

@@ -3,7 +3,6 @@ import { createMigrationsTable, migrations } from '../migrations.js';
 import type {
   ApiKeyRecord,
   AttemptOutcome,
-  ChargeEventType,
   ClientDoc,
   CompanyRecord,
   DueDelivery,
@@ -19,6 +18,7 @@ import type {
   WebhookDeliveryDoc,
   WebhookDoc,
 } from '../types.js';
+import { dueDeliveryOf, type DueDeliveryRow } from '../rows.js';
 
 export interface PgStoreOptions {
   connectionString: string;
@@ -295,7 +295,7 @@ export class PgStore implements Store {
     return this.transaction(async (db) => {
       // SKIP LOCKED: a delivery another worker is claiming right now is left to it. One it claimed and
       // committed is re-read at its new next_attempt_at (the lease) and is not due.
-      const { rows } = await db.query<{ event_id: string; webhook_id: string; company_id: string; type: string; body: string; attempts: number; url: string; secret: string }>(
+      const { rows } = await db.query<DueDeliveryRow>(
         `SELECT d.event_id, d.webhook_id, e.company_id, e.type, e.body, d.attempts, (w.doc::jsonb)->>'url' AS url, w.secret
          FROM webhook_deliveries d
          JOIN webhook_events e ON e.id = d.event_id
@@ -310,16 +310,7 @@ export class PgStore implements Store {
       for (const row of rows) {
         await db.query('UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE event_id = $2 AND webhook_id = $3', [leaseUntil, row.event_id, row.webhook_id]);
       }
-      return rows.map((row) => ({
-        eventId: row.event_id,
-        webhookId: row.webhook_id,
-        companyId: row.company_id,
-        type: row.type as ChargeEventType,
-        body: row.body,
-        attempts: row.attempts,
-        url: row.url,
-        secret: row.secret,
-      }));
+      return rows.map(dueDeliveryOf);
     });
   }
 

@@ -20,6 +20,7 @@ import type {
   SubscriptionDoc,
   WebhookDoc,
 } from '../types.js';
+import { dueDeliveryOf, type DueDeliveryRow } from '../rows.js';
 
 /**
  * The embedded default store: one SQLite file in WAL mode. better-sqlite3 is synchronous, so
@@ -94,7 +95,7 @@ export class SqliteStore implements Store {
       nextEventSeq: db.prepare<[string], { n: number }>('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM webhook_events WHERE company_id = ?'),
       insertEvent: db.prepare('INSERT INTO webhook_events (id, company_id, seq, type, created_at, body) VALUES (?, ?, ?, ?, ?, ?)'),
       insertDelivery: db.prepare(`INSERT INTO webhook_deliveries (event_id, webhook_id, seq, state, attempts, next_attempt_at) VALUES (?, ?, ?, 'PENDING', 0, ?)`),
-      dueDeliveries: db.prepare<[string, number], { event_id: string; webhook_id: string; company_id: string; type: string; body: string; attempts: number; url: string; secret: string }>(
+      dueDeliveries: db.prepare<[string, number], DueDeliveryRow>(
         `SELECT d.event_id, d.webhook_id, e.company_id, e.type, e.body, d.attempts, json_extract(w.doc, '$.url') AS url, w.secret
          FROM webhook_deliveries d
          JOIN webhook_events e ON e.id = d.event_id
@@ -265,16 +266,7 @@ export class SqliteStore implements Store {
     return this.write((): DueDelivery[] => {
       const rows = this.statements.dueDeliveries.all(now, limit);
       for (const row of rows) this.statements.leaseDelivery.run(leaseUntil, row.event_id, row.webhook_id);
-      return rows.map((row) => ({
-        eventId: row.event_id,
-        webhookId: row.webhook_id,
-        companyId: row.company_id,
-        type: row.type as DueDelivery['type'],
-        body: row.body,
-        attempts: row.attempts,
-        url: row.url,
-        secret: row.secret,
-      }));
+      return rows.map(dueDeliveryOf);
     });
   }
 
