@@ -3,19 +3,17 @@ import { defineConfig } from 'vitest/config';
 const everything = ['test/**/*.test.ts', 'server/**/*.test.ts', 'conformance/**/*.test.ts', 'lib/**/*.test.ts', 'scripts/**/*.test.ts'];
 
 /**
- * Tests run once, not once per engine: of the SQLite store and file itself, the store suite and
- * the two-instance test (which choose their engines themselves), and the tests of server
- * processes started on a SQLite file.
+ * Tests run once, not once per engine: the store suite and the two-instance test (which choose
+ * their engines themselves), and the tests that read the SQLite file itself (the SQLite store,
+ * a crash's file, secrets in the file, the keys CLI's file). Server processes of the other tests
+ * get a PostgreSQL schema in place of their file on the PostgreSQL run (test-support/processes).
  */
 const runOnce = [
   'server/scale-out/**/*.test.ts',
   'server/store/**/*.test.ts',
   'server/robustness/crash.test.ts',
   'server/robustness/secrets.test.ts',
-  'server/robustness/limits.test.ts',
-  'server/main.test.ts',
   'server/cli/keys.test.ts',
-  'server/webhooks/delivery.e2e.test.ts',
 ];
 
 // The server tests run on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names one

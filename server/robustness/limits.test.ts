@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, NODE_MAX_HEADER_BYTES } from '../http/request-limits.js';
-import { freePort, killAll, listening, startTsx, WAIT_MS, within, type ChildVars, type Running } from '../test-support/processes.js';
+import { dropChildSchemas, freePort, killAll, listening, startTsx, WAIT_MS, within, type ChildVars, type Running } from '../test-support/processes.js';
 
 const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
 
@@ -22,6 +22,7 @@ beforeAll(() => {
 afterAll(async () => {
   await killAll();
   rmSync(folder, { recursive: true, force: true });
+  dropChildSchemas();
 });
 
 interface Started {

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { createHash } from 'node:crypto';
 import { configVariables, type ConfigVariable } from '../config.js';
+import { testDatabaseUrl, testEngine } from './engines.js';
 import { freePort } from '../../lib/net/free-port.js';
 
 export { freePort };
@@ -44,7 +46,36 @@ const live = new Set<Running>();
 function childEnv(vars: ChildVars): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of configVariables) delete env[name];
-  return { ...env, ...vars };
+  return { ...env, ...onTestEngine(vars) };
+}
+
+const schemasMade = new Set<string>();
+
+/**
+ * On the PostgreSQL run of the tests, a child given a SQLite file gets a schema of the test
+ * database instead: one per file path, so that a restarted child finds its data again.
+ */
+function onTestEngine(vars: ChildVars): ChildVars {
+  if (testEngine !== 'postgres' || vars.DATABASE_PATH === undefined || vars.DATABASE_URL !== undefined || !testDatabaseUrl) return vars;
+  const schema = `p_${createHash('sha1').update(vars.DATABASE_PATH).digest('hex').slice(0, 20)}`;
+  if (!schemasMade.has(schema)) {
+    psql(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    schemasMade.add(schema);
+  }
+  const url = new URL(testDatabaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const { DATABASE_PATH: _file, ...rest } = vars;
+  return { ...rest, DATABASE_URL: url.toString() };
+}
+
+/** Drops the PostgreSQL schemas children were given (after they are killed). */
+export function dropChildSchemas(): void {
+  for (const schema of schemasMade) psql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  schemasMade.clear();
+}
+
+function psql(sql: string): void {
+  execFileSync('psql', [testDatabaseUrl!, '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { stdio: 'pipe' });
 }
 
 /** Starts `tsx <script> <args>` in its own process group, so that the group can be killed. */
@@ -125,6 +156,7 @@ export function useChildProcesses(folderPrefix: string): () => string {
   afterAll(async () => {
     await killAll();
     if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+    dropChildSchemas();
   });
   return () => {
     if (folder === undefined) throw new Error('the temporary folder is made in beforeAll');
