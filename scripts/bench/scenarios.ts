@@ -3,13 +3,10 @@
  * Prism get the same requests; only the charge id differs, since Prism keeps no data: it gets
  * the id of the contract's own example.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'yaml';
+import { deref, loadBundledContract, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { orderBody, paymentLinkBody } from './bodies.js';
 import { HarnessError } from './harness-error.js';
 import type { LoadRequest } from './load.js';
-import { repoRoot } from './targets.js';
 
 export const loadScenarios = ['GET /charge/{id}', 'GET /client', 'POST /charge/payment-link', 'POST /order'] as const;
 export type LoadScenario = (typeof loadScenarios)[number];
@@ -40,14 +37,11 @@ export function scenarioRequest(scenario: LoadScenario, data: ScenarioData): Loa
 
 /** The example value of GET /charge/{id}'s `id` parameter in the bundled contract. */
 export function contractExampleChargeId(): string {
-  type Parameter = { $ref?: string; in?: string; name?: string; example?: unknown };
-  const doc = parse(readFileSync(join(repoRoot, 'generated', 'openapi.yaml'), 'utf8')) as {
-    paths: Record<string, { get?: { parameters?: Parameter[] } }>;
-    components: { parameters: Record<string, Parameter> };
-  };
-  for (const parameter of doc.paths['/charge/{id}']?.get?.parameters ?? []) {
-    const resolved = parameter.$ref ? doc.components.parameters[parameter.$ref.split('/').pop()!] : parameter;
-    if (resolved?.in === 'path' && resolved.name === 'id' && typeof resolved.example === 'string') return resolved.example;
+  const contract = loadBundledContract();
+  const operation = resolvePointer(contract, '/paths/~1charge~1{id}/get') as JsonObject | undefined;
+  for (const raw of (operation?.parameters ?? []) as unknown[]) {
+    const parameter = deref<JsonObject>(contract, raw);
+    if (parameter.in === 'path' && parameter.name === 'id' && typeof parameter.example === 'string') return parameter.example;
   }
   throw new HarnessError('no example charge id for GET /charge/{id} in generated/openapi.yaml');
 }

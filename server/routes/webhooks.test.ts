@@ -70,6 +70,12 @@ async function getWebhook(id: string, apiKey?: string) {
   return read(await server.request(`/webhook/${id}`, apiKey === undefined ? {} : { apiKey }));
 }
 
+
+/** Webhook ids that name no webhook of the caller: each is a 404. */
+const missing: Array<[string, { given: () => string }]> = [
+  ['a well-formed unknown id', { given: () => unknownId('wbhk') }],
+  ['a malformed id', { given: () => 'nope' }],
+];
 describe('GET /webhook/{id}: found', () => {
   const cases: Array<[string, { given: Partial<Webhook> }]> = [
     ['the sample registration: ACTIVE, two events', { given: {} }],
@@ -492,11 +498,6 @@ describe('PATCH /webhook/{id}: refused', () => {
     expect(p.errors?.length).toBeGreaterThan(0);
   });
 
-  const missing: Array<[string, { given: () => string }]> = [
-    ['a well-formed unknown id', { given: () => unknownId('wbhk') }],
-    ['a malformed id', { given: () => 'nope' }],
-  ];
-
   test.each(missing)('404 for %s', async (_name, { given }) => {
     await register();
     const id = given();
@@ -541,13 +542,9 @@ describe('DELETE /webhook/{id} (D40)', () => {
     expect((await server.api.GET('/webhook/{id}/deliveries', { params: { path: { id: kept.id } } })).data).toEqual(keptAttempts);
   });
 
-  const missing: Array<[string, { given: () => string }]> = [
-    ['a well-formed unknown id', { given: () => unknownId('wbhk') }],
-    ['a malformed id', { given: () => 'nope' }],
-    ['the id of a client', { given: () => unknownId('clnt') }],
-  ];
+  const missingOrForeign: Array<[string, { given: () => string }]> = [...missing, ['the id of a client', { given: () => unknownId('clnt') }]];
 
-  test.each(missing)('404 for %s, and nothing is deleted', async (_name, { given }) => {
+  test.each(missingOrForeign)('404 for %s, and nothing is deleted', async (_name, { given }) => {
     const created = await register();
     const id = given();
     const { error, response } = await server.api.DELETE('/webhook/{id}', { params: { path: { id } } });
@@ -587,11 +584,6 @@ describe('GET /webhook/{id}/deliveries (D41)', () => {
     expect(response.status).toBe(200);
     expect(data).toEqual([timeout, retry, first]);
   });
-
-  const missing: Array<[string, { given: () => string }]> = [
-    ['a well-formed unknown id', { given: () => unknownId('wbhk') }],
-    ['a malformed id', { given: () => 'nope' }],
-  ];
 
   test.each(missing)('404 for %s', async (_name, { given }) => {
     await register();
