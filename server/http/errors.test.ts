@@ -137,11 +137,15 @@ describe('request bodies (D34)', () => {
     await expectProblem(response, 400, '/problems/malformed-request', concretePath(op));
   });
 
-  const emptyBodies: Array<[string, string]> = [
-    ['an empty body', ''],
-    ['a body of white space', ' \n\t '],
-  ];
-  test.for(cross(emptyBodies))('%s is 400 malformed-request', async ([, { op, given }]) => {
+  // Zero bytes are no body (RFC 9112 §6.3): refused where the body is required, taken as absent
+  // where it is optional (server/http/body-less.test.ts sends that over a socket, as curl does).
+  const bodyRequired = (op: ContractOperation) => deref<JsonObject>(loadBundledContract(), op.operation.requestBody).required === true;
+  const emptyBodies = [
+    ['an empty body', { given: '', ops: withBody.filter(bodyRequired) }],
+    ['a body of white space', { given: ' \n\t ', ops: withBody }],
+  ] as const;
+  const emptyCases = emptyBodies.flatMap(([what, { given, ops: among }]) => among.map((op) => [`${label(op)}: ${what}`, { op, given }] as const));
+  test.for(emptyCases)('%s is 400 malformed-request', async ([, { op, given }]) => {
     const response = await call(server, op, jsonInit(given));
     await expectProblem(response, 400, '/problems/malformed-request', concretePath(op));
   });

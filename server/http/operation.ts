@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import { Authenticator } from '../auth/authenticator.js';
 import type { OperationCatalog } from './operations.js';
@@ -25,18 +25,11 @@ export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
         c.set('company', company);
         await limiter.take(keyId, deps.now().getTime());
       }
-      const body = rules.hasBody && (rules.bodyRequired || sendsBody(c)) ? await readJsonBody(c, deps.config.bodyLimitBytes) : undefined;
+      const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired }) : undefined;
       const errors = catalog.check(rules, { path: c.req.param() as Record<string, string>, header: (name) => c.req.header(name), body });
       if (errors.length > 0) throw validationProblem(errors);
       c.set('body', body);
       await next();
     };
   };
-}
-
-/** Whether a request carries a body: a declared media type, or bytes (a Content-Length of 0 is none). */
-function sendsBody(c: Context<AppEnv>): boolean {
-  if (c.req.header('content-type') !== undefined) return true;
-  if (c.req.header('content-length') === '0') return false;
-  return c.req.raw.body !== null;
 }

@@ -5,25 +5,36 @@ import { ProblemError } from './problems.js';
  * Reads a JSON request body with the contract's rules for bodies (D34): the media type
  * must be `application/json` (415), the size at most the limit (413, checked while
  * streaming, so an oversized body is never held whole), and the text valid JSON (400).
+ *
+ * With `optional` (the operation's `requestBody.required` is false), a request without a body
+ * answers `undefined`. A request with neither Content-Length nor Transfer-Encoding has no body
+ * (RFC 9112 §6.3): that is what `curl -X POST` without `-d` sends, and it carries no Content-Type
+ * either. A Content-Length of 0 is no body too, whatever media type it names.
  */
-export async function readJsonBody(c: Context, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(c: Context, limitBytes: number, { optional = false } = {}): Promise<unknown> {
   const contentType = c.req.header('content-type');
-  if (!contentType || !isJsonMediaType(contentType)) {
-    throw new ProblemError('unsupportedMediaType', `The request body must be application/json; got ${contentType ? contentType.split(';')[0]!.trim() : 'no Content-Type'}.`);
-  }
   const declared = c.req.header('content-length');
+  if (optional && declared !== undefined && Number(declared) === 0) return undefined;
+  if (contentType ? !isJsonMediaType(contentType) : !optional) throw unsupported(contentType);
   if (declared && Number(declared) > limitBytes) throw tooLarge(limitBytes);
   // With a declared length within the limit, the body cannot grow past it (the HTTP parser stops
   // there), so it is read whole, the fast way; a chunked body is counted while it streams.
   const text = declared ? await readWhole(c.req.raw) : await readLimited(c.req.raw, limitBytes);
   // Behind something other than Node's parser (a test's `app.request`), a declared length may lie.
   if (declared && Buffer.byteLength(text) > limitBytes) throw tooLarge(limitBytes);
+  if (optional && text === '') return undefined;
+  // Bytes without a media type (only an optional body gets this far without one).
+  if (!contentType) throw unsupported(contentType);
   if (text.trim() === '') throw new ProblemError('malformedRequest', 'The request body is empty; a JSON object is required.');
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new ProblemError('malformedRequest', `The request body is not valid JSON: ${(error as Error).message}.`);
   }
+}
+
+function unsupported(contentType: string | undefined): ProblemError {
+  return new ProblemError('unsupportedMediaType', `The request body must be application/json; got ${contentType ? contentType.split(';')[0]!.trim() : 'no Content-Type'}.`);
 }
 
 function isJsonMediaType(value: string): boolean {

@@ -6,11 +6,11 @@
  * each, the process must still be running and serving, and it must stop cleanly on SIGTERM.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, NODE_MAX_HEADER_BYTES } from '../http/request-limits.js';
+import { exchange, get, type Exchange } from '../test-support/raw-http.js';
 import { dropChildSchemas, freePort, killAll, listening, startTsx, WAIT_MS, within, type ChildVars, type Running } from '../test-support/processes.js';
 
 const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
@@ -45,61 +45,6 @@ async function stopCleanly(server: Started): Promise<void> {
   expect(server.running.child.exitCode, server.running.stderr()).toBeNull();
   server.running.child.kill('SIGTERM');
   expect(await within(server.running.exited, 'the server to exit on SIGTERM')).toEqual({ code: 0, signal: null });
-}
-
-/** What came back on a raw connection. */
-interface Exchange {
-  /** The bytes received, as text. */
-  raw: string;
-  status: number | undefined;
-  headers: Record<string, string>;
-  body: string;
-  /** How the connection ended: the server closed it (FIN), reset it, or it was still open when we gave up. */
-  ended: 'closed' | 'reset' | 'open';
-  /** Milliseconds from the first byte sent to the end. */
-  ms: number;
-}
-
-/**
- * Writes `request` on a new connection, then waits for the server to close it or for `waitMs`.
- * With `hangUpAfterMs`, the client itself destroys the connection after that long.
- */
-function exchange(port: number, request: string, options: { waitMs?: number; hangUpAfterMs?: number } = {}): Promise<Exchange> {
-  const waitMs = options.waitMs ?? WAIT_MS;
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const started = performance.now();
-    const chunks: Buffer[] = [];
-    let ended: Exchange['ended'] | undefined;
-    const finish = (how: Exchange['ended']) => {
-      ended ??= how;
-      clearTimeout(giveUp);
-      clearTimeout(hangUp);
-      socket.destroy();
-      const raw = Buffer.concat(chunks).toString('latin1');
-      const split = raw.indexOf('\r\n\r\n');
-      const head = split === -1 ? raw : raw.slice(0, split);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1];
-      const headers = Object.fromEntries(
-        lines.filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      );
-      resolve({ raw, status: status === undefined ? undefined : Number(status), headers, body: split === -1 ? '' : raw.slice(split + 4), ended: ended!, ms: performance.now() - started });
-    };
-    const giveUp = setTimeout(() => finish('open'), waitMs);
-    const hangUp = options.hangUpAfterMs === undefined ? undefined : setTimeout(() => finish('open'), options.hangUpAfterMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('end', () => finish('closed'));
-    socket.on('error', (error: NodeJS.ErrnoException) => finish(error.code === 'ECONNRESET' || error.code === 'EPIPE' ? 'reset' : 'closed'));
-    socket.on('close', () => finish('closed'));
-    socket.write(request);
-  });
-}
-
-/** A complete GET with `Connection: close`. */
-function get(target: string, headers: Record<string, string> = {}): string {
-  const lines = Object.entries({ Host: '127.0.0.1', Connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
-  return `GET ${target} HTTP/1.1\r\n${lines.join('')}\r\n`;
 }
 
 /** The exchange is an RFC 9457 problem of this status and type (D02, D34). */
