@@ -112,6 +112,9 @@ function secondsList(env: ConfigEnv, name: ConfigVariable, fallback: string, max
   return values;
 }
 
+/** Where the SQLite file is when DATABASE_PATH is not set. */
+export const defaultDatabasePath = './data/payments.db';
+
 export function loadConfig(env: ConfigEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '127.0.0.1';
@@ -128,7 +131,7 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
   return {
     port,
     host,
-    databasePath: read(env, 'DATABASE_PATH') ?? './data/payments.db',
+    databasePath: read(env, 'DATABASE_PATH') ?? defaultDatabasePath,
     databaseUrl: postgresUrl(env),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 0, 600_000),

@@ -1,13 +1,30 @@
 /**
- * The reference server as a process: `tsx server/main.ts` on a temporary SQLite file and a
- * free port. Start, development key, a write, SIGTERM, restart on the same file; secrets in
- * the output; configuration errors. Every child is killed (its whole process group) after
+ * The reference server as a process: `tsx server/main.ts` (or the compiled server `npm start`
+ * runs) on a temporary SQLite file and a free port. Start, development key, a write, SIGTERM,
+ * restart on the same file; secrets in the output; configuration errors; what a person meets at
+ * start-up (a port in use, the lines on a terminal, `/`). Every child is killed (its whole process group) after
  * each test, whatever happened.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ConfigVariable } from './config.js';
-import { freePort, listening, startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running } from './test-support/processes.js';
+import { testEngine } from './test-support/engines.js';
+import {
+  freePort,
+  haveTerminal,
+  listening,
+  startBuiltServer,
+  startBuiltServerOnTerminal,
+  startTsx,
+  useChildProcesses,
+  WAIT_MS,
+  within,
+  type ChildVars,
+  type Running,
+} from './test-support/processes.js';
 
 /** Starts `tsx server/main.ts` with the given configuration. */
 function startServer(vars: ChildVars): Running {
@@ -19,6 +36,12 @@ async function call(port: number, path: string, init: RequestInit & { apiKey?: s
   const headers = new Headers(rest.headers);
   if (apiKey !== undefined) headers.set('X-API-KEY', apiKey);
   return fetch(`http://127.0.0.1:${port}${path}`, { ...rest, headers, signal: AbortSignal.timeout(WAIT_MS) });
+}
+
+/** The first JSON log line with this `msg`, parsed. */
+function logLine(running: Running, msg: string): Record<string, unknown> | undefined {
+  const line = running.stdout().split('\n').find((l) => l.startsWith('{') && l.includes(`"msg":"${msg}"`));
+  return line === undefined ? undefined : (JSON.parse(line) as Record<string, unknown>);
 }
 
 const KEY_PATTERN = /sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})/;
@@ -34,6 +57,9 @@ describe('npm start on a database file', () => {
     // First start: empty database → a development company and its key on stdout.
     const first = startServer(vars);
     await listening(first);
+    // Not a terminal: no plain line of where to click, but the JSON line says it.
+    expect(first.stdout()).not.toContain('Pix sandbox listening');
+    expect(logLine(first, 'listening')).toMatchObject({ port, url: `http://localhost:${port}`, docs: `http://localhost:${port}/docs/` });
     const match = KEY_PATTERN.exec(first.stdout());
     expect(match, `no API key in the first start's output:\n${first.stdout()}`).not.toBeNull();
     const apiKey = match![0];
@@ -115,5 +141,125 @@ describe('a bad configuration stops the server before it starts', () => {
     // A database password is never repeated.
     expect(running.stderr()).not.toContain('hunter2');
     expect(running.stdout()).not.toMatch(/sk_[a-z0-9]{24}_/);
+  });
+});
+
+/** A plain TCP server holding a port, as another program would. */
+async function occupy(port: number): Promise<Server> {
+  const holder = createServer();
+  await new Promise<void>((resolve, reject) => holder.once('error', reject).listen(port, '127.0.0.1', resolve));
+  return holder;
+}
+
+/** The non-empty lines of an output. */
+const linesOf = (output: string) => output.split('\n').filter((line) => line.trim() !== '');
+
+/** The one line on stderr of a start that found its port taken, and nothing else anywhere. */
+async function expectPortInUse(running: Running, port: number): Promise<void> {
+  expect(await within(running.exited, 'the server on a port in use to exit')).toEqual({ code: 2, signal: null });
+  expect(linesOf(running.stderr())).toEqual([`Could not start: port ${port} on 127.0.0.1 is already in use (set PORT to another port).`]);
+  expect(running.stdout()).toBe('');
+}
+
+describe('npm start on a port in use', () => {
+  test('on an empty database: one line, exit 2, and the database is not created', async () => {
+    const databasePath = join(folder(), 'port-in-use', 'payments.db');
+    const port = await freePort();
+    const holder = await occupy(port);
+    try {
+      await expectPortInUse(startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(port) }), port);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+    // Not even opened: no file, no folder (on PostgreSQL the schema stands in for the file).
+    if (testEngine === 'sqlite') expect(existsSync(join(folder(), 'port-in-use'))).toBe(false);
+
+    // Nothing was written: the first start that gets the port finds the database empty.
+    const next = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(port) });
+    await listening(next);
+    expect(next.stdout()).toContain('Empty database: created the development company');
+    expect(next.stdout()).toMatch(KEY_PATTERN);
+  });
+
+  test('a second npm start beside a running one: one line, exit 2, the first keeps serving its key', async () => {
+    const vars = { DATABASE_PATH: join(folder(), 'second-start', 'payments.db'), PORT: String(await freePort()) };
+    const first = startBuiltServer(vars);
+    await listening(first);
+    const apiKey = KEY_PATTERN.exec(first.stdout())![0];
+
+    await expectPortInUse(startBuiltServer(vars), Number(vars.PORT));
+
+    const listed = await call(Number(vars.PORT), '/client', { apiKey });
+    expect(listed.status).toBe(200);
+    expect(linesOf(first.stdout()).filter((line) => KEY_PATTERN.test(line) && !line.startsWith('Try:'))).toEqual([`  ${apiKey}`]);
+  });
+});
+
+describe.skipIf(!haveTerminal('the start-up terminal tests'))('npm start on a terminal', () => {
+  test('plain lines with the URL and the docs URL; on a database with companies, how to make a key', async () => {
+    const databasePath = join(folder(), 'terminal', 'payments.db');
+    const port = await freePort();
+    const vars = { DATABASE_PATH: databasePath, PORT: String(port) };
+    const where = `Pix sandbox listening on http://localhost:${port}  (docs: http://localhost:${port}/docs/)`;
+
+    // Empty database: the key banner, then where to click; no hint (the key is right there).
+    const first = startBuiltServerOnTerminal(vars);
+    await listening(first);
+    const firstLines = first.stdout().split('\n');
+    expect(firstLines).toContain(where);
+    expect(firstLines.findIndex((line) => KEY_PATTERN.test(line))).toBeLessThan(firstLines.indexOf(where));
+    expect(first.stdout()).not.toContain('npm run keys');
+    // The JSON line stays, for whoever parses it.
+    expect(logLine(first, 'listening')).toMatchObject({ url: `http://localhost:${port}` });
+    first.child.kill('SIGTERM');
+    expect(await within(first.exited, 'the first server to exit on SIGTERM')).toEqual({ code: 0, signal: null });
+
+    // The database already has a company: no key, but the command that makes one, for this database.
+    const second = startBuiltServerOnTerminal(vars);
+    await listening(second);
+    expect(second.stdout()).not.toMatch(KEY_PATTERN);
+    const lines = second.stdout().split('\n');
+    expect(lines).toContain(where);
+    const hint = lines.find((line) => line.includes('npm run keys -- create --company "Name"'));
+    expect(hint, second.stdout()).toContain('already has companies');
+    expect(hint).toContain(testEngine === 'sqlite' ? `DATABASE_PATH=${databasePath} npm run keys` : 'with the same DATABASE_URL');
+  });
+
+  test('a port in use is the same one line on a terminal', async () => {
+    const port = await freePort();
+    const holder = await occupy(port);
+    try {
+      const running = startBuiltServerOnTerminal({ DATABASE_PATH: join(folder(), 'terminal-in-use', 'payments.db'), PORT: String(port) });
+      expect(await within(running.exited, 'the server on a port in use to exit')).toEqual({ code: 2, signal: null });
+      // On a terminal, stderr and stdout are one stream.
+      expect(linesOf(running.stdout())).toEqual([`Could not start: port ${port} on 127.0.0.1 is already in use (set PORT to another port).`]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+});
+
+describe('GET / of a running server', () => {
+  test('redirects to the docs, without a key, for fetch and curl alike', async () => {
+    const port = await freePort();
+    const running = startBuiltServer({ DATABASE_PATH: join(folder(), 'root', 'payments.db'), PORT: String(port) });
+    await listening(running);
+
+    for (const method of ['GET', 'HEAD']) {
+      const response = await call(port, '/', { method, redirect: 'manual' });
+      expect(response.status, method).toBe(302);
+      expect(response.headers.get('location'), method).toBe('/docs/');
+    }
+    const followed = await call(port, '/');
+    expect(followed.url).toBe(`http://127.0.0.1:${port}/docs/`);
+    expect(followed.status).toBe(200);
+    expect(followed.headers.get('content-type')).toMatch(/^text\/html/);
+
+    if (spawnSync('curl', ['--version'], { stdio: 'ignore' }).status !== 0) return;
+    const head = execFileSync('curl', ['-sI', `http://127.0.0.1:${port}/`], { encoding: 'utf8' });
+    expect(head).toMatch(/^HTTP\/1\.1 302 /);
+    expect(head).toMatch(/^location: \/docs\/\r$/im);
+    const landed = execFileSync('curl', ['-sL', '-o', '/dev/null', '-w', '%{http_code} %{url_effective}', `http://127.0.0.1:${port}/`], { encoding: 'utf8' });
+    expect(landed).toBe(`200 http://127.0.0.1:${port}/docs/`);
   });
 });

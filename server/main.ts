@@ -1,4 +1,4 @@
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Duplex } from 'node:stream';
 import { NODE_MAX_HEADER_BYTES, rawProblemResponse } from './http/request-limits.js';
@@ -6,6 +6,9 @@ import { createCompanyWithKey, createDeps, describeStore, openStore } from './bo
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { OperationCatalog } from './http/operations.js';
+import { listen, listenProblem, localOrigin, startUpLines } from './start-up.js';
+
+type FetchCallback = ReturnType<typeof createApp>['fetch'];
 
 /** `npm start`: the reference server on PORT, both base URLs on one port. */
 async function main(): Promise<void> {
@@ -19,40 +22,25 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const deps = createDeps(config, { store: await openStore(config) });
-  if ((await deps.store.countCompanies()) === 0) {
-    const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: 'Sandbox Company' });
-    // Shown once, on the terminal of whoever started the server, never through the logger.
-    process.stdout.write(
-      `\nEmpty database: created the development company ${companyId}.\nIts API key (shown only now):\n\n  ${apiKey}\n\n` +
-        `Try: curl -H 'X-API-KEY: ${apiKey}' ${config.publicUrl}/client\n\n`,
-    );
-  }
-  const app = createApp(deps);
-  let worker: WebhookWorker | undefined;
-  const server = serve(
-    {
-      fetch: app.fetch,
-      port: config.port,
-      hostname: config.host,
-      // D34: slow or endless requests are closed (408) instead of holding a connection; header
-      // sections between our 16 KiB limit and Node's are answered with a 431 problem.
-      serverOptions: {
-        headersTimeout: config.headersTimeoutMs,
-        requestTimeout: config.requestTimeoutMs,
-        // Node checks the timeouts this often (30 s by default): often enough to honour them.
-        connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
-        maxHeaderSize: NODE_MAX_HEADER_BYTES,
-      },
+  // The port first: a port in use (say, a second `npm start`) stops the start before the
+  // database is opened, so nothing is created or migrated and no key is printed for nothing.
+  // Requests that arrive before the app is ready wait for it.
+  let handle: FetchCallback | undefined;
+  let ready: (fetch: FetchCallback) => void = () => {};
+  const appReady = new Promise<FetchCallback>((resolve) => (ready = resolve));
+  const server = createAdaptorServer({
+    fetch: (request, env) => (handle ? handle(request, env) : appReady.then((fetch) => fetch(request, env))),
+    hostname: config.host,
+    // D34: slow or endless requests are closed (408) instead of holding a connection; header
+    // sections between our 16 KiB limit and Node's are answered with a 431 problem.
+    serverOptions: {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      // Node checks the timeouts this often (30 s by default): often enough to honour them.
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+      maxHeaderSize: NODE_MAX_HEADER_BYTES,
     },
-    (info) => {
-      deps.logger.info({ port: info.port, host: config.host, database: describeStore(config), mode: config.mode }, 'listening');
-      // D14: deliveries (and charge expiry) start once the server is up.
-      worker = startWebhookWorker(deps);
-      // The request validators not compiled by a request yet, now rather than at a first request.
-      void new OperationCatalog(deps.validator).warmUp();
-    },
-  );
+  });
   // What Node refuses before Hono sees it (headers past its limit, timeouts, unparsable requests)
   // still gets a Problem, then the connection is closed.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -60,11 +48,43 @@ async function main(): Promise<void> {
     const kind = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
     socket.end(rawProblemResponse(kind));
   });
+  let port: number;
+  try {
+    ({ port } = await listen(server, config.port, config.host));
+  } catch (error) {
+    const problem = listenProblem(error, config);
+    if (problem === undefined) throw error;
+    console.error(problem);
+    process.exit(2);
+  }
+
+  const deps = createDeps(config, { store: await openStore(config) });
+  const companies = await deps.store.countCompanies();
+  if (companies === 0) {
+    const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: 'Sandbox Company' });
+    // Shown once, on the terminal of whoever started the server, never through the logger.
+    process.stdout.write(
+      `\nEmpty database: created the development company ${companyId}.\nIts API key (shown only now):\n\n  ${apiKey}\n\n` +
+        `Try: curl -H 'X-API-KEY: ${apiKey}' ${config.publicUrl}/client\n\n`,
+    );
+  }
+  handle = createApp(deps).fetch;
+  ready(handle);
+  const origin = localOrigin(config.host, port);
+  // A person at a terminal gets plain lines; piped output (a log collector) stays JSON lines,
+  // whose `listening` line carries the same URLs.
+  if (process.stdout.isTTY) process.stdout.write(startUpLines(config, origin, companies > 0));
+  deps.logger.info({ port, host: config.host, url: origin, docs: `${origin}/docs/`, database: describeStore(config), mode: config.mode }, 'listening');
+  // D14: deliveries (and charge expiry) start once the server is up.
+  const worker: WebhookWorker = startWebhookWorker(deps);
+  // The request validators not compiled by a request yet, now rather than at a first request.
+  void new OperationCatalog(deps.validator).warmUp();
+
   const stop = (signal: string) => {
     deps.logger.info({ signal }, 'shutting down');
     // The worker stops at once (deliveries in flight are aborted, and sent again after a restart)
     // and lets go of the store before it is closed.
-    const workerStopped = worker?.stop() ?? Promise.resolve();
+    const workerStopped = worker.stop();
     server.close(() => {
       void workerStopped.then(() => deps.store.close()).then(() => process.exit(0));
     });

@@ -280,8 +280,9 @@ describe('body size limit (D24, D34)', () => {
 });
 
 describe('paths and methods outside the contract (D37)', () => {
-  const unknownPaths: Array<[string, string]> = [
-    ['the root', '/'],
+  // GET (and HEAD) of the root is the way to the docs (below); other methods there are unknown.
+  const unknownPaths: Array<[string, string, methods?: ReadonlyArray<'GET' | 'POST' | 'DELETE'>]> = [
+    ['the root', '/', ['POST', 'DELETE']],
     ['a plural resource', '/clients'],
     ['charges', '/charges'],
     ['a client by id', '/client/clnt_qf1ntfya8fmpj4swmjr4645w'],
@@ -294,14 +295,26 @@ describe('paths and methods outside the contract (D37)', () => {
     ['a trailing slash', '/client/'],
     ['a health check', '/health'],
   ];
-  const unknownCases = unknownPaths.flatMap(([what, path]) =>
-    (['GET', 'POST', 'DELETE'] as const).flatMap((method) =>
+  const unknownCases = unknownPaths.flatMap(([what, path, methods = ['GET', 'POST', 'DELETE'] as const]) =>
+    methods.flatMap((method) =>
       ([['with a key', undefined], ['without a key', null]] as const).map(([auth, apiKey]) => [`${method} ${what} (${path}) ${auth}`, { method, path, apiKey }] as const),
     ),
   );
   test.for(unknownCases)('%s is 404', async ([, { method, path, apiKey }]) => {
     const response = await server.request(path, { method, ...(apiKey === null ? { apiKey: null } : {}), ...(method === 'GET' ? {} : jsonInit('{}')) });
     await expectProblem(response, 404, '/problems/not-found', path);
+  });
+
+  // Through the app, not `server.request`: `/` is a page, not an operation the contract checker knows.
+  test.for([
+    ['GET', 'with an unknown key', { 'X-API-KEY': 'sk_unknown' }],
+    ['HEAD', 'with an unknown key', { 'X-API-KEY': 'sk_unknown' }],
+    ['GET', 'without a key', {}],
+  ] as const)('%s / %s redirects to the docs page (302), no problem', async ([method, , headers]) => {
+    const response = await server.app.request('/', { method, headers });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('Location')).toBe('/docs/');
+    expect(await response.text()).toBe('');
   });
 
   const knownPaths = [...new Set(operations.map((op) => concretePath(op)).concat(['/charge/payment-link']))];

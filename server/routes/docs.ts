@@ -9,8 +9,8 @@ import { ProblemError } from '../http/problems.js';
 export const defaultDocsDir = fileURLToPath(new URL('../../dist/docs/', import.meta.url));
 
 /**
- * The docs and the contract, for readers and tools, without an API key: `/docs` (Redoc,
- * self-contained), `/docs/DECISIONS.md`, `/openapi.yaml` and `/openapi.json` (the bundle).
+ * The docs and the contract, for readers and tools, without an API key: `/` (a redirect to the
+ * docs), `/docs` (Redoc, self-contained), `/docs/DECISIONS.md`, `/openapi.yaml` and `/openapi.json` (the bundle).
  * Files are read once, on first request.
  */
 export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
@@ -34,6 +34,9 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   };
   const page = async () => new Response(await docsFile('index.html'), { headers: { 'Content-Type': 'text/html; charset=utf-8' } });
 
+  // Someone who opens the server's bare URL wants to know what it is: the docs. 302, not a
+  // permanent redirect a browser would keep, since `/` is no resource of the contract (D37).
+  routes.get('/', (c) => c.redirect('/docs/', 302));
   // The page lives at /docs/, so that its relative links (DECISIONS.md) resolve beside it.
   routes.get('/docs', (c) => c.redirect('/docs/', 301));
   routes.get('/docs/', page);

@@ -4,7 +4,7 @@
  * without any of the server's configuration variables; `killAll` (after each test) kills the
  * group of every child still running, whatever happened.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,11 +90,33 @@ let built = false;
  * process with scripts/build-server.mjs), where start-up time matters.
  */
 export function startBuiltServer(vars: ChildVars): Running {
+  return startChild(process.execPath, builtServerArgs(), vars);
+}
+
+function builtServerArgs(): string[] {
   if (!built) {
     execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build-server.mjs')], { cwd: repoRoot, stdio: 'pipe' });
     built = true;
   }
-  return startChild(process.execPath, ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], vars);
+  return ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')];
+}
+
+/** Whether `script` (util-linux) is here to give a child a terminal; prints a notice for `what` when it is not. */
+export function haveTerminal(what: string): boolean {
+  const found = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+  if (!found) console.warn(`NOTICE: no \`script\` (util-linux) to give a server a terminal; ${what} are skipped.`);
+  return found;
+}
+
+/**
+ * The compiled server with a pseudo-terminal as its stdout, as after `npm start` typed in a
+ * shell: `script` runs it and copies the terminal's output (CR LF line ends, made LF here) to
+ * `stdout()`; its stderr goes to the terminal too.
+ */
+export function startBuiltServerOnTerminal(vars: ChildVars): Running {
+  const command = [process.execPath, ...builtServerArgs()].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const running = startChild('script', ['--quiet', '--return', '--flush', '--command', `exec ${command}`, '/dev/null'], vars);
+  return { ...running, stdout: () => running.stdout().replace(/\r\n/g, '\n') };
 }
 
 function startChild(command: string, args: readonly string[], vars: ChildVars): Running {

@@ -119,6 +119,15 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     expect(requests.filter((url) => !/^(file|data|blob):/.test(url))).toEqual([]);
     await other.close();
   });
+
+  test("the server's bare URL opens the docs", async () => {
+    const other = await browser.newPage();
+    const response = await other.goto(`${base}/`, { waitUntil: 'load' });
+    expect(other.url()).toBe(`${base}/docs/`);
+    expect(response?.status()).toBe(200);
+    await other.locator('[data-component-name="Menu/MenuItem"] [data-text="Charges"]').first().waitFor();
+    await other.close();
+  });
 });
 
 describe('the contract is served for tools, without an API key', () => {

@@ -1,0 +1,73 @@
+import type { Server } from 'node:net';
+import { defaultDatabasePath, type Config } from './config.js';
+
+/**
+ * Holds the port: resolves once the server listens, rejects with the listen error (instead of
+ * the unhandled 'error' event that would otherwise end the process with a stack).
+ */
+export function listen(server: Server, port: number, host: string): Promise<{ port: number }> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error) => reject(error);
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      const address = server.address();
+      resolve({ port: address !== null && typeof address === 'object' ? address.port : port });
+    });
+  });
+}
+
+/**
+ * The one line for a listen error a person can fix by choosing another PORT or HOST; undefined
+ * for any other error (a bug, reported as such).
+ */
+export function listenProblem(error: unknown, { port, host }: Pick<Config, 'port' | 'host'>): string | undefined {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case 'EADDRINUSE':
+      return `Could not start: port ${port} on ${host} is already in use (set PORT to another port).`;
+    case 'EACCES':
+      return `Could not start: no permission to listen on port ${port} on ${host} (set PORT to a port above 1023).`;
+    case 'EADDRNOTAVAIL':
+      return `Could not start: ${host} is not an address of this machine (set HOST to one of its addresses, or 0.0.0.0 for every interface).`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Could not start: HOST ${host} does not resolve to an address (set HOST to an address of this machine).`;
+    default:
+      return undefined;
+  }
+}
+
+/** Hosts a person reaches as `localhost`: the loopback and every-interface addresses. */
+const localHosts = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+
+/** The origin a person on this machine can open: `localhost` for the loopback and every-interface hosts. */
+export function localOrigin(host: string, port: number): string {
+  const name = localHosts.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** A value as one shell word (single-quoted unless it needs no quotes). */
+function shellWord(value: string): string {
+  return /^[\w./:@%+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * How to make a key for the database the server uses: `npm run keys` reads the same variables,
+ * so a database other than the default is named (a DATABASE_URL only by name: it may hold a password).
+ */
+export function keysCommand(config: Pick<Config, 'databasePath' | 'databaseUrl'>): string {
+  const command = 'npm run keys -- create --company "Name"';
+  if (config.databaseUrl !== undefined) return `${command}  (with the same DATABASE_URL)`;
+  return config.databasePath === defaultDatabasePath ? command : `DATABASE_PATH=${shellWord(config.databasePath)} ${command}`;
+}
+
+/**
+ * What a person at a terminal reads once the server is up: where to click and, when the database
+ * already had companies (so no key was printed), how to make a key.
+ */
+export function startUpLines(config: Pick<Config, 'publicUrl' | 'databasePath' | 'databaseUrl'>, origin: string, hadCompanies: boolean): string {
+  const lines = [`Pix sandbox listening on ${origin}  (docs: ${origin}/docs/)`];
+  if (config.publicUrl !== origin) lines.push(`Payment pages link to ${config.publicUrl} (PUBLIC_URL).`);
+  if (hadCompanies) lines.push(`This database already has companies, so no key is shown. For a new key: ${keysCommand(config)}`);
+  return `${lines.join('\n')}\n\n`;
+}
