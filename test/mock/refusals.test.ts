@@ -99,10 +99,10 @@ describe('an invalid body gets a 422 problem naming the field that is wrong', ()
 
   test('two wrong fields are both named, and nothing else', async () => {
     const body = withChange('PaymentLinkCreateWithItems', (b) => {
-      (b.customer as JsonObject).taxId = '123';
-      b.total = 'lots';
+      (b.customer as JsonObject).email = 'nobody';
+      (b.items as Items)[0]!.quantity = 'two';
     });
-    const problem = await expectValidation(await send('POST', '/charge/payment-link', { body: JSON.stringify(body) }), ['/customer/taxId', '/total']);
+    const problem = await expectValidation(await send('POST', '/charge/payment-link', { body: JSON.stringify(body) }), ['/customer/email', '/items/0/quantity']);
     expect(problem.detail).toMatch(/^The request has 2 invalid fields: /);
   });
 });
@@ -118,7 +118,7 @@ describe('every other refusal is the contract problem for what happened', () => 
     ['a method the path does not have', 'DELETE', '/charge/payment-link', {}, 405, 'methodNotAllowed', /delete/i],
   ];
 
-  test.each(cases)('%s (%s %s) → %i', async (_, method, path, init, status, kind, detail) => {
+  test.each(cases)('%s (%s %s)', async (_, method, path, init, status, kind, detail) => {
     const response = await send(method, path, init);
     // Outside the contract's operations the checker asks for a Problem; inside, the documented one.
     await expectConforming(method, path, response);
