@@ -4,6 +4,7 @@
 // contract's Problem (refusals.mjs).
 
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { instanceOf } from './refusals.mjs';
 
 // Prism's examples carry `Idempotent-Replayed: true`; a stateless mock never replays (D10).
 const STATE_CLAIMS = new Set(['idempotent-replayed']);
@@ -20,7 +21,15 @@ export function createFront({ upstream, rewrite }) {
   return createServer((req, res) => {
     const headers = { ...req.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
-    const forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, agent }, answer => {
+    let forward;
+    try {
+      forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, agent }, answer => relay(answer));
+    } catch (error) {
+      // Node refuses to send some requests its own parser let in; that must not end the mock.
+      return sendProblem(res, 400, 'Bad Request', `The request cannot be passed to Prism (${error instanceof Error ? error.message : String(error)}).`, req.url);
+    }
+
+    function relay(answer) {
       const status = answer.statusCode ?? 502;
       const passed = passedHeaders(answer.rawHeaders);
       if (status < 400) {
@@ -56,18 +65,10 @@ export function createFront({ upstream, rewrite }) {
         ]);
         res.end(body);
       });
-    });
+    }
     forward.on('error', error => {
       if (res.headersSent) return res.destroy();
-      const body = JSON.stringify({
-        type: 'about:blank',
-        title: 'Bad Gateway',
-        status: 502,
-        detail: `The mock's Prism process did not answer (${error.message}).`,
-        instance: (req.url ?? '/').split('?')[0],
-      });
-      res.writeHead(502, { 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)) });
-      res.end(body);
+      sendProblem(res, 502, 'Bad Gateway', `The mock's Prism process did not answer (${error.message}).`, req.url);
     });
     req.on('error', () => forward.destroy());
     res.on('close', () => {
@@ -75,6 +76,13 @@ export function createFront({ upstream, rewrite }) {
     });
     req.pipe(forward);
   });
+}
+
+/** A problem of the mock itself (the contract has no type for it, hence `about:blank`, RFC 9457 §4.2.1). */
+function sendProblem(res, status, title, detail, target) {
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail, instance: instanceOf(target ?? '/') });
+  res.writeHead(status, { 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)) });
+  res.end(body);
 }
 
 /** Prism's header fields as `[name, value]` pairs in its spelling, without hop-by-hop fields and state claims. */

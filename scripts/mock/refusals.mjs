@@ -169,7 +169,7 @@ function escapePointer(token) {
  * The path of the request target as a URI reference, like the reference server's `instance`:
  * a stray `%` and characters a URI may not hold are percent-encoded.
  */
-function instanceOf(target) {
+export function instanceOf(target) {
   const path = String(target).split('?')[0] || '/';
   return path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, ch => encodeURIComponent(ch));
 }
