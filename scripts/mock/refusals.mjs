@@ -22,7 +22,7 @@ export function refusalRewriter(doc) {
   const titles = problemTitles(doc);
   const headerNames = headerParameterNames(doc);
   const apiKeyHeaders = apiKeyHeaderNames(doc);
-  const paths = pathMethods(doc);
+  const routeOf = routes(doc);
 
   const isContractProblem = (body, status) =>
     isObject(body) && knownTypes.has(body.type) && body.status === status && typeof body.title === 'string' && typeof body.detail === 'string';
@@ -37,7 +37,7 @@ export function refusalRewriter(doc) {
   return function rewrite(request, answer) {
     if (answer.status < 400) return undefined;
     const prismBody = parseJson(answer.text);
-    const violations = requestViolations(answer.headers['sl-violations']);
+    const violations = foldEitherOr(doc, bodySchemaOf(doc, routeOf, request.method, request.target), requestViolations(answer.headers['sl-violations']));
     const instance = instanceOf(request.target);
     const base = (detail, extra = {}) => ({ ...kindOf(answer.status, prismBody), status: answer.status, detail, instance, ...extra });
 
@@ -62,7 +62,7 @@ export function refusalRewriter(doc) {
     // breaks its own schema…): the contract's problem type for the status, Prism's explanation.
     const headers = {};
     if (answer.status === 405) {
-      const allowed = paths.allowed(request.target);
+      const allowed = allowedMethods(routeOf, request.target);
       if (allowed.length > 0) headers.Allow = allowed.join(', ');
     }
     return { status: answer.status, problem: base(prismDetail(prismBody, answer.text, answer.status)), headers };
@@ -117,6 +117,34 @@ function requestViolations(raw) {
   const parsed = parseJson(text);
   if (!Array.isArray(parsed)) return [];
   return parsed.filter(v => isObject(v) && Array.isArray(v.location) && v.location[0] === 'request' && v.severity === 'Error' && typeof v.message === 'string');
+}
+
+/**
+ * Ajv reports an unmet either-or rule (`anyOf: [{required: [total]}, {required: [items]}]`) as
+ * each alternative missing plus "must match a schema in anyOf". Only the last is true: neither
+ * member is required by itself. Where the contract's schema shows such a rule, the alternatives'
+ * `required` entries are folded into one entry naming them, as the reference server does.
+ */
+function foldEitherOr(doc, bodySchema, violations) {
+  if (!bodySchema) return violations;
+  const dropped = new Set();
+  const folded = violations.map(v => {
+    if (v.code !== 'anyOf' || v.location[1] !== 'body') return v;
+    const at = schemaAt(doc, bodySchema, v.location.slice(2));
+    const alternatives = eitherOrNames(doc, at);
+    if (alternatives.length === 0) return v;
+    const own = new Set(requiredOf(doc, at));
+    for (const other of violations) {
+      const name = other.code === 'required' && /required property '([^']*)'/.exec(other.message)?.[1];
+      if (name && alternatives.includes(name) && !own.has(name) && sameLocation(other.location, v.location)) dropped.add(other);
+    }
+    return { ...v, message: `must have at least one of: ${alternatives.join(', ')}` };
+  });
+  return folded.filter(v => !dropped.has(v));
+}
+
+function sameLocation(a, b) {
+  return a.length === b.length && a.every((part, i) => String(part) === String(b[i]));
 }
 
 /** One ProblemFieldError: `pointer` into the body, or the `parameter` / `header` it is about. */
@@ -215,17 +243,83 @@ function apiKeyHeaderNames(doc) {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-function pathMethods(doc) {
-  const templates = Object.entries(doc?.paths ?? {}).map(([path, item]) => ({
+/** The contract's path items, each with a pattern matching the request paths of its template. */
+function routes(doc) {
+  const table = Object.entries(doc?.paths ?? {}).map(([path, item]) => ({
     pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    methods: METHODS.filter(m => isObject(item) && isObject(item[m])).map(m => m.toUpperCase()),
+    item: deref(doc, item) ?? {},
   }));
-  return {
-    allowed(target) {
-      const path = String(target).split('?')[0];
-      return templates.find(t => t.pattern.test(path))?.methods ?? [];
-    },
+  return target => {
+    const path = String(target).split('?')[0];
+    return table.find(route => route.pattern.test(path))?.item;
   };
+}
+
+/** The methods the path of a request has (for `Allow`). */
+function allowedMethods(routeOf, target) {
+  const item = routeOf(target) ?? {};
+  return METHODS.filter(m => isObject(item[m])).map(m => m.toUpperCase());
+}
+
+/** The JSON request body schema of the operation a request is for. */
+function bodySchemaOf(doc, routeOf, method, target) {
+  const body = deref(doc, routeOf(target)?.[String(method).toLowerCase()]?.requestBody);
+  return deref(doc, body?.content?.['application/json']?.schema);
+}
+
+/** The subschema that validates the body member at `path` (properties, items, through `$ref` and `allOf`). */
+function schemaAt(doc, schema, path) {
+  let current = deref(doc, schema);
+  for (const token of path) {
+    current = memberSchema(doc, current, String(token));
+    if (!current) return undefined;
+  }
+  return current;
+}
+
+function memberSchema(doc, schema, token) {
+  if (!isObject(schema)) return undefined;
+  const direct = isObject(schema.properties) && token in schema.properties ? schema.properties[token] : /^\d+$/.test(token) && isObject(schema.items) ? schema.items : undefined;
+  if (direct) return deref(doc, direct);
+  for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) {
+    const found = memberSchema(doc, deref(doc, part), token);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Member names of `anyOf` groups whose every branch only requires members (the either-or rules). */
+function eitherOrNames(doc, schema) {
+  if (!isObject(schema)) return [];
+  const names = [];
+  const groups = [schema.anyOf, ...(Array.isArray(schema.allOf) ? schema.allOf.map(part => deref(doc, part)?.anyOf) : [])];
+  for (const group of groups) {
+    if (!Array.isArray(group)) continue;
+    const branches = group.map(branch => deref(doc, branch));
+    if (!branches.every(b => isObject(b) && Array.isArray(b.required) && Object.keys(b).every(k => k === 'required' || k === 'description'))) continue;
+    for (const branch of branches) names.push(...branch.required);
+  }
+  return [...new Set(names)];
+}
+
+function requiredOf(doc, schema) {
+  if (!isObject(schema)) return [];
+  const parts = Array.isArray(schema.allOf) ? schema.allOf.map(part => requiredOf(doc, deref(doc, part))) : [];
+  return [...(Array.isArray(schema.required) ? schema.required : []), ...parts.flat()];
+}
+
+/** Follows local `$ref`s (`#/…`) of the bundled contract. */
+function deref(doc, value) {
+  let current = value;
+  for (let i = 0; i < 32 && isObject(current) && typeof current.$ref === 'string'; i++) {
+    if (!current.$ref.startsWith('#/')) return undefined;
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .map(part => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((node, key) => (isObject(node) || Array.isArray(node) ? node[key] : undefined), doc);
+  }
+  return current;
 }
 
 // --- small helpers -------------------------------------------------------------------------

@@ -105,6 +105,20 @@ describe('an invalid body gets a 422 problem naming the field that is wrong', ()
     const problem = await expectValidation(await send('POST', '/charge/payment-link', { body: JSON.stringify(body) }), ['/customer/email', '/items/0/quantity']);
     expect(problem.detail).toMatch(/^The request has 2 invalid fields: /);
   });
+
+  test('an unmet either-or rule is one entry naming the alternatives, not each alternative "required"', async () => {
+    const body = withChange('PaymentLinkCreateWithTotal', (b) => delete b.total);
+    const problem = await expectValidation(await send('POST', '/charge/payment-link', { body: JSON.stringify(body) }), ['']);
+    expect(problem.errors).toEqual([{ pointer: '', detail: 'must have at least one of: total, items', keyword: 'anyOf' }]);
+  });
+
+  test('a member the schema itself requires is still named beside an either-or rule', async () => {
+    const body = withChange('PaymentLinkCreateWithItems', (b) => {
+      delete b.items;
+      delete (b.customer as JsonObject).name;
+    });
+    await expectValidation(await send('POST', '/charge/payment-link', { body: JSON.stringify(body) }), ['', '/customer/name']);
+  });
 });
 
 describe('every other refusal is the contract problem for what happened', () => {
