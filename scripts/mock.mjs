@@ -8,29 +8,37 @@
 // Prism answers with the contract's own examples. It does not route on `servers`,
 // so {base_url} and {base_url_alt} are both served on the one port. Per request
 // the `Prefer` header picks the response: `Prefer: code=404, example=<name>`.
-// Prism's log goes to stdout unchanged; a short banner with curl examples is
-// printed once Prism is listening. SIGINT/SIGTERM are forwarded to Prism and this
-// script exits with Prism's exit status.
+// Prism's log goes to stdout (its private address replaced by the public one); a short
+// banner with curl examples is printed once the mock is listening. SIGINT/SIGTERM are
+// forwarded to Prism and this script exits with Prism's exit status.
+//
+// Prism listens on a private port of 127.0.0.1; integrators talk to a small HTTP front
+// (mock/front.mjs) on MOCK_HOST:MOCK_PORT. Prism finds the real violations of an invalid
+// request but answers with the contract's first 401/422 *example*, whatever was wrong (see
+// prism-http-server createServer); the front rewrites every refusal into the contract's
+// Problem naming what Prism found (mock/refusals.mjs), keeps Prism's `sl-violations` header,
+// and drops `Idempotent-Replayed`, which the examples carry but a stateless mock can never
+// truthfully send.
 //
 // `--errors` is on. In mock mode it only acts on violations Prism finds in the
-// *response* it is about to send (request violations never become errors: an invalid
-// request still gets the contract's own 401/422 example plus an `sl-violations`
-// header - see prism-http-server createServer). For a valid request against a
-// correct contract it therefore changes nothing; test/mock/mock.test.ts runs every
-// documented status x example through this script and asserts no `sl-violations`,
-// so "no violations for valid requests" is checked, not assumed. What it buys: if
-// the contract ever serves an example that breaks its own schema, integrators get
-// Prism's loud 500 `VIOLATIONS` problem instead of silently coding against a wrong
-// example.
+// *response* it is about to send. For a valid request against a correct contract it
+// therefore changes nothing; test/mock/mock.test.ts runs every documented status x
+// example through this script and asserts no `sl-violations`, so "no violations for
+// valid requests" is checked, not assumed. What it buys: if the contract ever serves an
+// example that breaks its own schema, integrators get a loud 500 problem instead of
+// silently coding against a wrong example.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { constants as osConstants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { createFront } from './mock/front.mjs';
+import { refusalRewriter } from './mock/refusals.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -47,28 +55,56 @@ if (!existsSync(specPath)) {
 }
 
 const prismBin = resolvePrismBin();
-const prism = spawn(process.execPath, [prismBin, 'mock', specPath, '--host', host, '--port', String(port), '--errors'], {
+const prismHost = '127.0.0.1';
+const prismPort = await privatePort();
+const prismUrl = `http://${prismHost}:${prismPort}`;
+const publicUrl = `http://${urlHost(host)}:${port}`;
+const prism = spawn(process.execPath, [prismBin, 'mock', specPath, '--host', prismHost, '--port', String(prismPort), '--errors'], {
   cwd: repoRoot,
   stdio: ['ignore', 'pipe', 'pipe'],
   // Prism's output is piped through us; keep its colours when we talk to a terminal.
   env: process.stdout.isTTY && !('FORCE_COLOR' in process.env) ? { ...process.env, FORCE_COLOR: '1' } : process.env,
 });
 
+let front;
+let stopping = false;
 let listening = false;
 createInterface({ input: prism.stdout }).on('line', line => {
-  process.stdout.write(`${line}\n`);
-  if (!listening && /Prism is listening on /.test(stripAnsi(line))) {
-    listening = true;
-    process.stdout.write(banner());
+  // Integrators only ever see the front's address.
+  const shown = line.split(prismUrl).join(publicUrl);
+  if (front || !/Prism is listening on /.test(stripAnsi(line))) {
+    process.stdout.write(`${shown}\n`);
+    return;
   }
+  front = createFront({ upstream: { host: prismHost, port: prismPort }, rewrite: (request, answer) => currentRewriter()(request, answer) });
+  front.on('error', error => {
+    console.error(`mock: cannot listen on ${host}:${port}: ${error.message}`);
+    stop('SIGTERM');
+  });
+  front.listen(port, host, () => {
+    listening = true;
+    process.stdout.write(`${shown}\n`);
+    process.stdout.write(banner());
+  });
 });
 prism.stderr.pipe(process.stderr);
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    if (prism.exitCode === null && prism.signalCode === null) prism.kill(signal);
-  });
+// Prism reloads the spec when it changes; the problem types and titles follow it.
+let rewriter;
+function currentRewriter() {
+  const mtime = safe(() => statSync(specPath).mtimeMs, 0);
+  if (rewriter?.mtime !== mtime) rewriter = { mtime, rewrite: refusalRewriter(loadSpec()) };
+  return rewriter.rewrite;
 }
+
+function stop(signal) {
+  stopping = true;
+  front?.close();
+  front?.closeAllConnections();
+  if (prism.exitCode === null && prism.signalCode === null) prism.kill(signal);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stop(signal));
 
 prism.on('error', error => {
   console.error(`mock: could not start Prism (${prismBin}): ${error.message}`);
@@ -76,7 +112,9 @@ prism.on('error', error => {
 });
 
 prism.on('exit', (code, signal) => {
-  if (!listening && code !== 0) console.error(`mock: Prism exited before listening (${signal ?? `exit code ${code}`}).`);
+  if (!listening && !stopping && code !== 0) console.error(`mock: Prism exited before listening (${signal ?? `exit code ${code}`}).`);
+  // The front failed to listen: Prism was stopped for it, and that is a failure of the mock.
+  if (!listening && stopping && front) process.exit(1);
   if (code !== null) process.exit(code);
   // Prism died from a signal: report it the way a shell would (128 + signal number).
   process.exit(128 + (osConstants.signals[signal] ?? 0));
@@ -94,6 +132,26 @@ function parsePort(raw) {
   return value;
 }
 
+/** A port of 127.0.0.1 nobody listens on now, for Prism (which cannot be asked to pick one itself). */
+function privatePort() {
+  return new Promise((resolvePort, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolvePort(free));
+    });
+  });
+}
+
+function loadSpec() {
+  try {
+    return parse(readFileSync(specPath, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
 function resolvePrismBin() {
   const pkgPath = require.resolve('@stoplight/prism-cli/package.json');
   const { bin } = JSON.parse(readFileSync(pkgPath, 'utf8'));
@@ -108,13 +166,8 @@ function stripAnsi(text) {
 // --- banner ------------------------------------------------------------------
 
 function banner() {
-  const url = `http://${urlHost(host)}:${port}`;
-  let doc;
-  try {
-    doc = parse(readFileSync(specPath, 'utf8'));
-  } catch {
-    doc = undefined;
-  }
+  const url = publicUrl;
+  const doc = loadSpec();
   const lines = [''];
   const title = doc?.info?.title ? ` of "${doc.info.title}"${doc.info.version ? ` ${doc.info.version}` : ''}` : '';
   lines.push(`  Mock server${title} is up: ${url}`);
@@ -128,7 +181,8 @@ function banner() {
   }
   lines.push(
     '',
-    '  `Prefer: code=<status>, example=<name>` picks any documented response; request violations are listed in the `sl-violations` header.',
+    '  `Prefer: code=<status>, example=<name>` picks any documented response. A refused request gets a problem',
+    '  whose `errors` name what is wrong (Prism\'s findings, also in the `sl-violations` header). The mock keeps no state.',
     `  Prism reloads when ${specPath === defaultSpec ? 'generated/openapi.yaml changes (npm run bundle)' : `${specPath} changes`}. Ctrl+C stops it.`,
     '',
   );

@@ -7,8 +7,10 @@
  *     validly with `Prefer: code=…, example=…`: status, media type, body (= the example), required
  *     response headers, and no `sl-violations` header;
  *   - every operation with a JSON request body, sent with a required field dropped / a wrong
- *     type: 422 with the first 422 example;
- *   - every operation guarded by the X-API-KEY scheme, sent without it: 401 with the first 401 example;
+ *     type: 422, a problem of the first 422 example's type and title whose `errors` name that field
+ *     (refusals.test.ts holds the hand-written table of invalid bodies);
+ *   - every operation guarded by the X-API-KEY scheme, sent without it: 401, a problem of the first
+ *     401 example's type and title about this request;
  *   - self-checks proving the violation check can fail, and MOCK_PORT validation of the script.
  *
  * Prism is started once for the whole file (through the script, so the script is what is tested).
@@ -206,7 +208,7 @@ function forcedCode(status: string, documented: string[]): number {
   return from;
 }
 
-/** What Prism must answer for an invalid request: the first example of the first content that has one. */
+/** The first example of the first content of a documented status that has one. */
 function firstExampleResponse(op: ContractOperation, status: string, gaps: string[]): Want {
   const raw = (op.operation.responses as Record<string, unknown> | undefined)?.[status];
   const want: Want = { status: Number(status), mediaType: null, requiredHeaders: [], violations: 'request', contractGaps: gaps };
@@ -224,6 +226,26 @@ function firstExampleResponse(op: ContractOperation, status: string, gaps: strin
   const [mediaType, media] = withExample;
   want.mediaType = mediaType;
   want.body = namedExamples(media)[0]?.example.value;
+  return want;
+}
+
+/**
+ * What the mock must answer a refused request: the status Prism picks, a problem of the type
+ * and title of that status's first example (what the contract means by it), but about this
+ * request - its path, and its wrong field - not the example's.
+ */
+function refusalResponse(op: ContractOperation, status: string, given: Given, gaps: string[], pointer?: string): Want {
+  const want = firstExampleResponse(op, status, gaps);
+  const example = want.body as JsonObject | undefined;
+  if (example === undefined) return want;
+  want.body = expect.objectContaining({
+    type: example.type,
+    title: example.title,
+    status: Number(status),
+    instance: given.path.split('?')[0],
+    detail: pointer === undefined ? expect.any(String) : expect.stringContaining(pointer),
+    ...(pointer === undefined ? {} : { errors: expect.arrayContaining([expect.objectContaining({ pointer })]) }),
+  });
   return want;
 }
 
@@ -260,17 +282,17 @@ function matchesType(type: string, value: unknown): boolean {
   return typeof value === type;
 }
 
-/** `[label, mutated body]` pairs that make the operation's request-body example invalid. */
-function invalidBodies(op: ContractOperation, body: unknown): Array<[string, unknown]> {
+/** `[label, mutated body, pointer of the broken field]` triples that make the operation's request-body example invalid. */
+function invalidBodies(op: ContractOperation, body: unknown): Array<[string, unknown, string]> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
   const example = body as JsonObject;
   const schema = bodySchemaOf(op);
-  const result: Array<[string, unknown]> = [];
+  const result: Array<[string, unknown, string]> = [];
 
   const dropped = (schema?.required ?? []).find(field => field in example);
   if (dropped !== undefined) {
     const { [dropped]: _removed, ...rest } = example;
-    result.push([`required "${dropped}" dropped`, rest]);
+    result.push([`required "${dropped}" dropped`, rest, `/${dropped}`]);
   }
 
   const properties = schema?.properties ?? {};
@@ -278,7 +300,7 @@ function invalidBodies(op: ContractOperation, body: unknown): Array<[string, unk
   for (const field of ordered) {
     const type = deref<Schema | undefined>(contract, properties[field])?.type;
     if (type === undefined) continue;
-    result.push([`"${field}" of the wrong type`, { ...example, [field]: wrongTypeValue(type) }]);
+    result.push([`"${field}" of the wrong type`, { ...example, [field]: wrongTypeValue(type) }, `/${field}`]);
     break;
   }
   return result;
@@ -345,9 +367,9 @@ function invalidBodyCases(): Case[] {
       cases.push([`${label(op)} with an invalid body → 422`, { given: valid, want }]);
       continue;
     }
-    for (const [what, body] of mutations) {
+    for (const [what, body, pointer] of mutations) {
       const given: Given = { ...valid, headers: { ...valid.headers }, body };
-      cases.push([`${label(op)} with ${what} → 422 first example`, { given, want: firstExampleResponse(op, '422', [...gaps]) }]);
+      cases.push([`${label(op)} with ${what} → 422 problem naming ${pointer}`, { given, want: refusalResponse(op, '422', given, [...gaps], pointer) }]);
     }
   }
   return cases;
@@ -359,7 +381,7 @@ function missingApiKeyCases(): Case[] {
     if (!apiKeyHeaderOf(op)) continue;
     const { given, gaps } = validRequest(op);
     for (const name of Object.keys(given.headers)) if (name.toLowerCase() === API_KEY_HEADER.toLowerCase()) delete given.headers[name];
-    cases.push([`${label(op)} without ${API_KEY_HEADER} → 401 first example`, { given, want: firstExampleResponse(op, '401', gaps) }]);
+    cases.push([`${label(op)} without ${API_KEY_HEADER} → 401 problem`, { given, want: refusalResponse(op, '401', given, gaps) }]);
   }
   return cases;
 }
@@ -482,7 +504,7 @@ describe('Prism mock (scripts/mock.mjs) serves the contract', () => {
     });
   });
 
-  describe('an invalid request body gets the first 422 example', () => {
+  describe('an invalid request body gets a 422 problem naming the broken field', () => {
     test('there are operations with request bodies to make invalid', () => {
       expect(invalidCases.length).toBeGreaterThan(0);
     });
@@ -491,7 +513,7 @@ describe('Prism mock (scripts/mock.mjs) serves the contract', () => {
     });
   });
 
-  describe(`a request without ${API_KEY_HEADER} gets the first 401 example`, () => {
+  describe(`a request without ${API_KEY_HEADER} gets a 401 problem about this request`, () => {
     test('there are operations guarded by the API key', () => {
       expect(unauthorizedCases.length).toBeGreaterThan(0);
     });

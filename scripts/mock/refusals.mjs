@@ -1,0 +1,347 @@
+// Turns what Prism answers when it refuses a request into the contract's Problem (D02).
+//
+// Prism validates requests properly but answers an invalid one with the contract's first
+// example for the status it picks (a 422 naming /total whatever was wrong); the real findings
+// are only in its `sl-violations` header. Its own errors (no such path, no such method, a body
+// that is not JSON) have Prism's shape, not the contract's. This module rebuilds the body from
+// what Prism found, reading problem types and titles from the contract itself.
+
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * @param {object} doc the bundled contract, parsed
+ * @returns {(request: MockRequest, answer: PrismAnswer) => Refusal | undefined} `undefined`: pass Prism's answer on as it is
+ *
+ * @typedef {{ method: string, target: string, headers: Record<string, string | string[] | undefined> }} MockRequest
+ * @typedef {{ status: number, headers: Record<string, string | string[] | undefined>, text: string }} PrismAnswer
+ * @typedef {{ status: number, problem: Record<string, unknown>, headers: Record<string, string> }} Refusal
+ */
+export function refusalRewriter(doc) {
+  const typesByStatus = problemTable(doc);
+  const knownTypes = new Set([...typesByStatus.values()].flat());
+  const titles = problemTitles(doc);
+  const headerNames = headerParameterNames(doc);
+  const apiKeyHeaders = apiKeyHeaderNames(doc);
+  const routeOf = routes(doc);
+
+  const isContractProblem = (body, status) =>
+    isObject(body) && knownTypes.has(body.type) && body.status === status && typeof body.title === 'string' && typeof body.detail === 'string';
+
+  /** Type and title of a problem of this status: Prism's (the contract's example) when it is the contract's, else the contract's table. */
+  function kindOf(status, prismBody) {
+    if (isContractProblem(prismBody, status)) return { type: prismBody.type, title: prismBody.title };
+    const type = typesByStatus.get(status)?.[0] ?? (isObject(prismBody) && typeof prismBody.type === 'string' ? prismBody.type : 'about:blank');
+    return { type, title: titles.get(type) ?? STATUS_CODES[status] ?? 'Error' };
+  }
+
+  return function rewrite(request, answer) {
+    if (answer.status < 400) return undefined;
+    const prismBody = parseJson(answer.text);
+    const violations = foldEitherOr(doc, bodySchemaOf(doc, routeOf, request.method, request.target), requestViolations(answer.headers['sl-violations']));
+    const instance = instanceOf(request.target);
+    const base = (detail, extra = {}) => ({ ...kindOf(answer.status, prismBody), status: answer.status, detail, instance, ...extra });
+
+    if (violations.length > 0) {
+      const errors = dedupe(violations.filter(v => v.location.length > 1).map(v => fieldError(v, headerNames)));
+      const general = violations.filter(v => v.location.length === 1);
+      if (answer.status === 401) return { status: 401, problem: base(unauthorizedDetail(request, apiKeyHeaders, general)), headers: {} };
+      if (answer.status === 415) return { status: 415, problem: base(mediaTypeDetail(request, general)), headers: {} };
+      const parts = [];
+      if (errors.length > 0) {
+        const places = new Set(errors.map(placeOf)).size;
+        const count = places === 1 ? '1 invalid field' : `${places} invalid fields`;
+        parts.push(`The request has ${count}: ${errors.map(e => `${placeOf(e)} ${e.detail}`).join('; ')}.`);
+      }
+      for (const v of general) parts.push(sentence(v.message));
+      return { status: answer.status, problem: base(parts.join(' '), errors.length > 0 ? { errors } : {}), headers: {} };
+    }
+
+    if (isContractProblem(prismBody, answer.status)) return undefined;
+
+    // One of Prism's own errors (no route, no method, unparseable body, a contract example that
+    // breaks its own schema…): the contract's problem type for the status, Prism's explanation.
+    const headers = {};
+    if (answer.status === 405) {
+      const allowed = allowedMethods(routeOf, request.target);
+      if (allowed.length > 0) headers.Allow = allowed.join(', ');
+    }
+    return { status: answer.status, problem: base(prismDetail(prismBody, answer.text, answer.status)), headers };
+  };
+
+  // --- problem texts -----------------------------------------------------------------------
+
+  function unauthorizedDetail(request, names, general) {
+    const sent = names.filter(name => request.headers[name.toLowerCase()] !== undefined);
+    const list = names.join(' or ') || 'API key';
+    const why = sent.length === 0 ? `No ${list} header was sent` : `The ${sent.join(', ')} header is empty`;
+    const prism = general.map(v => v.message).join('; ');
+    return `${why}; the mock accepts any non-empty value${prism ? ` (Prism: ${prism})` : ''}.`;
+  }
+}
+
+function mediaTypeDetail(request, general) {
+  const sent = firstValue(request.headers['content-type']);
+  const what = sent ? `The request body is ${sent}` : 'The request body has no Content-Type';
+  const prism = general.map(v => v.message).join('; ');
+  return `${what}${prism ? `; ${prism}` : ''}.`;
+}
+
+function prismDetail(body, text, status) {
+  if (isObject(body)) {
+    if (isObject(body.error) && body.error.code === 'invalid_json') {
+      return `The request body is not valid JSON${typeof body.error.message === 'string' ? ` (Prism: ${body.error.message})` : ''}.`;
+    }
+    const detail = typeof body.detail === 'string' ? body.detail : typeof body.message === 'string' ? body.message : '';
+    const findings = Array.isArray(body.validation) ? body.validation.filter(isObject).map(v => `${locationText(v.location)}: ${v.message}`) : [];
+    const all = [detail, ...findings].filter(Boolean);
+    if (all.length > 0) return all.map(sentence).join(' ');
+  }
+  return text.trim() ? `Prism answered ${status}: ${text.trim().slice(0, 500)}` : `Prism answered ${status} without a body.`;
+}
+
+function locationText(location) {
+  return Array.isArray(location) ? location.join('.') : 'response';
+}
+
+function sentence(text) {
+  const trimmed = String(text).trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+// --- violations -> field errors ------------------------------------------------------------
+
+/** Prism's `sl-violations` entries that are about the request and are errors (warnings do not refuse). */
+function requestViolations(raw) {
+  const text = firstValue(raw);
+  if (!text) return [];
+  const parsed = parseJson(text);
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(v => isObject(v) && Array.isArray(v.location) && v.location[0] === 'request' && v.severity === 'Error' && typeof v.message === 'string');
+}
+
+/**
+ * Ajv reports an unmet either-or rule (`anyOf: [{required: [total]}, {required: [items]}]`) as
+ * each alternative missing plus "must match a schema in anyOf". Only the last is true: neither
+ * member is required by itself. Where the contract's schema shows such a rule, the alternatives'
+ * `required` entries are folded into one entry naming them, as the reference server does.
+ */
+function foldEitherOr(doc, bodySchema, violations) {
+  if (!bodySchema) return violations;
+  const dropped = new Set();
+  const folded = violations.map(v => {
+    if (v.code !== 'anyOf' || v.location[1] !== 'body') return v;
+    const at = schemaAt(doc, bodySchema, v.location.slice(2));
+    const alternatives = eitherOrNames(doc, at);
+    if (alternatives.length === 0) return v;
+    const own = new Set(requiredOf(doc, at));
+    for (const other of violations) {
+      const name = other.code === 'required' && /required property '([^']*)'/.exec(other.message)?.[1];
+      if (name && alternatives.includes(name) && !own.has(name) && sameLocation(other.location, v.location)) dropped.add(other);
+    }
+    return { ...v, message: `must have at least one of: ${alternatives.join(', ')}` };
+  });
+  return folded.filter(v => !dropped.has(v));
+}
+
+function sameLocation(a, b) {
+  return a.length === b.length && a.every((part, i) => String(part) === String(b[i]));
+}
+
+/** One ProblemFieldError: `pointer` into the body, or the `parameter` / `header` it is about. */
+function fieldError(violation, headerNames) {
+  const [, where, ...rest] = violation.location.map(String);
+  const keyword = typeof violation.code === 'string' ? violation.code : undefined;
+  let detail = predicate(violation.message);
+  const path = [...rest];
+  // Ajv reports a missing or unknown member at its parent; the error belongs to the member.
+  const missing = keyword === 'required' && /required property '([^']*)'/.exec(violation.message);
+  const unknown = keyword === 'additionalProperties' && /found '([^']*)'/.exec(violation.message);
+  if (missing) {
+    path.push(missing[1]);
+    detail = 'is required';
+  } else if (unknown) {
+    path.push(unknown[1]);
+    detail = 'is not a field of this request';
+  }
+  const error = where === 'body' ? { pointer: path.map(token => `/${escapePointer(token)}`).join('') } : where === 'header' ? { header: headerNames.get(String(path[0]).toLowerCase()) ?? path[0] ?? '' } : { parameter: path[0] ?? '' };
+  return { ...error, detail, ...(keyword ? { keyword } : {}) };
+}
+
+/** "Request body property customer.taxId must match …" -> "must match …": the subject is the pointer. */
+function predicate(message) {
+  const at = message.search(/\b(?:must|should)\b/);
+  return at > 0 ? message.slice(at) : message;
+}
+
+function placeOf(error) {
+  if (error.pointer !== undefined) return error.pointer || '(the body)';
+  if (error.header !== undefined) return `header ${error.header}`;
+  return `parameter ${error.parameter}`;
+}
+
+function dedupe(errors) {
+  const seen = new Set();
+  return errors.filter(e => {
+    const key = `${placeOf(e)}\u0000${e.detail}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function escapePointer(token) {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * The path of the request target as a URI reference, like the reference server's `instance`:
+ * a stray `%` and characters a URI may not hold are percent-encoded.
+ */
+export function instanceOf(target) {
+  const path = String(target).split('?')[0] || '/';
+  return path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, ch => encodeURIComponent(ch));
+}
+
+// --- what the contract says ----------------------------------------------------------------
+
+/** Problem types by status, from the table in the Problem schema's description (D02). */
+function problemTable(doc) {
+  const description = String(doc?.components?.schemas?.Problem?.description ?? '');
+  const table = new Map();
+  for (const [, type, status] of description.matchAll(/^\|\s*`([^`]+)`\s*\|\s*(\d{3})\s*\|/gm)) {
+    const code = Number(status);
+    table.set(code, [...(table.get(code) ?? []), type]);
+  }
+  return table;
+}
+
+/** The title the contract's examples give each problem type. */
+function problemTitles(doc) {
+  const titles = new Map();
+  walk(doc, node => {
+    if (typeof node.type === 'string' && node.type.startsWith('/problems/') && typeof node.title === 'string' && typeof node.status === 'number' && !titles.has(node.type)) {
+      titles.set(node.type, node.title);
+    }
+  });
+  return titles;
+}
+
+/** Header parameter names as the contract spells them, by lower case (Prism reports them lower-cased). */
+function headerParameterNames(doc) {
+  const names = new Map();
+  walk(doc, node => {
+    if (node.in === 'header' && typeof node.name === 'string') names.set(node.name.toLowerCase(), node.name);
+  });
+  return names;
+}
+
+function apiKeyHeaderNames(doc) {
+  return Object.values(doc?.components?.securitySchemes ?? {})
+    .filter(s => isObject(s) && s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string')
+    .map(s => s.name);
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+/** The contract's path items, each with a pattern matching the request paths of its template. */
+function routes(doc) {
+  const table = Object.entries(doc?.paths ?? {}).map(([path, item]) => ({
+    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    item: deref(doc, item) ?? {},
+  }));
+  return target => {
+    const path = String(target).split('?')[0];
+    return table.find(route => route.pattern.test(path))?.item;
+  };
+}
+
+/** The methods the path of a request has (for `Allow`). */
+function allowedMethods(routeOf, target) {
+  const item = routeOf(target) ?? {};
+  return METHODS.filter(m => isObject(item[m])).map(m => m.toUpperCase());
+}
+
+/** The JSON request body schema of the operation a request is for. */
+function bodySchemaOf(doc, routeOf, method, target) {
+  const body = deref(doc, routeOf(target)?.[String(method).toLowerCase()]?.requestBody);
+  return deref(doc, body?.content?.['application/json']?.schema);
+}
+
+/** The subschema that validates the body member at `path` (properties, items, through `$ref` and `allOf`). */
+function schemaAt(doc, schema, path) {
+  let current = deref(doc, schema);
+  for (const token of path) {
+    current = memberSchema(doc, current, String(token));
+    if (!current) return undefined;
+  }
+  return current;
+}
+
+function memberSchema(doc, schema, token) {
+  if (!isObject(schema)) return undefined;
+  const direct = isObject(schema.properties) && token in schema.properties ? schema.properties[token] : /^\d+$/.test(token) && isObject(schema.items) ? schema.items : undefined;
+  if (direct) return deref(doc, direct);
+  for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) {
+    const found = memberSchema(doc, deref(doc, part), token);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Member names of `anyOf` groups whose every branch only requires members (the either-or rules). */
+function eitherOrNames(doc, schema) {
+  if (!isObject(schema)) return [];
+  const names = [];
+  const groups = [schema.anyOf, ...(Array.isArray(schema.allOf) ? schema.allOf.map(part => deref(doc, part)?.anyOf) : [])];
+  for (const group of groups) {
+    if (!Array.isArray(group)) continue;
+    const branches = group.map(branch => deref(doc, branch));
+    if (!branches.every(b => isObject(b) && Array.isArray(b.required) && Object.keys(b).every(k => k === 'required' || k === 'description'))) continue;
+    for (const branch of branches) names.push(...branch.required);
+  }
+  return [...new Set(names)];
+}
+
+function requiredOf(doc, schema) {
+  if (!isObject(schema)) return [];
+  const parts = Array.isArray(schema.allOf) ? schema.allOf.map(part => requiredOf(doc, deref(doc, part))) : [];
+  return [...(Array.isArray(schema.required) ? schema.required : []), ...parts.flat()];
+}
+
+/** Follows local `$ref`s (`#/…`) of the bundled contract. */
+function deref(doc, value) {
+  let current = value;
+  for (let i = 0; i < 32 && isObject(current) && typeof current.$ref === 'string'; i++) {
+    if (!current.$ref.startsWith('#/')) return undefined;
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .map(part => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((node, key) => (isObject(node) || Array.isArray(node) ? node[key] : undefined), doc);
+  }
+  return current;
+}
+
+// --- small helpers -------------------------------------------------------------------------
+
+function walk(node, visit, depth = 0) {
+  if (depth > 64 || !node || typeof node !== 'object') return;
+  if (!Array.isArray(node)) visit(node);
+  for (const value of Object.values(node)) walk(value, visit, depth + 1);
+}
+
+function isObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function firstValue(value) {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
