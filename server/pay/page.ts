@@ -245,7 +245,7 @@ ${items.map((item) => `<li>${e(String(item.quantity))} × ${e(item.product.name)
 }</section>
 <section class="card" id="pay" aria-labelledby="pay-title"${open ? '' : ' hidden'}>
 <h2 id="pay-title">Pague com Pix</h2>
-${testCode ? '<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n' : ''}<img class="qr" id="qr" src="${e(charge.brCodeBase64)}" alt="${e(testCode ? `QR Code de teste, que não pode ser pago, de ${amount} a ${company}` : `QR Code Pix para pagar ${amount} a ${company}`)}"${size ? ` width="${size.width}" height="${size.height}"` : ''}>
+${testCode ? '<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n' : ''}<img class="qr" id="qr" src="${e(charge.brCodeBase64)}" alt="${e(`QR Code Pix para pagar ${amount} a ${company}`)}"${size ? ` width="${size.width}" height="${size.height}"` : ''}>
 <label for="brcode">Pix Copia e Cola</label>
 <div class="copy-row">
 <input id="brcode" type="text" readonly value="${e(charge.brCode)}" autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="${testCode ? 'test-code ' : ''}copy-feedback">
