@@ -223,7 +223,7 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     const [noticeBox, qrBox] = [await notice.boundingBox(), await page.locator('#qr').boundingBox()];
     expect(noticeBox!.y + noticeBox!.height).toBeLessThanOrEqual(qrBox!.y);
     expect(await page.getByLabel('Pix Copia e Cola').getAttribute('aria-describedby')).toBe('test-code copy-feedback');
-    const [background, color] = (await notice.evaluate((el) => { const s = getComputedStyle(el); return [s.backgroundColor, s.color]; })) as string[];
+    const [background, color] = (await page.evaluate('(() => { const s = getComputedStyle(document.getElementById("test-code")); return [s.backgroundColor, s.color]; })()')) as string[];
     expect(contrastRatio(hex(background!), hex(color!))).toBeGreaterThanOrEqual(4.5);
   });
 });
