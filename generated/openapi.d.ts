@@ -450,7 +450,7 @@ export interface components {
              */
             notifyCustomer?: boolean;
             /**
-             * @description Development mode. A development charge moves no money; the sandbox lets it be paid by simulation.
+             * @description Development mode. A development charge moves no money; the sandbox lets it be paid by simulation, and its `brCode` names a Pix key no one can register (**D43**).
              * @default false
              */
             devMode?: boolean;
@@ -740,7 +740,7 @@ export interface components {
             url: string;
             status: components["schemas"]["ChargeStatus"];
             paymentStatus: components["schemas"]["ChargePaymentStatus"];
-            /** @description Whether this is a development charge. */
+            /** @description Whether this is a development charge; its `brCode` cannot be paid (**D43**). */
             devMode: boolean;
             /** @description Whether the payer must give a delivery address. */
             needShipping: boolean;
@@ -761,9 +761,14 @@ export interface components {
             failedUrl?: string;
             /**
              * @description The Pix copy-and-paste code: an EMV® merchant-presented BR Code (payload format `01`,
-             *     GUI `br.gov.bcb.pix` with the company's Pix key, amount, merchant name and city of the
+             *     GUI `br.gov.bcb.pix` with a Pix key, amount, merchant name and city of the
              *     company, transaction id, and a CRC16/CCITT-FALSE checksum in field `63`) (**D28**).
-             * @example 00020101021226360014br.gov.bcb.pix0114457231740001105204000053039865406129.905802BR5916CAFE AURORA LTDA6009SAO PAULO62280524ndvw35rd8w4vqozp8gqwwcxt630480EE
+             *     The key of a development charge (`devMode: true`), and of every charge of a company that
+             *     has not configured a Pix key of its own, is `sandbox@pix.invalid`: an e-mail at the
+             *     reserved `.invalid` domain (RFC 6761), which no one can register, so the code is well
+             *     formed but cannot be paid. Only a live charge of a company with a Pix key names that key
+             *     (**D43**).
+             * @example 00020101021226410014br.gov.bcb.pix0119sandbox@pix.invalid5204000053039865406129.905802BR5916CAFE AURORA LTDA6009SAO PAULO62280524ndvw35rd8w4vqozp8gqwwcxt6304E4BC
              */
             brCode: string;
             /** @description A PNG image of the QR code of exactly `brCode`, as a base64 `data:` URI. */

@@ -79,6 +79,10 @@ const faults: Record<string, Fault> = {
     const fault = items ? onLink((d) => (d.total = (d.total as number) / items[0]!.quantity)) : (r: Request, n: Next) => n(r);
     return fault(request, next);
   },
+  // A sandbox code naming a tax number as Pix key, as this server did before D43.
+  payableSandboxKey: onCharge((d) => {
+    d.brCode = withField(d.brCode as string, '26', '0014br.gov.bcb.pix011445723174000110');
+  }),
   noBrCode: onCharge((d) => {
     delete d.brCode;
   }),
@@ -123,6 +127,10 @@ const cases: Array<[string, { given: keyof typeof faults; want: Record<Profile, 
   ['the created total in reais', { given: 'totalInReaisOnCreate', want: { seed: { 'createPaymentLink.total_in_cents': 'fail', 'getCharge.total_in_cents': 'pass' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } }, message: /data.total 12.34 is not an integer number of cents/ }],
   ['the read total as text', { given: 'totalAsTextOnRead', want: { seed: { 'getCharge.total_in_cents': 'fail' }, reference: { 'getCharge.total_in_cents': 'fail' } }, message: /data.total "1234" is not an integer/ }],
   ['a computed total that ignores the quantity', { given: 'computedTotalIgnoresQuantity', want: { seed: { 'createPaymentLink.total_in_cents': 'fail' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } }, message: /\(items 2 × 64.95\): data.total is 6495, not 12990 \(2 × price 64.95 in cents\)/ }],
+  [
+    "a development charge's BR Code with a key someone may hold (D43)",
+    { given: 'payableSandboxKey', want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } }, message: /names the Pix key "45723174000110"/, decision: 'D43' },
+  ],
   ['no brCode in the charge (its presence is D21)', { given: 'noBrCode', want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } }, message: /data.brCode is missing/ }],
   ['no total in the payment link (its presence is D21)', { given: 'noTotalOnCreate', want: { seed: { 'createPaymentLink.total_in_cents': 'info' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } }, message: /data.total is missing/ }],
 ];
@@ -154,8 +162,8 @@ describe('domainCheck', () => {
     ]);
     expect(ctx.exchanges.filter((e) => e.operationId === 'getCharge')).toHaveLength(2);
     expect(result(ctx, 'getCharge', 'brcode_well_formed')?.findings.map((f) => f.message)).toEqual([
-      expect.stringMatching(/\(total 1234\): a valid BR Code of 1234 cents/),
-      expect.stringMatching(/\(items 2 × 64.95\): a valid BR Code of 12990 cents/),
+      expect.stringMatching(/\(total 1234\): a valid BR Code of 1234 cents, naming the unregistrable key sandbox@pix.invalid$/),
+      expect.stringMatching(/\(items 2 × 64.95\): a valid BR Code of 12990 cents, naming the unregistrable key sandbox@pix.invalid$/),
     ]);
   });
 

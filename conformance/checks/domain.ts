@@ -6,12 +6,14 @@
  *   units (seed §1, §4.1 "computed from the products in items").
  * - `brcode_well_formed`: `brCode` is a Pix BR Code (the EMV® QRCPS merchant-presented
  *   payload the Banco Central do Brasil's Pix BR Code manual specifies: TLV, GUI
- *   br.gov.bcb.pix, CRC16/CCITT-FALSE) whose amount (field 54) is the charge total.
+ *   br.gov.bcb.pix, CRC16/CCITT-FALSE) whose amount (field 54) is the charge total, and, for
+ *   a development charge, whose Pix key no one can register (D43).
  * - `qr_matches_brcode`: `brCodeBase64` is a PNG whose QR code holds exactly `brCode`
  *   (seed §1: "its image form").
  *
  * These are seed facts: a departure fails in both profiles. Only the presence of a field
- * the contract decided to require (D21, D20), and of an amount in the BR Code (D28), are decisions.
+ * the contract decided to require (D21, D20), of an amount in the BR Code (D28), and an
+ * unregistrable Pix key in a development charge's BR Code (D43), are decisions.
  *
  * The run creates a charge from a `total` and, when it has a product, one from `items`,
  * both `devMode: true` and tagged with the run id, and reads each back with
@@ -19,7 +21,7 @@
  * charge instead; with `--read-only` it cannot create charges and skips.
  */
 import { resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
-import { brCodeAmountCents, brCodeProblems, qrTextOfDataUri } from '../pix/brcode-check.js';
+import { brCodeAmountCents, brCodePixKey, brCodeProblems, isUnregistrablePixKey, qrTextOfDataUri } from '../pix/brcode-check.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { CheckName, Exchange } from '../engine/types.js';
@@ -166,9 +168,16 @@ function checkBrCode(ctx: RunContext, exchange: Exchange, data: JsonObject, expe
   // field 54 out (the amount is in the payload its URL serves), and the seed says nothing.
   const cents = expected.cents ?? (typeof data.total === 'number' ? data.total : undefined);
   const amount = brCodeAmountCents(brCode);
+  // A development charge's code must not be payable with real money: its Pix key is one no one
+  // can register (D43). The seed says nothing of keys, so this is a decision.
+  const key = brCodePixKey(brCode);
+  const payableSandbox = data.devMode === true && !(key !== undefined && isUnregistrablePixKey(key));
   if (amount === undefined) ctx.judge(readOp, check, false, `${what}: the BR Code has no amount (field 54) for a charge of ${cents ?? '?'} cents`, { decision: brCodeDecision(ctx), exchange });
   else if (cents !== undefined && amount !== cents) ctx.judge(readOp, check, false, `${what}: the BR Code amount (field 54) is ${amount} cents, the charge ${cents}`, { exchange });
-  else ctx.judge(readOp, check, true, `${what}: a valid BR Code of ${amount} cents`, { exchange });
+  else if (payableSandbox) {
+    const decision = RunContext.decisionOf(successSchemaAt(ctx, readOp, ['data', 'brCode']), 'description');
+    ctx.judge(readOp, check, false, `${what}: a development charge's BR Code names the Pix key ${JSON.stringify(key)}, which someone may have registered; a sandbox code must name a key no one can (an e-mail at .invalid)`, { decision, exchange });
+  } else ctx.judge(readOp, check, true, `${what}: a valid BR Code of ${amount} cents${data.devMode === true ? `, naming the unregistrable key ${key}` : ''}`, { exchange });
   return brCode;
 }
 

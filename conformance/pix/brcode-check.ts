@@ -120,6 +120,25 @@ export function brCodeAmountCents(payload: string): number | undefined {
   return amount ? Math.round(Number(amount.value) * 100) : undefined;
 }
 
+/** The Pix key of a BR Code (field 26, sub-field 01), or undefined when it has none. */
+export function brCodePixKey(payload: string): string | undefined {
+  try {
+    const account = parseTlv(payload).find((tlv) => tlv.tag === '26');
+    return account && parseTlv(account.value).find((sub) => sub.tag === '01')?.value;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether no one can ever register `key` with the DICT: an e-mail at a special-use top-level
+ * domain (RFC 6761: `invalid`, `test`, `example`, `localhost`), which is never delegated, so no
+ * mailbox there can receive the code that confirms an e-mail key.
+ */
+export function isUnregistrablePixKey(key: string): boolean {
+  return /^[^@\s]+@(?:[^@\s]+\.)?(?:invalid|test|example|localhost)$/i.test(key);
+}
+
 /**
  * The text of the QR code in a `data:image/png;base64,…` URI, or why there is none.
  */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { brCodeAmountCents, brCodeProblems, parseTlv } from '../../conformance/pix/brcode-check.js';
-import { buildBrCode, emvText } from './brcode.js';
+import { buildBrCode, carriesUnpayableKey, emvText } from './brcode.js';
+import { UNPAYABLE_PIX_KEY } from './pix-key.js';
 import { crc16Hex } from './crc16.js';
 
 // The builder is checked by the contract tests' independent BR Code parser, not by itself.
@@ -38,5 +39,19 @@ describe('emvText', () => {
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     expect(emvText(given, 25)).toBe(want);
+  });
+});
+
+describe('carriesUnpayableKey', () => {
+  const code = (pixKey: string, merchantName = 'A') => buildBrCode({ pixKey, amountCents: 500, merchantName, merchantCity: 'B', txid: 'x' });
+  const cases: Array<[string, { given: string; want: boolean }]> = [
+    ['the unpayable key', { given: code(UNPAYABLE_PIX_KEY), want: true }],
+    ['a CNPJ key', { given: code('45723174000110'), want: false }],
+    ['an e-mail key that ends like it', { given: code(`x${UNPAYABLE_PIX_KEY}`), want: false }],
+    ['an e-mail key that starts like it', { given: code(`${UNPAYABLE_PIX_KEY}.br`), want: false }],
+    ['a merchant named like the key (names lose their @)', { given: code('45723174000110', UNPAYABLE_PIX_KEY), want: false }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    expect(carriesUnpayableKey(given)).toBe(want);
   });
 });

@@ -1,11 +1,12 @@
 import { crc16Hex } from './crc16.js';
+import { UNPAYABLE_PIX_KEY } from './pix-key.js';
 
 /**
  * Builds a Pix BR Code (EMV® QRCPS merchant-presented mode, as profiled by the
  * Banco Central do Brasil's "Manual de Padrões para Iniciação do Pix").
  */
 export interface BrCodeInput {
-  /** Pix key of the receiver (here the company's CNPJ/CPF, or an EVP key). */
+  /** Pix key of the receiver: the company's own key, or UNPAYABLE_PIX_KEY (D43). */
   pixKey: string;
   /** Amount in cents; written as a decimal with two places (field 54). */
   amountCents: number;
@@ -33,6 +34,16 @@ export function emvText(text: string, maxLength: number): string {
   return ascii.slice(0, maxLength).trim() || 'NA';
 }
 
+/** Field 26, the merchant account: the Pix GUI and the key. */
+function merchantAccount(pixKey: string): string {
+  return tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', pixKey));
+}
+
+/** Whether a BR Code this builder wrote names the key no one can register, so it can never move money. */
+export function carriesUnpayableKey(brCode: string): boolean {
+  return brCode.includes(merchantAccount(UNPAYABLE_PIX_KEY));
+}
+
 export function buildBrCode(input: BrCodeInput): string {
   if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0) {
     throw new RangeError('amountCents must be a positive integer');
@@ -42,7 +53,7 @@ export function buildBrCode(input: BrCodeInput): string {
   const payload =
     tlv('00', '01') +
     tlv('01', '12') +
-    tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', input.pixKey)) +
+    merchantAccount(input.pixKey) +
     tlv('52', '0000') +
     tlv('53', '986') +
     tlv('54', amount) +

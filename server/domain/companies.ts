@@ -3,8 +3,10 @@ import { newId } from './ids.js';
 
 export interface NewCompany {
   name: string;
-  /** CNPJ (or CPF), digits only; it is also the company's Pix key. */
+  /** CNPJ (or CPF), digits only. Not a Pix key: a company names its key in `pixKey` (D43). */
   taxId: string;
+  /** The company's Pix key as `readPixKey` gives it; without one no charge of the company can be paid (D43). */
+  pixKey?: string;
   city?: string;
   color?: string;
 }
@@ -17,6 +19,7 @@ export function buildCompany(input: NewCompany, now: Date): CompanyRecord {
   return {
     city: input.city ?? 'São Paulo',
     color,
+    ...(input.pixKey !== undefined ? { pixKey: input.pixKey } : {}),
     doc: {
       id,
       name: input.name,

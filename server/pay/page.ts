@@ -3,6 +3,7 @@
  * script inline (allowed by a per-response nonce), its only image the QR code as a `data:` URI,
  * so nothing is loaded from any other host. Every value taken from the charge is escaped.
  */
+import { carriesUnpayableKey } from '../../lib/pix/brcode.js';
 import type { ChargeDoc, StoredCharge } from '../store/types.js';
 
 /** What the page (and `GET /pay/{id}/status`) tells about a charge's state. */
@@ -162,6 +163,8 @@ export function paymentPage({ charge, nonce, now }: PaymentPageInput): string {
   const size = pngSize(charge.brCodeBase64);
   const left = Date.parse(charge.expiresAt) - now.getTime();
   const items = charge.items;
+  // D43: a code that leads to no account says so where the payer looks before scanning it.
+  const testCode = carriesUnpayableKey(charge.brCode);
 
   const data = {
     id: charge.id,
@@ -195,6 +198,7 @@ details { margin-top: 8px; color: var(--muted); font-size: .875rem; }
 details ul { margin: 4px 0 0; padding-left: 20px; }
 h2 { font-size: 1.125rem; margin: 0 0 8px; }
 .steps { margin: 16px 0 0; padding-left: 20px; color: var(--muted); font-size: .875rem; }
+.test-code { background: #fde7e9; color: #5c0011; border: 1px solid #a4001d; border-radius: 8px; padding: 8px 12px; margin: 0 0 12px; font-size: .875rem; }
 .qr { display: block; width: min(224px, 64vw); height: auto; margin: 0 auto 12px; image-rendering: pixelated; image-rendering: crisp-edges; }
 label { display: block; font-weight: 600; margin-bottom: 4px; }
 .copy-row { display: flex; gap: 8px; }
@@ -241,10 +245,10 @@ ${items.map((item) => `<li>${e(String(item.quantity))} × ${e(item.product.name)
 }</section>
 <section class="card" id="pay" aria-labelledby="pay-title"${open ? '' : ' hidden'}>
 <h2 id="pay-title">Pague com Pix</h2>
-<img class="qr" id="qr" src="${e(charge.brCodeBase64)}" alt="${e(`QR Code Pix para pagar ${amount} a ${company}`)}"${size ? ` width="${size.width}" height="${size.height}"` : ''}>
+${testCode ? '<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n' : ''}<img class="qr" id="qr" src="${e(charge.brCodeBase64)}" alt="${e(`QR Code Pix para pagar ${amount} a ${company}`)}"${size ? ` width="${size.width}" height="${size.height}"` : ''}>
 <label for="brcode">Pix Copia e Cola</label>
 <div class="copy-row">
-<input id="brcode" type="text" readonly value="${e(charge.brCode)}" autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="copy-feedback">
+<input id="brcode" type="text" readonly value="${e(charge.brCode)}" autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="${testCode ? 'test-code ' : ''}copy-feedback">
 <button type="button" class="primary" id="copy">Copiar</button>
 </div>
 <p class="feedback" id="copy-feedback" aria-live="polite"></p>

@@ -3,11 +3,12 @@
  * contract (generated/openapi.yaml) and its decisions (openapi/DECISIONS.md): D01 (201 and
  * Location), D02 (problems), D18 (required fields, defaults), D20 (envelope), D21 (presence),
  * D22 (unknown fields), D25 (ranges), D27 (unknown and foreign ids), D28 (expiry, url, BR Code),
- * D32 (needShipping of items).
+ * D32 (needShipping of items), D43 (the Pix key of the BR Code).
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { brCodeAmountCents, brCodeProblems, parseTlv, qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
+import { UNPAYABLE_PIX_KEY } from '../../lib/pix/pix-key.js';
 import { createCompanyWithKey } from '../bootstrap.js';
 import {
   createProduct,
@@ -431,24 +432,30 @@ describe('GET /charge/{id}: the full charge', () => {
   });
 });
 
-describe('GET /charge/{id}: the BR Code (D28)', () => {
+describe('GET /charge/{id}: the BR Code (D28, D43)', () => {
   interface Merchant {
     name: string;
     taxId: string;
+    pixKey?: string;
     city?: string;
   }
   const cases: Array<[string, { given: Merchant | 'A' | 'B'; want: { name: string; key: string; city: string } }]> = [
-    ['company A of the harness', { given: 'A', want: { name: 'CAFE AURORA LTDA', key: '45723174000110', city: 'SAO PAULO' } }],
-    ['company B of the harness', { given: 'B', want: { name: 'PADARIA BOM DIA LTDA', key: '11222333000181', city: 'SAO PAULO' } }],
+    // The harness's companies have no Pix key of their own: even a live charge names the unpayable key (D43).
+    ['company A of the harness', { given: 'A', want: { name: 'CAFE AURORA LTDA', key: UNPAYABLE_PIX_KEY, city: 'SAO PAULO' } }],
+    ['company B of the harness', { given: 'B', want: { name: 'PADARIA BOM DIA LTDA', key: UNPAYABLE_PIX_KEY, city: 'SAO PAULO' } }],
     [
       'a long accented name is cut to 25 characters',
-      { given: { name: 'Pão de Açúcar Comércio de Alimentos S.A.', taxId: '47508411000156', city: 'Ribeirão Preto' }, want: { name: 'PAO DE ACUCAR COMERCIO DE', key: '47508411000156', city: 'RIBEIRAO PRETO' } },
+      { given: { name: 'Pão de Açúcar Comércio de Alimentos S.A.', taxId: '47508411000156', pixKey: '47508411000156', city: 'Ribeirão Preto' }, want: { name: 'PAO DE ACUCAR COMERCIO DE', key: '47508411000156', city: 'RIBEIRAO PRETO' } },
     ],
     [
       'a cut that ends at a space leaves no trailing space; the city is cut to 15',
-      { given: { name: 'Padaria e Confeitaria do Largo Ltda', taxId: '33000167000101', city: 'São José dos Campos' }, want: { name: 'PADARIA E CONFEITARIA DO', key: '33000167000101', city: 'SAO JOSE DOS CA' } },
+      { given: { name: 'Padaria e Confeitaria do Largo Ltda', taxId: '33000167000101', pixKey: '33000167000101', city: 'São José dos Campos' }, want: { name: 'PADARIA E CONFEITARIA DO', key: '33000167000101', city: 'SAO JOSE DOS CA' } },
     ],
-    ['a merchant with a CPF as Pix key', { given: { name: 'Açaí da Ana', taxId: '52998224725', city: 'Belém' }, want: { name: 'ACAI DA ANA', key: '52998224725', city: 'BELEM' } }],
+    ['a merchant with a CPF as Pix key', { given: { name: 'Açaí da Ana', taxId: '52998224725', pixKey: '52998224725', city: 'Belém' }, want: { name: 'ACAI DA ANA', key: '52998224725', city: 'BELEM' } }],
+    [
+      'a merchant with a random key (EVP) as Pix key',
+      { given: { name: 'Açaí da Ana', taxId: '52998224725', pixKey: '3f2b8c1e-7d4a-4e6b-9a1c-5e8f0d2b7c46', city: 'Belém' }, want: { name: 'ACAI DA ANA', key: '3f2b8c1e-7d4a-4e6b-9a1c-5e8f0d2b7c46', city: 'BELEM' } },
+    ],
   ];
 
   test.each(cases)('%s', async (_name, { given, want }) => {
@@ -501,6 +508,25 @@ describe('GET /charge/{id}: the BR Code (D28)', () => {
     const strip = (code: string) => parseTlv(code).filter((t) => t.tag !== '62' && t.tag !== '63');
     expect(strip(a.brCode).map((t) => [t.tag, t.value])).toEqual(strip(b.brCode).map((t) => [t.tag, t.value]));
     expect(tlvValue(a.brCode, '62')).not.toBe(tlvValue(b.brCode, '62'));
+  });
+
+  // D43: a development charge never names a key that could receive money, whatever the company set.
+  const keyCases: Array<[string, { given: { pixKey?: string; devMode: boolean }; want: string }]> = [
+    ['no key, live', { given: { devMode: false }, want: UNPAYABLE_PIX_KEY }],
+    ['no key, development', { given: { devMode: true }, want: UNPAYABLE_PIX_KEY }],
+    ['an e-mail key, live', { given: { pixKey: 'pix@cafeaurora.com.br', devMode: false }, want: 'pix@cafeaurora.com.br' }],
+    ['an e-mail key, development', { given: { pixKey: 'pix@cafeaurora.com.br', devMode: true }, want: UNPAYABLE_PIX_KEY }],
+    ['a phone key, live', { given: { pixKey: '+5511987654321', devMode: false }, want: '+5511987654321' }],
+    ['a phone key, development', { given: { pixKey: '+5511987654321', devMode: true }, want: UNPAYABLE_PIX_KEY }],
+    ['the tax number as key, development', { given: { pixKey: '45723174000110', devMode: true }, want: UNPAYABLE_PIX_KEY }],
+  ];
+  test.each(keyCases)('the Pix key of a charge (D43): %s', async (_name, { given, want }) => {
+    const { apiKey } = await createCompanyWithKey(server.deps.store, { name: 'Café Aurora Ltda', taxId: '45723174000110', ...(given.pixKey ? { pixKey: given.pixKey } : {}) });
+    const charge = await getCharge(await createCharge({ total: 4590, devMode: given.devMode }, apiKey), apiKey);
+    expect(brCodeProblems(charge.brCode)).toEqual([]);
+    expect(parseTlv(tlvValue(charge.brCode, '26') ?? '').find((t) => t.tag === '01')?.value).toBe(want);
+    if (want === UNPAYABLE_PIX_KEY) expect(charge.brCode).not.toContain('45723174000110');
+    expect(qrTextOfDataUri(charge.brCodeBase64)).toEqual({ text: charge.brCode });
   });
 });
 

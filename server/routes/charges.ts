@@ -6,6 +6,7 @@ import { buildBrCode } from '../../lib/pix/brcode.js';
 import type { RouteFactory } from '../app.js';
 import type { AppEnv, Deps } from '../deps.js';
 import { chargeEvent, simulateExpiration, simulatePayment } from '../domain/charge-lifecycle.js';
+import { chargePixKey } from '../domain/charge-pix-key.js';
 import { newId } from '../domain/ids.js';
 import { toCents } from '../domain/money.js';
 import { chargeJsonHasImage, withImage } from '../domain/charge-image.js';
@@ -159,8 +160,9 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
   }
 
   const id = newId('charge');
+  const devMode = body.devMode ?? false;
   const brCode = buildBrCode({
-    pixKey: company.doc.cpfCnpj,
+    pixKey: chargePixKey(company, devMode),
     amountCents: total,
     merchantName: company.doc.name,
     merchantCity: company.city,
@@ -172,7 +174,7 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
     url: `${deps.config.publicUrl}/pay/${id}`,
     status: 'OPEN',
     paymentStatus: 'PENDING',
-    devMode: body.devMode ?? false,
+    devMode,
     needShipping: body.needShipping ?? false,
     expiresAt: new Date(now.getTime() + CHARGE_LIFETIME_MS).toISOString(),
     company: { taxId: company.doc.cpfCnpj, name: company.doc.name, color: company.color },

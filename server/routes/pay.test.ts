@@ -182,6 +182,22 @@ describe('what the page shows, by charge', () => {
     expect(html).not.toContain('Cobrança de teste');
   });
 
+  const testCodeCases: Array<[string, { given: { devMode: boolean; pixKey?: string }; want: boolean }]> = [
+    ['a development charge of a company without a Pix key', { given: { devMode: true }, want: true }],
+    ['a live charge of a company without a Pix key', { given: { devMode: false }, want: true }],
+    ['a development charge of a company with a Pix key', { given: { devMode: true, pixKey: 'financeiro@padaria.example.com.br' }, want: true }],
+    ['a live charge of a company with a Pix key', { given: { devMode: false, pixKey: 'financeiro@padaria.example.com.br' }, want: false }],
+  ];
+  test.each(testCodeCases)('D43: the test-code notice next to the QR code, for %s: %s', async (_name, { given, want }) => {
+    const apiKey = given.pixKey === undefined ? undefined : (await createCompanyWithKey(server.deps.store, { name: 'Padaria Bom Dia', taxId: '11222333000181', pixKey: given.pixKey })).apiKey;
+    const charge = await newCharge({ total: 5000, devMode: given.devMode }, apiKey);
+    const { html } = await page(charge.id);
+    const notice = '<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n<img class="qr"';
+    expect(html.includes(notice)).toBe(want);
+    expect(html.includes('aria-describedby="test-code copy-feedback"')).toBe(want);
+    expect(html.includes('Código de teste')).toBe(want);
+  });
+
   test('the items, by quantity and name', async () => {
     const product = await createProduct(server.api, { name: 'Café especial torrado 1 kg', price: 64.95 });
     const charge = await newCharge({ items: [{ productId: product.id, quantity: 2 }] });

@@ -140,4 +140,12 @@ export const migrations: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 4,
+    name: 'company pix key',
+    statements: [
+      // NULL: the company has no key of its own, and its charges carry the unpayable one (D43).
+      `ALTER TABLE companies ADD COLUMN pix_key TEXT`,
+    ],
+  },
 ];

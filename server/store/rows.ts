@@ -1,4 +1,4 @@
-import type { DueDelivery } from './types.js';
+import type { CompanyRecord, DueDelivery } from './types.js';
 
 /** A due delivery as both engines select it (the same columns, the same names). */
 export interface DueDeliveryRow {
@@ -23,4 +23,16 @@ export function dueDeliveryOf(row: DueDeliveryRow): DueDelivery {
     url: row.url,
     secret: row.secret,
   };
+}
+
+/** A company as both engines select it; a NULL `pix_key` is a company without a key of its own. */
+export interface CompanyRow {
+  city: string;
+  color: string;
+  pix_key: string | null;
+  doc: string;
+}
+
+export function companyOfRow(row: CompanyRow): CompanyRecord {
+  return { doc: JSON.parse(row.doc), city: row.city, color: row.color, ...(row.pix_key !== null ? { pixKey: row.pix_key } : {}) };
 }

@@ -147,7 +147,8 @@ describe.each(engines)('Store on %s', (_name, engine) => {
   test('every record kind reads back whole, from another instance of the store', async () => {
     const company = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
     const companyId = company.doc.id;
-    const other = buildCompany({ name: 'Padaria Bom Dia Ltda', taxId: '11222333000181' }, NOW);
+    // One company with a Pix key of its own (D43, migration 4), one without.
+    const other = buildCompany({ name: 'Padaria Bom Dia Ltda', taxId: '11222333000181', pixKey: '+5511987654321' }, NOW);
     const issued = issueApiKey(other.doc.id, NOW);
     await store.createCompany(other, issued.record);
 
@@ -184,6 +185,8 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['countCompanies', { given: () => second.countCompanies(), want: 2 }],
       ['getCompany', { given: () => second.getCompany(companyId), want: company }],
       ['getCompany (other)', { given: () => second.getCompany(other.doc.id), want: other }],
+      ['getCompany (without a Pix key: no pixKey at all)', { given: async () => 'pixKey' in ((await second.getCompany(companyId)) ?? {}), want: false }],
+      ['getCompany (with a Pix key)', { given: async () => (await second.getCompany(other.doc.id))?.pixKey, want: '+5511987654321' }],
       ['findApiKey', { given: () => second.findApiKey(issued.record.id), want: issued.record }],
       ['findApiKey (unknown)', { given: () => second.findApiKey('key_unknown'), want: undefined }],
       ['getClient', { given: () => second.getClient(companyId, c.id), want: c }],

@@ -56,6 +56,11 @@ export interface CompanyRecord {
   city: string;
   /** Brand colour of the payment page. */
   color: string;
+  /**
+   * The company's own Pix key, which its live charges carry; without one every charge carries
+   * the unpayable key (D43).
+   */
+  pixKey?: string;
 }
 
 export interface ApiKeyRecord {

@@ -212,4 +212,18 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     expect(hex(background!)).toBe('#0e7c66');
     expect(contrastRatio(hex(background!), hex(color!))).toBeGreaterThanOrEqual(4.5);
   });
+
+  test('a test code says, above its QR code and legibly, that it must not be paid (D43)', async () => {
+    const charge = await newCharge({ devMode: true });
+    const page = await open(`/pay/${charge.id}`);
+    const notice = page.getByRole('note').filter({ hasText: 'Código de teste' });
+    expect(await notice.isVisible()).toBe(true);
+    expect(await notice.innerText()).toBe('Código de teste: não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.');
+    // Seen before the code: above the QR image, and read with the copy-and-paste field it describes.
+    const [noticeBox, qrBox] = [await notice.boundingBox(), await page.locator('#qr').boundingBox()];
+    expect(noticeBox!.y + noticeBox!.height).toBeLessThanOrEqual(qrBox!.y);
+    expect(await page.getByLabel('Pix Copia e Cola').getAttribute('aria-describedby')).toBe('test-code copy-feedback');
+    const [background, color] = (await page.evaluate('(() => { const s = getComputedStyle(document.getElementById("test-code")); return [s.backgroundColor, s.color]; })()')) as string[];
+    expect(contrastRatio(hex(background!), hex(color!))).toBeGreaterThanOrEqual(4.5);
+  });
 });

@@ -18,7 +18,7 @@ import type {
   WebhookDeliveryDoc,
   WebhookDoc,
 } from '../types.js';
-import { dueDeliveryOf, type DueDeliveryRow } from '../rows.js';
+import { companyOfRow, dueDeliveryOf, type CompanyRow, type DueDeliveryRow } from '../rows.js';
 
 export interface PgStoreOptions {
   connectionString: string;
@@ -105,10 +105,11 @@ export class PgStore implements Store {
 
   async createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void> {
     await this.transaction(async (db) => {
-      await db.query('INSERT INTO companies (id, city, color, created_at, doc) VALUES ($1, $2, $3, $4, $5)', [
+      await db.query('INSERT INTO companies (id, city, color, pix_key, created_at, doc) VALUES ($1, $2, $3, $4, $5, $6)', [
         company.doc.id,
         company.city,
         company.color,
+        company.pixKey ?? null,
         company.doc.createdAt,
         JSON.stringify(company.doc),
       ]);
@@ -117,9 +118,9 @@ export class PgStore implements Store {
   }
 
   async getCompany(companyId: string): Promise<CompanyRecord | undefined> {
-    const { rows } = await this.pool.query<{ city: string; color: string; doc: string }>('SELECT city, color, doc FROM companies WHERE id = $1', [companyId]);
+    const { rows } = await this.pool.query<CompanyRow>('SELECT city, color, pix_key, doc FROM companies WHERE id = $1', [companyId]);
     const row = rows[0];
-    return row && { doc: JSON.parse(row.doc), city: row.city, color: row.color };
+    return row && companyOfRow(row);
   }
 
   async findApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {

@@ -20,7 +20,7 @@ import type {
   SubscriptionDoc,
   WebhookDoc,
 } from '../types.js';
-import { dueDeliveryOf, type DueDeliveryRow } from '../rows.js';
+import { companyOfRow, dueDeliveryOf, type CompanyRow, type DueDeliveryRow } from '../rows.js';
 
 /**
  * The embedded default store: one SQLite file in WAL mode. better-sqlite3 is synchronous, so
@@ -61,8 +61,8 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.statements = {
       countCompanies: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM companies'),
-      insertCompany: db.prepare('INSERT INTO companies (id, city, color, created_at, doc) VALUES (?, ?, ?, ?, ?)'),
-      getCompany: db.prepare<[string], { city: string; color: string; doc: string }>('SELECT city, color, doc FROM companies WHERE id = ?'),
+      insertCompany: db.prepare('INSERT INTO companies (id, city, color, pix_key, created_at, doc) VALUES (?, ?, ?, ?, ?, ?)'),
+      getCompany: db.prepare<[string], CompanyRow>('SELECT city, color, pix_key, doc FROM companies WHERE id = ?'),
       insertApiKey: db.prepare('INSERT INTO api_keys (id, company_id, secret_hash, created_at) VALUES (?, ?, ?, ?)'),
       findApiKey: db.prepare<[string], { id: string; company_id: string; secret_hash: string; created_at: string }>(
         'SELECT id, company_id, secret_hash, created_at FROM api_keys WHERE id = ?',
@@ -129,14 +129,14 @@ export class SqliteStore implements Store {
 
   async createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void> {
     await this.write(() => {
-      this.statements.insertCompany.run(company.doc.id, company.city, company.color, company.doc.createdAt, JSON.stringify(company.doc));
+      this.statements.insertCompany.run(company.doc.id, company.city, company.color, company.pixKey ?? null, company.doc.createdAt, JSON.stringify(company.doc));
       this.statements.insertApiKey.run(key.id, key.companyId, key.secretHash, key.createdAt);
     });
   }
 
   async getCompany(companyId: string): Promise<CompanyRecord | undefined> {
     const row = this.statements.getCompany.get(companyId);
-    return row && { doc: JSON.parse(row.doc), city: row.city, color: row.color };
+    return row && companyOfRow(row);
   }
 
   async findApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
