@@ -67,11 +67,16 @@ export interface paths {
         /**
          * Simulate a payment (sandbox)
          * @description Pays a development charge (`devMode: true`) as a payer would, for testing (**D39**). The charge
-         *     moves `PENDING → PROCESSING → PAID` and, unless `settle` is `false`, on to `RECEIVED`; each move
-         *     emits its event (`charge.processing`, `charge.paid`, `charge.received`) to the company's
-         *     webhooks, in that order. `paymentDate` is set. Only `PENDING` or `PROCESSING` charges can be paid
-         *     (`409` otherwise); a charge without `devMode` is `403`. Not in the source document: a sandbox
-         *     control of this contract.
+         *     walks `PENDING → PROCESSING → PAID → RECEIVED` from the state it is in and stops at `until`
+         *     (default `RECEIVED`), so every state can be read (`GET /charge/{id}`) and its event received
+         *     before the next move: `until: PROCESSING` leaves the charge `OPEN`/`PROCESSING`; a later
+         *     simulation continues it (`PROCESSING → PAID`, `PAID → RECEIVED`), and
+         *     `POST /charge/{id}/simulate-expiration` can expire it instead. `skipProcessing: true` takes a
+         *     `PENDING` charge straight to `PAID`. Each move emits its event (`charge.processing`,
+         *     `charge.paid`, `charge.received`) to the company's webhooks, in that order; `paymentDate` is set
+         *     on `PAID`. A charge that is `EXPIRED`, `RECEIVED` or already at `until` cannot move (`409`); a
+         *     charge without `devMode` is `403`. The body is optional; `settle` is the deprecated form of
+         *     `until`. Not in the source document: a sandbox control of this contract.
          */
         post: operations["simulatePayment"];
         delete?: never;
@@ -93,7 +98,8 @@ export interface paths {
          * Expire a charge now (sandbox)
          * @description Expires a development charge (`devMode: true`) now instead of at `expiresAt`, for testing
          *     (**D39**). The charge moves to `EXPIRED` (`status` and `paymentStatus`) and emits
-         *     `charge.expired`. Only `PENDING` or `PROCESSING` charges can expire (`409` otherwise); a charge
+         *     `charge.expired`. Only `PENDING` or `PROCESSING` charges can expire (`409` otherwise; a charge
+         *     left `PROCESSING` by `simulate-payment` with `until: PROCESSING` expires here); a charge
          *     without `devMode` is `403`. Charges also expire by themselves at `expiresAt`. Not in the source
          *     document: a sandbox control of this contract.
          */
@@ -794,14 +800,33 @@ export interface components {
             message: string;
             data: components["schemas"]["Charge"];
         };
-        /** @description Options of a simulated payment (**D39**). */
+        /**
+         * @description Options of a simulated payment (**D39**). The payment walks the charge along
+         *     `PENDING → PROCESSING → PAID → RECEIVED` from the state it is in, one move (and one event) at a
+         *     time, and stops at `until`. A charge left `PROCESSING` or `PAID` continues from there on the next
+         *     simulation. `skipProcessing` makes a `PENDING` charge go straight to `PAID`, as an instant Pix
+         *     confirmation does.
+         */
         SimulatePayment: {
             /**
-             * @description Also settle the payment (`RECEIVED`, event `charge.received`) right after `PAID`; `false` stops at `PAID`.
-             * @default true
+             * @description The `paymentStatus` at which the simulation stops: `PROCESSING` (payment seen, not yet
+             *     confirmed; `status` stays `OPEN`), `PAID` (confirmed, not yet settled) or `RECEIVED`
+             *     (settled). When omitted: `RECEIVED` (or `PAID` with the deprecated `settle: false`). A
+             *     charge already at or past it is `409`.
+             * @enum {string}
+             */
+            until?: "PROCESSING" | "PAID" | "RECEIVED";
+            /**
+             * @description On a `PENDING` charge, go straight to `PAID` without `PROCESSING` (no `charge.processing` event). Cannot be combined with `until` `PROCESSING`. No effect on a charge already `PROCESSING`.
+             * @default false
+             */
+            skipProcessing?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: use `until`. `true` is `until: RECEIVED`, `false` is `until: PAID`. Cannot be sent with `until`.
              */
             settle?: boolean;
-        };
+        } & unknown;
         /**
          * @description Whether the client is active.
          * @default ACTIVE
@@ -1974,7 +1999,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The charge after the payment. */
+            /** @description The charge where the simulation stopped. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2003,7 +2028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The charge is in a state the simulation cannot leave (**D39**). */
+            /** @description The charge is `EXPIRED`, `RECEIVED` or already at `until`, so there is no move to simulate (**D39**). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -62,7 +62,9 @@ export const chargeRoutes: RouteFactory = (deps, operation) => {
 
   routes.post('/:id/simulate-payment', operation('simulatePayment'), async (c) => {
     const body = c.get('body') as SimulatePayment | undefined;
-    const charge = await simulatePayment(deps, c.get('company').doc.id, c.req.param('id'), { settle: body?.settle ?? true });
+    // D39: `settle` is the deprecated form of `until` (the contract refuses both together).
+    const until = body?.until ?? (body?.settle === false ? 'PAID' : 'RECEIVED');
+    const charge = await simulatePayment(deps, c.get('company').doc.id, c.req.param('id'), { until, skipProcessing: body?.skipProcessing ?? false });
     return c.json({ status: 200, message: 'Charge updated', data: charge } satisfies ChargeResponse, 200);
   });
 

@@ -191,7 +191,7 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
   test('without successUrl, a payment made elsewhere shows the final state and stays', async () => {
     const charge = await newCharge({ success: false });
     const page = await open(`/pay/${charge.id}`);
-    await simulatePayment(server.deps, server.companyId, charge.id, { settle: true });
+    await simulatePayment(server.deps, server.companyId, charge.id);
     await expect.poll(() => text(page, '#status'), { timeout: 5_000 }).toBe('Pagamento confirmado');
     expect(await page.locator('#done').isVisible()).toBe(true);
     expect(await page.locator('#pay').isVisible()).toBe(false);
