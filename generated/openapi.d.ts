@@ -421,7 +421,7 @@ export interface components {
         ProductId: string;
         /** @description A product and its quantity in a payment link request. */
         ChargeItemInput: {
-            /** @description A product of the caller's company; an unknown product is refused with `422` (**D27**). */
+            /** @description An `ACTIVE` product of the caller's company; an unknown product is refused with `422` (**D27**), an `INACTIVE` one too (**D46**). */
             productId: string & components["schemas"]["ProductId"];
             /**
              * @description How many units, a whole number from 1 to 10,000 (**D25**).
@@ -438,7 +438,7 @@ export interface components {
         PaymentLinkCreate: {
             /** @description Amount to charge, in cents; at least 500. Computed from `items` when omitted. */
             total?: components["schemas"]["Cents"];
-            /** @description Identifier of an existing client of the caller's company (**D27**). */
+            /** @description Identifier of an existing, `ACTIVE` client of the caller's company (**D27**; an `INACTIVE` client is refused with `422`, **D46**). */
             customerId?: string & components["schemas"]["ClientId"];
             customer?: components["schemas"]["PaymentLinkCustomer"];
             /** @description Where the payment page sends the payer after payment. */
@@ -446,12 +446,12 @@ export interface components {
             /** @description Where the payment page sends the payer when the charge fails or expires. */
             failedUrl?: string & components["schemas"]["Url"];
             /**
-             * @description Whether the payer must give a delivery address.
+             * @description Whether the order is delivered, so the payer must give a delivery address. Returned in the charge; the payment page tells the payer that the delivery address is asked for after payment (**D45**).
              * @default false
              */
             needShipping?: boolean;
             /**
-             * @description Whether the customer is notified of the charge.
+             * @description Whether the customer is notified of the charge. Accepted, and without effect on the reference server, which sends no e-mail or SMS; it is not returned (**D45**).
              * @default false
              */
             notifyCustomer?: boolean;
@@ -695,7 +695,7 @@ export interface components {
              */
             sku?: string;
             /**
-             * @description Picture of the product.
+             * @description Picture of the product, from the product (**D45**).
              * @example https://cafeaurora.example.com/img/cafe-especial.jpg
              */
             imageUrl?: string;
@@ -1076,7 +1076,9 @@ export interface components {
         SubscriptionUpdate: {
             /** @description The subscription to change. */
             id: string & components["schemas"]["SubscriptionId"];
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D46**). */
             productId?: string & components["schemas"]["ProductId"];
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
             clientId?: string & components["schemas"]["ClientId"];
             period?: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL), more than zero. */
@@ -1124,7 +1126,7 @@ export interface components {
          *     from `trialDays`, `nextBillingAt` from the period after the trial (**D31**).
          */
         SubscriptionCreate: {
-            /** @description A product of the caller's company. */
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D46**). */
             productId: string & components["schemas"]["ProductId"];
             period: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL), more than zero. */
@@ -1134,7 +1136,7 @@ export interface components {
              * @example 7
              */
             trialDays: number;
-            /** @description A client of the caller's company. */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
             clientId?: string & components["schemas"]["ClientId"];
             /** @default PENDING */
             status?: components["schemas"]["SubscriptionStatus"];
@@ -1178,6 +1180,16 @@ export interface components {
              * @example 7
              */
             defaultTrialDays?: number;
+            /**
+             * @description Identifier of the product variant in an external storefront platform; stored and returned (**D45**, a product field the seed's request does not list).
+             * @example gid://shopify/ProductVariant/44561236
+             */
+            storefrontVariantId?: string;
+            /**
+             * @description Picture of the product, an absolute `http(s)` URL; stored, returned, and copied into the `product` of charge items (**D45**, a product field the seed's request does not list).
+             * @example https://cafeaurora.example.com/img/cafe-especial.jpg
+             */
+            imageUrl?: string & components["schemas"]["Url"];
             /** @default ACTIVE */
             status?: components["schemas"]["ProductStatus"];
         };
@@ -1213,12 +1225,12 @@ export interface components {
              */
             displayId?: string;
             /**
-             * @description Identifier of the product variant in an external storefront platform.
+             * @description Identifier of the product variant in an external storefront platform, as sent when the product was created (**D45**).
              * @example gid://shopify/ProductVariant/44561236
              */
             storefrontVariantId?: string;
             /**
-             * @description Picture of the product.
+             * @description Picture of the product, as sent when it was created (**D45**).
              * @example https://cafeaurora.example.com/img/cafe-especial.jpg
              */
             imageUrl?: string;
@@ -1250,7 +1262,7 @@ export interface components {
          *     `orderId` is assigned by the service, so it is accepted for compatibility and ignored (**D29**).
          */
         OrderItemInput: {
-            /** @description A product of the caller's company (`422` otherwise, **D27**). */
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**; `422` for an `INACTIVE` one, **D46**). */
             productId: string & components["schemas"]["ProductId"];
             /**
              * @description How many units, a whole number from 1 to 10,000.
@@ -1290,7 +1302,7 @@ export interface components {
             shippingCost?: components["schemas"]["Amount"];
             /** @description The caller's company; when sent it must be the company of the API key (**D26**). */
             companyId?: string & components["schemas"]["CompanyId"];
-            /** @description A client of the caller's company. */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
             clientId?: string & components["schemas"]["ClientId"];
             /**
              * @description Name of the customer.
@@ -1349,6 +1361,8 @@ export interface components {
              */
             notes?: string;
             paymentDate?: components["schemas"]["Timestamp"];
+            /** @description Expected delivery date; stored and returned (**D45**, an order field the seed's request does not list). */
+            deliveryDate?: components["schemas"]["Timestamp"];
             /**
              * @description Tracking code of the shipment; stored and returned (**D29**).
              * @example AB123456789BR
@@ -1680,7 +1694,7 @@ export interface components {
              * @example https://rastreamento.correios.com.br/app/index.php?objeto=AB123456789BR
              */
             trackingUrl?: string;
-            /** @description Expected delivery date. */
+            /** @description Expected delivery date, as sent when the order was created (**D45**). */
             deliveryDate?: components["schemas"]["Timestamp"];
             /** @description The client the order belongs to. */
             clientId?: string & components["schemas"]["ClientId"];
@@ -1924,7 +1938,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /**
              * @description The request breaks the contract (every failing field is listed), names a customer or
-             *     product that the company does not have (**D27**), or reuses an `Idempotency-Key` with a
+             *     product that the company does not have (**D27**) or that is `INACTIVE` (**D46**), or reuses an `Idempotency-Key` with a
              *     different body (**D10**).
              */
             422: {
@@ -2454,7 +2468,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have (**D27**). */
+            /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D46**). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2495,7 +2509,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have (**D27**). */
+            /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D46**). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2577,7 +2591,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's (**D27**, **D29**). */
+            /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's or is `INACTIVE` (**D27**, **D29**, **D46**). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -10,10 +10,10 @@ import { newId } from '../domain/ids.js';
 import { toCents } from '../domain/money.js';
 import { chargeJsonHasImage, withImage } from '../domain/charge-image.js';
 import { envelopeJson } from '../http/envelope.js';
-import { notFound, ProblemError, unknownReferenceError, validationProblem } from '../http/problems.js';
+import { notFound, ProblemError, validationProblem } from '../http/problems.js';
 import type { ChargeDoc, ClientDoc, CompanyRecord, StoredCharge, StoredResponse } from '../store/types.js';
 import { buildClient } from './clients.js';
-import { itemProducts } from './references.js';
+import { itemProducts, referencedClient } from './references.js';
 
 type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
 type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
@@ -122,9 +122,9 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
   const requested = body.items ?? [];
   const { products, errors } = await itemProducts(deps, companyId, requested);
   if (body.customerId !== undefined) {
-    const client = await deps.store.getClient(companyId, body.customerId);
+    const { client, errors: clientErrors } = await referencedClient(deps, companyId, body.customerId, '/customerId');
     if (client) customer = { name: client.name, taxId: client.taxId, email: client.email, phone: client.phone };
-    else errors.unshift(unknownReferenceError('/customerId', 'client'));
+    errors.unshift(...clientErrors);
   } else if (body.customer) {
     newClient = buildClient(companyId, body.customer, now);
     customer = { name: newClient.name, taxId: newClient.taxId, email: newClient.email, phone: newClient.phone };
