@@ -67,11 +67,16 @@ export interface paths {
         /**
          * Simulate a payment (sandbox)
          * @description Pays a development charge (`devMode: true`) as a payer would, for testing (**D39**). The charge
-         *     moves `PENDING → PROCESSING → PAID` and, unless `settle` is `false`, on to `RECEIVED`; each move
-         *     emits its event (`charge.processing`, `charge.paid`, `charge.received`) to the company's
-         *     webhooks, in that order. `paymentDate` is set. Only `PENDING` or `PROCESSING` charges can be paid
-         *     (`409` otherwise); a charge without `devMode` is `403`. Not in the source document: a sandbox
-         *     control of this contract.
+         *     walks `PENDING → PROCESSING → PAID → RECEIVED` from the state it is in and stops at `until`
+         *     (default `RECEIVED`), so every state can be read (`GET /charge/{id}`) and its event received
+         *     before the next move: `until: PROCESSING` leaves the charge `OPEN`/`PROCESSING`; a later
+         *     simulation continues it (`PROCESSING → PAID`, `PAID → RECEIVED`), and
+         *     `POST /charge/{id}/simulate-expiration` can expire it instead. `skipProcessing: true` takes a
+         *     `PENDING` charge straight to `PAID`. Each move emits its event (`charge.processing`,
+         *     `charge.paid`, `charge.received`) to the company's webhooks, in that order; `paymentDate` is set
+         *     on `PAID`. A charge that is `EXPIRED`, `RECEIVED` or already at `until` cannot move (`409`); a
+         *     charge without `devMode` is `403`. The body is optional; `settle` is the deprecated form of
+         *     `until`. Not in the source document: a sandbox control of this contract.
          */
         post: operations["simulatePayment"];
         delete?: never;
@@ -93,7 +98,8 @@ export interface paths {
          * Expire a charge now (sandbox)
          * @description Expires a development charge (`devMode: true`) now instead of at `expiresAt`, for testing
          *     (**D39**). The charge moves to `EXPIRED` (`status` and `paymentStatus`) and emits
-         *     `charge.expired`. Only `PENDING` or `PROCESSING` charges can expire (`409` otherwise); a charge
+         *     `charge.expired`. Only `PENDING` or `PROCESSING` charges can expire (`409` otherwise; a charge
+         *     left `PROCESSING` by `simulate-payment` with `until: PROCESSING` expires here); a charge
          *     without `devMode` is `403`. Charges also expire by themselves at `expiresAt`. Not in the source
          *     document: a sandbox control of this contract.
          */
@@ -415,7 +421,7 @@ export interface components {
         ProductId: string;
         /** @description A product and its quantity in a payment link request. */
         ChargeItemInput: {
-            /** @description A product of the caller's company; an unknown product is refused with `422` (**D27**). */
+            /** @description An `ACTIVE` product of the caller's company; an unknown product is refused with `422` (**D27**), an `INACTIVE` one too (**D46**). */
             productId: string & components["schemas"]["ProductId"];
             /**
              * @description How many units, a whole number from 1 to 10,000 (**D25**).
@@ -432,7 +438,7 @@ export interface components {
         PaymentLinkCreate: {
             /** @description Amount to charge, in cents; at least 500. Computed from `items` when omitted. */
             total?: components["schemas"]["Cents"];
-            /** @description Identifier of an existing client of the caller's company (**D27**). */
+            /** @description Identifier of an existing, `ACTIVE` client of the caller's company (**D27**; an `INACTIVE` client is refused with `422`, **D46**). */
             customerId?: string & components["schemas"]["ClientId"];
             customer?: components["schemas"]["PaymentLinkCustomer"];
             /** @description Where the payment page sends the payer after payment. */
@@ -440,12 +446,12 @@ export interface components {
             /** @description Where the payment page sends the payer when the charge fails or expires. */
             failedUrl?: string & components["schemas"]["Url"];
             /**
-             * @description Whether the payer must give a delivery address.
+             * @description Whether the order is delivered, so the payer must give a delivery address. Returned in the charge; the payment page tells the payer that the delivery address is asked for after payment (**D45**).
              * @default false
              */
             needShipping?: boolean;
             /**
-             * @description Whether the customer is notified of the charge.
+             * @description Whether the customer is notified of the charge. Accepted, and without effect on the reference server, which sends no e-mail or SMS; it is not returned (**D45**).
              * @default false
              */
             notifyCustomer?: boolean;
@@ -689,7 +695,7 @@ export interface components {
              */
             sku?: string;
             /**
-             * @description Picture of the product.
+             * @description Picture of the product, from the product (**D45**).
              * @example https://cafeaurora.example.com/img/cafe-especial.jpg
              */
             imageUrl?: string;
@@ -799,14 +805,33 @@ export interface components {
             message: string;
             data: components["schemas"]["Charge"];
         };
-        /** @description Options of a simulated payment (**D39**). */
+        /**
+         * @description Options of a simulated payment (**D39**). The payment walks the charge along
+         *     `PENDING → PROCESSING → PAID → RECEIVED` from the state it is in, one move (and one event) at a
+         *     time, and stops at `until`. A charge left `PROCESSING` or `PAID` continues from there on the next
+         *     simulation. `skipProcessing` makes a `PENDING` charge go straight to `PAID`, as an instant Pix
+         *     confirmation does.
+         */
         SimulatePayment: {
             /**
-             * @description Also settle the payment (`RECEIVED`, event `charge.received`) right after `PAID`; `false` stops at `PAID`.
-             * @default true
+             * @description The `paymentStatus` at which the simulation stops: `PROCESSING` (payment seen, not yet
+             *     confirmed; `status` stays `OPEN`), `PAID` (confirmed, not yet settled) or `RECEIVED`
+             *     (settled). When omitted: `RECEIVED` (or `PAID` with the deprecated `settle: false`). A
+             *     charge already at or past it is `409`.
+             * @enum {string}
+             */
+            until?: "PROCESSING" | "PAID" | "RECEIVED";
+            /**
+             * @description On a `PENDING` charge, go straight to `PAID` without `PROCESSING` (no `charge.processing` event). Cannot be combined with `until` `PROCESSING`. No effect on a charge already `PROCESSING`.
+             * @default false
+             */
+            skipProcessing?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: use `until`. `true` is `until: RECEIVED`, `false` is `until: PAID`. Cannot be sent with `until`.
              */
             settle?: boolean;
-        };
+        } & unknown;
         /**
          * @description Whether the client is active.
          * @default ACTIVE
@@ -1056,7 +1081,9 @@ export interface components {
         SubscriptionUpdate: {
             /** @description The subscription to change. */
             id: string & components["schemas"]["SubscriptionId"];
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D46**). */
             productId?: string & components["schemas"]["ProductId"];
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
             clientId?: string & components["schemas"]["ClientId"];
             period?: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL), more than zero. */
@@ -1104,7 +1131,7 @@ export interface components {
          *     from `trialDays`, `nextBillingAt` from the period after the trial (**D31**).
          */
         SubscriptionCreate: {
-            /** @description A product of the caller's company. */
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D46**). */
             productId: string & components["schemas"]["ProductId"];
             period: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL), more than zero. */
@@ -1114,7 +1141,7 @@ export interface components {
              * @example 7
              */
             trialDays: number;
-            /** @description A client of the caller's company. */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
             clientId?: string & components["schemas"]["ClientId"];
             /** @default PENDING */
             status?: components["schemas"]["SubscriptionStatus"];
@@ -1158,6 +1185,16 @@ export interface components {
              * @example 7
              */
             defaultTrialDays?: number;
+            /**
+             * @description Identifier of the product variant in an external storefront platform; stored and returned (**D45**, a product field the seed's request does not list).
+             * @example gid://shopify/ProductVariant/44561236
+             */
+            storefrontVariantId?: string;
+            /**
+             * @description Picture of the product, an absolute `http(s)` URL; stored, returned, and copied into the `product` of charge items (**D45**, a product field the seed's request does not list).
+             * @example https://cafeaurora.example.com/img/cafe-especial.jpg
+             */
+            imageUrl?: string & components["schemas"]["Url"];
             /** @default ACTIVE */
             status?: components["schemas"]["ProductStatus"];
         };
@@ -1193,12 +1230,12 @@ export interface components {
              */
             displayId?: string;
             /**
-             * @description Identifier of the product variant in an external storefront platform.
+             * @description Identifier of the product variant in an external storefront platform, as sent when the product was created (**D45**).
              * @example gid://shopify/ProductVariant/44561236
              */
             storefrontVariantId?: string;
             /**
-             * @description Picture of the product.
+             * @description Picture of the product, as sent when it was created (**D45**).
              * @example https://cafeaurora.example.com/img/cafe-especial.jpg
              */
             imageUrl?: string;
@@ -1230,7 +1267,7 @@ export interface components {
          *     `orderId` is assigned by the service, so it is accepted for compatibility and ignored (**D29**).
          */
         OrderItemInput: {
-            /** @description A product of the caller's company (`422` otherwise, **D27**). */
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**; `422` for an `INACTIVE` one, **D46**). */
             productId: string & components["schemas"]["ProductId"];
             /**
              * @description How many units, a whole number from 1 to 10,000.
@@ -1270,7 +1307,7 @@ export interface components {
             shippingCost?: components["schemas"]["Amount"];
             /** @description The caller's company; when sent it must be the company of the API key (**D26**). */
             companyId?: string & components["schemas"]["CompanyId"];
-            /** @description A client of the caller's company. */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
             clientId?: string & components["schemas"]["ClientId"];
             /**
              * @description Name of the customer.
@@ -1329,6 +1366,8 @@ export interface components {
              */
             notes?: string;
             paymentDate?: components["schemas"]["Timestamp"];
+            /** @description Expected delivery date; stored and returned (**D45**, an order field the seed's request does not list). */
+            deliveryDate?: components["schemas"]["Timestamp"];
             /**
              * @description Tracking code of the shipment; stored and returned (**D29**).
              * @example AB123456789BR
@@ -1660,7 +1699,7 @@ export interface components {
              * @example https://rastreamento.correios.com.br/app/index.php?objeto=AB123456789BR
              */
             trackingUrl?: string;
-            /** @description Expected delivery date. */
+            /** @description Expected delivery date, as sent when the order was created (**D45**). */
             deliveryDate?: components["schemas"]["Timestamp"];
             /** @description The client the order belongs to. */
             clientId?: string & components["schemas"]["ClientId"];
@@ -1904,7 +1943,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /**
              * @description The request breaks the contract (every failing field is listed), names a customer or
-             *     product that the company does not have (**D27**), or reuses an `Idempotency-Key` with a
+             *     product that the company does not have (**D27**) or that is `INACTIVE` (**D46**), or reuses an `Idempotency-Key` with a
              *     different body (**D10**).
              */
             422: {
@@ -1979,7 +2018,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The charge after the payment. */
+            /** @description The charge where the simulation stopped. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2008,7 +2047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The charge is in a state the simulation cannot leave (**D39**). */
+            /** @description The charge is `EXPIRED`, `RECEIVED` or already at `until`, so there is no move to simulate (**D39**). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2434,7 +2473,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have (**D27**). */
+            /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D46**). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2475,7 +2514,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have (**D27**). */
+            /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D46**). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2557,7 +2596,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's (**D27**, **D29**). */
+            /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's or is `INACTIVE` (**D27**, **D29**, **D46**). */
             422: {
                 headers: {
                     [name: string]: unknown;

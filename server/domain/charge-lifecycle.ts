@@ -67,15 +67,40 @@ async function devCharge(deps: Deps, companyId: string, id: string): Promise<Sto
   return charge;
 }
 
-/** D39: pays a development charge as a payer would: PROCESSING, PAID and, unless told not to, RECEIVED. */
-export async function simulatePayment(deps: Deps, companyId: string, id: string, options: { settle: boolean }): Promise<ChargeDoc> {
-  const charge = await devCharge(deps, companyId, id);
-  const path: PaymentStatus[] = [...(charge.paymentStatus === 'PENDING' ? (['PROCESSING'] as const) : []), 'PAID', ...(options.settle ? (['RECEIVED'] as const) : [])];
-  if (charge.paymentStatus !== 'PENDING' && charge.paymentStatus !== 'PROCESSING') {
-    throw new ProblemError('invalidTransition', `The charge ${id} is ${charge.paymentStatus}; a payment can only be simulated for a PENDING or PROCESSING charge.`);
-  }
+/** Where a simulated payment stops, and whether a PENDING charge skips PROCESSING (D39). */
+export interface SimulatedPayment {
+  until: 'PROCESSING' | 'PAID' | 'RECEIVED';
+  skipProcessing: boolean;
+}
+
+/** The payment line of D05; a simulation walks it from the charge's state. */
+const paymentLine: readonly PaymentStatus[] = ['PENDING', 'PROCESSING', 'PAID', 'RECEIVED'];
+
+/**
+ * The moves a simulated payment makes from `from`: every state after it on the payment line up
+ * to `until`, without PROCESSING when a PENDING charge skips it. Empty when there is nothing to
+ * do (already at or past `until`, or off the line: EXPIRED).
+ */
+export function paymentPath(from: PaymentStatus, { until, skipProcessing }: SimulatedPayment): PaymentStatus[] {
+  const start = paymentLine.indexOf(from);
+  const stop = paymentLine.indexOf(until);
+  if (start < 0 || stop <= start) return [];
+  return paymentLine.slice(start + 1, stop + 1).filter((to) => !(skipProcessing && from === 'PENDING' && to === 'PROCESSING'));
+}
+
+/** D39: pays a development charge as a payer would, from its state up to `until`, one move (and event) at a time. */
+export async function simulatePayment(deps: Deps, companyId: string, id: string, given: Partial<SimulatedPayment> = {}): Promise<ChargeDoc> {
+  const options: SimulatedPayment = { until: given.until ?? 'RECEIVED', skipProcessing: given.skipProcessing ?? false };
+  await devCharge(deps, companyId, id);
   const now = deps.now();
-  const moved = await deps.store.transitionCharge(companyId, id, (stored) => applyMoves(stored, path, now));
+  const moved = await deps.store.transitionCharge(companyId, id, (stored) => {
+    // Decided on the charge read inside the store's transaction, so a concurrent move cannot slip in between.
+    const path = paymentPath(stored.paymentStatus, options);
+    if (path.length === 0) {
+      throw new ProblemError('invalidTransition', `The charge ${id} is ${stored.paymentStatus}; a simulated payment up to ${options.until} has no move to make from there.`);
+    }
+    return applyMoves(stored, path, now);
+  });
   if (!moved) throw notFound('charge', id);
   return withImage(deps.store, companyId, moved);
 }

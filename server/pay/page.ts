@@ -194,6 +194,7 @@ main { max-width: 480px; margin: 0 auto; padding: 12px; }
 .countdown { margin: 0; color: var(--muted); font-variant-numeric: tabular-nums; }
 .countdown.urgent { color: #a4001d; font-weight: 600; }
 .connection { margin: 4px 0 0; color: #a4001d; font-size: .875rem; }
+.shipping { margin: 8px 0 0; color: var(--muted); font-size: .875rem; }
 details { margin-top: 8px; color: var(--muted); font-size: .875rem; }
 details ul { margin: 4px 0 0; padding-left: 20px; }
 h2 { font-size: 1.125rem; margin: 0 0 8px; }
@@ -242,7 +243,7 @@ ${items.map((item) => `<li>${e(String(item.quantity))} × ${e(item.product.name)
 </details>
 `
     : ''
-}</section>
+}${charge.needShipping ? '<p class="shipping" id="shipping">Este pedido será entregue: o endereço de entrega é pedido após o pagamento.</p>\n' : ''}</section>
 <section class="card" id="pay" aria-labelledby="pay-title"${open ? '' : ' hidden'}>
 <h2 id="pay-title">Pague com Pix</h2>
 ${testCode ? '<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n' : ''}<img class="qr" id="qr" src="${e(charge.brCodeBase64)}" alt="${e(`QR Code Pix para pagar ${amount} a ${company}`)}"${size ? ` width="${size.width}" height="${size.height}"` : ''}>

@@ -107,6 +107,19 @@ describe('POST /charge/{id}/simulate-payment', () => {
     expect(await queuedEvents()).toEqual(want.events);
   });
 
+  test('a pending charge stopped at PROCESSING reads back OPEN/PROCESSING, on the API and on its payment page, and stays there', async () => {
+    await start();
+    const id = await charge();
+    const stopped = await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, { until: 'PROCESSING' });
+    expect(stopped.status).toBe(200);
+    clock.advance(30 * 60_000);
+    const read_ = await s().api.GET('/charge/{id}', { params: { path: { id } } });
+    expect(read_.data?.data).toMatchObject({ status: 'OPEN', paymentStatus: 'PROCESSING' });
+    expect(read_.data?.data).not.toHaveProperty('paymentDate');
+    // The payment page is outside the contract: asked of the app itself, past the harness's contract checker.
+    expect((await read(await s().app.request(`/pay/${id}/status`))).json).toMatchObject({ status: 'OPEN', paymentStatus: 'PROCESSING' });
+  });
+
   const pay = async (id: string): Promise<void> => void (await s().api.POST('/charge/{id}/simulate-payment', { params: { path: { id } } }));
   const expire = async (id: string): Promise<void> => void (await s().api.POST('/charge/{id}/simulate-expiration', { params: { path: { id } } }));
   test.each([
@@ -135,6 +148,79 @@ describe('POST /charge/{id}/simulate-payment', () => {
     // None of the refusals moved anything.
     expect((await s().api.GET('/charge/{id}', { params: { path: { id: dev } } })).data?.data.paymentStatus).toBe('PENDING');
     expect((await s().other.api.GET('/charge/{id}', { params: { path: { id: foreign } } })).data?.data.paymentStatus).toBe('PENDING');
+  });
+});
+
+/**
+ * Every move of D05, each made by a sandbox call (D39): the steps, the state each step leaves the
+ * charge in as GET /charge/{id} reads it, and the events queued for a webhook subscribed to all.
+ */
+describe('every D05 move is reachable by a sandbox call, with its event', () => {
+  type Step = { call: 'pay'; body?: Record<string, unknown> } | { call: 'expire' } | { call: 'sweep' };
+  const cases: Array<[string, { given: Step[]; want: { states: string[]; events: string[] } }]> = [
+    ['PENDING → PROCESSING', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }], want: { states: ['OPEN/PROCESSING'], events: ['charge.processing'] } }],
+    ['PENDING → PAID', { given: [{ call: 'pay', body: { until: 'PAID', skipProcessing: true } }], want: { states: ['PAID/PAID'], events: ['charge.paid'] } }],
+    ['PROCESSING → PAID', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'pay', body: { until: 'PAID' } }], want: { states: ['OPEN/PROCESSING', 'PAID/PAID'], events: ['charge.processing', 'charge.paid'] } }],
+    ['PAID → RECEIVED', { given: [{ call: 'pay', body: { until: 'PAID', skipProcessing: true } }, { call: 'pay' }], want: { states: ['PAID/PAID', 'PAID/RECEIVED'], events: ['charge.paid', 'charge.received'] } }],
+    ['PENDING → EXPIRED', { given: [{ call: 'expire' }], want: { states: ['EXPIRED/EXPIRED'], events: ['charge.expired'] } }],
+    ['PROCESSING → EXPIRED (simulate-expiration)', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'expire' }], want: { states: ['OPEN/PROCESSING', 'EXPIRED/EXPIRED'], events: ['charge.processing', 'charge.expired'] } }],
+    ['PROCESSING → EXPIRED (at expiresAt)', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'sweep' }], want: { states: ['OPEN/PROCESSING', 'EXPIRED/EXPIRED'], events: ['charge.processing', 'charge.expired'] } }],
+    ['PENDING → PROCESSING → PAID → RECEIVED, one call each', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'pay', body: { until: 'PAID' } }, { call: 'pay', body: { until: 'RECEIVED' } }], want: { states: ['OPEN/PROCESSING', 'PAID/PAID', 'PAID/RECEIVED'], events: ['charge.processing', 'charge.paid', 'charge.received'] } }],
+  ];
+  test.each(cases)('%s', async (_name, { given, want }) => {
+    await start();
+    await subscribeAll();
+    const id = await charge();
+    const states: string[] = [];
+    for (const step of given) {
+      clock.advance(60_000);
+      if (step.call === 'sweep') {
+        clock.advance(60 * 60_000);
+        expect(await expireDueCharges(s().deps)).toBe(1);
+      } else {
+        const path = `/charge/${id}/simulate-${step.call === 'pay' ? 'payment' : 'expiration'}`;
+        const answer = step.call === 'pay' && step.body ? await sendJson(s(), 'POST', path, step.body) : await read(await s().request(path, { method: 'POST' }));
+        expect(answer.status, answer.text).toBe(200);
+      }
+      const now = (await s().api.GET('/charge/{id}', { params: { path: { id } } })).data!.data;
+      states.push(`${now.status}/${now.paymentStatus}`);
+    }
+    expect(states).toEqual(want.states);
+    expect(await queuedEvents()).toEqual(['charge.pending', ...want.events]);
+  });
+
+  test('a charge continued from PROCESSING gets the paymentDate of its PAID move, not of the first call', async () => {
+    await start();
+    const id = await charge();
+    await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, { until: 'PROCESSING' });
+    clock.advance(5_000);
+    const paidAt = clock.iso();
+    await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, {});
+    expect((await s().api.GET('/charge/{id}', { params: { path: { id } } })).data?.data).toMatchObject({ status: 'PAID', paymentStatus: 'RECEIVED', paymentDate: paidAt });
+  });
+
+  type Before = Array<Record<string, unknown> | 'expire'>;
+  const refusals: Array<[string, { given: { before: Before; body: Record<string, unknown> }; want: { status: number; type: string; stays?: string } }]> = [
+    ['until PROCESSING on a PROCESSING charge', { given: { before: [{ until: 'PROCESSING' }], body: { until: 'PROCESSING' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PROCESSING' } }],
+    ['until PROCESSING on a PAID charge', { given: { before: [{ until: 'PAID' }], body: { until: 'PROCESSING' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PAID' } }],
+    ['until PAID on a PAID charge', { given: { before: [{ until: 'PAID' }], body: { until: 'PAID' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PAID' } }],
+    ['anything on a RECEIVED charge', { given: { before: [{}], body: {} }, want: { status: 409, type: '/problems/invalid-transition', stays: 'RECEIVED' } }],
+    ['a payment of a charge expired while PROCESSING', { given: { before: [{ until: 'PROCESSING' }, 'expire'], body: { until: 'PAID' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'EXPIRED' } }],
+    ['skipProcessing with until PROCESSING', { given: { before: [], body: { until: 'PROCESSING', skipProcessing: true } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } }],
+    ['settle together with until', { given: { before: [], body: { until: 'PAID', settle: false } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } }],
+    ['an until outside the payment line', { given: { before: [], body: { until: 'EXPIRED' } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } }],
+  ];
+  test.each(refusals)('refuses %s', async (_name, { given, want }) => {
+    await start();
+    const id = await charge();
+    for (const before of given.before) {
+      const answer = before === 'expire' ? await read(await s().request(`/charge/${id}/simulate-expiration`, { method: 'POST' })) : await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, before);
+      expect(answer.status).toBe(200);
+    }
+    const answer = await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, given.body);
+    expect(answer.status).toBe(want.status);
+    expect(answer.json).toMatchObject({ type: want.type, status: want.status, detail: expect.any(String) });
+    expect((await s().api.GET('/charge/{id}', { params: { path: { id } } })).data?.data.paymentStatus).toBe(want.stays);
   });
 });
 

@@ -396,10 +396,14 @@ describe('GET /charge/{id}: the full charge', () => {
     expect(JSON.stringify(charge)).not.toContain('null');
   });
 
-  test('an INACTIVE product keeps its status in the item summary', async () => {
-    const product = await createProduct(server.api, { price: 10, status: 'INACTIVE' });
+  test('the item summary carries the product status; an INACTIVE product is not sold (D46)', async () => {
+    const product = await createProduct(server.api, { price: 10 });
     const charge = await getCharge(await createCharge({ items: [{ productId: product.id, quantity: 50 }] }));
-    expect(charge.items[0]?.product).toMatchObject({ id: product.id, status: 'INACTIVE', needShipping: true });
+    expect(charge.items[0]?.product).toMatchObject({ id: product.id, status: 'ACTIVE', needShipping: true });
+    const inactive = await createProduct(server.api, { price: 10, status: 'INACTIVE' });
+    const refused = await postPaymentLink(server, { items: [{ productId: inactive.id, quantity: 50 }] });
+    expect(refused.status).toBe(422);
+    expect((refused.json as { errors: Array<{ pointer: string; keyword: string }> }).errors).toEqual([expect.objectContaining({ pointer: '/items/0/productId', keyword: 'active' })]);
   });
 
   const flagCases: Array<[string, { given: Pick<PaymentLinkCreate, 'devMode' | 'needShipping'>; want: { devMode: boolean; needShipping: boolean } }]> = [

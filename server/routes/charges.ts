@@ -11,10 +11,10 @@ import { newId } from '../domain/ids.js';
 import { toCents } from '../domain/money.js';
 import { chargeJsonHasImage, withImage } from '../domain/charge-image.js';
 import { envelopeJson } from '../http/envelope.js';
-import { notFound, ProblemError, unknownReferenceError, validationProblem } from '../http/problems.js';
+import { notFound, ProblemError, validationProblem } from '../http/problems.js';
 import type { ChargeDoc, ClientDoc, CompanyRecord, StoredCharge, StoredResponse } from '../store/types.js';
 import { buildClient } from './clients.js';
-import { itemProducts } from './references.js';
+import { itemProducts, referencedClient } from './references.js';
 
 type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
 type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
@@ -63,7 +63,9 @@ export const chargeRoutes: RouteFactory = (deps, operation) => {
 
   routes.post('/:id/simulate-payment', operation('simulatePayment'), async (c) => {
     const body = c.get('body') as SimulatePayment | undefined;
-    const charge = await simulatePayment(deps, c.get('company').doc.id, c.req.param('id'), { settle: body?.settle ?? true });
+    // D39: `settle` is the deprecated form of `until` (the contract refuses both together).
+    const until = body?.until ?? (body?.settle === false ? 'PAID' : 'RECEIVED');
+    const charge = await simulatePayment(deps, c.get('company').doc.id, c.req.param('id'), { until, skipProcessing: body?.skipProcessing ?? false });
     return c.json({ status: 200, message: 'Charge updated', data: charge } satisfies ChargeResponse, 200);
   });
 
@@ -121,9 +123,9 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
   const requested = body.items ?? [];
   const { products, errors } = await itemProducts(deps, companyId, requested);
   if (body.customerId !== undefined) {
-    const client = await deps.store.getClient(companyId, body.customerId);
+    const { client, errors: clientErrors } = await referencedClient(deps, companyId, body.customerId, '/customerId');
     if (client) customer = { name: client.name, taxId: client.taxId, email: client.email, phone: client.phone };
-    else errors.unshift(unknownReferenceError('/customerId', 'client'));
+    errors.unshift(...clientErrors);
   } else if (body.customer) {
     newClient = buildClient(companyId, body.customer, now);
     customer = { name: newClient.name, taxId: newClient.taxId, email: newClient.email, phone: newClient.phone };

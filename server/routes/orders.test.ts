@@ -154,6 +154,15 @@ describe('POST /order: the created order', () => {
     expect(order).toMatchObject({ ...kept, paymentDate: '2026-11-21T14:30:00.000Z' });
   });
 
+  test('keeps the expected delivery date, in UTC, and has none when none was sent (D45, D35)', async () => {
+    const order = await createOrder({ subtotal: 10, total: 10, deliveryDate: '2026-11-28T09:00:00-03:00' });
+    expect(order.deliveryDate).toBe('2026-11-28T12:00:00.000Z');
+    expect(await createOrder({ subtotal: 10, total: 10 })).not.toHaveProperty('deliveryDate');
+    const bad = await sendJson(server, 'POST', '/order', { subtotal: 10, total: 10, deliveryDate: 'next week' });
+    expect(bad.status).toBe(422);
+    expect((bad.json as { errors: Array<{ pointer: string }> }).errors.map((e) => e.pointer)).toEqual(['/deliveryDate']);
+  });
+
   const addresses: Array<[string, { given: Partial<OrderCreate>; want: components['schemas']['ShippingAddress'] | undefined }]> = [
     [
       'every part',

@@ -6,11 +6,11 @@ import { newId } from '../domain/ids.js';
 import { toCents, toReais } from '../domain/money.js';
 import { amountErrors, saleFees } from '../domain/orders.js';
 import { toUtcTimestamp } from '../domain/time.js';
-import { unknownReferenceError, validationProblem } from '../http/problems.js';
+import { validationProblem } from '../http/problems.js';
 import type { OrderDoc } from '../store/types.js';
 import { clientCreateResult } from './clients.js';
 import { companyIdMustMatch } from './company-scope.js';
-import { itemProducts } from './references.js';
+import { itemProducts, referencedClient } from './references.js';
 
 type OrderCreate = components['schemas']['OrderCreate'];
 type ShippingAddress = components['schemas']['ShippingAddress'];
@@ -43,8 +43,8 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
 
     const requested = body.items ?? [];
     const { products, errors: referenceErrors } = await itemProducts(deps, companyId, requested);
-    const client = body.clientId !== undefined ? await deps.store.getClient(companyId, body.clientId) : undefined;
-    if (body.clientId !== undefined && !client) referenceErrors.unshift(unknownReferenceError('/clientId', 'client'));
+    const { client, errors: clientErrors } = await referencedClient(deps, companyId, body.clientId, '/clientId');
+    referenceErrors.unshift(...clientErrors);
     if (referenceErrors.length > 0) throw validationProblem(referenceErrors);
 
     const discount = body.discount ?? 0;
@@ -53,6 +53,7 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
     const errors = amountErrors({ subtotal: body.subtotal, discount, shippingCost, total: body.total, ...(itemsCents !== undefined ? { itemsCents } : {}) });
     if (errors.length > 0) throw validationProblem(errors);
     const paymentDate = body.paymentDate !== undefined ? toUtcTimestamp(body.paymentDate, '/paymentDate') : undefined;
+    const deliveryDate = body.deliveryDate !== undefined ? toUtcTimestamp(body.deliveryDate, '/deliveryDate') : undefined;
 
     const at = deps.now().toISOString();
     const paymentMethod = body.paymentMethod ?? 'PIX';
@@ -103,6 +104,7 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
       const address = shippingAddress(body);
       if (address) doc.shippingAddress = address;
       if (paymentDate) doc.paymentDate = paymentDate;
+      if (deliveryDate) doc.deliveryDate = deliveryDate;
       if (client) {
         doc.clientId = client.id;
         doc.client = clientCreateResult(client);

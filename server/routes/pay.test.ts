@@ -198,6 +198,18 @@ describe('what the page shows, by charge', () => {
     expect(html.includes('Código de teste')).toBe(want);
   });
 
+  test.each([
+    ['a charge to be delivered says the address is asked for after payment', true],
+    ['a charge without shipping says nothing of delivery', false],
+  ])('%s (D45)', async (_name, needShipping) => {
+    const charge = await newCharge({ total: 5000, needShipping });
+    expect(charge.needShipping).toBe(needShipping);
+    const { html } = await page(charge.id);
+    const line = 'Este pedido será entregue: o endereço de entrega é pedido após o pagamento.';
+    if (needShipping) expect(elementText(html, 'shipping')).toBe(line);
+    else expect(html).not.toContain(line);
+  });
+
   test('the items, by quantity and name', async () => {
     const product = await createProduct(server.api, { name: 'Café especial torrado 1 kg', price: 64.95 });
     const charge = await newCharge({ items: [{ productId: product.id, quantity: 2 }] });

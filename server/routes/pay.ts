@@ -46,7 +46,7 @@ export function payRoutes(deps: Deps): Hono<AppEnv> {
     if (!found) return problem(c, missing(id));
     let charge: ChargeDoc;
     try {
-      charge = await simulatePayment(deps, found.companyId, id, { settle: true });
+      charge = await simulatePayment(deps, found.companyId, id);
     } catch (error) {
       if (error instanceof ProblemError) return problem(c, error);
       throw error;

@@ -51,6 +51,28 @@ describe('POST /product', () => {
     expect(data).toMatchObject({ name: 'Clube do café', isSubscription: true, defaultPeriod: 'MONTHLY', defaultTrialDays: 7, status: 'ACTIVE' });
   });
 
+  test('keeps imageUrl and storefrontVariantId as sent, and a charge item carries the image (D45)', async () => {
+    const imageUrl = 'https://cafeaurora.example.com/img/cafe-especial.jpg';
+    const storefrontVariantId = 'gid://shopify/ProductVariant/44561236';
+    const { data, response } = await server.api.POST('/product', { body: productBody({ imageUrl, storefrontVariantId }) });
+    expect(response.status).toBe(201);
+    expect(data).toMatchObject({ imageUrl, storefrontVariantId });
+    const plain = await server.api.POST('/product', { body: productBody() });
+    const link = await server.api.POST('/charge/payment-link', { body: { items: [{ productId: data!.id, quantity: 1 }, { productId: plain.data!.id, quantity: 1 }] } });
+    const charge = await server.api.GET('/charge/{id}', { params: { path: { id: link.data!.data.id } } });
+    expect(charge.data?.data.items.map((item) => item.product.imageUrl)).toEqual([imageUrl, undefined]);
+  });
+
+  const badFields: Array<[string, { given: Partial<ProductCreate>; want: string }]> = [
+    ['an imageUrl that is not an http(s) URL', { given: { imageUrl: 'javascript:alert(1)' }, want: '/imageUrl' }],
+    ['an empty storefrontVariantId', { given: { storefrontVariantId: '' }, want: '/storefrontVariantId' }],
+  ];
+  test.each(badFields)('refuses %s with 422 (D45, D24)', async (_name, { given, want }) => {
+    const answer = await sendJson(server, 'POST', '/product', productBody(given));
+    expect(answer.status).toBe(422);
+    expect((answer.json as { errors: Array<{ pointer: string }> }).errors.map((e) => e.pointer)).toContain(want);
+  });
+
   test('gives every product its own identifier, scoped to the company of the key', async () => {
     const a = await server.api.POST('/product', { body: productBody() });
     const b = await server.other.api.POST('/product', { body: productBody() });
@@ -104,7 +126,7 @@ describe('POST /product', () => {
     ['a trial of 366 days', { given: { defaultTrialDays: 366 }, want: ['/defaultTrialDays'] }],
     ['a fractional trial', { given: { defaultTrialDays: 1.5 }, want: ['/defaultTrialDays'] }],
     ['a status outside the enum', { given: { status: 'ARCHIVED' }, want: ['/status'] }],
-    ['a field of the response only (imageUrl)', { given: { imageUrl: 'https://example.com/a.jpg' }, want: ['/imageUrl'] }],
+    ['a field of the response only (createdAt)', { given: { createdAt: '2026-11-21T14:30:00.000Z' }, want: ['/createdAt'] }],
     ['a companyId (not a field of this request)', { given: { companyId: 'comp_abc' }, want: ['/companyId'] }],
     ['an id', { given: { id: 'prod_abc' }, want: ['/id'] }],
     ['a bad price and a bad sku together', { given: { price: 0, sku: '' }, want: ['/price', '/sku'] }],

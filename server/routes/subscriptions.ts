@@ -6,7 +6,8 @@ import { newId } from '../domain/ids.js';
 import { deriveDates } from '../domain/subscriptions.js';
 import { isWritableInstant, toUtcTimestamp } from '../domain/time.js';
 import type { FieldError } from '../../lib/contract/ajv.js';
-import { notFound, unknownReferenceError, validationProblem } from '../http/problems.js';
+import { notFound, validationProblem } from '../http/problems.js';
+import { referenceError, referencedClient } from './references.js';
 import type { SubscriptionDoc } from '../store/types.js';
 
 type SubscriptionCreate = components['schemas']['SubscriptionCreate'];
@@ -14,15 +15,11 @@ type SubscriptionUpdate = components['schemas']['SubscriptionUpdate'];
 
 const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] as const;
 
-/** A product and client named in a body must be the company's (D27); every unknown one is named. */
+/** A product and client named in a body must be the company's (D27) and ACTIVE (D46); every one that is not is named. */
 async function mustOwn(deps: Deps, companyId: string, refs: { productId?: string; clientId?: string }): Promise<void> {
   const errors: FieldError[] = [];
-  if (refs.productId !== undefined && !(await deps.store.getProducts(companyId, [refs.productId])).has(refs.productId)) {
-    errors.push(unknownReferenceError('/productId', 'product'));
-  }
-  if (refs.clientId !== undefined && !(await deps.store.getClient(companyId, refs.clientId))) {
-    errors.push(unknownReferenceError('/clientId', 'client'));
-  }
+  if (refs.productId !== undefined) errors.push(...referenceError((await deps.store.getProducts(companyId, [refs.productId])).get(refs.productId), '/productId', 'product'));
+  errors.push(...(await referencedClient(deps, companyId, refs.clientId, '/clientId')).errors);
   if (errors.length > 0) throw validationProblem(errors);
 }
 

@@ -302,7 +302,7 @@ describe('delivery of charge events (D14, D15)', () => {
     const endpoint = await receiver(secret, ({ ofThisId }) => ({ status: ofThisId === 0 ? 500 : 200 }));
     const webhookId = await registerWebhook(s, endpoint.url, secret);
     const chargeId = await createDevCharge(s);
-    await simulatePayment(s.deps, s.companyId, chargeId, { settle: true });
+    await simulatePayment(s.deps, s.companyId, chargeId);
 
     worker(s.deps);
     await waitFor('four events processed', () => endpoint.processed().length === 4);
@@ -389,7 +389,7 @@ describe('delivery of charge events (D14, D15)', () => {
     const endpoint = await receiver(secret, ({ type }) => ({ status: type === 'charge.pending' ? 502 : 204 }));
     const webhookId = await registerWebhook(s, endpoint.url, secret);
     const chargeId = await createDevCharge(s);
-    await simulatePayment(s.deps, s.companyId, chargeId, { settle: true });
+    await simulatePayment(s.deps, s.companyId, chargeId);
 
     worker(s.deps);
     await waitFor('the three later events processed', () => endpoint.processed().length === 3);
@@ -429,7 +429,7 @@ describe('delivery of charge events (D14, D15)', () => {
     expect((await attempts(s, webhookId)).map((a) => [a.attempt, a.status, a.httpStatus, a.nextAttemptAt])).toEqual([[1, 'FAILED', 410, undefined]]);
 
     // Later events are not sent to an INACTIVE registration.
-    await simulatePayment(s.deps, s.companyId, chargeId, { settle: true });
+    await simulatePayment(s.deps, s.companyId, chargeId);
     await new Promise((resolve) => setTimeout(resolve, 100));
     await w.tick();
     await w.tick();
@@ -464,7 +464,7 @@ describe('delivery of charge events (D14, D15)', () => {
     await registerWebhook(s, all.url, secretAll);
     await registerWebhook(s, paidOnly.url, secretPaid, ['charge.paid']);
     const chargeId = await createDevCharge(s);
-    await simulatePayment(s.deps, s.companyId, chargeId, { settle: true });
+    await simulatePayment(s.deps, s.companyId, chargeId);
 
     worker(s.deps);
     await waitFor('all four events at the first receiver', () => all.processed().length === 4);

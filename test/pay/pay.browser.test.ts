@@ -78,11 +78,12 @@ async function open(path: string): Promise<Page> {
 }
 
 /** A charge of company A through the API, with the shop's pages as its destinations. */
-async function newCharge(options: { devMode?: boolean; success?: boolean; failed?: boolean } = {}): Promise<{ id: string; brCode: string }> {
+async function newCharge(options: { devMode?: boolean; success?: boolean; failed?: boolean; needShipping?: boolean } = {}): Promise<{ id: string; brCode: string }> {
   const { data, response } = await server.api.POST('/charge/payment-link', {
     body: {
       total: 12990,
       devMode: options.devMode ?? true,
+      ...(options.needShipping !== undefined ? { needShipping: options.needShipping } : {}),
       ...(options.success !== false ? { successUrl: `${shopBase}/obrigado` } : {}),
       ...(options.failed !== false ? { failedUrl: `${shopBase}/falhou` } : {}),
     },
@@ -188,10 +189,25 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     expect(await page.locator('h1').innerText()).toBe('Pagamento não concluído');
   });
 
+  test('a payment left processing (D39) shows as processing, the page still open, then paid and on to successUrl; a delivery says so (D45)', async () => {
+    const charge = await newCharge({ needShipping: true });
+    const page = await open(`/pay/${charge.id}`);
+    expect(await text(page, '#shipping')).toBe('Este pedido será entregue: o endereço de entrega é pedido após o pagamento.');
+    await simulatePayment(server.deps, server.companyId, charge.id, { until: 'PROCESSING' });
+    await expect.poll(() => text(page, '#status'), { timeout: 5_000 }).toBe('Pagamento em processamento…');
+    // Another poll later it is still processing: the page neither finishes nor leaves.
+    await page.waitForTimeout(2_500);
+    expect(await text(page, '#status')).toBe('Pagamento em processamento…');
+    expect(await page.locator('#pay').isVisible()).toBe(true);
+    expect(page.url()).toBe(`${base}/pay/${charge.id}`);
+    await simulatePayment(server.deps, server.companyId, charge.id, { until: 'PAID' });
+    await page.waitForURL(`${shopBase}/obrigado`, { timeout: 8_000 });
+  });
+
   test('without successUrl, a payment made elsewhere shows the final state and stays', async () => {
     const charge = await newCharge({ success: false });
     const page = await open(`/pay/${charge.id}`);
-    await simulatePayment(server.deps, server.companyId, charge.id, { settle: true });
+    await simulatePayment(server.deps, server.companyId, charge.id);
     await expect.poll(() => text(page, '#status'), { timeout: 5_000 }).toBe('Pagamento confirmado');
     expect(await page.locator('#done').isVisible()).toBe(true);
     expect(await page.locator('#pay').isVisible()).toBe(false);
