@@ -42,11 +42,12 @@ function partsOf(doc: JsonObject, schemas: readonly unknown[]): JsonObject[] {
 
 /** What to do with a value that all of `schemas` apply to, or undefined when nothing in it changes. */
 function planOf(doc: JsonObject, schemas: readonly unknown[], memo: Map<unknown, Plan | undefined>): Plan | undefined {
-  // A schema that refers back to itself is walked once; the inner reference changes nothing.
+  // A schema that refers back to itself is walked once: the inner reference gets the plan
+  // being built, which is complete by the time a value is normalised.
   const key = schemas.length === 1 ? schemas[0] : undefined;
   if (key !== undefined && memo.has(key)) return memo.get(key);
-  if (key !== undefined) memo.set(key, undefined);
   const plan: Plan = {};
+  if (key !== undefined) memo.set(key, plan);
   const properties = new Map<string, unknown[]>();
   const items: unknown[] = [];
   for (const part of partsOf(doc, schemas)) {
