@@ -1816,7 +1816,9 @@ export interface components {
          *     the API key's company and remembered for 24 hours.
          *
          *     - A retry with the same key and the same body returns the first response again, status and
-         *       body byte for byte, with `Idempotent-Replayed: true`.
+         *       body byte for byte, with `Idempotent-Replayed: true`. Bodies are compared as the service
+         *       stores them: one that differs only in the punctuation of a tax number, phone or CEP is the
+         *       same body (**D47**).
          *     - The same key with a different body is refused with `422`
          *       (`/problems/idempotency-key-reused`).
          *     - A request whose key is still being processed by an earlier request is refused with `409`
@@ -1897,7 +1899,9 @@ export interface operations {
                  *     the API key's company and remembered for 24 hours.
                  *
                  *     - A retry with the same key and the same body returns the first response again, status and
-                 *       body byte for byte, with `Idempotent-Replayed: true`.
+                 *       body byte for byte, with `Idempotent-Replayed: true`. Bodies are compared as the service
+                 *       stores them: one that differs only in the punctuation of a tax number, phone or CEP is the
+                 *       same body (**D47**).
                  *     - The same key with a different body is refused with `422`
                  *       (`/problems/idempotency-key-reused`).
                  *     - A request whose key is still being processed by an earlier request is refused with `409`
