@@ -345,16 +345,16 @@ export interface components {
         ClientId: string;
         /**
          * Format: cpf-cnpj
-         * @description Brazilian tax number, digits only: a CPF (11 digits, a person) or a CNPJ (14 digits, a
-         *     company). The pattern is the source document's. The contract also requires valid check
-         *     digits (custom format `cpf-cnpj`): 12 or 13 digits, or wrong check digits, are refused with
-         *     `422` (**D23**). The alphanumeric CNPJ issued since July 2026 is not accepted, because the
-         *     source document's pattern for `taxId` admits digits only and every tax number must be
-         *     listable in that form.
+         * @description Brazilian tax number as sent in a request: a CPF (11 digits, a person) or a CNPJ (14 digits,
+         *     a company), with valid check digits (custom format `cpf-cnpj`, **D23**). It may be written
+         *     the usual way: spaces, dots, dashes and slashes are ignored (`529.982.247-25`,
+         *     `11.222.333/0001-81`), any other character is refused with `422` (**D47**). The service
+         *     stores and returns the digits only (`52998224725`), the form of the list of clients.
          * @example 52998224725
-         * @example 45723174000110
+         * @example 529.982.247-25
+         * @example 11.222.333/0001-81
          */
-        TaxId: string;
+        TaxIdInput: string;
         /**
          * @description A person's or company's name, 1 to 255 characters.
          * @example Maria Silva Souza
@@ -367,26 +367,39 @@ export interface components {
          */
         Email: string;
         /**
-         * @description Brazilian phone number, digits only, area code (DDD) included, 10 digits for a landline or 11 for a mobile.
+         * Format: phone-br
+         * @description Brazilian phone number as sent in a request: area code (DDD) and number, 10 digits for a
+         *     landline or 11 for a mobile (custom format `phone-br`, **D24**). It may be written the usual
+         *     way: spaces, dots, dashes and parentheses are ignored and a leading `+55` (Brazil's country
+         *     code) is dropped (`+55 11 98765-4321`, `(11) 98765-4321`); any other character, or another
+         *     country code, is refused with `422` (**D47**). The service stores and returns the digits
+         *     only (`11987654321`), the source document's `^[0-9]{10,11}$`.
          * @example 11987654321
+         * @example +55 11 98765-4321
+         * @example (11) 98765-4321
          */
-        Phone: string;
+        PhoneInput: string;
         /**
-         * @description Brazilian postal code (CEP), eight digits without punctuation (**D24**).
+         * Format: cep
+         * @description Brazilian postal code (CEP) as sent in a request: eight digits (custom format `cep`,
+         *     **D24**). It may be written the usual way: spaces, dots and dashes are ignored
+         *     (`01310-100`); any other character is refused with `422` (**D47**). The service stores and
+         *     returns the eight digits only (`01310100`).
          * @example 01310100
+         * @example 01310-100
          */
-        PostalCode: string;
+        PostalCodeInput: string;
         /**
          * @description Data of a new customer, created as a client of the caller's company together with the
          *     charge. Send either this or `customerId`, not both (**D18**).
          */
         PaymentLinkCustomer: {
-            /** @description CPF or CNPJ of the customer, digits only, with valid check digits (**D23**). */
-            taxId: string & components["schemas"]["TaxId"];
+            /** @description CPF or CNPJ of the customer with valid check digits (**D23**), as digits or punctuated the usual way; stored and returned as digits (**D47**). */
+            taxId: string & components["schemas"]["TaxIdInput"];
             name: string & components["schemas"]["Name"];
             email: string & components["schemas"]["Email"];
-            phone: string & components["schemas"]["Phone"];
-            postalCode?: string & components["schemas"]["PostalCode"];
+            phone: string & components["schemas"]["PhoneInput"];
+            postalCode?: string & components["schemas"]["PostalCodeInput"];
             /**
              * @description Street.
              * @example Avenida Paulista
@@ -637,6 +650,19 @@ export interface components {
          */
         Timestamp: string;
         /**
+         * Format: cpf-cnpj
+         * @description Brazilian tax number, digits only: a CPF (11 digits, a person) or a CNPJ (14 digits, a
+         *     company). The pattern is the source document's. The contract also requires valid check
+         *     digits (custom format `cpf-cnpj`): 12 or 13 digits, or wrong check digits, are refused with
+         *     `422` (**D23**). The alphanumeric CNPJ issued since July 2026 is not accepted, because the
+         *     source document's pattern for `taxId` admits digits only and every tax number must be
+         *     listable in that form. Requests may write it with the usual punctuation (`TaxIdInput`,
+         *     **D47**); responses always carry the digits.
+         * @example 52998224725
+         * @example 45723174000110
+         */
+        TaxId: string;
+        /**
          * @description A colour as a CSS hex code, `#` and three or six hexadecimal digits.
          * @example #0E7C66
          */
@@ -711,6 +737,11 @@ export interface components {
             quantity: number;
             product: components["schemas"]["ProductSummary"];
         };
+        /**
+         * @description Brazilian phone number, digits only, area code (DDD) included, 10 digits for a landline or 11 for a mobile. Requests may write it with the usual punctuation and `+55` (`PhoneInput`, **D47**); responses always carry the digits.
+         * @example 11987654321
+         */
+        Phone: string;
         /** @description The customer (payer) of the charge. */
         ChargeCustomer: {
             /**
@@ -838,6 +869,11 @@ export interface components {
          * @enum {string}
          */
         ClientStatus: "ACTIVE" | "INACTIVE";
+        /**
+         * @description Brazilian postal code (CEP), eight digits without punctuation (**D24**). Requests may write it with a dash (`PostalCodeInput`, **D47**); responses always carry the digits.
+         * @example 01310100
+         */
+        PostalCode: string;
         /** @description A client of the company, in the list form of `GET /client` (the tax number is `taxId` here, `cpfCnpj` in the create-result form). */
         Client: {
             id: components["schemas"]["ClientId"];
@@ -886,10 +922,10 @@ export interface components {
             name: string & components["schemas"]["Name"];
             /** @description Initial status of the client. */
             status: string & components["schemas"]["ClientStatus"];
-            /** @description CPF or CNPJ, digits only, with valid check digits (**D23**). */
-            cpfCnpj: string & components["schemas"]["TaxId"];
+            /** @description CPF or CNPJ with valid check digits (**D23**), as digits or punctuated the usual way (`529.982.247-25`); stored and returned as digits (**D47**). */
+            cpfCnpj: string & components["schemas"]["TaxIdInput"];
             email: string & components["schemas"]["Email"];
-            phone: string & components["schemas"]["Phone"];
+            phone: string & components["schemas"]["PhoneInput"];
             /** @description The caller's company. Optional; when sent it must be the company of the API key, or the request is refused with `422` (**D26**). */
             companyId?: string & components["schemas"]["CompanyId"];
             /**
@@ -908,7 +944,7 @@ export interface components {
              */
             number?: string;
             /** @description Postal code (CEP). */
-            postalCode?: string & components["schemas"]["PostalCode"];
+            postalCode?: string & components["schemas"]["PostalCodeInput"];
             /**
              * @description Address complement.
              * @example Apto 42
@@ -1315,10 +1351,10 @@ export interface components {
              */
             name?: string;
             email?: string & components["schemas"]["Email"];
-            phone?: string & components["schemas"]["Phone"];
-            /** @description CPF or CNPJ of the customer, digits only, with valid check digits. */
-            cpfCnpj?: string & components["schemas"]["TaxId"];
-            postalCode?: string & components["schemas"]["PostalCode"];
+            phone?: string & components["schemas"]["PhoneInput"];
+            /** @description CPF or CNPJ of the customer with valid check digits (**D23**), as digits or punctuated the usual way; stored and returned as digits (**D47**). */
+            cpfCnpj?: string & components["schemas"]["TaxIdInput"];
+            postalCode?: string & components["schemas"]["PostalCodeInput"];
             /**
              * @description Street of the delivery address.
              * @example Avenida Paulista
@@ -1824,7 +1860,9 @@ export interface components {
          *     the API key's company and remembered for 24 hours.
          *
          *     - A retry with the same key and the same body returns the first response again, status and
-         *       body byte for byte, with `Idempotent-Replayed: true`.
+         *       body byte for byte, with `Idempotent-Replayed: true`. Bodies are compared as the service
+         *       stores them: one that differs only in the punctuation of a tax number, phone or CEP is the
+         *       same body (**D47**).
          *     - The same key with a different body is refused with `422`
          *       (`/problems/idempotency-key-reused`).
          *     - A request whose key is still being processed by an earlier request is refused with `409`
@@ -1905,7 +1943,9 @@ export interface operations {
                  *     the API key's company and remembered for 24 hours.
                  *
                  *     - A retry with the same key and the same body returns the first response again, status and
-                 *       body byte for byte, with `Idempotent-Replayed: true`.
+                 *       body byte for byte, with `Idempotent-Replayed: true`. Bodies are compared as the service
+                 *       stores them: one that differs only in the punctuation of a tax number, phone or CEP is the
+                 *       same body (**D47**).
                  *     - The same key with a different body is refused with `422`
                  *       (`/problems/idempotency-key-reused`).
                  *     - A request whose key is still being processed by an earlier request is refused with `409`

@@ -80,7 +80,7 @@ describe('positive_data_acceptance', () => {
       expect(got.outcome, `${op.operationId}:\n${got.messages.join('\n')}`).toBe('pass');
       expect(got.messages.length).toBeGreaterThanOrEqual(1);
     }
-    expect(verdict(ctx, 'createPaymentLink', check).messages.length).toBe(6);
+    expect(verdict(ctx, 'createPaymentLink', check).messages.length).toBe(7);
     // The charge read back is one the run created; the update changed the run's own subscription.
     const read = ctx.exchanges.find((e) => e.operationId === 'getCharge')!;
     expect(read.request.url).toBe(`http://ref.test/charge/${createdChargeIds(ctx)[0]}`);
@@ -101,7 +101,7 @@ describe('positive_data_acceptance', () => {
       'a payment link without a customer refused: departs from D18 only (seed profile)',
       {
         given: { profile: 'seed', operationId: 'createPaymentLink', wrap: refuse('POST', /^\/charge\/payment-link$/, (b) => b.customer === undefined && b.customerId === undefined) },
-        want: { outcome: 'info', message: /required fields only: a valid body was refused \(422.*optional by decision D18/, decision: 'D18' },
+        want: { outcome: 'info', message: /required fields only: a valid body was refused \(422.*rests on decision D18/, decision: 'D18' },
       },
     ],
     [
@@ -109,6 +109,20 @@ describe('positive_data_acceptance', () => {
       {
         given: { profile: 'reference', operationId: 'createPaymentLink', wrap: refuse('POST', /^\/charge\/payment-link$/, (b) => b.customer === undefined && b.customerId === undefined) },
         want: { outcome: 'fail', message: /required fields only: a valid body was refused/ },
+      },
+    ],
+    [
+      'a client written with Brazilian punctuation refused: departs from D47 only (seed profile)',
+      {
+        given: { profile: 'seed', operationId: 'createClient', wrap: refuse('POST', /^\/client$/, (b) => /\D/.test(String(b.cpfCnpj))) },
+        want: { outcome: 'info', message: /numbers written the Brazilian way: a valid body was refused \(422.*rests on decision D47/, decision: 'D47' },
+      },
+    ],
+    [
+      'the same refusal fails in the reference profile',
+      {
+        given: { profile: 'reference', operationId: 'createClient', wrap: refuse('POST', /^\/client$/, (b) => /\D/.test(String(b.cpfCnpj))) },
+        want: { outcome: 'fail', message: /numbers written the Brazilian way: a valid body was refused/ },
       },
     ],
     [

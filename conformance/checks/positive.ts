@@ -3,11 +3,12 @@
  *
  * Every valid body of an operation (conformance/data/bodies.ts: the contract's examples made
  * the run's own, their required-fields-only forms, every optional field filled, enumerated
- * values varied) is sent; anything but a 2xx fails, because a body valid under the full
- * contract is valid under the seed too. The one exception is a body whose omitted fields are
- * optional only by a decision of the contract (the seed leaves the required fields open,
- * e.g. D18 for payment links): refusing it departs from that decision (info in the `seed`
- * profile). GET operations are sent with valid parameters: `getCharge` reads a charge this
+ * values varied, numbers written with Brazilian punctuation) is sent; anything but a 2xx
+ * fails, because a body valid under the full contract is valid under the seed too. The
+ * exceptions are a body whose omitted fields are optional only by a decision of the contract
+ * (the seed leaves the required fields open, e.g. D18 for payment links) and one whose values
+ * only a decision admits (D47's punctuated tax numbers, phones and CEPs): refusing it departs
+ * from that decision (info in the `seed` profile). GET operations are sent with valid parameters: `getCharge` reads a charge this
  * run created; an id the run cannot know (a webhook's: no operation creates one) is a skip.
  */
 import type { ContractOperation } from '../../lib/contract/bundled.js';
@@ -51,7 +52,7 @@ async function bodyOperation(ctx: RunContext, op: ContractOperation): Promise<vo
       const id = idOf(exchange);
       if (id) registerSubscription(ctx, id);
     }
-    const why = decision ? ` (the fields it leaves out are optional by decision ${decision})` : '';
+    const why = decision ? ` (what it leaves out or how it writes its values rests on decision ${decision})` : '';
     ctx.judge(opId, check, ok, ok ? `${name}: accepted (${exchange.response!.status})` : `${name}: a valid body was refused (${describeAnswer(exchange)})${why}`, {
       decision,
       exchange,

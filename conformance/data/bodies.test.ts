@@ -55,7 +55,8 @@ describe('validBodies against the current contract', () => {
     expect(dropped).toEqual([]);
     const examples = requestBodyOf(ctx.contract, ctx.operation(operationId))!.examples;
     expect(bodies.length).toBeGreaterThan(examples.length);
-    expect(bodies.length).toBeLessThanOrEqual(3 * examples.length + 2);
+    // Examples, their required-only and filled forms, two enum shifts and the Brazilian writing (D47).
+    expect(bodies.length).toBeLessThanOrEqual(3 * examples.length + 3);
     expect(bodies.slice(0, examples.length).map((b) => b.name)).toEqual(examples.map((e) => `example ${e.name}`));
     expect(new Set(bodies.map((b) => b.name)).size).toBe(bodies.length);
     const validate = ctx.full.at(requestBodyOf(ctx.contract, ctx.operation(operationId))!.pointer);
@@ -147,6 +148,24 @@ describe('validBodies against the current contract', () => {
         want: (bodies) => {
           expect(bodies[0]!.body.name).toBe('Maria Silva Souza confbodies1');
           expect(Object.keys(bodies.find((b) => b.name.endsWith('required fields only'))!.body).sort()).toEqual(['cpfCnpj', 'email', 'name', 'phone', 'status']);
+        },
+      },
+    ],
+    [
+      'clients: every optional field, the numbers written with Brazilian masks, resting on D47',
+      {
+        given: 'createClient',
+        want: (bodies) => {
+          const every = bodies.find((b) => b.name.endsWith('every optional field'))!;
+          const written = bodies.find((b) => b.name.endsWith('numbers written the Brazilian way'))!;
+          expect(written.decision).toBe('D47');
+          expect(written.body.cpfCnpj).toMatch(/^\d{3}\.\d{3}\.\d{3}-\d{2}$|^\d{2}\.\d{3}\.\d{3}\/\d{4}-\d{2}$/);
+          expect(written.body.phone).toMatch(/^\+55 \(\d{2}\) \d{4,5}-\d{4}$/);
+          expect(written.body.postalCode).toMatch(/^\d{5}-\d{3}$/);
+          // Only the masks differ: the digits are those of the filled body.
+          const digits = (value: unknown) => String(value).replace(/^\+55/, '').replace(/\D/g, '');
+          for (const key of ['cpfCnpj', 'phone', 'postalCode']) expect(digits(written.body[key]), key).toBe(every.body[key]);
+          expect({ ...written.body, cpfCnpj: 0, phone: 0, postalCode: 0 }).toEqual({ ...every.body, cpfCnpj: 0, phone: 0, postalCode: 0, name: expect.any(String) });
         },
       },
     ],

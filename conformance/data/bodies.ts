@@ -44,8 +44,9 @@ export interface ValidBody {
   body: unknown;
   /**
    * Set when the body omits fields whose optionality is a decision of the contract
-   * (a decided `required` / `allOf` / `minProperties` …): a target that refuses it departs
-   * from that decision only, not from the seed.
+   * (a decided `required` / `allOf` / `minProperties` …), or writes values in a form only a
+   * decision admits (D47's punctuated numbers): a target that refuses it departs from that
+   * decision only, not from the seed.
    */
   decision?: string;
 }
@@ -109,6 +110,13 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
     if (filled[0] === undefined) break;
     const name = `every optional field, enumerated values shifted by ${k}`;
     candidates.push({ name, body: finish(shiftEnums(ctx.contract, filled[0], view, k), name) });
+  }
+
+  if (filled[0] !== undefined) {
+    // D47: the same body with every CPF/CNPJ, phone and CEP written as Brazilian forms write them.
+    const written = writtenTheBrazilianWay(ctx.contract, filled[0], view);
+    const name = 'every optional field, numbers written the Brazilian way';
+    if (written) candidates.push({ name, body: finish(written.body, name), ...(written.decision ? { decision: written.decision } : {}) });
   }
 
   const bodies: ValidBody[] = [];
@@ -311,4 +319,45 @@ function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number)
     return node;
   };
   return visit(structuredClone(body), view);
+}
+
+/**
+ * The usual Brazilian masks of the formats whose values a service stores as digits (D47):
+ * CPF `000.000.000-00`, CNPJ `00.000.000/0000-00`, phone `+55 (00) 00000-0000`, CEP `00000-000`.
+ */
+const brazilianMasks: Record<string, (digits: string) => string | undefined> = {
+  'cpf-cnpj': (d) =>
+    /^\d{11}$/.test(d) ? `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`
+    : /^\d{14}$/.test(d) ? `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`
+    : undefined,
+  'phone-br': (d) => (/^\d{10,11}$/.test(d) ? `+55 (${d.slice(0, 2)}) ${d.slice(2, -4)}-${d.slice(-4)}` : undefined),
+  cep: (d) => (/^\d{8}$/.test(d) ? `${d.slice(0, 5)}-${d.slice(5)}` : undefined),
+};
+
+/**
+ * A copy of `body` with every value of a masked format written with its mask, and the decision
+ * that admits the masked form (the one the request pattern rests on); undefined when the body
+ * has no such value.
+ */
+function writtenTheBrazilianWay(doc: JsonObject, body: unknown, view: SchemaView): { body: unknown; decision?: string } | undefined {
+  let decision: string | undefined;
+  let changed = false;
+  const visit = (node: unknown, nodeView: SchemaView): unknown => {
+    if (Array.isArray(node)) {
+      const items = itemsOf(doc, nodeView);
+      return items ? node.map((item) => visit(item, items)) : node;
+    }
+    if (isPlainObject(node)) {
+      const properties = propertiesOf(doc, nodeView);
+      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, properties.has(key) ? visit(value, properties.get(key)!) : value]));
+    }
+    const format = keywordOf(nodeView, 'format')?.value;
+    const masked = typeof node === 'string' && typeof format === 'string' ? brazilianMasks[format]?.(node) : undefined;
+    if (masked === undefined) return node;
+    changed = true;
+    decision ??= keywordOf(nodeView, 'pattern')?.decision;
+    return masked;
+  };
+  const written = visit(structuredClone(body), view);
+  return changed ? { body: written, ...(decision ? { decision } : {}) } : undefined;
 }

@@ -1,6 +1,19 @@
 import type { Ajv as AjvCore } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { isValidCpfOrCnpj } from '../brazil/tax-id.js';
+import { isPhoneDigits, isPostalCodeDigits, normalisePhone, normalisePostalCode, normaliseTaxId } from '../brazil/normalise.js';
+
+interface CustomFormat<T> {
+  type: 'string' | 'number';
+  validate: (value: T) => boolean;
+  /** Problem text for a value that fails. */
+  message: string;
+  /**
+   * How the server stores a valid value (D47): the form the responses carry. The format
+   * validates the value as sent, so a value passes exactly when its normal form is right.
+   */
+  normalise?: (value: T) => T;
+}
 
 /**
  * The custom `format`s the contract names, with the messages a Problem shows for them.
@@ -9,25 +22,44 @@ import { isValidCpfOrCnpj } from '../brazil/tax-id.js';
 export const customFormats = {
   'cpf-cnpj': {
     type: 'string',
-    validate: (value: string) => isValidCpfOrCnpj(value),
-    message: 'must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits',
-  },
+    validate: (value: string) => isValidCpfOrCnpj(normaliseTaxId(value)),
+    message: 'must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits; dots, dashes, slashes and spaces are ignored',
+    normalise: normaliseTaxId,
+  } satisfies CustomFormat<string>,
+  'phone-br': {
+    type: 'string',
+    validate: (value: string) => isPhoneDigits(normalisePhone(value)),
+    message: 'must be a Brazilian phone number: area code (DDD) and number, 10 or 11 digits; spaces, dots, dashes, parentheses and a leading +55 are ignored',
+    normalise: normalisePhone,
+  } satisfies CustomFormat<string>,
+  cep: {
+    type: 'string',
+    validate: (value: string) => isPostalCodeDigits(normalisePostalCode(value)),
+    message: 'must be a CEP of 8 digits; dots, dashes and spaces are ignored',
+    normalise: normalisePostalCode,
+  } satisfies CustomFormat<string>,
   brl: {
     type: 'number',
     // At most two decimal places: the value times 100 is an integer, allowing for binary rounding.
     validate: (value: number) => Number.isFinite(value) && Math.abs(value * 100 - Math.round(value * 100)) < 1e-6,
     message: 'must be an amount in reais with at most two decimal places',
-  },
+  } satisfies CustomFormat<number>,
 } as const;
 
-export type CustomFormat = keyof typeof customFormats;
+export type CustomFormatName = keyof typeof customFormats;
+
+/** The normaliser of a format, when the contract's value of that format has a stored form other than the sent one. */
+export function formatNormaliser(format: string): ((value: string) => string) | undefined {
+  const entry = (customFormats as Record<string, { type: string; normalise?: (value: never) => unknown }>)[format];
+  return entry?.type === 'string' && entry.normalise ? (entry.normalise as (value: string) => string) : undefined;
+}
 
 // CommonJS interop: the function is also the module's `default`, which is what NodeNext types see.
 const addFormats = addFormatsModule.default;
 
 export function addContractFormats<T extends AjvCore>(ajv: T): T {
   addFormats(ajv);
-  ajv.addFormat('cpf-cnpj', { type: 'string', validate: customFormats['cpf-cnpj'].validate });
+  for (const name of ['cpf-cnpj', 'phone-br', 'cep'] as const) ajv.addFormat(name, { type: 'string', validate: customFormats[name].validate });
   ajv.addFormat('brl', { type: 'number', validate: customFormats.brl.validate });
   return ajv;
 }

@@ -110,6 +110,15 @@ describe('a retry with the same key and body', () => {
     expect((await server.api.GET('/client')).data?.map((c) => c.taxId)).toEqual([customers.maria.taxId]);
   });
 
+  test('a body that differs only in the punctuation of the customer\'s numbers is the same request (D47)', async () => {
+    await start();
+    const first = await post(body, { key: 'order-124' });
+    expectFresh(first);
+    const punctuated = { ...body, customer: { ...customers.maria, taxId: '529.982.247-25', phone: '(11) 98765-4321', postalCode: '01310-100' } };
+    expectReplayOf(await post(punctuated, { key: 'order-124' }), first);
+    expect((await server.api.GET('/client')).data).toHaveLength(1);
+  });
+
   test('without a key, the same body creates a new charge each time', async () => {
     await start();
     const ids = [expectFresh(await post(body)), expectFresh(await post(body))];

@@ -10,7 +10,8 @@ import { readJsonBody } from './request-body.js';
  * The middleware every route puts in front of its handler: the operation's rules from
  * the contract, in the order a client can act on: authentication (401), the key's quota
  * (429), the body's media type, size and syntax (415, 413, 400), then parameters and body
- * against the schemas (422, every failing field at once).
+ * against the schemas (422, every failing field at once); a valid body is handed on in its
+ * stored form (D47).
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
   const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds, (key, windowStart) => deps.store.countRequest(key, windowStart));
@@ -28,7 +29,7 @@ export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
       const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired }) : undefined;
       const errors = catalog.check(rules, { path: c.req.param() as Record<string, string>, header: (name) => c.req.header(name), body });
       if (errors.length > 0) throw validationProblem(errors);
-      c.set('body', body);
+      c.set('body', catalog.normalise(rules, body));
       await next();
     };
   };

@@ -1,5 +1,6 @@
 import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
+import { contractNormaliser, type Normaliser } from '../../lib/contract/normalise.js';
 
 interface ParameterRule {
   name: string;
@@ -31,6 +32,7 @@ export interface OperationRules {
  */
 export class OperationCatalog {
   private readonly byId = new Map<string, OperationRules>();
+  private readonly normalisers = new Map<string, Normaliser>();
 
   constructor(readonly validator: ContractValidator) {
     const doc = validator.contract;
@@ -110,6 +112,18 @@ export class OperationCatalog {
       if (!validate(input.body)) errors.push(...toFieldErrors(validate.errors ?? []));
     }
     return errors;
+  }
+
+  /**
+   * A valid body in the form the service stores (D47): tax numbers, phones and CEPs as
+   * digits, as the contract's formats say. Changes the body in place and returns it.
+   */
+  normalise(rules: OperationRules, body: unknown): unknown {
+    const pointer = rules.bodySchemaPointer;
+    if (!pointer || body === undefined) return body;
+    let normaliser = this.normalisers.get(pointer);
+    if (!normaliser) this.normalisers.set(pointer, (normaliser = contractNormaliser(this.validator.contract, pointer)));
+    return normaliser(body);
   }
 }
 

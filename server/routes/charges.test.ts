@@ -141,6 +141,17 @@ describe('POST /charge/payment-link: the customer', () => {
     expect(otherList.data).toEqual([]);
   });
 
+  test('a `customer` written the Brazilian way is stored, charged and listed as digits (D47)', async () => {
+    const id = await createCharge({
+      total: 5000,
+      customer: { ...customers.maria, taxId: '529.982.247-25', phone: '+55 (11) 98765-4321', postalCode: '01310-100' },
+    });
+    const { name, taxId, email, phone } = customers.maria;
+    expect((await getCharge(id)).customer).toEqual({ name, taxId, email, phone });
+    const list = await server.api.GET('/client');
+    expect(list.data).toEqual([expect.objectContaining({ taxId: '52998224725', phone: '11987654321', postalCode: '01310100' })]);
+  });
+
   test('`customerId` of an existing client fills `customer` and creates no client', async () => {
     const client = await server.api.POST('/client', {
       body: { name: 'João Pereira', status: 'ACTIVE', cpfCnpj: '11144477735', email: 'joao@example.com', phone: '2134567890' },
@@ -220,7 +231,9 @@ describe('POST /charge/payment-link: refused requests (422)', () => {
     ['customer without email', { given: () => ({ total: 5000, customer: { name: 'Maria', taxId: '52998224725', phone: '11987654321' } }), want: { places: ['/customer/email'], keyword: 'required' } }],
     ['customer taxId with wrong check digits (D23)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '11144477734' } }), want: { places: ['/customer/taxId'], keyword: 'format' } }],
     ['customer taxId of 12 digits (D23)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111444777350' } }), want: { places: ['/customer/taxId'] } }],
-    ['customer phone with punctuation', { given: () => ({ total: 5000, customer: { ...customers.joao, phone: '(21) 3456-7890' } }), want: { places: ['/customer/phone'], keyword: 'pattern' } }],
+    ['customer phone of 12 digits once +55 is dropped (D47)', { given: () => ({ total: 5000, customer: { ...customers.joao, phone: '+55 21 93456-78901' } }), want: { places: ['/customer/phone'], keyword: 'format' } }],
+    ['customer taxId punctuated, with wrong check digits (D23, D47)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111.444.777-34' } }), want: { places: ['/customer/taxId'], keyword: 'format' } }],
+    ['customer postalCode of 9 digits with a dash (D47)', { given: () => ({ total: 5000, customer: { ...customers.joao, postalCode: '01310-1000' } }), want: { places: ['/customer/postalCode'], keyword: 'format' } }],
     // D25: items
     ['quantity 0', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 0 }] }), want: { places: ['/items/0/quantity'], keyword: 'minimum' } }],
     ['quantity 1.5', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 1.5 }] }), want: { places: ['/items/0/quantity'], keyword: 'type' } }],
