@@ -348,7 +348,7 @@ export interface components {
          * @description Brazilian tax number as sent in a request: a CPF (11 digits, a person) or a CNPJ (14 digits,
          *     a company), with valid check digits (custom format `cpf-cnpj`, **D23**). It may be written
          *     the usual way: spaces, dots, dashes and slashes are ignored (`529.982.247-25`,
-         *     `11.222.333/0001-81`), any other character is refused with `422` (**D47**). The service
+         *     `11.222.333/0001-81`), any other character is refused with `422` (**D46**). The service
          *     stores and returns the digits only (`52998224725`), the form of the list of clients.
          * @example 52998224725
          * @example 529.982.247-25
@@ -372,7 +372,7 @@ export interface components {
          *     landline or 11 for a mobile (custom format `phone-br`, **D24**). It may be written the usual
          *     way: spaces, dots, dashes and parentheses are ignored and a leading `+55` (Brazil's country
          *     code) is dropped (`+55 11 98765-4321`, `(11) 98765-4321`); any other character, or another
-         *     country code, is refused with `422` (**D47**). The service stores and returns the digits
+         *     country code, is refused with `422` (**D46**). The service stores and returns the digits
          *     only (`11987654321`), the source document's `^[0-9]{10,11}$`.
          * @example 11987654321
          * @example +55 11 98765-4321
@@ -383,7 +383,7 @@ export interface components {
          * Format: cep
          * @description Brazilian postal code (CEP) as sent in a request: eight digits (custom format `cep`,
          *     **D24**). It may be written the usual way: spaces, dots and dashes are ignored
-         *     (`01310-100`); any other character is refused with `422` (**D47**). The service stores and
+         *     (`01310-100`); any other character is refused with `422` (**D46**). The service stores and
          *     returns the eight digits only (`01310100`).
          * @example 01310100
          * @example 01310-100
@@ -394,7 +394,7 @@ export interface components {
          *     charge. Send either this or `customerId`, not both (**D18**).
          */
         PaymentLinkCustomer: {
-            /** @description CPF or CNPJ of the customer with valid check digits (**D23**), as digits or punctuated the usual way; stored and returned as digits (**D47**). */
+            /** @description CPF or CNPJ of the customer with valid check digits (**D23**), as digits or punctuated the usual way; stored and returned as digits (**D46**). */
             taxId: string & components["schemas"]["TaxIdInput"];
             name: string & components["schemas"]["Name"];
             email: string & components["schemas"]["Email"];
@@ -434,7 +434,7 @@ export interface components {
         ProductId: string;
         /** @description A product and its quantity in a payment link request. */
         ChargeItemInput: {
-            /** @description An `ACTIVE` product of the caller's company; an unknown product is refused with `422` (**D27**), an `INACTIVE` one too (**D46**). */
+            /** @description An `ACTIVE` product of the caller's company; an unknown product is refused with `422` (**D27**), an `INACTIVE` one too (**D45**). */
             productId: string & components["schemas"]["ProductId"];
             /**
              * @description How many units, a whole number from 1 to 10,000 (**D25**).
@@ -451,7 +451,7 @@ export interface components {
         PaymentLinkCreate: {
             /** @description Amount to charge, in cents; at least 500. Computed from `items` when omitted. */
             total?: components["schemas"]["Cents"];
-            /** @description Identifier of an existing, `ACTIVE` client of the caller's company (**D27**; an `INACTIVE` client is refused with `422`, **D46**). */
+            /** @description Identifier of an existing, `ACTIVE` client of the caller's company (**D27**; an `INACTIVE` client is refused with `422`, **D45**). */
             customerId?: string & components["schemas"]["ClientId"];
             customer?: components["schemas"]["PaymentLinkCustomer"];
             /** @description Where the payment page sends the payer after payment. */
@@ -459,12 +459,12 @@ export interface components {
             /** @description Where the payment page sends the payer when the charge fails or expires. */
             failedUrl?: string & components["schemas"]["Url"];
             /**
-             * @description Whether the order is delivered, so the payer must give a delivery address. Returned in the charge; the payment page tells the payer that the delivery address is asked for after payment (**D45**).
+             * @description Whether the order is delivered, so the payer must give a delivery address. Returned in the charge; the payment page tells the payer that the delivery address is asked for after payment (**D44**).
              * @default false
              */
             needShipping?: boolean;
             /**
-             * @description Whether the customer is notified of the charge. Accepted, and without effect on the reference server, which sends no e-mail or SMS; it is not returned (**D45**).
+             * @description Whether the customer is notified of the charge. Accepted, and without effect on the reference server, which sends no e-mail or SMS; it is not returned (**D44**).
              * @default false
              */
             notifyCustomer?: boolean;
@@ -657,7 +657,7 @@ export interface components {
          *     `422` (**D23**). The alphanumeric CNPJ issued since July 2026 is not accepted, because the
          *     source document's pattern for `taxId` admits digits only and every tax number must be
          *     listable in that form. Requests may write it with the usual punctuation (`TaxIdInput`,
-         *     **D47**); responses always carry the digits.
+         *     **D46**); responses always carry the digits.
          * @example 52998224725
          * @example 45723174000110
          */
@@ -721,7 +721,7 @@ export interface components {
              */
             sku?: string;
             /**
-             * @description Picture of the product, from the product (**D45**).
+             * @description Picture of the product, from the product (**D44**).
              * @example https://cafeaurora.example.com/img/cafe-especial.jpg
              */
             imageUrl?: string;
@@ -738,7 +738,7 @@ export interface components {
             product: components["schemas"]["ProductSummary"];
         };
         /**
-         * @description Brazilian phone number, digits only, area code (DDD) included, 10 digits for a landline or 11 for a mobile. Requests may write it with the usual punctuation and `+55` (`PhoneInput`, **D47**); responses always carry the digits.
+         * @description Brazilian phone number, digits only, area code (DDD) included, 10 digits for a landline or 11 for a mobile. Requests may write it with the usual punctuation and `+55` (`PhoneInput`, **D46**); responses always carry the digits.
          * @example 11987654321
          */
         Phone: string;
@@ -870,7 +870,7 @@ export interface components {
          */
         ClientStatus: "ACTIVE" | "INACTIVE";
         /**
-         * @description Brazilian postal code (CEP), eight digits without punctuation (**D24**). Requests may write it with a dash (`PostalCodeInput`, **D47**); responses always carry the digits.
+         * @description Brazilian postal code (CEP), eight digits without punctuation (**D24**). Requests may write it with a dash (`PostalCodeInput`, **D46**); responses always carry the digits.
          * @example 01310100
          */
         PostalCode: string;
@@ -922,7 +922,7 @@ export interface components {
             name: string & components["schemas"]["Name"];
             /** @description Initial status of the client. */
             status: string & components["schemas"]["ClientStatus"];
-            /** @description CPF or CNPJ with valid check digits (**D23**), as digits or punctuated the usual way (`529.982.247-25`); stored and returned as digits (**D47**). */
+            /** @description CPF or CNPJ with valid check digits (**D23**), as digits or punctuated the usual way (`529.982.247-25`); stored and returned as digits (**D46**). */
             cpfCnpj: string & components["schemas"]["TaxIdInput"];
             email: string & components["schemas"]["Email"];
             phone: string & components["schemas"]["PhoneInput"];
@@ -1117,9 +1117,9 @@ export interface components {
         SubscriptionUpdate: {
             /** @description The subscription to change. */
             id: string & components["schemas"]["SubscriptionId"];
-            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D46**). */
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D45**). */
             productId?: string & components["schemas"]["ProductId"];
-            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). */
             clientId?: string & components["schemas"]["ClientId"];
             period?: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL), more than zero. */
@@ -1167,7 +1167,7 @@ export interface components {
          *     from `trialDays`, `nextBillingAt` from the period after the trial (**D31**).
          */
         SubscriptionCreate: {
-            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D46**). */
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D45**). */
             productId: string & components["schemas"]["ProductId"];
             period: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL), more than zero. */
@@ -1177,7 +1177,7 @@ export interface components {
              * @example 7
              */
             trialDays: number;
-            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). */
             clientId?: string & components["schemas"]["ClientId"];
             /** @default PENDING */
             status?: components["schemas"]["SubscriptionStatus"];
@@ -1222,12 +1222,12 @@ export interface components {
              */
             defaultTrialDays?: number;
             /**
-             * @description Identifier of the product variant in an external storefront platform; stored and returned (**D45**, a product field the seed's request does not list).
+             * @description Identifier of the product variant in an external storefront platform; stored and returned (**D44**, a product field the seed's request does not list).
              * @example gid://shopify/ProductVariant/44561236
              */
             storefrontVariantId?: string;
             /**
-             * @description Picture of the product, an absolute `http(s)` URL; stored, returned, and copied into the `product` of charge items (**D45**, a product field the seed's request does not list).
+             * @description Picture of the product, an absolute `http(s)` URL; stored, returned, and copied into the `product` of charge items (**D44**, a product field the seed's request does not list).
              * @example https://cafeaurora.example.com/img/cafe-especial.jpg
              */
             imageUrl?: string & components["schemas"]["Url"];
@@ -1266,12 +1266,12 @@ export interface components {
              */
             displayId?: string;
             /**
-             * @description Identifier of the product variant in an external storefront platform, as sent when the product was created (**D45**).
+             * @description Identifier of the product variant in an external storefront platform, as sent when the product was created (**D44**).
              * @example gid://shopify/ProductVariant/44561236
              */
             storefrontVariantId?: string;
             /**
-             * @description Picture of the product, as sent when it was created (**D45**).
+             * @description Picture of the product, as sent when it was created (**D44**).
              * @example https://cafeaurora.example.com/img/cafe-especial.jpg
              */
             imageUrl?: string;
@@ -1303,7 +1303,7 @@ export interface components {
          *     `orderId` is assigned by the service, so it is accepted for compatibility and ignored (**D29**).
          */
         OrderItemInput: {
-            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**; `422` for an `INACTIVE` one, **D46**). */
+            /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**; `422` for an `INACTIVE` one, **D45**). */
             productId: string & components["schemas"]["ProductId"];
             /**
              * @description How many units, a whole number from 1 to 10,000.
@@ -1343,7 +1343,7 @@ export interface components {
             shippingCost?: components["schemas"]["Amount"];
             /** @description The caller's company; when sent it must be the company of the API key (**D26**). */
             companyId?: string & components["schemas"]["CompanyId"];
-            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D46**). */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). */
             clientId?: string & components["schemas"]["ClientId"];
             /**
              * @description Name of the customer.
@@ -1352,7 +1352,7 @@ export interface components {
             name?: string;
             email?: string & components["schemas"]["Email"];
             phone?: string & components["schemas"]["PhoneInput"];
-            /** @description CPF or CNPJ of the customer with valid check digits (**D23**), as digits or punctuated the usual way; stored and returned as digits (**D47**). */
+            /** @description CPF or CNPJ of the customer with valid check digits (**D23**), as digits or punctuated the usual way; stored and returned as digits (**D46**). */
             cpfCnpj?: string & components["schemas"]["TaxIdInput"];
             postalCode?: string & components["schemas"]["PostalCodeInput"];
             /**
@@ -1402,7 +1402,7 @@ export interface components {
              */
             notes?: string;
             paymentDate?: components["schemas"]["Timestamp"];
-            /** @description Expected delivery date; stored and returned (**D45**, an order field the seed's request does not list). */
+            /** @description Expected delivery date; stored and returned (**D44**, an order field the seed's request does not list). */
             deliveryDate?: components["schemas"]["Timestamp"];
             /**
              * @description Tracking code of the shipment; stored and returned (**D29**).
@@ -1735,7 +1735,7 @@ export interface components {
              * @example https://rastreamento.correios.com.br/app/index.php?objeto=AB123456789BR
              */
             trackingUrl?: string;
-            /** @description Expected delivery date, as sent when the order was created (**D45**). */
+            /** @description Expected delivery date, as sent when the order was created (**D44**). */
             deliveryDate?: components["schemas"]["Timestamp"];
             /** @description The client the order belongs to. */
             clientId?: string & components["schemas"]["ClientId"];
@@ -1862,7 +1862,7 @@ export interface components {
          *     - A retry with the same key and the same body returns the first response again, status and
          *       body byte for byte, with `Idempotent-Replayed: true`. Bodies are compared as the service
          *       stores them: one that differs only in the punctuation of a tax number, phone or CEP is the
-         *       same body (**D47**).
+         *       same body (**D46**).
          *     - The same key with a different body is refused with `422`
          *       (`/problems/idempotency-key-reused`).
          *     - A request whose key is still being processed by an earlier request is refused with `409`
@@ -1945,7 +1945,7 @@ export interface operations {
                  *     - A retry with the same key and the same body returns the first response again, status and
                  *       body byte for byte, with `Idempotent-Replayed: true`. Bodies are compared as the service
                  *       stores them: one that differs only in the punctuation of a tax number, phone or CEP is the
-                 *       same body (**D47**).
+                 *       same body (**D46**).
                  *     - The same key with a different body is refused with `422`
                  *       (`/problems/idempotency-key-reused`).
                  *     - A request whose key is still being processed by an earlier request is refused with `409`
@@ -1983,7 +1983,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /**
              * @description The request breaks the contract (every failing field is listed), names a customer or
-             *     product that the company does not have (**D27**) or that is `INACTIVE` (**D46**), or reuses an `Idempotency-Key` with a
+             *     product that the company does not have (**D27**) or that is `INACTIVE` (**D45**), or reuses an `Idempotency-Key` with a
              *     different body (**D10**).
              */
             422: {
@@ -2513,7 +2513,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D46**). */
+            /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D45**). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2554,7 +2554,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D46**). */
+            /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D45**). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2636,7 +2636,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's or is `INACTIVE` (**D27**, **D29**, **D46**). */
+            /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's or is `INACTIVE` (**D27**, **D29**, **D45**). */
             422: {
                 headers: {
                     [name: string]: unknown;

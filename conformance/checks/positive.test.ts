@@ -112,10 +112,10 @@ describe('positive_data_acceptance', () => {
       },
     ],
     [
-      'a client written with Brazilian punctuation refused: departs from D47 only (seed profile)',
+      'a client written with Brazilian punctuation refused: departs from D46 only (seed profile)',
       {
         given: { profile: 'seed', operationId: 'createClient', wrap: refuse('POST', /^\/client$/, (b) => /\D/.test(String(b.cpfCnpj))) },
-        want: { outcome: 'info', message: /numbers written the Brazilian way: a valid body was refused \(422.*rests on decision D47/, decision: 'D47' },
+        want: { outcome: 'info', message: /numbers written the Brazilian way: a valid body was refused \(422.*rests on decision D46/, decision: 'D46' },
       },
     ],
     [

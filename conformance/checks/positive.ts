@@ -7,7 +7,7 @@
  * fails, because a body valid under the full contract is valid under the seed too. The
  * exceptions are a body whose omitted fields are optional only by a decision of the contract
  * (the seed leaves the required fields open, e.g. D18 for payment links) and one whose values
- * only a decision admits (D47's punctuated tax numbers, phones and CEPs): refusing it departs
+ * only a decision admits (D46's punctuated tax numbers, phones and CEPs): refusing it departs
  * from that decision (info in the `seed` profile). GET operations are sent with valid parameters: `getCharge` reads a charge this
  * run created; an id the run cannot know (a webhook's: no operation creates one) is a skip.
  */

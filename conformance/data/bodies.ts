@@ -45,7 +45,7 @@ export interface ValidBody {
   /**
    * Set when the body omits fields whose optionality is a decision of the contract
    * (a decided `required` / `allOf` / `minProperties` …), or writes values in a form only a
-   * decision admits (D47's punctuated numbers): a target that refuses it departs from that
+   * decision admits (D46's punctuated numbers): a target that refuses it departs from that
    * decision only, not from the seed.
    */
   decision?: string;
@@ -113,7 +113,7 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
   }
 
   if (filled[0] !== undefined) {
-    // D47: the same body with every CPF/CNPJ, phone and CEP written as Brazilian forms write them.
+    // D46: the same body with every CPF/CNPJ, phone and CEP written as Brazilian forms write them.
     const written = writtenTheBrazilianWay(ctx.contract, filled[0], view);
     const name = 'every optional field, numbers written the Brazilian way';
     if (written) candidates.push({ name, body: finish(written.body, name), ...(written.decision ? { decision: written.decision } : {}) });
@@ -322,7 +322,7 @@ function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number)
 }
 
 /**
- * The usual Brazilian masks of the formats whose values a service stores as digits (D47):
+ * The usual Brazilian masks of the formats whose values a service stores as digits (D46):
  * CPF `000.000.000-00`, CNPJ `00.000.000/0000-00`, phone `+55 (00) 00000-0000`, CEP `00000-000`.
  */
 const brazilianMasks: Record<string, (digits: string) => string | undefined> = {

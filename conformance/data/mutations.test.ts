@@ -75,9 +75,9 @@ describe('mutationsFor against the current contract', () => {
     ['an update with only the id breaks D09 (minProperties)', { given: { operationId: 'updateSubscription', name: '/: fewer than 2 properties' }, want: { breaks: 'decision', decision: 'D09' } }],
     ['a period outside the enum breaks the seed', { given: { operationId: 'createSubscription', name: '/period: not in enum' }, want: { breaks: 'seed' } }],
     ['a timestamp that is no date-time breaks the seed', { given: { operationId: 'createSubscription', name: '/expiresAt: not a date-time' }, want: { breaks: 'seed' } }],
-    // D47: a broken pattern is a character no Brazilian form writes, never a punctuated valid number.
-    ['a tax id with a foreign character breaks D47 (the request pattern)', { given: { operationId: 'createClient', name: '/cpfCnpj: breaks pattern' }, want: { breaks: 'decision', decision: 'D47', check: (m) => expect((m.body as any).cpfCnpj).toMatch(/[^0-9 ./-]|^$/) } }],
-    ['a phone with a foreign character breaks D47 (the request pattern)', { given: { operationId: 'createClient', name: '/phone: breaks pattern' }, want: { breaks: 'decision', decision: 'D47', check: (m) => expect((m.body as any).phone).toMatch(/[^0-9 ().+-]|^$/) } }],
+    // D46: a broken pattern is a character no Brazilian form writes, never a punctuated valid number.
+    ['a tax id with a foreign character breaks D46 (the request pattern)', { given: { operationId: 'createClient', name: '/cpfCnpj: breaks pattern' }, want: { breaks: 'decision', decision: 'D46', check: (m) => expect((m.body as any).cpfCnpj).toMatch(/[^0-9 ./-]|^$/) } }],
+    ['a phone with a foreign character breaks D46 (the request pattern)', { given: { operationId: 'createClient', name: '/phone: breaks pattern' }, want: { breaks: 'decision', decision: 'D46', check: (m) => expect((m.body as any).phone).toMatch(/[^0-9 ().+-]|^$/) } }],
     ['a phone with too many digits breaks D24 (format phone-br)', { given: { operationId: 'createClient', name: '/phone: too many digits for a phone' }, want: { breaks: 'decision', decision: 'D24', check: (m) => expect((m.body as any).phone).toMatch(/^[0-9]{12,13}$/) } }],
     ['a client status outside the enum breaks D24 (the seed says only "string")', { given: { operationId: 'createClient', name: '/status: not in enum' }, want: { breaks: 'decision', decision: 'D24' } }],
   ])('%s', (_name, { given, want }) => {

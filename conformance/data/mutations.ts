@@ -299,11 +299,11 @@ class BodyMutator {
  * Values that break a format while staying close to a valid one. The formats are standards
  * (RFC 5322 e-mail, RFC 3339 date-time, RFC 3986 URI) and the contract's own: `cpf-cnpj`
  * (Receita Federal mod-11 check digits, D23), `phone-br` and `cep` (10–11 and 8 digits once
- * punctuation is ignored, D24, D47) and `brl` (at most two decimal places, D17).
+ * punctuation is ignored, D24, D46) and `brl` (at most two decimal places, D17).
  */
 const formatBreakers: Record<string, { name: string; values: (value: never) => unknown[] }> = {
   'cpf-cnpj': { name: 'wrong check digit', values: (v: string) => [`${v.slice(0, -1)}${(Number(v.at(-1)) + 1) % 10}`] },
-  // Too many digits: still only characters the request pattern allows (D47), so the format alone is broken.
+  // Too many digits: still only characters the request pattern allows (D46), so the format alone is broken.
   'phone-br': { name: 'too many digits for a phone', values: (v: string) => [`${v}00`] },
   cep: { name: 'nine digits for a CEP', values: (v: string) => [`${v}0`] },
   brl: { name: '3 decimal places', values: (v: number) => [Math.round(v * 100) / 100 + 0.001, 1.001] },

@@ -1,5 +1,5 @@
 /**
- * Brazilian numbers as people write them, read as the digits the contract stores (D47).
+ * Brazilian numbers as people write them, read as the digits the contract stores (D46).
  *
  * The rule, the same the contract's request patterns state:
  * - CPF/CNPJ: spaces, dots, dashes and slashes are ignored (`529.982.247-25`, `11.222.333/0001-81`);

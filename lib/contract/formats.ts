@@ -9,7 +9,7 @@ interface CustomFormat<T> {
   /** Problem text for a value that fails. */
   message: string;
   /**
-   * How the server stores a valid value (D47): the form the responses carry. The format
+   * How the server stores a valid value (D46): the form the responses carry. The format
    * validates the value as sent, so a value passes exactly when its normal form is right.
    */
   normalise?: (value: T) => T;

@@ -44,7 +44,7 @@ describe('contractNormaliser on a schema of its own', () => {
   });
 });
 
-describe('contractNormaliser on the contract request bodies (D47)', () => {
+describe('contractNormaliser on the contract request bodies (D46)', () => {
   const cases: Array<[string, { schema: string; given: JsonObject; want: JsonObject }]> = [
     [
       'a client',

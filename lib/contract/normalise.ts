@@ -2,7 +2,7 @@ import { deref, resolvePointer, type JsonObject } from './bundled.js';
 import { formatNormaliser } from './formats.js';
 
 /**
- * Puts a valid request body into the form the service stores (D47), as the contract says:
+ * Puts a valid request body into the form the service stores (D46), as the contract says:
  * every string whose schema names a custom format with a normal form (`cpf-cnpj`,
  * `phone-br`, `cep`; see formats.ts) is replaced by that form. Nothing here knows a field
  * name, so a new field needs only its format in the contract.

@@ -110,7 +110,7 @@ describe('a retry with the same key and body', () => {
     expect((await server.api.GET('/client')).data?.map((c) => c.taxId)).toEqual([customers.maria.taxId]);
   });
 
-  test('a body that differs only in the punctuation of the customer\'s numbers is the same request (D47)', async () => {
+  test('a body that differs only in the punctuation of the customer\'s numbers is the same request (D46)', async () => {
     await start();
     const first = await post(body, { key: 'order-124' });
     expectFresh(first);

@@ -11,7 +11,7 @@ import { readJsonBody } from './request-body.js';
  * the contract, in the order a client can act on: authentication (401), the key's quota
  * (429), the body's media type, size and syntax (415, 413, 400), then parameters and body
  * against the schemas (422, every failing field at once); a valid body is handed on in its
- * stored form (D47).
+ * stored form (D46).
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
   const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds, (key, windowStart) => deps.store.countRequest(key, windowStart));

@@ -115,7 +115,7 @@ export class OperationCatalog {
   }
 
   /**
-   * A valid body in the form the service stores (D47): tax numbers, phones and CEPs as
+   * A valid body in the form the service stores (D46): tax numbers, phones and CEPs as
    * digits, as the contract's formats say. Changes the body in place and returns it.
    */
   normalise(rules: OperationRules, body: unknown): unknown {

@@ -67,7 +67,7 @@ export function unknownReferenceError(pointer: string, what: string): FieldError
   return { pointer, detail: `no ${what} with this id exists for this company`, keyword: 'exists' };
 }
 
-/** The field error of a body field that refers to an INACTIVE product or client (D46). */
+/** The field error of a body field that refers to an INACTIVE product or client (D45). */
 export function inactiveReferenceError(pointer: string, what: string): FieldError {
   return { pointer, detail: `the ${what} with this id is INACTIVE; only an ACTIVE ${what} can be sold or billed`, keyword: 'active' };
 }

@@ -233,7 +233,7 @@ const notReferences: Record<string, string> = {
   'createPaymentLink /externalId': "the caller's own identifier, stored as sent",
   'createOrder /storefrontOrderId': "the storefront's own identifier, stored as sent",
   'createProduct /displayId': "the caller's display code, stored as sent",
-  'createProduct /storefrontVariantId': "the storefront's own variant identifier, stored as sent (D45)",
+  'createProduct /storefrontVariantId': "the storefront's own variant identifier, stored as sent (D44)",
 };
 
 // ——— The contract's ids, to check the tables against ———

@@ -1,5 +1,5 @@
 /**
- * Brazilian input as integrators send it (D47), the way they send it: `curl` against the
+ * Brazilian input as integrators send it (D46), the way they send it: `curl` against the
  * server `npm start` runs (the compiled dist/server/main.mjs) on a file database. A client
  * and a payment-link customer written with the usual punctuation are created and listed as
  * digits; a punctuated number with a wrong check digit is still 422 naming the field.

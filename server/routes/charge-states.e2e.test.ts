@@ -3,7 +3,7 @@
  * server (`npm start`'s dist/server/main.mjs) over HTTP, with a webhook receiver on a real socket:
  * a charge stopped at PROCESSING (the seed's own sample state) stays there for reads, for the
  * payment page and for the event stream until the next call moves it (D39); product pictures,
- * delivery and INACTIVE records as D45 and D46 say.
+ * delivery and INACTIVE records as D44 and D45 say.
  */
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ async function waitFor(what: string, condition: () => boolean): Promise<void> {
 }
 
 describe('the compiled server, as an integrator drives it', () => {
-  test('a charge stopped at PROCESSING is read, shown and announced as OPEN/PROCESSING, and a later call pays it (D39); D45 fields; D46 refusals', { timeout: 90_000 }, async () => {
+  test('a charge stopped at PROCESSING is read, shown and announced as OPEN/PROCESSING, and a later call pays it (D39); D44 fields; D45 refusals', { timeout: 90_000 }, async () => {
     const port = await freePort();
     const receiverPort = await freePort();
     const running = startBuiltServer({ DATABASE_PATH: join(folder(), 'states', 'payments.db'), PORT: String(port), WEBHOOK_POLL_MS: '50', LOG_LEVEL: 'info' });
@@ -79,7 +79,7 @@ describe('the compiled server, as an integrator drives it', () => {
       expect(hook.status, hook.text).toBe(201);
       secret = hook.json.secret;
 
-      // D45: a product with a picture and a storefront variant; its picture follows it into the charge.
+      // D44: a product with a picture and a storefront variant; its picture follows it into the charge.
       const imageUrl = 'https://cafeaurora.example.com/img/cafe-especial.jpg';
       const product = await call('POST', '/product', { name: 'Café especial 250 g', description: 'Grãos do Cerrado', price: 39.9, sku: 'CAFE-250', displayId: 'cafe-250', imageUrl, storefrontVariantId: 'gid://shopify/ProductVariant/1' });
       expect(product.status, product.text).toBe(201);
@@ -113,7 +113,7 @@ describe('the compiled server, as an integrator drives it', () => {
       await waitFor('charge.paid', () => receiver.events.length >= 3);
       expect(receiver.events.map((e) => e.type)).toEqual(['charge.pending', 'charge.processing', 'charge.paid']);
 
-      // D46: an INACTIVE client cannot be charged.
+      // D45: an INACTIVE client cannot be charged.
       const inactive = await call('POST', '/client', { name: 'Cliente Inativo', status: 'INACTIVE', cpfCnpj: '52998224725', email: 'inativo@example.com', phone: '11987654321' });
       expect(inactive.status, inactive.text).toBe(201);
       const refused = await call('POST', '/charge/payment-link', { total: 1000, customerId: inactive.json.id });

@@ -141,7 +141,7 @@ describe('POST /charge/payment-link: the customer', () => {
     expect(otherList.data).toEqual([]);
   });
 
-  test('a `customer` written the Brazilian way is stored, charged and listed as digits (D47)', async () => {
+  test('a `customer` written the Brazilian way is stored, charged and listed as digits (D46)', async () => {
     const id = await createCharge({
       total: 5000,
       customer: { ...customers.maria, taxId: '529.982.247-25', phone: '+55 (11) 98765-4321', postalCode: '01310-100' },
@@ -231,9 +231,9 @@ describe('POST /charge/payment-link: refused requests (422)', () => {
     ['customer without email', { given: () => ({ total: 5000, customer: { name: 'Maria', taxId: '52998224725', phone: '11987654321' } }), want: { places: ['/customer/email'], keyword: 'required' } }],
     ['customer taxId with wrong check digits (D23)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '11144477734' } }), want: { places: ['/customer/taxId'], keyword: 'format' } }],
     ['customer taxId of 12 digits (D23)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111444777350' } }), want: { places: ['/customer/taxId'] } }],
-    ['customer phone of 12 digits once +55 is dropped (D47)', { given: () => ({ total: 5000, customer: { ...customers.joao, phone: '+55 21 93456-78901' } }), want: { places: ['/customer/phone'], keyword: 'format' } }],
-    ['customer taxId punctuated, with wrong check digits (D23, D47)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111.444.777-34' } }), want: { places: ['/customer/taxId'], keyword: 'format' } }],
-    ['customer postalCode of 9 digits with a dash (D47)', { given: () => ({ total: 5000, customer: { ...customers.joao, postalCode: '01310-1000' } }), want: { places: ['/customer/postalCode'], keyword: 'format' } }],
+    ['customer phone of 12 digits once +55 is dropped (D46)', { given: () => ({ total: 5000, customer: { ...customers.joao, phone: '+55 21 93456-78901' } }), want: { places: ['/customer/phone'], keyword: 'format' } }],
+    ['customer taxId punctuated, with wrong check digits (D23, D46)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111.444.777-34' } }), want: { places: ['/customer/taxId'], keyword: 'format' } }],
+    ['customer postalCode of 9 digits with a dash (D46)', { given: () => ({ total: 5000, customer: { ...customers.joao, postalCode: '01310-1000' } }), want: { places: ['/customer/postalCode'], keyword: 'format' } }],
     // D25: items
     ['quantity 0', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 0 }] }), want: { places: ['/items/0/quantity'], keyword: 'minimum' } }],
     ['quantity 1.5', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 1.5 }] }), want: { places: ['/items/0/quantity'], keyword: 'type' } }],
@@ -409,7 +409,7 @@ describe('GET /charge/{id}: the full charge', () => {
     expect(JSON.stringify(charge)).not.toContain('null');
   });
 
-  test('the item summary carries the product status; an INACTIVE product is not sold (D46)', async () => {
+  test('the item summary carries the product status; an INACTIVE product is not sold (D45)', async () => {
     const product = await createProduct(server.api, { price: 10 });
     const charge = await getCharge(await createCharge({ items: [{ productId: product.id, quantity: 50 }] }));
     expect(charge.items[0]?.product).toMatchObject({ id: product.id, status: 'ACTIVE', needShipping: true });

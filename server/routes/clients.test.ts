@@ -74,7 +74,7 @@ describe('POST /client', () => {
     expect(data).toMatchObject(want);
   });
 
-  // D47: the forms Brazilian forms send, stored and returned as digits in both forms of a client.
+  // D46: the forms Brazilian forms send, stored and returned as digits in both forms of a client.
   const punctuated: Array<[string, { given: Partial<ClientCreate>; want: { cpfCnpj?: string; phone?: string; postalCode?: string } }]> = [
     ['a CPF with dots and a dash', { given: { cpfCnpj: '529.982.247-25' }, want: { cpfCnpj: '52998224725' } }],
     ['a CNPJ with dots, a slash and a dash', { given: { cpfCnpj: '11.444.777/0001-61' }, want: { cpfCnpj: '11444777000161' } }],
@@ -88,7 +88,7 @@ describe('POST /client', () => {
     ['a CEP with a dash', { given: { postalCode: '01310-100' }, want: { postalCode: '01310100' } }],
     ['a CEP with a dot and a dash', { given: { postalCode: '01.310-100' }, want: { postalCode: '01310100' } }],
   ];
-  test.for(punctuated)('accepts %s and stores the digits (D47)', async ([, { given, want }]) => {
+  test.for(punctuated)('accepts %s and stores the digits (D46)', async ([, { given, want }]) => {
     const { data, response } = await server.api.POST('/client', { body: clientBody(given) });
     expect(response.status).toBe(201);
     const { postalCode, ...createResult } = want;
@@ -138,19 +138,19 @@ describe('POST /client', () => {
     ['a tax number of 15 digits', { given: { cpfCnpj: '114447770001610' }, want: ['/cpfCnpj'] }],
     ['an alphanumeric CNPJ (D23)', { given: { cpfCnpj: '12ABC34501DE35' }, want: ['/cpfCnpj'] }],
     ['a tax number as a JSON number', { given: { cpfCnpj: 52998224725 }, want: ['/cpfCnpj'] }],
-    ['a punctuated CPF with a wrong check digit (D47)', { given: { cpfCnpj: '529.982.247-26' }, want: ['/cpfCnpj'] }],
-    ['a punctuated CNPJ with a wrong check digit (D47)', { given: { cpfCnpj: '11.444.777/0001-62' }, want: ['/cpfCnpj'] }],
-    ['a CPF with commas (D47)', { given: { cpfCnpj: '529,982,247-25' }, want: ['/cpfCnpj'] }],
-    ['a CPF with a letter among the dots (D47)', { given: { cpfCnpj: '529.982.247-2x' }, want: ['/cpfCnpj'] }],
-    ['a punctuated tax number of 12 digits (D47)', { given: { cpfCnpj: '529.982.247-250' }, want: ['/cpfCnpj'] }],
+    ['a punctuated CPF with a wrong check digit (D46)', { given: { cpfCnpj: '529.982.247-26' }, want: ['/cpfCnpj'] }],
+    ['a punctuated CNPJ with a wrong check digit (D46)', { given: { cpfCnpj: '11.444.777/0001-62' }, want: ['/cpfCnpj'] }],
+    ['a CPF with commas (D46)', { given: { cpfCnpj: '529,982,247-25' }, want: ['/cpfCnpj'] }],
+    ['a CPF with a letter among the dots (D46)', { given: { cpfCnpj: '529.982.247-2x' }, want: ['/cpfCnpj'] }],
+    ['a punctuated tax number of 12 digits (D46)', { given: { cpfCnpj: '529.982.247-250' }, want: ['/cpfCnpj'] }],
     ['a phone of 9 digits', { given: { phone: '119876543' }, want: ['/phone'] }],
     ['a phone of 12 digits', { given: { phone: '551198765432' }, want: ['/phone'] }],
     ['a phone with a letter', { given: { phone: '1198765432a' }, want: ['/phone'] }],
-    ['a phone with 55 but no plus (D47)', { given: { phone: '5511987654321' }, want: ['/phone'] }],
-    ['a phone with another country code (D47)', { given: { phone: '+1 415 555 2671' }, want: ['/phone'] }],
-    ['a phone with +55 in the middle (D47)', { given: { phone: '11 +55 98765-4321' }, want: ['/phone'] }],
-    ['a phone with a tab (D47)', { given: { phone: '11\t98765-4321' }, want: ['/phone'] }],
-    ['a punctuated phone of 9 digits (D47)', { given: { phone: '(11) 8765-432' }, want: ['/phone'] }],
+    ['a phone with 55 but no plus (D46)', { given: { phone: '5511987654321' }, want: ['/phone'] }],
+    ['a phone with another country code (D46)', { given: { phone: '+1 415 555 2671' }, want: ['/phone'] }],
+    ['a phone with +55 in the middle (D46)', { given: { phone: '11 +55 98765-4321' }, want: ['/phone'] }],
+    ['a phone with a tab (D46)', { given: { phone: '11\t98765-4321' }, want: ['/phone'] }],
+    ['a punctuated phone of 9 digits (D46)', { given: { phone: '(11) 8765-432' }, want: ['/phone'] }],
     ['a name of 256 characters', { given: { name: 'a'.repeat(256) }, want: ['/name'] }],
     ['an empty name', { given: { name: '' }, want: ['/name'] }],
     ['a name that is not a string', { given: { name: 42 }, want: ['/name'] }],
@@ -161,8 +161,8 @@ describe('POST /client', () => {
     ['a status outside the enum', { given: { status: 'DELETED' }, want: ['/status'] }],
     ['a status in lower case', { given: { status: 'active' }, want: ['/status'] }],
     ['a postal code of 7 digits', { given: { postalCode: '0131010' }, want: ['/postalCode'] }],
-    ['a postal code with a slash (D47)', { given: { postalCode: '01310/100' }, want: ['/postalCode'] }],
-    ['a punctuated postal code of 7 digits (D47)', { given: { postalCode: '0131-010' }, want: ['/postalCode'] }],
+    ['a postal code with a slash (D46)', { given: { postalCode: '01310/100' }, want: ['/postalCode'] }],
+    ['a punctuated postal code of 7 digits (D46)', { given: { postalCode: '0131-010' }, want: ['/postalCode'] }],
     ['a street number of 21 characters', { given: { number: '1'.repeat(21) }, want: ['/number'] }],
     ['an address of 256 characters', { given: { address: 'a'.repeat(256) }, want: ['/address'] }],
     ['a district of 256 characters', { given: { district: 'a'.repeat(256) }, want: ['/district'] }],

@@ -201,7 +201,7 @@ describe('what the page shows, by charge', () => {
   test.each([
     ['a charge to be delivered says the address is asked for after payment', true],
     ['a charge without shipping says nothing of delivery', false],
-  ])('%s (D45)', async (_name, needShipping) => {
+  ])('%s (D44)', async (_name, needShipping) => {
     const charge = await newCharge({ total: 5000, needShipping });
     expect(charge.needShipping).toBe(needShipping);
     const { html } = await page(charge.id);

@@ -51,7 +51,7 @@ describe('POST /product', () => {
     expect(data).toMatchObject({ name: 'Clube do café', isSubscription: true, defaultPeriod: 'MONTHLY', defaultTrialDays: 7, status: 'ACTIVE' });
   });
 
-  test('keeps imageUrl and storefrontVariantId as sent, and a charge item carries the image (D45)', async () => {
+  test('keeps imageUrl and storefrontVariantId as sent, and a charge item carries the image (D44)', async () => {
     const imageUrl = 'https://cafeaurora.example.com/img/cafe-especial.jpg';
     const storefrontVariantId = 'gid://shopify/ProductVariant/44561236';
     const { data, response } = await server.api.POST('/product', { body: productBody({ imageUrl, storefrontVariantId }) });
@@ -67,7 +67,7 @@ describe('POST /product', () => {
     ['an imageUrl that is not an http(s) URL', { given: { imageUrl: 'javascript:alert(1)' }, want: '/imageUrl' }],
     ['an empty storefrontVariantId', { given: { storefrontVariantId: '' }, want: '/storefrontVariantId' }],
   ];
-  test.each(badFields)('refuses %s with 422 (D45, D24)', async (_name, { given, want }) => {
+  test.each(badFields)('refuses %s with 422 (D44, D24)', async (_name, { given, want }) => {
     const answer = await sendJson(server, 'POST', '/product', productBody(given));
     expect(answer.status).toBe(422);
     expect((answer.json as { errors: Array<{ pointer: string }> }).errors.map((e) => e.pointer)).toContain(want);

@@ -26,7 +26,7 @@ export const productRoutes: RouteFactory = (deps, operation) => {
       updatedAt: at,
       sku: body.sku,
       displayId: body.displayId,
-      // D45: the seed's product has these; the request is where they can come from.
+      // D44: the seed's product has these; the request is where they can come from.
       ...(body.storefrontVariantId !== undefined ? { storefrontVariantId: body.storefrontVariantId } : {}),
       ...(body.imageUrl !== undefined ? { imageUrl: body.imageUrl } : {}),
       ...(body.defaultPeriod !== undefined ? { defaultPeriod: body.defaultPeriod } : {}),

@@ -40,10 +40,10 @@ test.each(cases)('%s: every unknown reference is named in one 422', async (_name
 });
 
 /**
- * D46: an INACTIVE product or client is refused like an unknown one, with a 422 naming each
+ * D45: an INACTIVE product or client is refused like an unknown one, with a 422 naming each
  * such field; the same request with ACTIVE records is accepted.
  */
-describe('INACTIVE products and clients are refused (D46)', () => {
+describe('INACTIVE products and clients are refused (D45)', () => {
   let inactiveProductId: string;
   let inactiveClientId: string;
   let activeClientId: string;

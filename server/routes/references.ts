@@ -5,7 +5,7 @@ import type { ClientDoc, ProductDoc } from '../store/types.js';
 
 /**
  * The field error of a body field naming a record: none when the company has it and it is
- * ACTIVE; unknown or foreign (D27) and INACTIVE (D46) are refused alike with a 422 naming the field.
+ * ACTIVE; unknown or foreign (D27) and INACTIVE (D45) are refused alike with a 422 naming the field.
  */
 export function referenceError(record: { status: string } | undefined, pointer: string, what: 'product' | 'client'): FieldError[] {
   if (!record) return [unknownReferenceError(pointer, what)];
@@ -14,7 +14,7 @@ export function referenceError(record: { status: string } | undefined, pointer: 
 
 /**
  * The company's products named by `items`, and a field error for each item whose product
- * the company does not have (D27) or is INACTIVE (D46). Callers add their other reference
+ * the company does not have (D27) or is INACTIVE (D45). Callers add their other reference
  * errors and answer all of them in one 422.
  */
 export async function itemProducts(
@@ -27,7 +27,7 @@ export async function itemProducts(
   return { products, errors };
 }
 
-/** The company's client named by a body field, and its field errors (D27, D46); no errors when the field was not sent. */
+/** The company's client named by a body field, and its field errors (D27, D45); no errors when the field was not sent. */
 export async function referencedClient(deps: Deps, companyId: string, id: string | undefined, pointer: string): Promise<{ client?: ClientDoc; errors: FieldError[] }> {
   if (id === undefined) return { errors: [] };
   const client = await deps.store.getClient(companyId, id);

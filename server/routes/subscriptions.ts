@@ -15,7 +15,7 @@ type SubscriptionUpdate = components['schemas']['SubscriptionUpdate'];
 
 const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] as const;
 
-/** A product and client named in a body must be the company's (D27) and ACTIVE (D46); every one that is not is named. */
+/** A product and client named in a body must be the company's (D27) and ACTIVE (D45); every one that is not is named. */
 async function mustOwn(deps: Deps, companyId: string, refs: { productId?: string; clientId?: string }): Promise<void> {
   const errors: FieldError[] = [];
   if (refs.productId !== undefined) errors.push(...referenceError((await deps.store.getProducts(companyId, [refs.productId])).get(refs.productId), '/productId', 'product'));

@@ -189,7 +189,7 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     expect(await page.locator('h1').innerText()).toBe('Pagamento não concluído');
   });
 
-  test('a payment left processing (D39) shows as processing, the page still open, then paid and on to successUrl; a delivery says so (D45)', async () => {
+  test('a payment left processing (D39) shows as processing, the page still open, then paid and on to successUrl; a delivery says so (D44)', async () => {
     const charge = await newCharge({ needShipping: true });
     const page = await open(`/pay/${charge.id}`);
     expect(await text(page, '#shipping')).toBe('Este pedido será entregue: o endereço de entrega é pedido após o pagamento.');
