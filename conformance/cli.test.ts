@@ -9,7 +9,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
-import { freePort, listening, repoRoot, startTsx, tsx, useChildProcesses, within, type Exit } from '../server/test-support/processes.js';
+import { freePort, listening, repoRoot, startTsx, tsx, useChildProcesses, within, type Exit, printedKey } from '../server/test-support/processes.js';
 import { parseXml } from './report/xml-check.js';
 
 const folder = useChildProcesses('conformance-cli-test-');
@@ -48,16 +48,13 @@ async function conformance(args: string[], ms = RUN_MS): Promise<Done> {
   }
 }
 
-const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
-
 describe('against the reference server', () => {
   test('profile reference: exit 0, the matrix, JUnit and HTML written, no key shown', { timeout: RUN_MS + 30_000 }, async () => {
     const databasePath = join(folder(), 'ref', 'payments.db');
     const port = await freePort();
     const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port) });
     await listening(server);
-    const apiKey = KEY_PATTERN.exec(server.stdout())?.[0];
-    expect(apiKey, `no key in the server's output:\n${server.stdout()}`).toBeDefined();
+    const apiKey = printedKey(server);
     const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
     expect((await within(keys.exited, 'the keys command')).code, keys.stderr()).toBe(0);
     const secondApiKey = (JSON.parse(keys.stdout()) as { apiKey: string }).apiKey;

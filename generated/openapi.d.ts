@@ -347,8 +347,10 @@ export interface components {
          * Format: cpf-cnpj
          * @description Brazilian tax number as sent in a request: a CPF (11 digits, a person) or a CNPJ (14 digits,
          *     a company), with valid check digits (custom format `cpf-cnpj`, **D23**). It may be written
-         *     the usual way: spaces, dots, dashes and slashes are ignored (`529.982.247-25`,
-         *     `11.222.333/0001-81`), any other character is refused with `422` (**D46**). The service
+         *     the usual way, with its separators in their usual places (a dot or space between the groups,
+         *     a slash before a CNPJ's branch, a dash or space before the check digits: `529.982.247-25`,
+         *     `11.222.333/0001-81`); anything else is refused with `422` (**D46**). The pattern says so, so a
+         *     client or mock that validates only the schema refuses a wrong length too. The service
          *     stores and returns the digits only (`52998224725`), the form of the list of clients.
          * @example 52998224725
          * @example 529.982.247-25
@@ -370,9 +372,10 @@ export interface components {
          * Format: phone-br
          * @description Brazilian phone number as sent in a request: area code (DDD) and number, 10 digits for a
          *     landline or 11 for a mobile (custom format `phone-br`, **D24**). It may be written the usual
-         *     way: spaces, dots, dashes and parentheses are ignored and a leading `+55` (Brazil's country
-         *     code) is dropped (`+55 11 98765-4321`, `(11) 98765-4321`); any other character, or another
-         *     country code, is refused with `422` (**D46**). The service stores and returns the digits
+         *     way: a leading `+55` (Brazil's country code, dropped), the area code in parentheses or
+         *     followed by a space, dot or dash, a space after a mobile's first digit, and a space, dot or
+         *     dash before the last four digits (`+55 11 98765-4321`, `(11) 98765-4321`, `11 9 8765-4321`);
+         *     anything else, or another country code, is refused with `422` (**D46**). The service stores and returns the digits
          *     only (`11987654321`), the source document's `^[0-9]{10,11}$`.
          * @example 11987654321
          * @example +55 11 98765-4321
@@ -382,8 +385,9 @@ export interface components {
         /**
          * Format: cep
          * @description Brazilian postal code (CEP) as sent in a request: eight digits (custom format `cep`,
-         *     **D24**). It may be written the usual way: spaces, dots and dashes are ignored
-         *     (`01310-100`); any other character is refused with `422` (**D46**). The service stores and
+         *     **D24**). It may be written the usual way: a dot after the first two digits and a dash or
+         *     space before the last three (`01310-100`, `01.310-100`); anything else is refused with `422`
+         *     (**D46**). The service stores and
          *     returns the eight digits only (`01310100`).
          * @example 01310100
          * @example 01310-100

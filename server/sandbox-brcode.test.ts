@@ -9,10 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { hasError, isStaticPix, parsePix, type PixStaticObject } from 'pix-utils';
 import { describe, expect, test } from 'vitest';
-import { freePort, listening, startBuiltServer, startTsx, useChildProcesses, WAIT_MS, within, type Running } from './test-support/processes.js';
+import { freePort, listening, startBuiltServer, startTsx, useChildProcesses, WAIT_MS, within, type Running, printedKey } from './test-support/processes.js';
 
 const UNREGISTRABLE = 'sandbox@pix.invalid';
-const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
 const TEST_CODE_NOTICE = 'Código de teste:';
 
 const folder = useChildProcesses('pix-sandbox-brcode-test-');
@@ -29,9 +28,7 @@ async function startDeployment(name: string): Promise<Deployment & { server: Run
   const port = await freePort();
   const server = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(port), LOG_LEVEL: 'info' });
   await listening(server);
-  const devKey = KEY_PATTERN.exec(server.stdout())?.[0];
-  if (devKey === undefined) throw new Error(`no development key in the first start's output:\n${server.stdout()}`);
-  return { server, port, databasePath, devKey };
+  return { server, port, databasePath, devKey: printedKey(server) };
 }
 
 /** `npm run keys -- create …` on the deployment's database; the API key of the new company. */

@@ -1,11 +1,12 @@
 /**
  * Brazilian numbers as people write them, read as the digits the contract stores (D46).
  *
- * The rule, the same the contract's request patterns state:
- * - CPF/CNPJ: spaces, dots, dashes and slashes are ignored (`529.982.247-25`, `11.222.333/0001-81`);
- * - phone: spaces, dots, dashes and parentheses are ignored, and a leading `+55` (Brazil's
- *   country code) is dropped (`+55 11 98765-4321`, `(11) 98765-4321`);
- * - CEP: spaces, dots and dashes are ignored (`01310-100`, `01.310-100`).
+ * Where the separators may stand is the contract's to say (the request patterns `TaxIdInput`,
+ * `PhoneInput`, `PostalCodeInput`, checked before this runs); this only drops them:
+ * - CPF/CNPJ: spaces, dots, dashes and slashes (`529.982.247-25`, `11.222.333/0001-81`);
+ * - phone: spaces, dots, dashes and parentheses, and a leading `+55` (Brazil's country code:
+ *   `+55 11 98765-4321`, `(11) 98765-4321`);
+ * - CEP: spaces, dots and dashes (`01310-100`, `01.310-100`).
  *
  * Any other character (a letter, another country code, a tab) is kept, so the value stays
  * invalid for the digits-only checks that follow: nothing is guessed.

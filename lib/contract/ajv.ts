@@ -71,9 +71,13 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
   const result: FieldError[] = [];
   const seen = new Set<string>();
   const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath);
+  const formatFailed = new Set(errors.filter((e) => e.keyword === 'format').map((e) => e.instancePath));
   for (const error of errors) {
     // Errors inside a failed anyOf branch are summarised by the anyOf entry itself.
     if (error.keyword !== 'anyOf' && anyOfPaths.some((p) => error.schemaPath.startsWith(`${p}/`))) continue;
+    // A value that fails its pattern and its format is one mistake: the format's message (what the
+    // field must hold: "a CPF of 11 digits…") says more than the pattern's regular expression.
+    if (error.keyword === 'pattern' && formatFailed.has(error.instancePath)) continue;
     const entry = describe(error);
     const key = `${entry.pointer}\u0000${entry.detail}`;
     if (seen.has(key)) continue;

@@ -7,7 +7,11 @@ import type { ApiKeyRecord } from '../store/types.js';
  * SHA-256 of the secret is stored (D04), and it is compared in constant time. The
  * secret has 256 bits of entropy, so a fast hash is enough: there is nothing to guess.
  */
-const KEY_PATTERN = /^sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})$/;
+const KEY_FORM = 'sk_([a-z0-9]{24})_([A-Za-z0-9_-]{43})';
+const KEY_PATTERN = new RegExp(`^${KEY_FORM}$`);
+
+/** A key anywhere in a text (what `npm start` or `npm run keys` printed), its id and secret captured. */
+export const API_KEY_IN_TEXT = new RegExp(KEY_FORM);
 
 export interface IssuedKey {
   /** The key to hand to the company, shown once. */

@@ -11,9 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, NODE_MAX_HEADER_BYTES } from '../http/request-limits.js';
 import { exchange, get, type Exchange } from '../test-support/raw-http.js';
-import { dropChildSchemas, freePort, killAll, listening, startTsx, WAIT_MS, within, type ChildVars, type Running } from '../test-support/processes.js';
-
-const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
+import { dropChildSchemas, freePort, killAll, listening, startTsx, WAIT_MS, within, type ChildVars, type Running, printedKey } from '../test-support/processes.js';
 
 let folder: string;
 beforeAll(() => {
@@ -35,9 +33,7 @@ async function startServer(name: string, vars: ChildVars = {}): Promise<Started>
   const port = await freePort();
   const running = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder, name, 'payments.db'), PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_REQUESTS: '0', ...vars });
   await listening(running);
-  const apiKey = KEY_PATTERN.exec(running.stdout())?.[0];
-  if (!apiKey) throw new Error(`no development key printed:\n${running.stdout()}`);
-  return { running, port, apiKey };
+  return { running, port, apiKey: printedKey(running) };
 }
 
 /** SIGTERM, and a clean exit: the process survived everything it was sent. */

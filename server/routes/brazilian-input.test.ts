@@ -8,10 +8,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
-import { freePort, listening, startBuiltServer, useChildProcesses, WAIT_MS } from '../test-support/processes.js';
+import { freePort, listening, startBuiltServer, useChildProcesses, WAIT_MS, printedKey } from '../test-support/processes.js';
 
 const run = promisify(execFile);
-const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
 const folder = useChildProcesses('pix-br-input-test-');
 
 interface CurlAnswer {
@@ -32,8 +31,7 @@ test('punctuated tax numbers, phones and CEPs are accepted and come back as digi
   const port = await freePort();
   const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'payments.db'), PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_REQUESTS: '0' });
   await listening(server);
-  const apiKey = KEY_PATTERN.exec(server.stdout())?.[0];
-  expect(apiKey, server.stdout()).toBeDefined();
+  const apiKey = printedKey(server);
 
   const client = await curl(port, apiKey!, 'POST', '/client', {
     name: 'Maria Silva Souza',

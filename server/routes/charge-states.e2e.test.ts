@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
-import { freePort, listening, startBuiltServer, useChildProcesses, WAIT_MS } from '../test-support/processes.js';
+import { freePort, listening, startBuiltServer, useChildProcesses, WAIT_MS, printedKey } from '../test-support/processes.js';
 
 type Charge = components['schemas']['Charge'];
 type WebhookEvent = components['schemas']['WebhookEvent'];
@@ -59,8 +59,7 @@ describe('the compiled server, as an integrator drives it', () => {
     const receiverPort = await freePort();
     const running = startBuiltServer({ DATABASE_PATH: join(folder(), 'states', 'payments.db'), PORT: String(port), WEBHOOK_POLL_MS: '50', LOG_LEVEL: 'info' });
     await listening(running);
-    const apiKey = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/.exec(running.stdout())?.[0] ?? '';
-    expect(apiKey, running.stdout()).not.toBe('');
+    const apiKey = printedKey(running);
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: any }> => {
       const response = await fetch(`http://127.0.0.1:${port}${path}`, {
         method,

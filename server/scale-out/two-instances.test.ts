@@ -9,11 +9,9 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDatabaseUrl } from '../test-support/engines.js';
-import { freePort, killAll, listening, startBuiltServer, useChildProcesses, type ChildVars, type Running } from '../test-support/processes.js';
+import { freePort, killAll, listening, startBuiltServer, useChildProcesses, type ChildVars, type Running, printedKey } from '../test-support/processes.js';
 
 if (!testDatabaseUrl) console.warn('NOTICE: two-instance PostgreSQL test skipped: set TEST_DATABASE_URL=postgres://root@127.0.0.1:5432/test');
-
-const KEY_PATTERN = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/;
 
 interface Answer {
   status: number;
@@ -89,8 +87,7 @@ describe.skipIf(!testDatabaseUrl)('two instances on one PostgreSQL database', ()
     const vars: ChildVars = { DATABASE_URL: urlOf(database), DATABASE_POOL_SIZE: '8', RATE_LIMIT_REQUESTS: '0', LOG_LEVEL: 'info', WEBHOOK_POLL_MS: '20' };
     // The first instance migrates the empty database and prints the development key; then the second.
     const a = await start(vars);
-    const apiKey = KEY_PATTERN.exec(a.running.stdout())?.[0];
-    if (!apiKey) throw new Error(`no development key printed:\n${a.running.stdout()}\n${a.running.stderr()}`);
+    const apiKey = printedKey(a.running);
     const b = await start(vars);
     const bases = [a.base, b.base];
     const on = (i: number) => bases[i % 2]!;

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { configVariables, type ConfigVariable } from '../config.js';
 import { testDatabaseUrl, testEngine } from './engines.js';
 import { freePort } from '../../lib/net/free-port.js';
+import { API_KEY_IN_TEXT } from '../auth/api-keys.js';
 
 export { freePort };
 
@@ -184,6 +185,13 @@ export function useChildProcesses(folderPrefix: string): () => string {
     if (folder === undefined) throw new Error('the temporary folder is made in beforeAll');
     return folder;
   };
+}
+
+/** The API key a child printed (the development company's, on an empty database); throws with its output when there is none. */
+export function printedKey(running: Pick<Running, 'stdout'>): string {
+  const key = API_KEY_IN_TEXT.exec(running.stdout())?.[0];
+  if (!key) throw new Error(`no API key printed:\n${running.stdout()}`);
+  return key;
 }
 
 /** Resolves once the server logged `listening`; rejects if it exits first or takes too long. */

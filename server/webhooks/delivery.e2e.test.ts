@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
-import { freePort, listening, startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running } from '../test-support/processes.js';
+import { freePort, listening, startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running, printedKey } from '../test-support/processes.js';
 
 type WebhookEvent = components['schemas']['WebhookEvent'];
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
@@ -120,7 +120,7 @@ describe('webhook delivery survives a crash (D14)', () => {
     // First start on an empty file: the development key is printed once.
     const first: Running = startTsx('server/main.ts', [], vars);
     await listening(first);
-    apiKey = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/.exec(first.stdout())?.[0] ?? '';
+    apiKey = printedKey(first);
     expect(apiKey, first.stdout()).not.toBe('');
 
     // Two registrations on the (still down) receiver: every event, and charge.paid only.

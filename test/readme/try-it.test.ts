@@ -1,0 +1,84 @@
+/**
+ * The README's "Try it", run literally: its shell blocks are taken from README.md as they stand and
+ * run in order by bash, with curl and jq, against the compiled server started as `npm start`
+ * starts it, with only what the README asks a person to set (`API_KEY`, and the ports the README
+ * lets them override). What a person would see must be there: the payment page's address, the
+ * charge held at PROCESSING, and the four events arriving, verified, at the receiver.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { freePort, listening, printedKey, repoRoot, startBuiltServer, useChildProcesses } from '../../server/test-support/processes.js';
+
+/** The `sh` blocks of one README section, in order (a `#` line inside a block is a comment, not a heading). */
+export function shellBlocks(markdown: string, heading: string): string[] {
+  const blocks: string[] = [];
+  let inSection = false;
+  let fence: { shell: boolean; lines: string[] } | undefined;
+  for (const line of markdown.split('\n')) {
+    if (fence) {
+      if (!line.startsWith('```')) fence.lines.push(line);
+      else {
+        if (inSection && fence.shell) blocks.push(fence.lines.join('\n'));
+        fence = undefined;
+      }
+    } else if (line.startsWith('```')) fence = { shell: line === '```sh', lines: [] };
+    else if (/^#{1,3} /.test(line)) inSection = line === heading;
+  }
+  return blocks;
+}
+
+const missing = ['bash', 'curl', 'jq'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
+if (missing.length > 0) console.warn(`NOTICE: ${missing.join(', ')} not installed: the README's Try-it blocks are not run (apt-get install ${missing.join(' ')}).`);
+
+const folder = useChildProcesses('pix-try-it-');
+
+/** bash as a terminal runs pasted lines, but stopping at the first failure; stdin is not a socket, so bash reads no bashrc. */
+function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.skipIf(missing.length > 0)('README "Try it"', () => {
+  test('the section has the blocks of the loop', () => {
+    const blocks = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it');
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    const all = blocks.join('\n');
+    for (const step of ['/product', '/webhook', 'scripts/webhook-receiver.mjs', '/charge/payment-link', '"devMode\\":true', '/simulate-payment', '/deliveries']) expect(all).toContain(step);
+  });
+
+  test('its blocks, run by bash against the compiled server, complete the loop a person sees', { timeout: 90_000 }, async () => {
+    const port = await freePort();
+    const receiverPort = await freePort();
+    const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'try-it', 'payments.db'), PORT: String(port) });
+    await listening(server);
+    const script = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it').join('\n');
+    // Exactly what a person has: the printed key exported, the rest as the README sets it.
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, API_KEY: printedKey(server), BASE_URL: `http://localhost:${port}`, BASE_URL_ALT: `http://localhost:${port}`, RECEIVER_PORT: String(receiverPort) };
+    const { code, stdout, stderr } = await runBash(script, env);
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(stderr, stderr).not.toMatch(/error|not found|rejected/i);
+
+    const pageUrl = /Open the payment page in a browser: (\S+)/.exec(stdout)?.[1];
+    expect(pageUrl, stdout).toMatch(new RegExp(`^http://localhost:${port}/pay/char_`));
+    const page = await fetch(pageUrl!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Código de teste');
+
+    expect(stdout).toContain('{"status":"OPEN","paymentStatus":"PROCESSING"}');
+    expect(stdout).toMatch(/\{"status":"PAID","paymentStatus":"RECEIVED","paymentDate":"[^"]+"\}/);
+    const arrived = [...stdout.matchAll(/^receiver: (charge\.\w+) verified: charge char_\w+ (\w+)\/(\w+)/gm)].map(([, type, status, paymentStatus]) => `${type} ${status}/${paymentStatus}`);
+    expect(arrived, stdout).toEqual(['charge.pending OPEN/PENDING', 'charge.processing OPEN/PROCESSING', 'charge.paid PAID/PAID', 'charge.received PAID/RECEIVED']);
+    const attempts = stdout.split('\n').filter((line) => /^charge\.\w+ {2}attempt \d+ {2}\w+ {2}\d+$/.test(line));
+    expect(attempts.map((line) => line.split(/ +/)[0]).sort()).toEqual(['charge.paid', 'charge.pending', 'charge.processing', 'charge.received']);
+    expect(attempts.every((line) => line.includes('SUCCEEDED  204'))).toBe(true);
+  });
+});
