@@ -298,8 +298,8 @@ export function fillOptional(doc: JsonObject, validate: ValidateFunction, root: 
   }
 }
 
-/** A copy with every enumerated string moved `k` places along its `enum`. */
-function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number): unknown {
+/** A copy of `body` with each value that is neither an array nor an object replaced by `leaf(value, its schema)`. */
+function mapLeaves(doc: JsonObject, body: unknown, view: SchemaView, leaf: (node: unknown, nodeView: SchemaView) => unknown): unknown {
   const visit = (node: unknown, nodeView: SchemaView): unknown => {
     if (Array.isArray(node)) {
       const items = itemsOf(doc, nodeView);
@@ -307,18 +307,19 @@ function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number)
     }
     if (isPlainObject(node)) {
       const properties = propertiesOf(doc, nodeView);
-      const out: JsonObject = {};
-      for (const [key, value] of Object.entries(node)) {
-        const property = properties.get(key);
-        out[key] = property ? visit(value, property) : value;
-      }
-      return out;
+      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, properties.has(key) ? visit(value, properties.get(key)!) : value]));
     }
-    const values = keywordOf(nodeView, 'enum')?.value;
-    if (Array.isArray(values) && values.length > 1 && values.includes(node)) return values[(values.indexOf(node) + k) % values.length];
-    return node;
+    return leaf(node, nodeView);
   };
   return visit(structuredClone(body), view);
+}
+
+/** A copy with every enumerated string moved `k` places along its `enum`. */
+function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number): unknown {
+  return mapLeaves(doc, body, view, (node, nodeView) => {
+    const values = keywordOf(nodeView, 'enum')?.value;
+    return Array.isArray(values) && values.length > 1 && values.includes(node) ? values[(values.indexOf(node) + k) % values.length] : node;
+  });
 }
 
 /**
@@ -342,22 +343,13 @@ const brazilianMasks: Record<string, (digits: string) => string | undefined> = {
 function writtenTheBrazilianWay(doc: JsonObject, body: unknown, view: SchemaView): { body: unknown; decision?: string } | undefined {
   let decision: string | undefined;
   let changed = false;
-  const visit = (node: unknown, nodeView: SchemaView): unknown => {
-    if (Array.isArray(node)) {
-      const items = itemsOf(doc, nodeView);
-      return items ? node.map((item) => visit(item, items)) : node;
-    }
-    if (isPlainObject(node)) {
-      const properties = propertiesOf(doc, nodeView);
-      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, properties.has(key) ? visit(value, properties.get(key)!) : value]));
-    }
+  const written = mapLeaves(doc, body, view, (node, nodeView) => {
     const format = keywordOf(nodeView, 'format')?.value;
     const masked = typeof node === 'string' && typeof format === 'string' ? brazilianMasks[format]?.(node) : undefined;
     if (masked === undefined) return node;
     changed = true;
     decision ??= keywordOf(nodeView, 'pattern')?.decision;
     return masked;
-  };
-  const written = visit(structuredClone(body), view);
+  });
   return changed ? { body: written, ...(decision ? { decision } : {}) } : undefined;
 }

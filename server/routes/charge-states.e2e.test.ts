@@ -5,53 +5,15 @@
  * payment page and for the event stream until the next call moves it (D39); product pictures,
  * delivery and INACTIVE records as D44 and D45 say.
  */
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
+import { processed, startReceiver, waitFor } from '../test-support/webhook-receiver.js';
 import { freePort, listening, startBuiltServer, useChildProcesses, WAIT_MS, printedKey } from '../test-support/processes.js';
 
 type Charge = components['schemas']['Charge'];
-type WebhookEvent = components['schemas']['WebhookEvent'];
 
 const folder = useChildProcesses('pix-charge-states-');
-
-/** A receiver that verifies each delivery with the registration's secret and keeps the events in arrival order. */
-async function startReceiver(port: number, secret: () => string): Promise<{ events: WebhookEvent[]; close: () => Promise<void> }> {
-  const events: WebhookEvent[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        events.push(new Webhook(secret()).verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as WebhookEvent);
-        res.writeHead(204).end();
-      } catch {
-        res.writeHead(400).end();
-      }
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return {
-    events,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-async function waitFor(what: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('the compiled server, as an integrator drives it', () => {
   test('a charge stopped at PROCESSING is read, shown and announced as OPEN/PROCESSING, and a later call pays it (D39); D44 fields; D45 refusals', { timeout: 90_000 }, async () => {
@@ -71,12 +33,13 @@ describe('the compiled server, as an integrator drives it', () => {
       return { status: response.status, text, json: response.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : undefined };
     };
 
-    let secret = '';
-    const receiver = await startReceiver(receiverPort, () => secret);
+    const secrets = new Map<string, string>();
+    const receiver = await startReceiver(receiverPort, secrets);
+    const events = () => processed(receiver.received, '/hook').map(({ event }) => event);
     try {
       const hook = await call('POST', '/webhook', { url: `http://127.0.0.1:${receiverPort}/hook`, name: 'Loja', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'] });
       expect(hook.status, hook.text).toBe(201);
-      secret = hook.json.secret;
+      secrets.set('/hook', hook.json.secret);
 
       // D44: a product with a picture and a storefront variant; its picture follows it into the charge.
       const imageUrl = 'https://cafeaurora.example.com/img/cafe-especial.jpg';
@@ -90,9 +53,9 @@ describe('the compiled server, as an integrator drives it', () => {
       // D39: stop at PROCESSING, the seed's sample state.
       const stopped = await call('POST', `/charge/${id}/simulate-payment`, { until: 'PROCESSING' });
       expect(stopped.status, stopped.text).toBe(200);
-      await waitFor('charge.pending and charge.processing', () => receiver.events.length >= 2);
+      await waitFor('charge.pending and charge.processing', () => events().length >= 2);
       await new Promise((resolve) => setTimeout(resolve, 300)); // nothing further arrives on its own
-      expect(receiver.events.map((e) => [e.type, e.data.status, e.data.paymentStatus])).toEqual([
+      expect(events().map((e) => [e.type, e.data.status, e.data.paymentStatus])).toEqual([
         ['charge.pending', 'OPEN', 'PENDING'],
         ['charge.processing', 'OPEN', 'PROCESSING'],
       ]);
@@ -109,8 +72,8 @@ describe('the compiled server, as an integrator drives it', () => {
       // The next call continues from PROCESSING: PAID, not yet settled.
       const paid = await call('POST', `/charge/${id}/simulate-payment`, { until: 'PAID' });
       expect([paid.status, paid.json.data.status, paid.json.data.paymentStatus]).toEqual([200, 'PAID', 'PAID']);
-      await waitFor('charge.paid', () => receiver.events.length >= 3);
-      expect(receiver.events.map((e) => e.type)).toEqual(['charge.pending', 'charge.processing', 'charge.paid']);
+      await waitFor('charge.paid', () => events().length >= 3);
+      expect(events().map((e) => e.type)).toEqual(['charge.pending', 'charge.processing', 'charge.paid']);
 
       // D45: an INACTIVE client cannot be charged.
       const inactive = await call('POST', '/client', { name: 'Cliente Inativo', status: 'INACTIVE', cpfCnpj: '52998224725', email: 'inativo@example.com', phone: '11987654321' });

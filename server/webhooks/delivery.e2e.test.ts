@@ -6,14 +6,12 @@
  * signed, each webhook-id at least once and processed once after de-duplication; the attempts
  * before and after the crash are one history (D41).
  */
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
+import { processed, startReceiver, waitFor } from '../test-support/webhook-receiver.js';
 import { freePort, listening, startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running, printedKey } from '../test-support/processes.js';
 
-type WebhookEvent = components['schemas']['WebhookEvent'];
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
 type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
@@ -25,65 +23,6 @@ const folder = useChildProcesses('pix-webhook-e2e-');
  * that a restart under load fits in before the schedule is used up.
  */
 const SCHEDULE = ['0.1', '0.1', '0.1', '0.5', ...Array.from({ length: 16 }, () => '1')].join(',');
-
-interface Received {
-  path: string;
-  id: string;
-  event: WebhookEvent | undefined;
-  verifyError?: string;
-}
-
-/** The receiver's endpoints: one path per registration, each verified with its own secret. */
-async function startReceiver(port: number, secrets: ReadonlyMap<string, string>): Promise<{ received: Received[]; close: () => Promise<void> }> {
-  const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      const body = Buffer.concat(chunks).toString('utf8');
-      const entry: Received = { path, id: String(req.headers['webhook-id']), event: undefined };
-      try {
-        entry.event = new Webhook(secrets.get(path) ?? 'whsec_AAAA').verify(body, req.headers as Record<string, string>) as WebhookEvent;
-      } catch (error) {
-        entry.verifyError = (error as Error).message;
-      }
-      received.push(entry);
-      res.writeHead(entry.event ? 204 : 400).end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return {
-    received,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** What an integrator processes: verified events of one endpoint, each webhook-id once, in arrival order. */
-function processed(received: readonly Received[], path: string): Array<{ id: string; event: WebhookEvent }> {
-  const seen = new Set<string>();
-  const out: Array<{ id: string; event: WebhookEvent }> = [];
-  for (const r of received) {
-    if (r.path !== path || !r.event || seen.has(r.id)) continue;
-    seen.add(r.id);
-    out.push({ id: r.id, event: r.event });
-  }
-  return out;
-}
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('webhook delivery survives a crash (D14)', () => {
   test('events attempted while the receiver is down, server SIGKILLed and restarted, receiver up: all delivered, in order, once each after de-duplication', { timeout: 120_000 }, async () => {
