@@ -21,7 +21,8 @@
  * charge instead; with `--read-only` it cannot create charges and skips.
  */
 import { resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
-import { brCodeAmountCents, brCodePixKey, brCodeProblems, isUnregistrablePixKey, qrTextOfDataUri } from '../pix/brcode-check.js';
+import { brCodeAmountCents, brCodePixKey, brCodeProblems, qrTextOfDataUri } from '../pix/brcode-check.js';
+import { isUnregistrablePixKey } from '../../lib/pix/pix-key.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { CheckName, Exchange } from '../engine/types.js';

@@ -5,7 +5,7 @@
  */
 import QRCode from 'qrcode';
 import { describe, expect, test } from 'vitest';
-import { brCodeAmountCents, brCodePixKey, brCodeProblems, crc16CcittFalse, isUnregistrablePixKey, parseTlv, qrTextOfDataUri } from './brcode-check.js';
+import { brCodeAmountCents, brCodePixKey, brCodeProblems, crc16CcittFalse, parseTlv, qrTextOfDataUri } from './brcode-check.js';
 import { bcbExample, pixBody, tlv, withCrc } from './brcode-fixtures.js';
 
 describe('crc16CcittFalse', () => {
@@ -104,21 +104,5 @@ describe('brCodePixKey', () => {
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     expect(brCodePixKey(given)).toBe(want);
-  });
-});
-
-describe('isUnregistrablePixKey', () => {
-  const cases: Array<[string, { given: string; want: boolean }]> = [
-    ['an e-mail at .invalid', { given: 'sandbox@pix.invalid', want: true }],
-    ['an e-mail at .test, any case', { given: 'Loja@Sandbox.TEST', want: true }],
-    ['an e-mail at .example', { given: 'pix@example', want: true }],
-    ['an e-mail at a real domain', { given: 'pix@empresa.com.br', want: false }],
-    ['an e-mail at a domain that only ends in "invalid"', { given: 'pix@notinvalid', want: false }],
-    ['a CNPJ', { given: '45723174000110', want: false }],
-    ['a phone', { given: '+5511987654321', want: false }],
-    ['a random key', { given: '123e4567-e12b-12d1-a456-426655440000', want: false }],
-  ];
-  test.each(cases)('%s', (_name, { given, want }) => {
-    expect(isUnregistrablePixKey(given)).toBe(want);
   });
 });

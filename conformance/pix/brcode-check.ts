@@ -131,15 +131,6 @@ export function brCodePixKey(payload: string): string | undefined {
 }
 
 /**
- * Whether no one can ever register `key` with the DICT: an e-mail at a special-use top-level
- * domain (RFC 6761: `invalid`, `test`, `example`, `localhost`), which is never delegated, so no
- * mailbox there can receive the code that confirms an e-mail key.
- */
-export function isUnregistrablePixKey(key: string): boolean {
-  return /^[^@\s]+@(?:[^@\s]+\.)?(?:invalid|test|example|localhost)$/i.test(key);
-}
-
-/**
  * The text of the QR code in a `data:image/png;base64,…` URI, or why there is none.
  */
 export function qrTextOfDataUri(uri: string): { text: string } | { problem: string } {

@@ -23,19 +23,19 @@ export const customFormats = {
   'cpf-cnpj': {
     type: 'string',
     validate: (value: string) => isValidCpfOrCnpj(normaliseTaxId(value)),
-    message: 'must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits; dots, dashes, slashes and spaces are ignored',
+    message: 'must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits, as digits or punctuated the usual way (529.982.247-25, 11.222.333/0001-81)',
     normalise: normaliseTaxId,
   } satisfies CustomFormat<string>,
   'phone-br': {
     type: 'string',
     validate: (value: string) => isPhoneDigits(normalisePhone(value)),
-    message: 'must be a Brazilian phone number: area code (DDD) and number, 10 or 11 digits; spaces, dots, dashes, parentheses and a leading +55 are ignored',
+    message: 'must be a Brazilian phone number: area code (DDD) and number, 10 or 11 digits, as digits or written the usual way (+55 11 98765-4321, (11) 98765-4321)',
     normalise: normalisePhone,
   } satisfies CustomFormat<string>,
   cep: {
     type: 'string',
     validate: (value: string) => isPostalCodeDigits(normalisePostalCode(value)),
-    message: 'must be a CEP of 8 digits; dots, dashes and spaces are ignored',
+    message: 'must be a CEP of 8 digits, as digits or written the usual way (01310-100)',
     normalise: normalisePostalCode,
   } satisfies CustomFormat<string>,
   brl: {

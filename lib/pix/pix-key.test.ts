@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readPixKey, UNPAYABLE_PIX_KEY, type PixKeyReading } from './pix-key.js';
+import { isUnregistrablePixKey, readPixKey, UNPAYABLE_PIX_KEY, type PixKeyReading } from './pix-key.js';
 
 describe('readPixKey', () => {
   const cases: Array<[string, { given: string; want: PixKeyReading | RegExp }]> = [
@@ -14,8 +14,9 @@ describe('readPixKey', () => {
     ['an e-mail of 78 characters', { given: `${'a'.repeat(66)}@example.com`, want: /at most 77/ }],
     ['an e-mail without a domain dot', { given: 'pix@localhost', want: /e-mail key/ }],
     ['an e-mail with a space', { given: 'pix pix@example.com', want: /e-mail key/ }],
-    ['the unpayable key itself', { given: UNPAYABLE_PIX_KEY, want: /\.invalid domain can never be registered/ }],
-    ['any e-mail at .invalid', { given: 'loja@exemplo.INVALID', want: /\.invalid domain/ }],
+    ['the unpayable key itself', { given: UNPAYABLE_PIX_KEY, want: /reserved domain \(\.invalid.*can never be registered/ }],
+    ['an e-mail at .test', { given: 'pay@shop.test', want: /reserved domain/ }],
+    ['any e-mail at .invalid', { given: 'loja@exemplo.INVALID', want: /reserved domain/ }],
     ['a mobile number', { given: '+5511987654321', want: { key: '+5511987654321', kind: 'phone' } }],
     ['a landline (no leading 9)', { given: '+551133334444', want: /nine-digit mobile number/ }],
     ['a phone without +55', { given: '+14155550100', want: /phone key is \+55/ }],
@@ -29,5 +30,21 @@ describe('readPixKey', () => {
     const reading = readPixKey(given);
     if (want instanceof RegExp) expect('problem' in reading ? reading.problem : JSON.stringify(reading)).toMatch(want);
     else expect(reading).toEqual(want);
+  });
+});
+
+describe('isUnregistrablePixKey', () => {
+  const cases: Array<[string, { given: string; want: boolean }]> = [
+    ['an e-mail at .invalid', { given: 'sandbox@pix.invalid', want: true }],
+    ['an e-mail at .test, any case', { given: 'Loja@Sandbox.TEST', want: true }],
+    ['an e-mail at .example', { given: 'pix@example', want: true }],
+    ['an e-mail at a real domain', { given: 'pix@empresa.com.br', want: false }],
+    ['an e-mail at a domain that only ends in "invalid"', { given: 'pix@notinvalid', want: false }],
+    ['a CNPJ', { given: '45723174000110', want: false }],
+    ['a phone', { given: '+5511987654321', want: false }],
+    ['a random key', { given: '123e4567-e12b-12d1-a456-426655440000', want: false }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    expect(isUnregistrablePixKey(given)).toBe(want);
   });
 });

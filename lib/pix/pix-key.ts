@@ -11,6 +11,15 @@ import { isValidCnpj, isValidCpf } from '../brazil/tax-id.js';
  */
 export const UNPAYABLE_PIX_KEY = 'sandbox@pix.invalid';
 
+/**
+ * Whether no one can ever register `key` with the DICT: an e-mail at a special-use top-level
+ * domain (RFC 6761: `invalid`, `test`, `example`, `localhost`), which is never delegated, so no
+ * mailbox there can receive the code that confirms an e-mail key.
+ */
+export function isUnregistrablePixKey(key: string): boolean {
+  return /^[^@\s]+@(?:[^@\s]+\.)?(?:invalid|test|example|localhost)$/i.test(key);
+}
+
 export type PixKeyKind = 'cpf' | 'cnpj' | 'email' | 'phone' | 'evp';
 
 export type PixKeyReading = { key: string; kind: PixKeyKind } | { problem: string };
@@ -37,7 +46,7 @@ export function readPixKey(input: string): PixKeyReading {
   if (EVP.test(lower)) return { key: lower, kind: 'evp' };
   if (lower.includes('@')) {
     if (lower.length > EMAIL_MAX || !EMAIL.test(lower)) return { problem: `an e-mail key is an address of at most ${EMAIL_MAX} characters` };
-    if (lower.endsWith('.invalid')) return { problem: 'an e-mail at the reserved .invalid domain can never be registered' };
+    if (isUnregistrablePixKey(lower)) return { problem: 'an e-mail at a reserved domain (.invalid, .test, .example, .localhost) can never be registered' };
     return { key: lower, kind: 'email' };
   }
   return { problem: 'a Pix key is a CPF, a CNPJ, an e-mail, a +55 mobile number or a random key (UUID)' };

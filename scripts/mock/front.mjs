@@ -26,7 +26,7 @@ export function createFront({ upstream, rewrite }) {
       forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, agent }, answer => relay(answer));
     } catch (error) {
       // Node refuses to send some requests its own parser let in; that must not end the mock.
-      return sendProblem(res, 400, 'Bad Request', `The request cannot be passed to Prism (${error instanceof Error ? error.message : String(error)}).`, req.url);
+      return sendProblem(res, 400, 'Malformed request', `The request cannot be passed to Prism (${error instanceof Error ? error.message : String(error)}).`, req.url);
     }
 
     function relay(answer) {
@@ -79,8 +79,10 @@ export function createFront({ upstream, rewrite }) {
 }
 
 /** A problem of the mock itself (the contract has no type for it, hence `about:blank`, RFC 9457 §4.2.1). */
+// A 400 is the contract's malformed request; a 502 (Prism gone) is the mock's own fault, which the contract has no type for.
 function sendProblem(res, status, title, detail, target) {
-  const body = JSON.stringify({ type: 'about:blank', title, status, detail, instance: instanceOf(target ?? '/') });
+  const type = status === 400 ? '/problems/malformed-request' : 'about:blank';
+  const body = JSON.stringify({ type, title, status, detail, instance: instanceOf(target ?? '/') });
   res.writeHead(status, { 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)) });
   res.end(body);
 }

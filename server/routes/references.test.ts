@@ -81,6 +81,15 @@ describe('INACTIVE products and clients are refused (D45)', () => {
     expect(answer.status, answer.text).toBe(method === 'PUT' ? 200 : 201);
   });
 
+  test('a subscription keeps the references it has: sending them again is not refused, even once INACTIVE', async () => {
+    // Records made before D45 (or by the store itself) may hold an INACTIVE reference; a full PUT must still cancel them.
+    const current = (await server.deps.store.getSubscription(server.companyId, subscriptionId))!;
+    await server.deps.store.replaceSubscription(server.companyId, { ...current, productId: inactiveProductId, clientId: inactiveClientId });
+    const answer = await sendJson(server, 'PUT', '/subscription', { id: subscriptionId, productId: inactiveProductId, clientId: inactiveClientId, status: 'CANCELLED' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json).toMatchObject({ status: 'CANCELLED', productId: inactiveProductId, clientId: inactiveClientId });
+  });
+
   test('nothing is stored by a refused request', async () => {
     await sendJson(server, 'POST', '/order', { subtotal: 64.95, total: 64.95, clientId: inactiveClientId, items: [{ productId, quantity: 1 }] });
     const next = await sendJson(server, 'POST', '/order', { subtotal: 64.95, total: 64.95 });

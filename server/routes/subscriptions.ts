@@ -65,7 +65,11 @@ export const subscriptionRoutes: RouteFactory = (deps, operation) => {
     const companyId = c.get('company').doc.id;
     const current = await deps.store.getSubscription(companyId, body.id);
     if (!current) throw notFound('subscription', body.id);
-    await mustOwn(deps, companyId, body);
+    // D45: only a reference that changes is checked; the subscription keeps the ones it has.
+    await mustOwn(deps, companyId, {
+      ...(body.productId !== current.productId ? { productId: body.productId } : {}),
+      ...(body.clientId !== current.clientId ? { clientId: body.clientId } : {}),
+    });
     const at = deps.now().toISOString();
     // D09: only the fields sent change.
     const { id: _id, ...changes } = body;

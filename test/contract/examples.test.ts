@@ -10,7 +10,8 @@ import { describe, expect, test } from 'vitest';
 import { ContractValidator } from '../../lib/contract/ajv.js';
 import { resolvePointer } from '../../lib/contract/bundled.js';
 import { isValidDdd, phoneProblems, taxIdProblems } from './brazil.js';
-import { brCodeAmountCents, brCodeProblems, qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
+import { brCodeAmountCents, brCodePixKey, brCodeProblems, qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
+import { isUnregistrablePixKey } from '../../lib/pix/pix-key.js';
 import { bcbExample, pixBody, withCrc } from '../../conformance/pix/brcode-fixtures.js';
 import { childPointer, follow, httpMethods, isObject, lastToken, loadContract, type JsonObject } from './support.js';
 
@@ -450,5 +451,19 @@ describe('examples of generated/openapi.yaml', () => {
 
   test.each(domainCases)('%s passes the domain checks', (_label, findings) => {
     expect(findings.problems).toEqual([]);
+  });
+
+  // D43: a sandbox example is what integrators copy and what the mock serves; its QR must not be payable.
+  const sandboxCharges = (value: unknown): Array<{ brCode: string }> =>
+    Array.isArray(value) ? value.flatMap(sandboxCharges)
+    : value && typeof value === 'object'
+      ? [...((value as JsonObject).devMode === true && typeof (value as JsonObject).brCode === 'string' ? [value as { brCode: string }] : []), ...Object.values(value).flatMap(sandboxCharges)]
+      : [];
+  const sandboxCases = examples.flatMap((c) => sandboxCharges(c.value).map((charge): [string, string] => [c.pointer, charge.brCode]));
+  test('some examples are development charges with a BR Code', () => {
+    expect(sandboxCases.length).toBeGreaterThan(0);
+  });
+  test.each(sandboxCases)('%s: a development charge names a Pix key no one can register (D43)', (_pointer, brCode) => {
+    expect(isUnregistrablePixKey(brCodePixKey(brCode) ?? '')).toBe(true);
   });
 });
