@@ -61,6 +61,9 @@ describe('parseOptions: accepted', () => {
     ['a flag turns on what the environment leaves off', { given: { argv: [...minimal, '--read-only'], env: { CONFORMANCE_READ_ONLY: '0', CONFORMANCE_STATELESS: '' } }, want: { readOnly: true, stateless: false } }],
     ['--only may repeat', { given: { argv: [...minimal, '--only', firstOp, '--only', secondOp] }, want: { only: [firstOp, secondOp] } }],
     ['boolean variables: false, no', { given: { argv: minimal, env: { CONFORMANCE_READ_ONLY: 'false', CONFORMANCE_STATELESS: 'no' } }, want: {} }],
+    ['webhook receiver: a port alone listens on 127.0.0.1', { given: { argv: [...minimal, '--webhook-receiver', '8123'] }, want: { webhookReceiver: { host: '127.0.0.1', port: 8123 } } }],
+    ['webhook receiver: host and port, from the environment', { given: { argv: minimal, env: { CONFORMANCE_WEBHOOK_RECEIVER: 'hooks.internal:9000' } }, want: { webhookReceiver: { host: 'hooks.internal', port: 9000 } } }],
+    ['webhook receiver: an IPv6 host in brackets', { given: { argv: [...minimal, '--webhook-receiver=[::1]:0'] }, want: { webhookReceiver: { host: '[::1]', port: 0 } } }],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     expect(parseOptions(given.argv, given.env ?? {})).toEqual({ ...defaults, ...want });
@@ -97,6 +100,8 @@ describe('parseOptions: refused with one line naming the problem', () => {
     ['flag without its value', { given: { argv: ['--api-key', KEY, '--base-url'] }, want: /^--base-url needs a value/ }],
     ['flag followed by another flag', { given: { argv: ['--base-url', '--api-key', KEY] }, want: /^--base-url needs a value/ }],
     ['value given to a switch', { given: { argv: [...minimal, '--read-only=yes'] }, want: /^--read-only takes no value$/ }],
+    ['webhook receiver without a port', { given: { argv: [...minimal, '--webhook-receiver', 'localhost'] }, want: /^--webhook-receiver must be \[HOST:\]PORT with a port from 0 to 65535, got "localhost"$/ }],
+    ['webhook receiver port too high', { given: { argv: minimal, env: { CONFORMANCE_WEBHOOK_RECEIVER: '127.0.0.1:70000' } }, want: /^CONFORMANCE_WEBHOOK_RECEIVER must be \[HOST:\]PORT/ }],
     ['positional argument, a long one cut', { given: { argv: [...minimal, KEY2] }, want: /^unexpected argument "sk_ccccc…"$/ }],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {

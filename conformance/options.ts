@@ -36,6 +36,7 @@ const spec = {
   html: { env: 'CONFORMANCE_HTML', type: 'string' },
   'run-id': { env: 'CONFORMANCE_RUN_ID', type: 'string' },
   'timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS', type: 'string' },
+  'webhook-receiver': { env: 'CONFORMANCE_WEBHOOK_RECEIVER', type: 'string' },
 } as const;
 
 type Flag = keyof typeof spec;
@@ -59,6 +60,11 @@ Tests a deployment of the Pix payments API against the bundled contract.
   --html FILE             write a self-contained HTML report (CONFORMANCE_HTML)
   --run-id ID             tag of the records the run creates; default random (CONFORMANCE_RUN_ID)
   --timeout-ms N          per-request timeout, 1-${MAX_TIMEOUT_MS}; default ${DEFAULT_TIMEOUT_MS} (CONFORMANCE_TIMEOUT_MS)
+  --webhook-receiver [HOST:]PORT
+                          receive the deliveries of a webhook the run registers on this address
+                          (HOST default 127.0.0.1; the URL registered is http://HOST:PORT/RUN_ID)
+                          and check them; without it the webhook checks are skipped
+                          (CONFORMANCE_WEBHOOK_RECEIVER)
   --help                  this text
 
 Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments or an unreachable target.`;
@@ -158,7 +164,17 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(runId.value)) throw new UsageError(`${runId.from} must be 1-40 letters, digits, "-" or "_", got ${shown(runId.value)}`);
     options.runId = runId.value;
   }
+  const receiver = text('webhook-receiver');
+  if (receiver) options.webhookReceiver = receiverOf(receiver);
   return options;
+}
+
+/** `[HOST:]PORT`; an IPv6 host is written in brackets (`[::1]:8080`), as in a URL. */
+function receiverOf(source: Source<string>): { host: string; port: number } {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(source.value.trim());
+  const port = Number(match?.[2]);
+  if (!match || port > 65_535) throw new UsageError(`${source.from} must be [HOST:]PORT with a port from 0 to 65535, got ${shown(source.value)}`);
+  return { host: match[1] ?? '127.0.0.1', port };
 }
 
 function baseUrlOf(source: Source<string> | undefined, whereToGiveIt: string): string {

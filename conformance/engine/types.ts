@@ -19,6 +19,9 @@ export const checkNames = [
   'brcode_well_formed',
   'qr_matches_brcode',
   'total_in_cents',
+  'webhook_signature',
+  'webhook_schema',
+  'webhook_delivery',
 ] as const;
 
 export type CheckName = (typeof checkNames)[number];
@@ -53,6 +56,13 @@ export interface ConformanceOptions {
   runId?: string;
   /** Per-request timeout. */
   timeoutMs: number;
+  /**
+   * Where the suite listens for the deliveries of a webhook it registers (`--webhook-receiver`);
+   * without it the webhook checks are skipped. Port 0: any free port.
+   */
+  webhookReceiver?: { host: string; port: number };
+  /** How long to wait for the deliveries; 20 s by default (tests with a fast retry schedule shorten it). */
+  webhookWaitMs?: number;
 }
 
 export interface RecordedRequest {

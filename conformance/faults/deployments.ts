@@ -1,4 +1,5 @@
 import QRCode from 'qrcode';
+import { Webhook } from 'standardwebhooks';
 import { unknownProperty } from '../data/mutations.js';
 import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
 import type { CheckName } from '../engine/types.js';
@@ -17,6 +18,12 @@ export interface Fault {
   /** Operations the run covers (`--only`), to keep each run short. */
   only: string[];
   wrap: (inner: FetchLike, keys: { apiKey: string; otherApiKey: string }) => FetchLike;
+  /**
+   * Breaks the webhook deliveries instead: wraps the `fetch` the server's delivery worker sends
+   * them with. `secrets` maps each registered URL to its secret, for faults that re-sign what
+   * they change (so that only the broken property fails).
+   */
+  deliveries?: (send: typeof fetch, secrets: ReadonlyMap<string, string>) => typeof fetch;
 }
 
 export type FetchLike = (request: Request) => Promise<Response>;
@@ -184,6 +191,97 @@ export const faults: Fault[] = [
       const response = await inner(request);
       if (!isCreatePaymentLink(request) || !response.ok) return response;
       return rewriteJson(response, (envelope: { data: Json }) => ({ ...envelope, data: { ...envelope.data, total: Number(envelope.data.total) / 100 } }));
+    },
+  },
+];
+
+/** One delivery as the worker sends it: the URL, the headers and the body (a string). */
+interface Outgoing {
+  url: string;
+  init: RequestInit;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const outgoing = (input: Parameters<typeof fetch>[0], init: RequestInit = {}): Outgoing => ({ url: String(input), init, headers: { ...(init.headers as Record<string, string>) }, body: String(init.body) });
+const eventType = (body: string): unknown => (JSON.parse(body) as Json).type;
+/** Sends a changed delivery, signed again with the registration's secret when `secret` is given. */
+function resend(send: typeof fetch, out: Outgoing, secret: string | undefined): Promise<Response> {
+  const headers = { ...out.headers };
+  if (secret) headers['webhook-signature'] = new Webhook(secret).sign(headers['webhook-id']!, new Date(Number(headers['webhook-timestamp']) * 1000), out.body);
+  return send(out.url, { ...out.init, headers, body: out.body });
+}
+const webhookRun = ['createWebhook', 'createPaymentLink', 'simulatePayment', 'deleteWebhook'];
+const passThrough = (inner: FetchLike): FetchLike => inner;
+
+/** Deliveries broken in the ways an integrator cannot detect without checking: each must fail its webhook check. */
+export const deliveryFaults: Fault[] = [
+  {
+    name: 'deliveries signed with another secret',
+    expect: { operationId: 'createWebhook', check: 'webhook_signature' },
+    only: webhookRun,
+    wrap: passThrough,
+    deliveries: (send) => async (input, init) => {
+      const out = outgoing(input, init);
+      return resend(send, out, `whsec_${Buffer.from('not the secret of this registration').toString('base64')}`);
+    },
+  },
+  {
+    name: 'a retry under a new webhook-id',
+    expect: { operationId: 'createWebhook', check: 'webhook_delivery' },
+    only: webhookRun,
+    wrap: passThrough,
+    deliveries: (send, secrets) => {
+      const seen = new Set<string>();
+      return async (input, init) => {
+        const out = outgoing(input, init);
+        const id = out.headers['webhook-id']!;
+        if (seen.has(id)) out.headers['webhook-id'] = `${id}_again`;
+        seen.add(id);
+        return resend(send, out, secrets.get(out.url));
+      };
+    },
+  },
+  {
+    name: 'an event never sent (charge.paid reported delivered)',
+    expect: { operationId: 'createWebhook', check: 'webhook_delivery' },
+    only: webhookRun,
+    wrap: passThrough,
+    deliveries: (send) => async (input, init) => (eventType(outgoing(input, init).body) === 'charge.paid' ? new Response(null, { status: 204 }) : send(input, init)),
+  },
+  {
+    name: 'events out of order (charge.processing sent after charge.paid)',
+    expect: { operationId: 'createWebhook', check: 'webhook_delivery' },
+    only: webhookRun,
+    wrap: passThrough,
+    deliveries: (send) => {
+      let held: Outgoing | undefined;
+      return async (input, init) => {
+        const out = outgoing(input, init);
+        const type = eventType(out.body);
+        if (type === 'charge.processing') {
+          held = out;
+          return new Response(null, { status: 204 });
+        }
+        const response = await send(input, init);
+        if (type === 'charge.paid' && held) {
+          await (await resend(send, held, undefined)).body?.cancel();
+          held = undefined;
+        }
+        return response;
+      };
+    },
+  },
+  {
+    name: 'a payload off the contract (the charge total as a string)',
+    expect: { operationId: 'createWebhook', check: 'webhook_schema' },
+    only: webhookRun,
+    wrap: passThrough,
+    deliveries: (send, secrets) => async (input, init) => {
+      const out = outgoing(input, init);
+      const event = JSON.parse(out.body) as { data: Json };
+      out.body = JSON.stringify({ ...event, data: { ...event.data, total: String(event.data.total) } });
+      return resend(send, out, secrets.get(out.url));
     },
   },
 ];

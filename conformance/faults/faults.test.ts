@@ -5,22 +5,42 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/worker.js';
 import { runConformance } from '../engine/run.js';
 import type { ConformanceOptions, Profile, RunReport } from '../engine/types.js';
-import { decisionDepartures, faults, type FetchLike } from './deployments.js';
+import { decisionDepartures, deliveryFaults, faults, type Fault, type FetchLike } from './deployments.js';
 
 const base = 'http://reference.test';
 let server: TestServer | undefined;
+let worker: WebhookWorker | undefined;
 
 afterEach(async () => {
+  await worker?.stop();
+  worker = undefined;
   await server?.close();
   server = undefined;
 });
 
-async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only?: string[]): Promise<RunReport> {
+/**
+ * The reference server with its delivery worker on a fast schedule (a retry within half a
+ * second), its deliveries optionally sent through a fault's `deliveries`; the suite receives
+ * them on a free port.
+ */
+async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only?: string[], deliveries?: Fault['deliveries']): Promise<RunReport> {
   server = await createTestServer();
   const app = server.app;
-  const fetchFn = wrap(async (request) => app.fetch(request));
+  // The secret of each registration, as its answer carried it: what a re-signing fault needs.
+  const secrets = new Map<string, string>();
+  const registering = async (request: Request) => {
+    const response = await app.fetch(request);
+    if (request.method === 'POST' && new URL(request.url).pathname === '/webhook' && response.status === 201) {
+      const { url, secret } = (await response.clone().json()) as { url: string; secret: string };
+      secrets.set(url, secret);
+    }
+    return response;
+  };
+  worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3, 0.3], fetch: deliveries ? deliveries(fetch, secrets) : fetch });
+  const fetchFn = wrap(registering);
   const options: ConformanceOptions = {
     baseUrl: base,
     baseUrlAlt: base,
@@ -31,6 +51,8 @@ async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only
     stateless: false,
     timeoutMs: 10_000,
     runId: 'faulttest',
+    webhookReceiver: { host: '127.0.0.1', port: 0 },
+    webhookWaitMs: 5_000,
     ...(only ? { only } : {}),
   };
   return runConformance(options, { fetch: (input, init) => fetchFn(new Request(input as string, init)) });
@@ -49,7 +71,7 @@ describe('the reference server conforms', () => {
     // Every check ran somewhere: nothing is left unexercised against a stateful server with two keys.
     const ran = new Set(report.results.filter((r) => r.outcome !== 'skip').map((r) => r.check));
     expect([...ran].sort()).toEqual([...new Set(report.results.map((r) => r.check))].sort());
-    expect(ran.size).toBe(14);
+    expect(ran.size).toBe(17);
   });
 });
 
@@ -69,8 +91,8 @@ describe('a deployment that departs from the contract\'s decisions only (built f
 });
 
 describe('every fault is caught by its check', () => {
-  test.each(faults.map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
-    const report = await run('reference', (inner) => fault.wrap(inner, { apiKey: server!.apiKey, otherApiKey: server!.other.apiKey }), fault.only);
+  test.each([...faults, ...deliveryFaults].map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
+    const report = await run('reference', (inner) => fault.wrap(inner, { apiKey: server!.apiKey, otherApiKey: server!.other.apiKey }), fault.only, fault.deliveries);
     const result = report.results.find((r) => r.operationId === fault.expect.operationId && r.check === fault.expect.check);
     expect(result?.outcome, `${fault.expect.operationId} › ${fault.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');
   });
@@ -78,5 +100,9 @@ describe('every fault is caught by its check', () => {
   test('there are at least twelve faults, each expecting a different operation and check pair', () => {
     expect(faults.length).toBeGreaterThanOrEqual(12);
     expect(new Set(faults.map((f) => `${f.expect.operationId}/${f.expect.check}`)).size).toBe(faults.length);
+  });
+
+  test('every webhook check has a delivery fault that fails it', () => {
+    expect(new Set(deliveryFaults.map((f) => f.expect.check))).toEqual(new Set(['webhook_signature', 'webhook_schema', 'webhook_delivery']));
   });
 });

@@ -4,7 +4,7 @@
  */
 import { checkNames, type CheckName, type CheckResult, type Outcome, type RunReport } from '../engine/types.js';
 
-/** Column headers: short enough for 14 columns in 80 characters. */
+/** Column headers: three characters at most, explained in the legend. */
 export const shortNames: Record<CheckName, string> = {
   not_a_server_error: '5xx',
   status_code_conformance: 'sta',
@@ -20,6 +20,9 @@ export const shortNames: Record<CheckName, string> = {
   brcode_well_formed: 'brc',
   qr_matches_brcode: 'qr',
   total_in_cents: 'tot',
+  webhook_signature: 'wsg',
+  webhook_schema: 'wsc',
+  webhook_delivery: 'wdl',
 };
 
 export const glyphs: Record<Outcome | 'none', string> = { pass: '✓', fail: '✗', skip: '–', info: 'i', none: '·' };

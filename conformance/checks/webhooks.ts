@@ -1,0 +1,306 @@
+/**
+ * Webhook deliveries, received by the suite itself (`--webhook-receiver`): it registers its own
+ * endpoint, creates a development charge, walks it through its payment states with the sandbox
+ * control (`simulatePayment` with `until`, D39) when the target has one, and judges what arrives:
+ *
+ * - `webhook_signature`: each delivery carries `webhook-id`, `webhook-timestamp` and a
+ *   `webhook-signature` valid under Standard Webhooks with the registration's secret, and its
+ *   timestamp is fresh (within the specification's five minutes of its arrival);
+ * - `webhook_schema`: each body is valid against the contract's `webhooks` payload schema;
+ * - `webhook_delivery`: every expected event of the charge arrives, each under one `webhook-id`,
+ *   in the order of the moves, and the delivery the receiver refused (`500`, the first) comes
+ *   again with the same `webhook-id`.
+ *
+ * The results are reported on `createWebhook`: deliveries are what a registration is for. The
+ * seed shows no delivery, signing or retries (§6), so in the `seed` profile every departure is
+ * information naming the contract's decision.
+ */
+import { Webhook } from 'standardwebhooks';
+import { deref, type JsonObject } from '../../lib/contract/bundled.js';
+import type { CheckModule } from '../engine/run.js';
+import { RunContext } from '../engine/context.js';
+import type { CheckName, Exchange } from '../engine/types.js';
+import { validBodies } from '../data/bodies.js';
+import { describeAnswer, idOf } from '../data/fixtures.js';
+import { isPlainObject, itemsOf, keywordOf, propertiesOf, requestBodyOf, toPointer, viewOf } from '../data/schema.js';
+import { startReceiver, type Delivery, type Receiver } from '../webhooks/receiver.js';
+import { describeErrors, unnamedDecision, validateBoth } from './responses.js';
+
+const operationId = 'createWebhook';
+const checks = ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const satisfies readonly CheckName[];
+
+/** How long the run waits for the deliveries by default: the reference server's first retry comes about 5 s after a refusal. */
+export const DEFAULT_WEBHOOK_WAIT_MS = 20_000;
+/** Standard Webhooks' tolerance between a delivery's timestamp and its arrival. */
+const TOLERANCE_S = 5 * 60;
+/** The moves of a development charge, each answered by its event (D39, D15). */
+const moves = [
+  { until: 'PROCESSING', event: 'charge.processing' },
+  { until: 'PAID', event: 'charge.paid' },
+  { until: 'RECEIVED', event: 'charge.received' },
+] as const;
+const createdEvent = 'charge.pending';
+
+export const webhookCheck: CheckModule = {
+  checks,
+  async run(ctx) {
+    if (!ctx.covers(operationId)) return;
+    const skip = (reason: string) => {
+      for (const check of checks) ctx.recorder.skip(operationId, check, reason);
+    };
+    const address = ctx.options.webhookReceiver;
+    if (!address) return skip('no --webhook-receiver: the run receives no deliveries');
+    if (ctx.options.readOnly) return skip('registering a webhook needs a POST (--read-only)');
+    if (ctx.options.stateless) return skip('the target keeps no webhooks (--stateless)');
+
+    let receiver: Receiver;
+    try {
+      receiver = await startReceiver(address, `/${ctx.runId}`);
+    } catch (error) {
+      return skip(`the receiver cannot listen on ${address.host}:${address.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    try {
+      await exercise(ctx, receiver, skip);
+    } finally {
+      await receiver.close();
+    }
+  },
+};
+
+async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: string) => void): Promise<void> {
+  const registration = await register(ctx, receiver.url);
+  if ('reason' in registration) return skip(registration.reason);
+  try {
+    const body = validBodies(ctx, 'createPaymentLink')[0];
+    if (!body) return skip('no valid createPaymentLink body to create a development charge');
+    const created = await ctx.request('createPaymentLink', { body: body.body });
+    const chargeId = idOf(created);
+    if (!chargeId) return skip(`creating a development charge failed (${describeAnswer(created)})`);
+
+    const moved = await move(ctx, chargeId);
+    const expected = [createdEvent, ...moved.events];
+    const waitMs = ctx.options.webhookWaitMs ?? DEFAULT_WEBHOOK_WAIT_MS;
+    await waitFor(() => complete(receiver.deliveries, chargeId, expected), waitMs);
+
+    const judged = receiver.deliveries.map((delivery) => ({ delivery, event: parse(delivery.body), exchange: asExchange(receiver.url, delivery) }));
+    if (judged.length === 0) {
+      for (const check of checks) ctx.judge(operationId, check, false, `no delivery arrived at ${receiver.url} within ${waitMs / 1000} s of creating charge ${chargeId}`, { decision: deliveryDecision(ctx) });
+      return;
+    }
+    for (const item of judged) {
+      judgeSignature(ctx, registration.secret, item.delivery, item.exchange);
+      judgeSchema(ctx, item.event, item.exchange);
+    }
+    judgeDelivery(ctx, judged, chargeId, expected, waitMs);
+    if (moved.note) ctx.recorder.pass(operationId, 'webhook_delivery', moved.note);
+  } finally {
+    // A receiver that is gone would otherwise be retried for hours.
+    await ctx.request('deleteWebhook', { pathParams: { id: registration.id } });
+  }
+}
+
+/** Registers the receiver for every event the contract knows; the answer carries the secret once. */
+async function register(ctx: RunContext, url: string): Promise<{ id: string; secret: string } | { reason: string }> {
+  const base = validBodies(ctx, operationId)[0]?.body;
+  const events = eventTypes(ctx);
+  const body = { ...(isPlainObject(base) ? base : {}), url, name: `conformance ${ctx.runId}`, ...(events.length > 0 ? { events } : {}) };
+  const exchange = await ctx.request(operationId, { body });
+  const id = idOf(exchange);
+  const parsed = parse(exchange.response?.body ?? '');
+  const secret = isPlainObject(parsed) && typeof parsed.secret === 'string' ? parsed.secret : undefined;
+  if (!id) return { reason: `registering the receiver ${url} failed (${describeAnswer(exchange)})` };
+  if (!secret) return { reason: `the registration of ${url} answered no secret to verify deliveries with` };
+  return { id, secret };
+}
+
+/** The values of the registration's `events` items. */
+function eventTypes(ctx: RunContext): string[] {
+  const info = requestBodyOf(ctx.contract, ctx.operation(operationId));
+  const events = info ? propertiesOf(ctx.contract, viewOf(ctx.contract, info.schema)).get('events') : undefined;
+  const items = events ? itemsOf(ctx.contract, events) : undefined;
+  const values = items ? keywordOf(items, 'enum')?.value : undefined;
+  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/**
+ * Moves the charge one state at a time to `RECEIVED`. A target without the sandbox control
+ * (404/405) is checked on `charge.pending` only, with the reason; any other refusal is a finding.
+ */
+async function move(ctx: RunContext, chargeId: string): Promise<{ events: string[]; note?: string }> {
+  const events: string[] = [];
+  const op = ctx.operation('simulatePayment');
+  const name = /\{([^}]+)\}/.exec(op.path)?.[1] ?? 'id';
+  for (const step of moves) {
+    const exchange = await ctx.request(op, { pathParams: { [name]: chargeId }, body: { until: step.until } });
+    const status = exchange.response?.status;
+    if (status === 200) {
+      events.push(step.event);
+      continue;
+    }
+    if (events.length === 0 && (status === 404 || status === 405)) {
+      return { events, note: `simulatePayment answered ${status}: the target has no sandbox control, so only ${createdEvent} was checked` };
+    }
+    ctx.judge(operationId, 'webhook_delivery', false, `simulatePayment until ${step.until} on charge ${chargeId} answered ${describeAnswer(exchange)}, so the later events were not checked`, { decision: RunContext.decisionOf(op.operation), exchange });
+    return { events };
+  }
+  return { events };
+}
+
+interface Event {
+  type?: string;
+  chargeId?: string;
+}
+
+function parse(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+function eventOf(value: unknown): Event {
+  if (!isPlainObject(value)) return {};
+  const data = isPlainObject(value.data) ? value.data : {};
+  return { ...(typeof value.type === 'string' ? { type: value.type } : {}), ...(typeof data.id === 'string' ? { chargeId: data.id } : {}) };
+}
+
+/** Every expected event accepted, and the refused first delivery sent again. */
+function complete(deliveries: readonly Delivery[], chargeId: string, expected: readonly string[]): boolean {
+  const accepted = new Set(deliveries.filter((d) => d.answered < 300).map((d) => eventOf(parse(d.body))).filter((e) => e.chargeId === chargeId).map((e) => e.type));
+  if (!expected.every((type) => accepted.has(type))) return false;
+  const [refused, ...later] = deliveries;
+  if (!refused) return false;
+  const first = eventOf(parse(refused.body));
+  return later.some((d) => d.headers['webhook-id'] === refused.headers['webhook-id'] || sameEvent(eventOf(parse(d.body)), first));
+}
+
+const sameEvent = (a: Event, b: Event) => a.type !== undefined && a.type === b.type && a.chargeId === b.chargeId;
+
+async function waitFor(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+/** A delivery as an exchange, so reports show it like the run's own requests. */
+function asExchange(url: string, delivery: Delivery): Exchange {
+  return {
+    operationId: 'webhook delivery',
+    request: { method: 'POST', url, headers: delivery.headers, body: delivery.body },
+    response: { status: delivery.answered, headers: {}, body: '' },
+    ms: 0,
+  };
+}
+
+/** The contract's webhook payloads: pointer of each schema, and the decision marked on its operation. */
+function payloads(ctx: RunContext): Array<{ pointer: string; decision?: string }> {
+  const webhooks = isPlainObject(ctx.contract.webhooks) ? ctx.contract.webhooks : {};
+  const out: Array<{ pointer: string; decision?: string }> = [];
+  for (const [name, item] of Object.entries(webhooks)) {
+    if (!isPlainObject(item)) continue;
+    for (const [method, operation] of Object.entries(item)) {
+      const content = isPlainObject(operation) && isPlainObject(operation.requestBody) ? (operation.requestBody as JsonObject).content : undefined;
+      if (!isPlainObject(content) || !isPlainObject(content['application/json'])) continue;
+      const decision = RunContext.decisionOf(operation);
+      out.push({ pointer: toPointer(['webhooks', name, method, 'requestBody', 'content', 'application/json', 'schema']), ...(decision ? { decision } : {}) });
+    }
+  }
+  return out;
+}
+
+/** The decision behind delivery, signing and retries (seed §6: not shown). */
+function deliveryDecision(ctx: RunContext): string {
+  return payloads(ctx)[0]?.decision ?? unnamedDecision;
+}
+
+/** The decision behind which move emits which event (seed §6: not shown), marked on the event types. */
+function emissionDecision(ctx: RunContext): string {
+  const pointer = payloads(ctx)[0]?.pointer;
+  const schema = pointer ? deref<JsonObject>(ctx.contract, { $ref: `#${pointer}` }) : undefined;
+  const type = schema && isPlainObject(schema.properties) ? deref<JsonObject>(ctx.contract, schema.properties.type) : undefined;
+  return RunContext.decisionOf(type, 'description') ?? deliveryDecision(ctx);
+}
+
+function label(delivery: Delivery): string {
+  const event = eventOf(parse(delivery.body));
+  return `delivery ${delivery.headers['webhook-id'] ?? '(no webhook-id)'}${event.type ? ` (${event.type})` : ''}`;
+}
+
+function judgeSignature(ctx: RunContext, secret: string, delivery: Delivery, exchange: Exchange): void {
+  const decision = deliveryDecision(ctx);
+  const fail = (message: string) => ctx.judge(operationId, 'webhook_signature', false, `${label(delivery)}: ${message}`, { decision, exchange });
+  const id = delivery.headers['webhook-id'];
+  const timestamp = delivery.headers['webhook-timestamp'];
+  const signatures = delivery.headers['webhook-signature'];
+  const missing = [['webhook-id', id], ['webhook-timestamp', timestamp], ['webhook-signature', signatures]].filter(([, value]) => !value).map(([name]) => name);
+  if (missing.length > 0) return fail(`no ${missing.join(', ')} header`);
+  if (!/^\d+$/.test(timestamp!)) return fail(`webhook-timestamp ${JSON.stringify(timestamp)} is not whole seconds since the epoch`);
+  const offS = Math.round(Number(timestamp) - delivery.receivedAt / 1000);
+  if (Math.abs(offS) > TOLERANCE_S) return fail(`webhook-timestamp is ${Math.abs(offS)} s ${offS < 0 ? 'before' : 'after'} its arrival; a receiver refuses more than ${TOLERANCE_S} s`);
+  // Signing the same id, timestamp and bytes with the secret gives the one valid v1 signature;
+  // the header may carry several, space-separated, and one match is enough.
+  let expected: string;
+  try {
+    expected = new Webhook(secret).sign(id!, new Date(Number(timestamp) * 1000), delivery.body);
+  } catch (error) {
+    return fail(`the registration's secret cannot sign (${(error as Error).message})`);
+  }
+  if (!signatures!.split(' ').includes(expected)) return fail(`webhook-signature does not verify with the registration's secret (Standard Webhooks v1)`);
+  ctx.judge(operationId, 'webhook_signature', true, `${label(delivery)}: signed with the registration's secret, timestamp ${Math.abs(offS)} s from its arrival`, { exchange });
+}
+
+function judgeSchema(ctx: RunContext, body: unknown, exchange: Exchange): void {
+  const schemas = payloads(ctx);
+  if (schemas.length === 0) return ctx.recorder.skip(operationId, 'webhook_schema', 'the contract has no webhooks section');
+  const delivery = `delivery ${exchange.request.headers['webhook-id'] ?? '(no webhook-id)'}`;
+  if (body === undefined) return ctx.judge(operationId, 'webhook_schema', false, `${delivery}: the body is not JSON`, { decision: deliveryDecision(ctx), exchange });
+  const verdicts = schemas.map((s) => validateBoth(ctx, s.pointer, body));
+  const first = verdicts[0]!;
+  if (verdicts.some((v) => v.ok) || first.ok) return ctx.judge(operationId, 'webhook_schema', true, `${delivery}: valid against the contract's webhooks schema`, { exchange });
+  const decision = first.seedErrors.length === 0 ? (first.decisions[0] ?? schemas[0]!.decision ?? unnamedDecision) : undefined;
+  ctx.judge(operationId, 'webhook_schema', false, `${delivery}: off the contract's webhooks schema: ${describeErrors(first.errors)}`, { decision, exchange });
+}
+
+interface Judged {
+  delivery: Delivery;
+  event: unknown;
+  exchange: Exchange;
+}
+
+function judgeDelivery(ctx: RunContext, judged: readonly Judged[], chargeId: string, expected: readonly string[], waitMs: number): void {
+  const decision = deliveryDecision(ctx);
+  const check = 'webhook_delivery';
+  const ours = judged.map((j) => ({ ...j, id: j.delivery.headers['webhook-id'] ?? '', ...eventOf(j.event) })).filter((j) => j.chargeId === chargeId);
+  let ok = true;
+  const fail = (message: string, options: { decision?: string; exchange?: Exchange } = {}) => {
+    ok = false;
+    ctx.judge(operationId, check, false, message, { decision, ...options });
+  };
+
+  const missing = expected.filter((type) => !ours.some((j) => j.type === type));
+  if (missing.length > 0) fail(`${missing.join(', ')} of charge ${chargeId} never arrived within ${waitMs / 1000} s (expected ${expected.join(', ')})`, { decision: emissionDecision(ctx) });
+
+  // At least once, deduplicated by webhook-id: one event is one id, one id is one event.
+  for (const type of expected) {
+    const ids = [...new Set(ours.filter((j) => j.type === type).map((j) => j.id))];
+    if (ids.length > 1) fail(`${type} of charge ${chargeId} arrived under ${ids.length} webhook-ids (${ids.join(', ')}): a receiver dropping repeats by webhook-id processes it ${ids.length} times`);
+  }
+  for (const id of new Set(ours.map((j) => j.id))) {
+    const types = [...new Set(ours.filter((j) => j.id === id).map((j) => j.type))];
+    if (types.length > 1) fail(`webhook-id ${id} carried different events (${types.join(', ')}): a receiver dropping repeats by webhook-id loses all but the first`);
+  }
+
+  const arrived = [...new Set(ours.map((j) => j.type).filter((type): type is string => type !== undefined && expected.includes(type)))];
+  const inOrder = arrived.every((type, i) => i === 0 || expected.indexOf(type) > expected.indexOf(arrived[i - 1]!));
+  if (!inOrder) fail(`the events of charge ${chargeId} arrived as ${arrived.join(', ')}, not in the order of the moves (${expected.join(', ')})`);
+
+  const [refused, ...later] = judged;
+  if (refused) {
+    const first = { id: refused.delivery.headers['webhook-id'] ?? '', ...eventOf(refused.event) };
+    const again = later.filter((j) => j.delivery.headers['webhook-id'] === first.id || sameEvent(eventOf(j.event), first));
+    const changed = again.find((j) => j.delivery.headers['webhook-id'] !== first.id);
+    if (again.length === 0) fail(`${label(refused.delivery)} was answered 500 and not sent again within ${waitMs / 1000} s`, { exchange: refused.exchange });
+    else if (changed) fail(`${label(refused.delivery)} was answered 500 and sent again under another webhook-id, ${changed.delivery.headers['webhook-id'] ?? '(none)'}: a receiver cannot tell the retry from a new event`, { exchange: changed.exchange });
+  }
+  if (ok) ctx.judge(operationId, check, true, `${expected.join(', ')} of charge ${chargeId} arrived once each, in order; the delivery answered 500 came again with the same webhook-id`);
+}
