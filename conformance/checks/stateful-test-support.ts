@@ -25,6 +25,8 @@ export interface ContextOptions {
   fixtures?: boolean;
   /** `--only` these operations. */
   only?: string[];
+  /** Any other run options (the webhook receiver). */
+  more?: Partial<ConformanceOptions>;
 }
 
 export async function startServer(): Promise<TestServer> {
@@ -47,6 +49,7 @@ export async function contextOn(server: TestServer, options: ContextOptions = {}
     ...(options.only ? { only: options.only } : {}),
     runId: `conf${randomBytes(4).toString('hex')}`,
     timeoutMs: 5_000,
+    ...options.more,
   };
   const ctx = new RunContext(runOptions, { fetch: fetchFn });
   if (options.fixtures !== false && !runOptions.readOnly && !runOptions.stateless) await createFixtures(ctx);

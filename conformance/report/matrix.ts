@@ -62,25 +62,41 @@ function pad(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - [...text].length));
 }
 
+/** The width of a terminal the matrix must fit. */
+const MAX_WIDTH = 80;
+
+/** `items` in as few blocks of at most `size` as needed, of (nearly) equal length. */
+function blocks<T>(items: readonly T[], size: number): T[][] {
+  const count = Math.ceil(items.length / Math.max(1, size));
+  const each = Math.ceil(items.length / count);
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += each) out.push(items.slice(i, i + each));
+  return out;
+}
+
 export function renderMatrix(report: RunReport, options: MatrixOptions = {}): string {
   const paint = (kind: Outcome | 'none', text: string) => (options.color ? `\x1b[${colours[kind]}m${text}\x1b[0m` : text);
   const bold = (text: string) => (options.color ? `\x1b[1m${text}\x1b[0m` : text);
   const find = resultIndex(report);
   const operations = operationsOf(report);
   const labelWidth = Math.max('operation'.length, ...operations.map((op) => op.length));
-  const cell = Math.max(...checkNames.map((c) => shortNames[c].length)) + 1;
+  const shortWidth = Math.max(...checkNames.map((c) => shortNames[c].length));
+  const cell = shortWidth + 1;
 
   const lines: string[] = [];
-  lines.push(bold(pad('operation', labelWidth) + ' ' + checkNames.map((c) => pad(shortNames[c], cell)).join('').trimEnd()));
-  for (const op of operations) {
-    let row = pad(op, labelWidth) + ' ';
-    for (const check of checkNames) {
-      const kind = find(op, check)?.outcome ?? 'none';
-      row += paint(kind, glyphs[kind]) + ' '.repeat(cell - 1);
+  // More columns than fit beside the operation names: the matrix goes on below, a block of columns at a time.
+  for (const columns of blocks(checkNames, Math.floor((MAX_WIDTH - labelWidth - 1 + cell - shortWidth) / cell))) {
+    lines.push(bold(pad('operation', labelWidth) + ' ' + columns.map((c) => pad(shortNames[c], cell)).join('').trimEnd()));
+    for (const op of operations) {
+      let row = pad(op, labelWidth) + ' ';
+      for (const check of columns) {
+        const kind = find(op, check)?.outcome ?? 'none';
+        row += paint(kind, glyphs[kind]) + ' '.repeat(cell - 1);
+      }
+      lines.push(row.trimEnd());
     }
-    lines.push(row.trimEnd());
+    lines.push('');
   }
-  lines.push('');
   const legend = checkNames.map((c) => `${pad(shortNames[c], cell - 1)} ${c}`);
   const half = Math.ceil(legend.length / 2);
   const legendWidth = Math.max(...legend.slice(0, half).map((l) => l.length)) + 3;

@@ -1,0 +1,89 @@
+/**
+ * The webhook checks on the in-process reference server with its delivery worker on a fast
+ * schedule: when they run and when they skip (with the reason), a target without the sandbox
+ * control, and the `seed` profile, which holds no deployment to the contract's delivery decisions.
+ * (The faults each check catches: conformance/faults/faults.test.ts.)
+ */
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, test } from 'vitest';
+import type { TestServer } from '../../server/test-support/harness.js';
+import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/worker.js';
+import type { ConformanceOptions } from '../engine/types.js';
+import { deliveryFaults } from '../faults/deployments.js';
+import { contextOn, is, startServer, verdict, type ContextOptions } from './stateful-test-support.js';
+import { webhookCheck } from './webhooks.js';
+
+const receiving: Partial<ConformanceOptions> = { webhookReceiver: { host: '127.0.0.1', port: 0 }, webhookWaitMs: 5_000 };
+const only = ['createWebhook', 'createPaymentLink', 'simulatePayment', 'deleteWebhook'];
+let server: TestServer | undefined;
+let worker: WebhookWorker | undefined;
+
+afterEach(async () => {
+  await worker?.stop();
+  await server?.close();
+  worker = undefined;
+  server = undefined;
+});
+
+async function checked(options: ContextOptions, send: typeof fetch = fetch) {
+  server = await startServer();
+  worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3], fetch: send });
+  const ctx = await contextOn(server, { only, ...options });
+  await webhookCheck.run(ctx);
+  return (check: 'webhook_signature' | 'webhook_schema' | 'webhook_delivery') => verdict(ctx, 'createWebhook', check);
+}
+
+describe('skipped, with the reason', () => {
+  const cases: Array<[string, ContextOptions, RegExp]> = [
+    ['without --webhook-receiver', {}, /^no --webhook-receiver: the run receives no deliveries$/],
+    ['--read-only', { readOnly: true, more: receiving }, /needs a POST \(--read-only\)/],
+    ['--stateless', { stateless: true, more: receiving }, /--stateless/],
+  ];
+  test.each(cases)('%s', async (_name, options, reason) => {
+    const result = await checked(options);
+    for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const) {
+      expect(result(check).outcome).toBe('skip');
+      expect(result(check).skipReason).toMatch(reason);
+    }
+  });
+
+  test('a receiver address in use', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const result = await checked({ more: { ...receiving, webhookReceiver: { host: '127.0.0.1', port } } });
+      expect(result('webhook_delivery')).toMatchObject({ outcome: 'skip', skipReason: `the receiver cannot listen on 127.0.0.1:${port}: EADDRINUSE` });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
+
+test('the reference server passes all three, the retry after the 500 included', async () => {
+  const result = await checked({ profile: 'reference', more: receiving });
+  for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const) expect(result(check).outcome, result(check).messages.join('\n')).toBe('pass');
+  expect(result('webhook_delivery').messages).toEqual([expect.stringMatching(/^pass: charge\.pending, charge\.processing, charge\.paid, charge\.received of charge \S+ arrived once each, in order; the delivery answered 500 came again with the same webhook-id$/)]);
+  // Five deliveries: charge.pending refused, then again, then the three moves.
+  expect(result('webhook_signature').messages).toHaveLength(5);
+});
+
+test('a target without the sandbox control: charge.pending only, and the reason', async () => {
+  const result = await checked({
+    profile: 'reference',
+    more: receiving,
+    wrap: (request, next) => (is(request, 'POST', /\/simulate-payment$/) ? Promise.resolve(new Response(null, { status: 404 })) : next(request)),
+  });
+  expect(result('webhook_delivery').outcome, result('webhook_delivery').messages.join('\n')).toBe('pass');
+  expect(result('webhook_delivery').messages).toEqual([
+    expect.stringMatching(/^pass: charge\.pending of charge \S+ arrived once each/),
+    'pass: simulatePayment answered 404: the target has no sandbox control, so only charge.pending was checked',
+  ]);
+});
+
+test('the seed profile reports a bad signature as information naming the decision (the seed shows no signing)', async () => {
+  const fault = deliveryFaults.find((f) => f.expect.check === 'webhook_signature')!;
+  const result = await checked({ profile: 'seed', more: receiving }, fault.deliveries!(fetch, new Map()));
+  expect(result('webhook_signature').outcome).toBe('info');
+  expect(result('webhook_signature').messages[0]).toMatch(/^info \(D14\): delivery \S+ \(charge\.pending\): webhook-signature does not verify/);
+});
