@@ -50,6 +50,15 @@ export const faults: Fault[] = [
     },
   },
   {
+    name: 'a new order not CREATED/PENDING (seed §3 rule 1)',
+    expect: { operationId: 'createOrder', check: 'response_schema_conformance' },
+    only: ['createOrder'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      return is(request, 'POST', /^\/order$/) && response.ok ? rewriteJson(response, (o: Json) => ({ ...o, status: 'PROCESSING', paymentStatus: 'PAID' })) : response;
+    },
+  },
+  {
     name: 'a 5xx on some input (orders with notes)',
     expect: { operationId: 'createOrder', check: 'not_a_server_error' },
     only: ['createOrder'],
