@@ -6,6 +6,8 @@ import { negativeCheck } from '../checks/negative.js';
 import { positiveCheck } from '../checks/positive.js';
 import { responseChecks } from '../checks/responses.js';
 import { tenantCheck } from '../checks/tenants.js';
+import { unsupportedMethodCheck } from '../checks/unsupported-method.js';
+import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
 import { RunContext, TargetUnreachableError, type RunDeps } from './context.js';
 import { send } from './http.js';
@@ -23,7 +25,7 @@ export { TargetUnreachableError } from './context.js';
  * The checks that send their own requests run first, in this order (later ones use what
  * earlier ones created); the response checks then judge every exchange of the run.
  */
-const activeChecks: CheckModule[] = [authCheck, positiveCheck, negativeCheck, availabilityCheck, idempotencyCheck, tenantCheck, domainCheck];
+const activeChecks: CheckModule[] = [authCheck, positiveCheck, negativeCheck, availabilityCheck, idempotencyCheck, tenantCheck, domainCheck, useAfterFreeCheck, unsupportedMethodCheck];
 
 export async function runConformance(options: ConformanceOptions, deps: RunDeps = {}): Promise<RunReport> {
   const started = Date.now();
