@@ -67,7 +67,7 @@ describe('against the reference server', () => {
 
     expect(run.exit.code, failed).toBe(0);
     const lines = run.stdout.split('\n');
-    expect(lines.some((l) => /^operation\s+5xx sta cty sch hdr aut neg pos ava idm ten brc qr {2}tot$/.test(l)), failed).toBe(true);
+    expect(lines.some((l) => /^operation\s+5xx sta cty sch hdr aut neg pos ava idm ten brc qr {2}tot uaf 405$/.test(l)), failed).toBe(true);
     for (const { operationId } of listOperations()) expect(lines.some((l) => new RegExp(`^${operationId}\\s+[✓✗–i·]`).test(l)), operationId).toBe(true);
     expect(run.stdout).toMatch(/Checks: \d+ passed, 0 failed, \d+ info, \d+ skipped/);
     // The server's default rate limit is on: the run must wait out 429s, not skip what they blocked.
