@@ -1759,6 +1759,16 @@ export interface components {
             notes?: string;
         };
         /**
+         * @description The order just created. The source document's rule (seed §3 rule 1): creating an order returns
+         *     it with `status` `CREATED` and `paymentStatus` `PENDING`.
+         */
+        OrderCreated: components["schemas"]["Order"] & {
+            /** @constant */
+            status?: "CREATED";
+            /** @constant */
+            paymentStatus?: "PENDING";
+        };
+        /**
          * @description The body of an event delivery (**D14**), as the Standard Webhooks specification shapes it:
          *     the event `type`, when it happened, and the charge as `GET /charge/{id}` returns it then.
          */
@@ -2632,7 +2642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Order"];
+                    "application/json": components["schemas"]["OrderCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -5,13 +5,14 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { TestServer } from '../../server/test-support/harness.js';
+import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import type { Profile } from '../engine/types.js';
 import { availabilityCheck } from './availability.js';
 import { readOnlyReason, statelessReason } from './stateful.js';
 import { contextOn, is, rewriteJson, startServer, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'ensure_resource_availability';
-const operations = ['createPaymentLink', 'createClient', 'createSubscription'] as const;
+const operations = ['createPaymentLink', 'createClient', 'createSubscription', 'createWebhook'] as const;
 type Op = (typeof operations)[number];
 
 let server: TestServer;
@@ -60,9 +61,18 @@ describe('ensure_resource_availability', () => {
     expect(verdict(ctx, 'createPaymentLink', check).messages.join()).toMatch(/total/);
   });
 
+  test('a link added to the contract is followed, with no edit in conformance/', async () => {
+    const contract = structuredClone(loadBundledContract());
+    const created = ((((contract.paths as JsonObject)['/webhook'] as JsonObject).post as JsonObject).responses as JsonObject)['201'] as JsonObject;
+    created.links = { ...(created.links as JsonObject), ListWebhooks: { operationId: 'listWebhooks' } };
+    const ctx = await contextOn(server, { profile: 'reference', contract });
+    await availabilityCheck.run(ctx);
+    expect(verdict(ctx, 'createWebhook', check)).toMatchObject({ outcome: 'pass', messages: expect.arrayContaining([expect.stringMatching(/^pass: GET \/webhook lists the record just created/)]) });
+  });
+
   // A broken deployment: which operation's check must report what, per profile.
   const broken: Array<[string, { given: Wrapper; want: { op: Op; seed: string; reference: string; message: RegExp } }]> = [
-    ['the new charge is 404', { given: notFound, want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /answered 404 for the charge just created/ } }],
+    ['the new charge is 404', { given: notFound, want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ } }],
     ['the charge reads another total', { given: chargeData((d) => void (d.total = Number(d.total) + 100)), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`total` reads/ } }],
     ['the charge reads another id', { given: chargeData((d) => void (d.id = 'char_somethingelse')), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`id` reads/ } }],
     ['the charge has no id', { given: chargeData((d) => void delete d.id), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /has no `id`/ } }],
@@ -111,7 +121,7 @@ describe('ensure_resource_availability', () => {
       'the update does not find the new subscription',
       {
         given: async (request, next) => (is(request, 'PUT', subscription) ? new Response('{}', { status: 404, headers: { 'content-type': 'application/json' } }) : next(request)),
-        want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /answered 404 for the subscription just created/ },
+        want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ },
       },
     ],
   ];

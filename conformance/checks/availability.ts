@@ -1,24 +1,27 @@
 /**
  * ensure_resource_availability: what a creating operation answered can be read back where
- * the seed says it can be read.
+ * the contract's links say it can (OpenAPI Link Objects on the create responses; see
+ * lib/contract/links.ts). Per creating operation the run creates one record with its first
+ * valid body and follows each of its links:
  *
- * - `createPaymentLink` → `GET /charge/{id}` of the new charge (seed §4.2 "reading a charge by
- *   its identifier") shows the same charge: every field the payment link result and the charge
- *   share (id, total, url, devMode, externalId …) has the same value.
- * - `createClient` → the new client is in `GET /client` (seed §4.3 "all clients of the
- *   company"), with the values sent (the seed §2.4 renames `cpfCnpj` to `taxId` in the list).
- * - `createSubscription` → `PUT /subscription` of the new id to another listed status answers
- *   the same subscription in that status (seed §3 rule 3 "an update may set status to any
- *   listed subscription state").
+ * - a `read` link (`GET` naming the record by a path parameter, e.g. `createPaymentLink` →
+ *   `getCharge`, seed §4.2) shows the same record: every field the created record and the read
+ *   share has the same value (a charge envelope's `data` on both sides, seed §2.1);
+ * - a `list` link (`GET` without parameters, e.g. `createClient` → `listClients`, seed §4.3)
+ *   lists the record with the values sent (the seed §2.4 renames `cpfCnpj` to `taxId` there);
+ * - a `change` link with a request body (e.g. `createSubscription` → `updateSubscription` to
+ *   another status, seed §3 rule 3) answers the record with the values the link sends.
  *
- * These reads are the seed's, so a record that cannot be found is a failure. A compared field
- * the contract marks as a decision as a whole (`x-decision`, e.g. the charge's `externalId`,
- * D21) is information in the `seed` profile. When the create itself fails, there is nothing
- * to look for: the check is skipped (positive_data_acceptance reports the create).
+ * Links that move, delete or use a record (sandbox moves, deletes, other creates) are not
+ * followed here. These reads are the contract's, so a record that cannot be found is a
+ * failure; a compared field the contract marks as a decision as a whole (`x-decision`, e.g.
+ * the charge's `externalId`, D21) is information in the `seed` profile. When the create
+ * itself fails, there is nothing to look for: the check is skipped (positive_data_acceptance
+ * reports the create).
  */
-import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { deref, type JsonObject } from '../../lib/contract/bundled.js';
+import { linkParameters, linkRole, listLinks, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
 import { validBodies } from '../data/bodies.js';
-import { requestBodyOf } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { Exchange } from '../engine/types.js';
@@ -39,9 +42,13 @@ import {
 
 const check = 'ensure_resource_availability' as const;
 
-/** The creating operations whose records the seed lets us read back, and the operations that read them. */
-const creates = ['createPaymentLink', 'createClient', 'createSubscription'] as const;
-const reads = { createPaymentLink: 'getCharge', createClient: 'listClients', createSubscription: 'updateSubscription' } as const;
+/** The links this check follows: reads, lists and changes that send a body naming the record. */
+export function availabilityLinks(links: readonly ContractLink[]): ContractLink[] {
+  return links.filter((link) => {
+    const role = linkRole(link);
+    return role === 'read' || role === 'list' || (role === 'change' && link.requestBody !== undefined && link.target.method !== 'delete');
+  });
+}
 
 /** Seed §2.2–2.4: every record is named by its `id`; a read without it cannot be the same record. */
 const identity = 'id';
@@ -52,16 +59,40 @@ const listNames: Record<string, string> = { cpfCnpj: 'taxId' };
 export const availabilityCheck: CheckModule = {
   checks: [check],
   async run(ctx) {
+    const links = availabilityLinks(listLinks(ctx.contract));
+    const sources = [...new Set(links.map((link) => link.source.operationId))];
     const reason = statefulSkipReason(ctx);
     if (reason) {
-      skipAll(ctx, creates, check, reason);
+      skipAll(ctx, sources, check, reason);
       return;
     }
-    if (ctx.covers('createPaymentLink')) await paymentLinkIsReadable(ctx);
-    if (ctx.covers('createClient')) await clientIsListed(ctx);
-    if (ctx.covers('createSubscription')) await subscriptionIsUpdatable(ctx);
+    for (const source of sources) {
+      if (ctx.covers(source)) await followLinks(ctx, source, links.filter((link) => link.source.operationId === source));
+    }
   },
 };
+
+/** Creates one record through `source` and follows each of its links. */
+async function followLinks(ctx: RunContext, source: string, links: ContractLink[]): Promise<void> {
+  const created = await create(ctx, source);
+  if (!created) return;
+  const enveloped = isObject(envelopeData(created.body));
+  const record = enveloped ? envelopeData(created.body) : isObject(created.body) ? created.body : undefined;
+  const createSchema = successSchema(ctx, ctx.operation(source));
+  const recordSchema = enveloped ? propertiesOf(ctx, createSchema).data : createSchema;
+  const id = linkedIdOf(links, created.body) ?? record?.[identity];
+  if (typeof id !== 'string' || id === '' || !record) {
+    const { decision } = requiredness(ctx, recordSchema, identity);
+    ctx.judge(source, check, false, `the create answered ${created.exchange.response?.status} without a \`${identity}\`, so the record cannot be read back`, { decision, exchange: created.exchange });
+    return;
+  }
+  for (const link of links) {
+    const role = linkRole(link);
+    if (role === 'read') await readBack(ctx, link, created.body, record);
+    else if (role === 'list') await listed(ctx, link, id, created.sent);
+    else await changed(ctx, link, created.body);
+  }
+}
 
 interface Problem {
   message: string;
@@ -81,15 +112,6 @@ async function create(ctx: RunContext, operationId: string): Promise<{ sent: unk
     return undefined;
   }
   return { sent: valid.body, exchange, body: jsonOf(exchange) };
-}
-
-/** The id of a created record; when missing, a finding (a decision when the contract's `required` of it is one). */
-function createdId(ctx: RunContext, operationId: string, record: JsonObject | undefined, schema: unknown, exchange: Exchange): string | undefined {
-  const id = record?.[identity];
-  if (typeof id === 'string' && id !== '') return id;
-  const { decision } = requiredness(ctx, schema, identity);
-  ctx.judge(operationId, check, false, `the create answered ${exchange.response?.status} without a \`${identity}\`, so the record cannot be read back`, { decision, exchange });
-  return undefined;
 }
 
 /**
@@ -126,104 +148,83 @@ function report(ctx: RunContext, operationId: string, problems: Problem[], passM
   for (const problem of problems) ctx.judge(operationId, check, false, problem.message, { decision: problem.decision, exchange });
 }
 
-/** The name of an operation's one path parameter (`{id}` of `/charge/{id}`). */
-function pathParameter(op: ContractOperation): string {
-  const name = /\{([^}]+)\}/.exec(op.path)?.[1];
-  if (!name) throw new Error(`${op.operationId} has no path parameter`);
-  return name;
-}
-
-async function paymentLinkIsReadable(ctx: RunContext): Promise<void> {
-  const opId = 'createPaymentLink';
-  const createOp = ctx.operation(opId);
-  const readOp = ctx.operation(reads[opId]);
-  const created = await create(ctx, opId);
-  if (!created) return;
-  const createData = propertiesOf(ctx, successSchema(ctx, createOp)).data;
-  const readData = propertiesOf(ctx, successSchema(ctx, readOp)).data;
-  const data = envelopeData(created.body);
-  const id = createdId(ctx, opId, data, createData, created.exchange);
-  if (!id || !data) return;
-
-  const read = await ctx.request(readOp, { pathParams: { [pathParameter(readOp)]: id } });
-  const where = `GET ${readOp.path.replace(/\{[^}]+\}/, id)}`;
+/** The record `link.target` reads by the parameters the link names shows the values created. */
+async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknown, record: JsonObject): Promise<void> {
+  const source = link.source.operationId;
+  const readOp = link.target;
+  const params = linkParameters(link, createdBody);
+  if (!params) {
+    ctx.judge(source, check, false, `the create's answer lacks what link ${link.name} reads ${readOp.operationId} by`);
+    return;
+  }
+  const read = await ctx.request(readOp, { pathParams: params });
+  const where = `GET ${ctx.url(readOp, params).replace(/^https?:\/\/[^/]+/, '')}`;
   if (!isSuccess(read)) {
-    ctx.judge(opId, check, false, `${where} ${answered(read)} for the charge just created`, { exchange: read });
+    ctx.judge(source, check, false, `${where} ${answered(read)} for the record just created`, { exchange: read });
     return;
   }
-  const charge = envelopeData(jsonOf(read));
-  if (!charge) {
-    ctx.judge(opId, check, false, `${where} answered ${read.response?.status} without the charge in \`data\``, { exchange: read });
+  const body = jsonOf(read);
+  // A read answering a list about the record (its deliveries …) has nothing to compare field by field.
+  if (Array.isArray(body)) return report(ctx, source, [], `${where} answers for the record just created`, read);
+  const readSchema = successSchema(ctx, readOp);
+  const enveloped = isObject(envelopeData(body));
+  const actual = enveloped ? envelopeData(body) : isObject(body) ? body : undefined;
+  if (!actual) {
+    ctx.judge(source, check, false, `${where} answered ${read.response?.status} without the record`, { exchange: read });
     return;
   }
-  const { problems, compared } = compareFields(ctx, data, charge, readData);
-  report(ctx, opId, problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })), `${where} shows the charge just created (${compared.join(', ')} as created)`, read);
+  const { problems, compared } = compareFields(ctx, record, actual, enveloped ? propertiesOf(ctx, readSchema).data : readSchema);
+  report(ctx, source, problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })), `${where} shows the record just created (${compared.join(', ')} as created)`, read);
 }
 
-async function clientIsListed(ctx: RunContext): Promise<void> {
-  const opId = 'createClient';
-  const createOp = ctx.operation(opId);
-  const listOp = ctx.operation(reads[opId]);
-  const created = await create(ctx, opId);
-  if (!created) return;
-  const record = isObject(created.body) ? created.body : undefined;
-  const id = createdId(ctx, opId, record, successSchema(ctx, createOp), created.exchange);
-  if (!id) return;
-
+/** The list `link.target` answers includes the record, with the values sent. */
+async function listed(ctx: RunContext, link: ContractLink, id: string, sent: unknown): Promise<void> {
+  const source = link.source.operationId;
+  const listOp = link.target;
   const list = await ctx.request(listOp);
   const where = `GET ${listOp.path}`;
   if (!isSuccess(list)) {
-    ctx.judge(opId, check, false, `${where} ${answered(list)} after a client was created`, { exchange: list });
+    ctx.judge(source, check, false, `${where} ${answered(list)} after a record was created`, { exchange: list });
     return;
   }
-  const clients = jsonOf(list);
-  if (!Array.isArray(clients)) {
-    ctx.judge(opId, check, false, `${where} did not answer an array of clients`, { exchange: list });
+  const entries = jsonOf(list);
+  if (!Array.isArray(entries)) {
+    ctx.judge(source, check, false, `${where} did not answer an array`, { exchange: list });
     return;
   }
-  const entry = clients.find((c): c is JsonObject => isObject(c) && c[identity] === id);
+  const entry = entries.find((c): c is JsonObject => isObject(c) && c[identity] === id);
   if (!entry) {
-    ctx.judge(opId, check, false, `the client just created (${id}) is not among the ${clients.length} clients of ${where}`, { exchange: list });
+    ctx.judge(source, check, false, `the record just created (${id}) is not among the ${entries.length} of ${where}`, { exchange: list });
     return;
   }
   const listSchema = successSchema(ctx, listOp);
   const itemSchema = listSchema ? deref(ctx.contract, listSchema.items) : undefined;
-  const sent = isObject(created.sent) ? created.sent : {};
-  const { problems, compared } = compareFields(ctx, sent, entry, itemSchema, listNames);
-  report(ctx, opId, problems.map((p) => ({ ...p, message: `${where}, client ${id}: ${p.message}` })), `${where} lists the client just created (${id}) with the values sent (${compared.join(', ')})`, list);
+  const { problems, compared } = compareFields(ctx, isObject(sent) ? sent : {}, entry, itemSchema, listNames);
+  report(ctx, source, problems.map((p) => ({ ...p, message: `${where}, ${id}: ${p.message}` })), `${where} lists the record just created (${id}) with the values sent (${compared.join(', ')})`, list);
 }
 
-async function subscriptionIsUpdatable(ctx: RunContext): Promise<void> {
-  const opId = 'createSubscription';
-  const createOp = ctx.operation(opId);
-  const updateOp = ctx.operation(reads[opId]);
-  const created = await create(ctx, opId);
-  if (!created) return;
-  const record = isObject(created.body) ? created.body : undefined;
-  const id = createdId(ctx, opId, record, successSchema(ctx, createOp), created.exchange);
-  if (!id || !record) return;
-
-  // Seed §3 rule 3: an update may set `status` to any listed subscription state; the list is the contract's.
-  const statusField = 'status';
-  const updateSchema = deref(ctx.contract, requestBodyOf(ctx.contract, updateOp)?.schema);
-  const statusSchema = deref(ctx.contract, propertiesOf(ctx, updateSchema)[statusField]);
-  const states = (isObject(statusSchema) && Array.isArray(statusSchema.enum) ? statusSchema.enum : []) as unknown[];
-  const next = states.find((s) => s !== record[statusField]);
-  if (typeof next !== 'string') {
-    ctx.recorder.skip(opId, check, `the contract lists no subscription status other than ${show(record[statusField])}`);
+/** The change the link sends (its request body, naming the record) answers the record with those values. */
+async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown): Promise<void> {
+  const source = link.source.operationId;
+  const op = link.target;
+  const params = linkParameters(link, createdBody);
+  const body = resolveLinkValue(link.requestBody, createdBody);
+  if (!params || !isObject(body)) {
+    ctx.judge(source, check, false, `the create's answer lacks what link ${link.name} names the record by`);
     return;
   }
-  const update = await ctx.request(updateOp, { body: { [identity]: id, [statusField]: next } });
-  const where = `${updateOp.method.toUpperCase()} ${updateOp.path} {${identity}: ${id}, ${statusField}: ${next}}`;
+  const update = await ctx.request(op, { body, pathParams: params });
+  const where = `${op.method.toUpperCase()} ${op.path} ${show(body)}`;
   if (!isSuccess(update)) {
-    ctx.judge(opId, check, false, `${where} ${answered(update)} for the subscription just created`, { exchange: update });
+    ctx.judge(source, check, false, `${where} ${answered(update)} for the record just created`, { exchange: update });
     return;
   }
   const after = jsonOf(update);
-  if (!isObject(after)) {
-    ctx.judge(opId, check, false, `${where} answered ${update.response?.status} without a subscription`, { exchange: update });
+  const record = isObject(envelopeData(after)) ? envelopeData(after) : isObject(after) ? after : undefined;
+  if (!record) {
+    ctx.judge(source, check, false, `${where} answered ${update.response?.status} without the record`, { exchange: update });
     return;
   }
-  const { problems } = compareFields(ctx, { [identity]: id, [statusField]: next }, after, successSchema(ctx, updateOp));
-  report(ctx, opId, problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })), `${where} answers the subscription just created, now ${next}`, update);
+  const { problems } = compareFields(ctx, body, record, successSchema(ctx, op));
+  report(ctx, source, problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })), `${where} answers the record just created with the values sent`, update);
 }

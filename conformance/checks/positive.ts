@@ -8,8 +8,9 @@
  * exceptions are a body whose omitted fields are optional only by a decision of the contract
  * (the seed leaves the required fields open, e.g. D18 for payment links) and one whose values
  * only a decision admits (D46's punctuated tax numbers, phones and CEPs): refusing it departs
- * from that decision (info in the `seed` profile). GET operations are sent with valid parameters: `getCharge` reads a charge this
- * run created; an id the run cannot know (a webhook's: no operation creates one) is a skip.
+ * from that decision (info in the `seed` profile). GET operations are sent with valid parameters: a record this run created
+ * through the operation the contract's links name (`getCharge` reads a charge of the run); an id
+ * no link lets the run know is a skip.
  */
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodiesWithNotes } from '../data/bodies.js';

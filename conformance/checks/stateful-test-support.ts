@@ -4,6 +4,7 @@
  * fixtures a run creates (through that wrapper, as a real run would), and a reader of the
  * recorded results.
  */
+import type { JsonObject } from '../../lib/contract/bundled.js';
 import { randomBytes } from 'node:crypto';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { createFixtures } from '../data/fixtures.js';
@@ -27,6 +28,8 @@ export interface ContextOptions {
   only?: string[];
   /** Any other run options (the webhook receiver). */
   more?: Partial<ConformanceOptions>;
+  /** Another contract than the bundled one (a copy with a link added …). */
+  contract?: JsonObject;
 }
 
 export async function startServer(): Promise<TestServer> {
@@ -51,7 +54,7 @@ export async function contextOn(server: TestServer, options: ContextOptions = {}
     timeoutMs: 5_000,
     ...options.more,
   };
-  const ctx = new RunContext(runOptions, { fetch: fetchFn });
+  const ctx = new RunContext(runOptions, { fetch: fetchFn, ...(options.contract ? { contract: options.contract } : {}) });
   if (options.fixtures !== false && !runOptions.readOnly && !runOptions.stateless) await createFixtures(ctx);
   return ctx;
 }

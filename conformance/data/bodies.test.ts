@@ -8,7 +8,7 @@ import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled
 import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions } from '../engine/types.js';
 import { validBodies, validBodiesWithNotes } from './bodies.js';
-import { requestBodyOf } from './schema.js';
+import { itemsOf, keywordOf, propertiesOf, requestBodyOf, viewOf, type SchemaView } from './schema.js';
 import { runData } from './state.js';
 
 const ids = {
@@ -45,6 +45,36 @@ function valuesOf(body: unknown, key: string): unknown[] {
   return Object.entries(body).flatMap(([k, v]) => (k === key ? [v] : valuesOf(v, key)));
 }
 
+/** Every enumerated field of an operation's request schema, at any depth (`[]` for array items), with its values. */
+function requestEnums(operationId: string): Array<{ path: string; values: unknown[] }> {
+  const info = requestBodyOf(ctx.contract, ctx.operation(operationId));
+  if (!info) return [];
+  const found: Array<{ path: string; values: unknown[] }> = [];
+  const visit = (view: SchemaView, path: string, depth: number): void => {
+    if (depth > 6) return;
+    const values = keywordOf(view, 'enum')?.value;
+    if (Array.isArray(values)) found.push({ path, values });
+    const items = itemsOf(ctx.contract, view);
+    if (items) visit(items, `${path}[]`, depth + 1);
+    for (const [key, property] of propertiesOf(ctx.contract, view)) visit(property, `${path}/${key}`, depth + 1);
+  };
+  visit(viewOf(ctx.contract, info.schema), '', 0);
+  return found;
+}
+
+/** The values found at a path of `requestEnums` in a body. */
+function valuesAt(body: unknown, path: string): unknown[] {
+  const steps = path.match(/\/[^/[]+|\[\]/g) ?? [];
+  let nodes: unknown[] = [body];
+  for (const step of steps) {
+    nodes = nodes.flatMap((node) => {
+      if (step === '[]') return Array.isArray(node) ? node : [];
+      return node && typeof node === 'object' && !Array.isArray(node) && step.slice(1) in node ? [(node as Record<string, unknown>)[step.slice(1)]] : [];
+    });
+  }
+  return nodes;
+}
+
 describe('validBodies against the current contract', () => {
   test('every operation with a request body is covered', () => {
     expect(bodyOperations.sort()).toEqual(['createClient', 'createOrder', 'createPaymentLink', 'createProduct', 'createSubscription', 'createWebhook', 'simulatePayment', 'updateSubscription', 'updateWebhook']);
@@ -55,12 +85,23 @@ describe('validBodies against the current contract', () => {
     expect(dropped).toEqual([]);
     const examples = requestBodyOf(ctx.contract, ctx.operation(operationId))!.examples;
     expect(bodies.length).toBeGreaterThan(examples.length);
-    // Examples, their required-only and filled forms, two enum shifts and the Brazilian writing (D46).
-    expect(bodies.length).toBeLessThanOrEqual(3 * examples.length + 3);
+    // Examples, their required-only and filled forms, a shift per other value of the longest enum, the Brazilian writing (D46).
+    const longest = Math.max(1, ...requestEnums(operationId).map((e) => e.values.length));
+    expect(bodies.length).toBeLessThanOrEqual(3 * examples.length + longest);
     expect(bodies.slice(0, examples.length).map((b) => b.name)).toEqual(examples.map((e) => `example ${e.name}`));
     expect(new Set(bodies.map((b) => b.name)).size).toBe(bodies.length);
     const validate = ctx.full.at(requestBodyOf(ctx.contract, ctx.operation(operationId))!.pointer);
     for (const { name, body } of bodies) expect(validate(body), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  });
+
+  test.each(bodyOperations)('%s: every value of every enumerated request field is sent at least once', (operationId) => {
+    const bodies = validBodies(ctx, operationId).map((b) => b.body);
+    const enums = requestEnums(operationId);
+    const missing = enums.flatMap(({ path, values }) => {
+      const sent = new Set(bodies.flatMap((body) => valuesAt(body, path)).flat());
+      return values.filter((value) => !sent.has(value)).map((value) => `${path || '/'} = ${String(value)}`);
+    });
+    expect(missing).toEqual([]);
   });
 
   test.each(bodyOperations)('%s: ids are the run\'s fixtures, names and external ids carry the run id', (operationId) => {

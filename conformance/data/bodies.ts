@@ -31,7 +31,8 @@ import { runData } from './state.js';
  *    stays valid, so a schema `anyOf` such as a payment link's total-or-items keeps one);
  * 3. each example with every optional field the schema offers a value for added (from the
  *    schema's own `examples` / `enum` / `default`), while the body stays valid;
- * 4. two variants of (3) with every enumerated value moved to the next allowed value.
+ * 4. variants of (3) with every enumerated value moved 1, 2 … places along its `enum`, until
+ *    every value of the longest enum has been sent once.
  * Every body is validated against the full contract; one that does not validate is dropped
  * (and named in `dropped`), and duplicates are removed.
  *
@@ -106,8 +107,9 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
     const name = `example ${example.name}, every optional field`;
     candidates.push({ name, body: finish(full, name) });
   }
-  for (const k of [1, 2]) {
-    if (filled[0] === undefined) break;
+  // Every value of every enumerated field is sent once: as many shifts as the longest enum has other values.
+  const shifts = filled[0] === undefined ? 0 : longestEnum(ctx.contract, filled[0], view) - 1;
+  for (let k = 1; k <= shifts; k++) {
     const name = `every optional field, enumerated values shifted by ${k}`;
     candidates.push({ name, body: finish(shiftEnums(ctx.contract, filled[0], view, k), name) });
   }
@@ -312,6 +314,17 @@ function mapLeaves(doc: JsonObject, body: unknown, view: SchemaView, leaf: (node
     return leaf(node, nodeView);
   };
   return visit(structuredClone(body), view);
+}
+
+/** The length of the longest `enum` among the values of `body` (0 when none is enumerated). */
+function longestEnum(doc: JsonObject, body: unknown, view: SchemaView): number {
+  let longest = 0;
+  mapLeaves(doc, body, view, (node, nodeView) => {
+    const values = keywordOf(nodeView, 'enum')?.value;
+    if (Array.isArray(values) && values.includes(node)) longest = Math.max(longest, values.length);
+    return node;
+  });
+  return longest;
 }
 
 /** A copy with every enumerated string moved `k` places along its `enum`. */

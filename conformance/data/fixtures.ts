@@ -1,6 +1,7 @@
 import type { RequestInit, RunContext } from '../engine/context.js';
 import type { Exchange } from '../engine/types.js';
-import { listOperations, type ContractOperation } from '../../lib/contract/bundled.js';
+import type { ContractOperation } from '../../lib/contract/bundled.js';
+import { linkParameters, listLinks } from '../../lib/contract/links.js';
 import { stripOptional, tagBody, updateByIdOperation, validBodies } from './bodies.js';
 import { isPlainObject, pathParameterExamples, requestBodyOf, viewOf } from './schema.js';
 import { runData } from './state.js';
@@ -89,8 +90,9 @@ export async function prepareBodies(ctx: RunContext, operationId: string): Promi
 /**
  * Path parameters naming a record that exists, or why the run knows none: against a stateless
  * target the contract's examples (the mock answers its own examples); otherwise a record the
- * run created. Only `getCharge` reads what an operation of the contract creates (a payment link
- * is a charge, seed §4.1–4.2); no operation creates a webhook, so `getWebhook` has none.
+ * run created through the operation the contract's links name as creating it (a payment link
+ * is a charge read by `getCharge`, a registration is read, changed and deleted by its id …),
+ * with the parameters the link's runtime expressions take from the create's answer.
  */
 export async function existingPathParams(ctx: RunContext, op: ContractOperation): Promise<{ params: Record<string, string> } | { reason: string }> {
   const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
@@ -100,39 +102,28 @@ export async function existingPathParams(ctx: RunContext, op: ContractOperation)
     const missing = names.find((name) => examples[name] === undefined);
     return missing ? { reason: `the contract gives no example of path parameter ${missing}` } : { params: examples };
   }
-  if (names.length !== 1) return { reason: `no way to know valid values of ${names.join(', ')}` };
-  const [name] = names as [string];
-  // A charge is created by POST /charge/payment-link; a move (simulate-…) needs a fresh one,
-  // since each move changes the state the next would start from (D39).
-  if (op.path.startsWith('/charge/{')) {
-    const charge = op.method === 'get' ? await ensureCharge(ctx) : await createRecord(ctx, 'createPaymentLink');
-    return 'reason' in charge ? { reason: charge.reason } : { params: { [name]: charge.id } };
-  }
-  // Otherwise the record of `/things/{id}` is created by `POST /things`; a DELETE gets its own.
-  const collection = op.path.slice(0, op.path.indexOf('/{'));
-  const creator = listOperations(ctx.contract).find((o) => o.method === 'post' && o.path === collection);
-  if (creator) {
-    const record = op.method === 'delete' ? await createRecord(ctx, creator.operationId) : await ensureRecord(ctx, creator.operationId);
-    return 'reason' in record ? { reason: record.reason } : { params: { [name]: record.id } };
-  }
-  return { reason: `no operation of the contract creates what ${op.path} reads, so the run knows no valid ${name}` };
-}
-
-/** A record created by `operationId` earlier in the run (any 2xx of it), else one created now. */
-async function ensureRecord(ctx: RunContext, operationId: string): Promise<{ id: string } | { reason: string; exchange?: Exchange }> {
-  const known = ctx.exchanges.filter((e) => e.operationId === operationId).flatMap((e) => idOf(e) ?? [])[0];
-  return known ? { id: known } : createRecord(ctx, operationId);
+  const link = listLinks(ctx.contract).find((l) => l.target.operationId === op.operationId && names.every((name) => name in l.parameters));
+  if (!link) return { reason: `no link of the contract names the operation that creates what ${op.path} names, so the run knows no valid ${names.join(', ')}` };
+  // A read or an update may reuse a record; a delete or a move (simulate-…) changes the state
+  // the next request would start from (D39), so it gets a record of its own.
+  const reuse = op.method === 'get' || op.method === 'put' || op.method === 'patch';
+  const earlier = reuse ? ctx.exchanges.filter((e) => e.operationId === link.source.operationId && idOf(e)).map((e) => linkParameters(link, parseJson(e.response!.body))).find(Boolean) : undefined;
+  if (earlier) return { params: earlier };
+  const record = await createRecord(ctx, link.source.operationId);
+  if ('reason' in record) return { reason: record.reason };
+  const params = record.exchange ? linkParameters(link, parseJson(record.exchange.response!.body)) : undefined;
+  return params ? { params } : { reason: `the answer of ${link.source.operationId} lacks what link ${link.name} names ${op.operationId}'s ${names.join(', ')} by` };
 }
 
 /** A new record made with the operation's first valid body. */
-async function createRecord(ctx: RunContext, operationId: string): Promise<{ id: string } | { reason: string; exchange?: Exchange }> {
+async function createRecord(ctx: RunContext, operationId: string): Promise<{ id: string; exchange?: Exchange } | { reason: string; exchange?: Exchange }> {
   if (ctx.options.readOnly) return { reason: `no record to use: creating one needs a POST (--read-only)` };
   if (ctx.options.stateless) return { reason: 'the target keeps no records (--stateless)' };
   const body = validBodies(ctx, operationId)[0];
   if (!body) return { reason: `no valid ${operationId} body` };
   const exchange = await ctx.request(operationId, { body: body.body });
   const id = idOf(exchange);
-  return id ? { id } : { reason: `creating the record with ${operationId} failed (${describeAnswer(exchange)})`, exchange };
+  return id ? { id, exchange } : { reason: `creating the record with ${operationId} failed (${describeAnswer(exchange)})`, exchange };
 }
 
 /** Ids of the charges this run created (every 2xx payment-link exchange), oldest first. */

@@ -7,6 +7,8 @@ import { positiveCheck } from '../checks/positive.js';
 import { responseChecks } from '../checks/responses.js';
 import { tenantCheck } from '../checks/tenants.js';
 import { webhookCheck } from '../checks/webhooks.js';
+import { unsupportedMethodCheck } from '../checks/unsupported-method.js';
+import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
 import { RunContext, TargetUnreachableError, type RunDeps } from './context.js';
 import { send } from './http.js';
@@ -24,7 +26,7 @@ export { TargetUnreachableError } from './context.js';
  * The checks that send their own requests run first, in this order (later ones use what
  * earlier ones created); the response checks then judge every exchange of the run.
  */
-const activeChecks: CheckModule[] = [authCheck, positiveCheck, negativeCheck, availabilityCheck, idempotencyCheck, tenantCheck, domainCheck, webhookCheck];
+const activeChecks: CheckModule[] = [authCheck, positiveCheck, negativeCheck, availabilityCheck, idempotencyCheck, tenantCheck, domainCheck, useAfterFreeCheck, unsupportedMethodCheck, webhookCheck];
 
 export async function runConformance(options: ConformanceOptions, deps: RunDeps = {}): Promise<RunReport> {
   const started = Date.now();

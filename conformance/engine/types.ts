@@ -19,6 +19,8 @@ export const checkNames = [
   'brcode_well_formed',
   'qr_matches_brcode',
   'total_in_cents',
+  'use_after_free',
+  'unsupported_method',
   'webhook_signature',
   'webhook_schema',
   'webhook_delivery',

@@ -57,6 +57,33 @@ export const faults: Fault[] = [
     },
   },
   {
+    name: 'a new order not CREATED/PENDING (seed §3 rule 1)',
+    expect: { operationId: 'createOrder', check: 'response_schema_conformance' },
+    only: ['createOrder'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      return is(request, 'POST', /^\/order$/) && response.ok ? rewriteJson(response, (o: Json) => ({ ...o, status: 'PROCESSING', paymentStatus: 'PAID' })) : response;
+    },
+  },
+  {
+    name: 'a deleted webhook still readable (DELETE answers 204 and keeps it)',
+    expect: { operationId: 'deleteWebhook', check: 'use_after_free' },
+    only: ['deleteWebhook', 'getWebhook'],
+    wrap: (inner) => async (request) => (is(request, 'DELETE', /^\/webhook\/[^/]+$/) ? new Response(null, { status: 204 }) : inner(request)),
+  },
+  {
+    name: 'an undefined method answered 405 without Allow (POST /charge/{id})',
+    expect: { operationId: 'getCharge', check: 'unsupported_method' },
+    only: ['getCharge'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (response.status !== 405) return response;
+      const headers = new Headers(response.headers);
+      headers.delete('allow');
+      return new Response(response.body, { status: response.status, headers });
+    },
+  },
+  {
     name: 'a 5xx on some input (orders with notes)',
     expect: { operationId: 'createOrder', check: 'not_a_server_error' },
     only: ['createOrder'],

@@ -28,7 +28,7 @@ describe('renderHtml', () => {
     const rows = [...html.matchAll(/<tr><td class="op">([^<]+)<\/td>(.*?)<\/tr>/g)];
     expect(rows.map((r) => r[1])).toEqual(['createPaymentLink', 'getCharge', 'listClients']);
     const classes = (row: string) => [...row.matchAll(/<td class="(\w+)"/g)].map((m) => m[1]);
-    expect(classes(rows[0]![2]!)).toEqual(['fail', 'none', 'none', 'info', 'none', 'none', 'none', 'none', 'none', 'skip', 'none', 'none', 'none', 'none', 'none', 'none', 'none']);
+    expect(classes(rows[0]![2]!)).toEqual(['fail', 'none', 'none', 'info', 'none', 'none', 'none', 'none', 'none', 'skip', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'none']);
     expect(rows[1]![2]).toContain('title="skipped: no second API key (--second-api-key)"');
   });
 

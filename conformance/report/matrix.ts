@@ -20,6 +20,8 @@ export const shortNames: Record<CheckName, string> = {
   brcode_well_formed: 'brc',
   qr_matches_brcode: 'qr',
   total_in_cents: 'tot',
+  use_after_free: 'uaf',
+  unsupported_method: '405',
   webhook_signature: 'wsg',
   webhook_schema: 'wsc',
   webhook_delivery: 'wdl',

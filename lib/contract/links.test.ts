@@ -1,0 +1,72 @@
+/**
+ * The relations between operations come from the contract's links: the table built from the
+ * contract is the expected one, and a link added to a copy of the contract is followed by the
+ * conformance suite with no change in conformance/.
+ */
+import { describe, expect, test } from 'vitest';
+import { loadBundledContract, type JsonObject } from './bundled.js';
+import { linkParameters, linkRole, linkedIdOf, listLinks, resolveLinkValue } from './links.js';
+
+const contract = loadBundledContract();
+
+describe('the relation table of the contract', () => {
+  test('is the expected one: created by → read by / used by / changed by', () => {
+    const table = listLinks(contract).map((l) => `${l.source.operationId} ${l.status} → ${l.target.operationId} (${linkRole(l)})`);
+    expect(table).toEqual([
+      'createPaymentLink 201 → getCharge (read)',
+      'createPaymentLink 201 → simulatePayment (change)',
+      'createPaymentLink 201 → simulateExpiration (change)',
+      'createClient 201 → listClients (list)',
+      'createClient 201 → createPaymentLink (use)',
+      'createClient 201 → createSubscription (use)',
+      'createClient 201 → createOrder (use)',
+      'createWebhook 201 → getWebhook (read)',
+      'createWebhook 201 → updateWebhook (change)',
+      'createWebhook 201 → deleteWebhook (change)',
+      'createWebhook 201 → listWebhookDeliveries (read)',
+      'createSubscription 201 → updateSubscription (change)',
+      'createProduct 201 → createPaymentLink (use)',
+      'createProduct 201 → createSubscription (use)',
+      'createProduct 201 → createOrder (use)',
+    ]);
+  });
+
+  test('every link names parameters the target has, and a body only where the target takes one', () => {
+    for (const link of listLinks(contract)) {
+      const pathNames = [...link.target.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      expect(Object.keys(link.parameters).sort(), link.name).toEqual(pathNames.sort());
+      if (link.requestBody !== undefined) expect(link.target.operation.requestBody, link.name).toBeDefined();
+    }
+  });
+});
+
+describe('runtime expressions', () => {
+  const envelope = { status: 201, data: { id: 'char_1', total: 500 } };
+  test.each<[string, unknown, unknown, unknown]>([
+    ['a whole expression into an envelope', '$response.body#/data/id', envelope, 'char_1'],
+    ['a whole expression keeps the type', '$response.body#/data/total', envelope, 500],
+    ['an embedded expression', 'charge {$response.body#/data/id}', envelope, 'charge char_1'],
+    ['a lone embedded expression keeps the type', '{$response.body#/data/total}', envelope, 500],
+    ['an object with expressions and literals', { id: '{$response.body#/id}', status: 'ACTIVE' }, { id: 'subs_1' }, { id: 'subs_1', status: 'ACTIVE' }],
+    ['an array of objects', [{ productId: '{$response.body#/id}', quantity: 1 }], { id: 'prod_1' }, [{ productId: 'prod_1', quantity: 1 }]],
+    ['a missing value is undefined', { id: '{$response.body#/nothing}' }, { id: 'x' }, undefined],
+  ])('%s', (_name, value, body, want) => {
+    expect(resolveLinkValue(value, body)).toEqual(want);
+  });
+
+  test('parameters and the created id come from the links', () => {
+    const links = listLinks(contract).filter((l) => l.source.operationId === 'createPaymentLink');
+    expect(linkParameters(links[0]!, envelope)).toEqual({ id: 'char_1' });
+    expect(linkedIdOf(links, envelope)).toBe('char_1');
+    expect(linkParameters(links[0]!, { data: {} })).toBeUndefined();
+  });
+});
+
+describe('a new link is enough', () => {
+  test('a link naming no operation of the contract is an error, not a silent gap', () => {
+    const copy = structuredClone(contract) as JsonObject;
+    const post = ((copy.paths as JsonObject)['/product'] as JsonObject).post as JsonObject;
+    ((post.responses as JsonObject)['201'] as JsonObject).links = { Broken: { operationId: 'noSuchOperation' } };
+    expect(() => listLinks(copy)).toThrow(/noSuchOperation/);
+  });
+});
