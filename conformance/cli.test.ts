@@ -147,5 +147,5 @@ test('--help: the usage on stdout, exit 0', async () => {
   const run = await conformance(['--help']);
   expect(run.exit.code).toBe(0);
   expect(run.stdout).toMatch(/^Usage: npm run conformance/);
-  expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments or an unreachable target.');
+  expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.');
 });

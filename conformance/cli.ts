@@ -6,7 +6,9 @@
  *    no config file, no watch), the options passed as JSON in CONFORMANCE_SUITE_INPUT. The
  *    suite runs the engine, writes its outcome (the RunReport, or "unreachable") to a temporary
  *    file and turns every check result into a vitest test; a small reporter here counts them.
- * 3. Reads the outcome: an unreachable target → one line on stderr, exit 2. Otherwise prints
+ *    Before that, one authenticated read with each key: a 401 ends the run at once (exit 2,
+ *    one line), as the suite would do too, only seconds later.
+ * 3. Reads the outcome: an unreachable target or a refused key → one line on stderr, exit 2. Otherwise prints
  *    the matrix and every failure (request and response, keys masked, bodies cut at 2 KB),
  *    writes --junit / --html, and exits 1 if a check failed, else 0.
  *
@@ -19,6 +21,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
+import { loadBundledContract } from '../lib/contract/bundled.js';
+import { checkKeysAccepted, KeyRefusedError } from './engine/key-check.js';
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, SUITE_INPUT_ENV, UsageError, usage, type SuiteInput, type SuiteOutcome } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
@@ -76,6 +80,15 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
   }
 
+  // Before vitest starts (seconds): a refused key is told at once, in one line, not as a matrix of 401s.
+  try {
+    await checkKeysAccepted(options, loadBundledContract());
+  } catch (error) {
+    if (!(error instanceof KeyRefusedError)) throw error;
+    process.stderr.write(`conformance: ${error.message}\n`);
+    return 2;
+  }
+
   const folder = mkdtempSync(join(tmpdir(), 'conformance-'));
   try {
     const reportPath = join(folder, 'outcome.json');
@@ -99,6 +112,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const secrets = [options.apiKey, options.secondApiKey];
     if (outcome?.kind === 'unreachable') {
       process.stderr.write(`conformance: target unreachable: ${outcome.message}\n`);
+      return 2;
+    }
+    if (outcome?.kind === 'refused') {
+      process.stderr.write(`conformance: ${outcome.message}\n`);
       return 2;
     }
     if (outcome?.kind !== 'report') {

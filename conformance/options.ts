@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { listOperations, loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
+import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
 import type { ConformanceOptions, Profile, RunReport } from './engine/types.js';
 
 /** Bad arguments: the message is one line, fit to print above the usage. */
@@ -36,6 +37,7 @@ const spec = {
   html: { env: 'CONFORMANCE_HTML', type: 'string' },
   'run-id': { env: 'CONFORMANCE_RUN_ID', type: 'string' },
   'timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS', type: 'string' },
+  'webhook-url': { env: 'CONFORMANCE_WEBHOOK_URL', type: 'string' },
 } as const;
 
 type Flag = keyof typeof spec;
@@ -59,9 +61,12 @@ Tests a deployment of the Pix payments API against the bundled contract.
   --html FILE             write a self-contained HTML report (CONFORMANCE_HTML)
   --run-id ID             tag of the records the run creates; default random (CONFORMANCE_RUN_ID)
   --timeout-ms N          per-request timeout, 1-${MAX_TIMEOUT_MS}; default ${DEFAULT_TIMEOUT_MS} (CONFORMANCE_TIMEOUT_MS)
+  --webhook-url URL       where the webhooks the run registers point; default
+                          https://${UNROUTABLE_WEBHOOK_HOST}/RUN_ID, which never resolves
+                          (CONFORMANCE_WEBHOOK_URL)
   --help                  this text
 
-Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments or an unreachable target.`;
+Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.`;
 
 /** A command-line value shown in a message: long ones (keys typed in the wrong place) are cut. */
 function shown(value: string): string {
@@ -151,6 +156,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
     if (file.value.trim() === '') throw new UsageError(`${file.from} needs a file name`);
     options[flag] = file.value;
   }
+  const webhookUrl = text('webhook-url');
+  if (webhookUrl) options.webhookUrl = webhookUrlOf(webhookUrl);
   const runId = text('run-id');
   if (runId) {
     // It goes into names, external ids and idempotency keys of the records the run creates:
@@ -173,6 +180,17 @@ function baseUrlOf(source: Source<string> | undefined, whereToGiveIt: string): s
   if (url.search || url.hash) throw new UsageError(`${source.from} must have no query or fragment, got ${shown(source.value)}`);
   if (url.username || url.password) throw new UsageError(`${source.from} must carry no credentials`);
   return source.value.replace(/\/+$/, '');
+}
+
+function webhookUrlOf(source: Source<string>): string {
+  let url: URL;
+  try {
+    url = new URL(source.value);
+  } catch {
+    throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  return source.value;
 }
 
 function timeoutOf(source: Source<string> | undefined): number {
@@ -210,7 +228,7 @@ export interface SuiteInput {
 }
 
 /** What the suite writes to `reportPath`. */
-export type SuiteOutcome = { kind: 'report'; report: RunReport } | { kind: 'unreachable'; message: string } | { kind: 'error'; message: string };
+export type SuiteOutcome = { kind: 'report'; report: RunReport } | { kind: 'unreachable'; message: string } | { kind: 'refused'; message: string } | { kind: 'error'; message: string };
 
 /**
  * The suite's input: the CLI's JSON when it started the suite; otherwise (vitest run on the

@@ -53,6 +53,12 @@ export interface ConformanceOptions {
   runId?: string;
   /** Per-request timeout. */
   timeoutMs: number;
+  /**
+   * Where the webhooks the run registers point. Unset: `https://<runId>.invalid/<runId>`, a
+   * reserved name that never resolves (RFC 6761 §6.4), which any deployment, production
+   * included, may accept and whose deliveries reach no one.
+   */
+  webhookUrl?: string;
 }
 
 export interface RecordedRequest {
