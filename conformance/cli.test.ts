@@ -3,50 +3,16 @@
  * a real reference server (`tsx server/main.ts` on a temporary database and a free port), a
  * closed port, and bad arguments. Every child is killed (its process group) after each test.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
-import { freePort, listening, repoRoot, startTsx, tsx, useChildProcesses, within, type Exit, printedKey } from '../server/test-support/processes.js';
+import { freePort, listening, startTsx, useChildProcesses, within, printedKey } from '../server/test-support/processes.js';
+import { conformance, RUN_MS } from './test-support/cli-process.js';
 import { parseXml } from './report/xml-check.js';
 
 const folder = useChildProcesses('conformance-cli-test-');
-
-/** Longest a whole conformance run may take here (vitest start included). */
-const RUN_MS = 45_000;
-
-interface Done {
-  exit: Exit;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs the CLI to its end. Its environment is the parent's without vitest's own variables
- * (this test runs inside vitest; the CLI starts a vitest of its own) and without CONFORMANCE_*.
- */
-async function conformance(args: string[], ms = RUN_MS): Promise<Done> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^(VITEST|CONFORMANCE_)/.test(name) && name !== 'NODE_ENV' && name !== 'TEST' && name !== 'INIT_CWD') env[name] = value;
-  const child = spawn(tsx, ['conformance/cli.ts', ...args], { cwd: repoRoot, env: { ...env, NO_COLOR: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<Exit>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal }));
-  });
-  try {
-    const exit = await within(exited, `conformance ${args.join(' ')}`, ms);
-    return { exit, stdout, stderr };
-  } catch (error) {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    throw new Error(`${(error as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-  }
-}
 
 describe('against the reference server', () => {
   test('profile reference: exit 0, the matrix, JUnit and HTML written, no key shown', { timeout: RUN_MS + 30_000 }, async () => {
