@@ -10,6 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
 import { freePort, listening, startTsx, useChildProcesses, within, printedKey } from '../server/test-support/processes.js';
 import { conformance, RUN_MS } from './test-support/cli-process.js';
+import { junitTotal, shownTotal } from './report/totals-check.js';
 import { parseXml } from './report/xml-check.js';
 
 const folder = useChildProcesses('conformance-cli-test-');
@@ -39,7 +40,6 @@ describe('against the reference server', () => {
     // The server's default rate limit is on: the run must wait out 429s, not skip what they blocked.
     expect(run.stdout, failed).not.toMatch(/answered 429/);
     expect(run.stdout).toContain('Profile reference · run id clitest');
-    expect(run.stdout).toMatch(/vitest: \d+ tests, \d+ passed, 0 failed, \d+ skipped/);
     expect(run.stdout).toContain(`JUnit report: ${junit}`);
     expect(run.stdout).toContain(`HTML report: ${html}`);
 
@@ -50,6 +50,13 @@ describe('against the reference server', () => {
     const page = readFileSync(html, 'utf8');
     expect(page).toMatch(/^<!DOCTYPE html>/);
     expect(page).toContain('Conformance run clitest');
+    // One total, in checks (matrix cells with a result), wherever the run is reported.
+    const total = shownTotal(run.stdout);
+    expect(total.checks).toBeGreaterThan(listOperations().length);
+    expect(shownTotal(page)).toEqual(total);
+    expect(junitTotal(xml)).toEqual(total);
+    expect(run.stderr).toMatch(new RegExp(`^Done: \\d+ passed, 0 failed, \\d+ info, ${total.skipped} skipped \\(${total.checks} checks on `, 'm'));
+    expect(run.stdout).not.toMatch(/vitest:|findings:/);
 
     for (const output of [run.stdout, run.stderr, xml, page]) {
       expect(output).not.toContain(apiKey);
@@ -72,7 +79,7 @@ test('a target that breaks: exit 1, each failure with its request and response, 
     const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
     expect(run.exit.code, failed).toBe(1);
     expect(run.stdout).toMatch(/^listClients\s+✗/m);
-    expect(run.stdout).toMatch(/vitest: \d+ tests, \d+ passed, [1-9]\d* failed/);
+    expect(run.stdout).toMatch(/Checks: \d+ passed, [1-9]\d* failed/);
     expect(run.stdout).toMatch(/Failures \(\d+\)\n\n✗ getCharge › not_a_server_error\n/);
     expect(run.stdout).toMatch(new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`));
     expect(run.stdout).toContain('boom for key sk_bro…****');

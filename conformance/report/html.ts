@@ -5,7 +5,7 @@
  */
 import { checkNames, type CheckResult, type Finding, type Outcome, type RunReport } from '../engine/types.js';
 import { decisionNote, formatExchange, printable, resultTitle } from './failures.js';
-import { formatDuration, glyphs, operationsOf, resultIndex, shortNames, totals } from './matrix.js';
+import { formatDuration, glyphs, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
 
 export function htmlEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -22,7 +22,7 @@ table.matrix { border-collapse: collapse; }
 .matrix thead th { font-weight: 600; background: #f3f5f9; font-family: ui-monospace, monospace; }
 .pass { color: #1c7c3c; } .fail { color: #fff; background: #c62828; font-weight: 700; }
 .info { color: #0b5c8a; background: #e3f1fa; } .skip, .none { color: #9aa2b1; }
-.totals span { margin-right: 1rem; }
+.totals { display: inline-block; padding: .2rem .5rem; }
 details { border: 1px solid #d8dce4; border-radius: 4px; margin: .4rem 0; padding: .3rem .6rem; }
 details.fail { border-left: 4px solid #c62828; background: none; color: inherit; font-weight: normal; }
 details.info { border-left: 4px solid #0b5c8a; background: none; color: inherit; }
@@ -79,7 +79,7 @@ export function renderHtml(report: RunReport): string {
 <body>
 <h1>${htmlEscape(title)}</h1>
 <p class="meta">Target <code>${htmlEscape(target)}</code> · profile <strong>${htmlEscape(report.profile)}</strong> · started ${htmlEscape(report.startedAt)} · ${htmlEscape(formatDuration(report.durationMs))}</p>
-<p class="totals"><span class="pass">${glyphs.pass} ${t.pass} passed</span><span class="${t.fail > 0 ? 'fail' : 'none'}">&nbsp;${glyphs.fail} ${t.fail} failed&nbsp;</span><span class="info">${glyphs.info} ${t.info} info</span><span class="skip">${glyphs.skip} ${t.skip} skipped</span></p>
+<p class="totals ${t.fail > 0 ? 'fail' : 'pass'}">Checks: ${htmlEscape(totalLine(report))}</p>
 <table class="matrix">
 <thead>${head}</thead>
 <tbody>
