@@ -8,9 +8,9 @@ import { describe, expect, test } from 'vitest';
 import type { components } from '../generated/openapi.js';
 import { unknownApiKey, malformedApiKey } from './checks/auth.js';
 import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
-import { freePort, listening, printedKey, startBuiltServer, startTsx, useChildProcesses, within, type Running } from '../server/test-support/processes.js';
+import { freePort, listening, printedKey, repoRoot, startBuiltServer, startTsx, useChildProcesses, within, type Running } from '../server/test-support/processes.js';
 import { waitFor } from '../server/test-support/webhook-receiver.js';
-import { conformance, runToEnd, RUN_MS } from './test-support/cli-process.js';
+import { runToEnd, RUN_MS } from './test-support/cli-process.js';
 
 const folder = useChildProcesses('conformance-production-test-');
 
@@ -67,7 +67,8 @@ describe('a refused key ends the run: exit 2, one line on stderr, in under 3 s',
   ];
   test.each(cases)('%s', async (name, keys, want) => {
     const { base, apiKey } = await startProduction(name.replace(/\W+/g, '-'));
-    const run = await conformance(['--base-url', base, '--profile', 'reference', ...keys(apiKey)]);
+    // The package's command itself (bin/pix-conformance.mjs: conformance/cli.ts under tsx, in one process).
+    const run = await runToEnd(join(repoRoot, 'bin', 'pix-conformance.mjs'), ['--base-url', base, '--profile', 'reference', ...keys(apiKey)]);
     expect(run.exit.code, run.stderr).toBe(2);
     expect(run.stderr.split('\n')).toEqual([want, '']);
     expect(run.stdout).toBe('');
