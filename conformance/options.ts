@@ -44,7 +44,9 @@ type Flag = keyof typeof spec;
 
 export const usage = `Usage: npm run conformance -- --base-url URL --api-key KEY [options]
 
-Tests a deployment of the Pix payments API against the bundled contract.
+Tests a deployment of the Pix payments API against the bundled contract. Give the keys as
+CONFORMANCE_API_KEY and CONFORMANCE_SECOND_API_KEY, not as flags: a command line shows up in
+CI logs (npm echoes it unless run with -s) and in ps. The same command: npx pix-conformance.
 
   --base-url URL          {base_url} of the target (CONFORMANCE_BASE_URL)
   --base-url-alt URL      {base_url_alt}; default: the --base-url (CONFORMANCE_BASE_URL_ALT)
