@@ -3,50 +3,17 @@
  * a real reference server (`tsx server/main.ts` on a temporary database and a free port), a
  * closed port, and bad arguments. Every child is killed (its process group) after each test.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
-import { freePort, listening, repoRoot, startTsx, tsx, useChildProcesses, within, type Exit, printedKey } from '../server/test-support/processes.js';
+import { freePort, listening, startTsx, useChildProcesses, within, printedKey } from '../server/test-support/processes.js';
+import { conformance, RUN_MS } from './test-support/cli-process.js';
+import { junitTotal, shownTotal } from './report/totals-check.js';
 import { parseXml } from './report/xml-check.js';
 
 const folder = useChildProcesses('conformance-cli-test-');
-
-/** Longest a whole conformance run may take here (vitest start included). */
-const RUN_MS = 45_000;
-
-interface Done {
-  exit: Exit;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs the CLI to its end. Its environment is the parent's without vitest's own variables
- * (this test runs inside vitest; the CLI starts a vitest of its own) and without CONFORMANCE_*.
- */
-async function conformance(args: string[], ms = RUN_MS): Promise<Done> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^(VITEST|CONFORMANCE_)/.test(name) && name !== 'NODE_ENV' && name !== 'TEST' && name !== 'INIT_CWD') env[name] = value;
-  const child = spawn(tsx, ['conformance/cli.ts', ...args], { cwd: repoRoot, env: { ...env, NO_COLOR: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<Exit>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal }));
-  });
-  try {
-    const exit = await within(exited, `conformance ${args.join(' ')}`, ms);
-    return { exit, stdout, stderr };
-  } catch (error) {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    throw new Error(`${(error as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-  }
-}
 
 describe('against the reference server', () => {
   test('profile reference: exit 0, the matrix, JUnit and HTML written, no key shown', { timeout: RUN_MS + 30_000 }, async () => {
@@ -79,7 +46,6 @@ describe('against the reference server', () => {
     // The server's default rate limit is on: the run must wait out 429s, not skip what they blocked.
     expect(run.stdout, failed).not.toMatch(/answered 429/);
     expect(run.stdout).toContain('Profile reference · run id clitest');
-    expect(run.stdout).toMatch(/vitest: \d+ tests, \d+ passed, 0 failed, \d+ skipped/);
     expect(run.stdout).toContain(`JUnit report: ${junit}`);
     expect(run.stdout).toContain(`HTML report: ${html}`);
 
@@ -90,6 +56,13 @@ describe('against the reference server', () => {
     const page = readFileSync(html, 'utf8');
     expect(page).toMatch(/^<!DOCTYPE html>/);
     expect(page).toContain('Conformance run clitest');
+    // One total, in checks (matrix cells with a result), wherever the run is reported.
+    const total = shownTotal(run.stdout);
+    expect(total.checks).toBeGreaterThan(listOperations().length);
+    expect(shownTotal(page)).toEqual(total);
+    expect(junitTotal(xml)).toEqual(total);
+    expect(run.stderr).toMatch(new RegExp(`^Done: \\d+ passed, 0 failed, \\d+ info, ${total.skipped} skipped \\(${total.checks} checks on `, 'm'));
+    expect(run.stdout).not.toMatch(/vitest:|findings:/);
 
     for (const output of [run.stdout, run.stderr, xml, page]) {
       expect(output).not.toContain(apiKey);
@@ -112,7 +85,7 @@ test('a target that breaks: exit 1, each failure with its request and response, 
     const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
     expect(run.exit.code, failed).toBe(1);
     expect(run.stdout).toMatch(/^listClients\s+✗/m);
-    expect(run.stdout).toMatch(/vitest: \d+ tests, \d+ passed, [1-9]\d* failed/);
+    expect(run.stdout).toMatch(/Checks: \d+ passed, [1-9]\d* failed/);
     expect(run.stdout).toMatch(/Failures \(\d+\)\n\n✗ getCharge › not_a_server_error\n/);
     expect(run.stdout).toMatch(new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`));
     expect(run.stdout).toContain('boom for key sk_bro…****');
@@ -153,5 +126,5 @@ test('--help: the usage on stdout, exit 0', async () => {
   const run = await conformance(['--help']);
   expect(run.exit.code).toBe(0);
   expect(run.stdout).toMatch(/^Usage: npm run conformance/);
-  expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments or an unreachable target.');
+  expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.');
 });

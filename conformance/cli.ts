@@ -6,7 +6,9 @@
  *    no config file, no watch), the options passed as JSON in CONFORMANCE_SUITE_INPUT. The
  *    suite runs the engine, writes its outcome (the RunReport, or "unreachable") to a temporary
  *    file and turns every check result into a vitest test; a small reporter here counts them.
- * 3. Reads the outcome: an unreachable target → one line on stderr, exit 2. Otherwise prints
+ *    Before that, one authenticated read with each key: a 401 ends the run at once (exit 2,
+ *    one line), as the suite would do too, only seconds later.
+ * 3. Reads the outcome: an unreachable target or a refused key → one line on stderr, exit 2. Otherwise prints
  *    the matrix and every failure (request and response, keys masked, bodies cut at 2 KB),
  *    writes --junit / --html, and exits 1 if a check failed, else 0.
  *
@@ -19,6 +21,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
+import { loadBundledContract } from '../lib/contract/bundled.js';
+import { checkKeysAccepted, KeyRefusedError } from './engine/key-check.js';
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, SUITE_INPUT_ENV, UsageError, usage, type SuiteInput, type SuiteOutcome } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
@@ -76,6 +80,15 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
   }
 
+  // Before vitest starts (seconds): a refused key is told at once, in one line, not as a matrix of 401s.
+  try {
+    await checkKeysAccepted(options, loadBundledContract());
+  } catch (error) {
+    if (!(error instanceof KeyRefusedError)) throw error;
+    process.stderr.write(`conformance: ${error.message}\n`);
+    return 2;
+  }
+
   const folder = mkdtempSync(join(tmpdir(), 'conformance-'));
   try {
     const reportPath = join(folder, 'outcome.json');
@@ -101,6 +114,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       process.stderr.write(`conformance: target unreachable: ${outcome.message}\n`);
       return 2;
     }
+    if (outcome?.kind === 'refused') {
+      process.stderr.write(`conformance: ${outcome.message}\n`);
+      return 2;
+    }
     if (outcome?.kind !== 'report') {
       const why = outcome?.message ?? (reporter.errors.join('\n') || 'the suite wrote no report');
       process.stderr.write(`conformance: the run itself broke (not a finding about the target):\n${redactReport(why, secrets)}\n`);
@@ -121,7 +138,6 @@ function finish(report: RunReport, options: ConformanceOptions, reporter: Counti
   const color = Boolean(process.stdout.isTTY) && env.NO_COLOR === undefined;
   const c = reporter.counts;
   process.stdout.write(`\n${renderMatrix(report, { color })}\n`);
-  process.stdout.write(`vitest: ${c.passed + c.failed + c.skipped} tests, ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped\n`);
   const findings = formatFindings(report);
   if (findings) process.stdout.write(`\n${findings}\n`);
 
@@ -136,9 +152,12 @@ function finish(report: RunReport, options: ConformanceOptions, reporter: Counti
     process.stdout.write(`${what} report: ${path}\n`);
   }
 
+  // vitest's tests are the report's checks (info passes): its count is not a second total,
+  // only a guard that the suite turned every check into exactly one test.
   const failedResults = report.results.filter((r) => r.outcome === 'fail').length;
-  if (c.failed !== failedResults) {
-    process.stderr.write(`conformance: vitest counted ${c.failed} failed test(s) but the report has ${failedResults} failed check(s)\n`);
+  const vitestTests = c.passed + c.failed + c.skipped;
+  if (c.failed !== failedResults || vitestTests !== report.results.length) {
+    process.stderr.write(`conformance: vitest counted ${vitestTests} test(s), ${c.failed} failed, but the report has ${report.results.length} check(s), ${failedResults} failed\n`);
     return 1;
   }
   return failedResults > 0 ? 1 : 0;

@@ -25,9 +25,9 @@ describe('parseOptions: accepted', () => {
     ['flags only, defaults filled in', { given: { argv: minimal }, want: {} }],
     ['every flag', {
       given: {
-        argv: [...minimal, '--base-url-alt', 'https://alt.example.com/v1/', '--second-api-key', KEY2, '--profile', 'reference', '--only', `${firstOp},${secondOp}`, '--read-only', '--stateless', '--junit', 'out/j.xml', '--html', 'out/r.html', '--run-id', 'ci-42', '--timeout-ms', '2500'],
+        argv: [...minimal, '--base-url-alt', 'https://alt.example.com/v1/', '--second-api-key', KEY2, '--profile', 'reference', '--only', `${firstOp},${secondOp}`, '--read-only', '--stateless', '--junit', 'out/j.xml', '--html', 'out/r.html', '--run-id', 'ci-42', '--timeout-ms', '2500', '--webhook-url', 'https://hooks.example.com/in?x=1'],
       },
-      want: { baseUrlAlt: 'https://alt.example.com/v1', secondApiKey: KEY2, profile: 'reference', only: [firstOp, secondOp], readOnly: true, stateless: true, junit: 'out/j.xml', html: 'out/r.html', runId: 'ci-42', timeoutMs: 2500 },
+      want: { baseUrlAlt: 'https://alt.example.com/v1', secondApiKey: KEY2, profile: 'reference', only: [firstOp, secondOp], readOnly: true, stateless: true, junit: 'out/j.xml', html: 'out/r.html', runId: 'ci-42', timeoutMs: 2500, webhookUrl: 'https://hooks.example.com/in?x=1' },
     }],
     ['--flag=value form', { given: { argv: ['--base-url=http://h:1', `--api-key=${KEY}`, '--profile=reference'] }, want: { baseUrl: 'http://h:1', baseUrlAlt: 'http://h:1', profile: 'reference' } }],
     ['environment only', {
@@ -46,9 +46,10 @@ describe('parseOptions: accepted', () => {
           CONFORMANCE_HTML: 'r.html',
           CONFORMANCE_RUN_ID: 'env_run',
           CONFORMANCE_TIMEOUT_MS: '120000',
+          CONFORMANCE_WEBHOOK_URL: 'http://127.0.0.1:8080/hooks',
         },
       },
-      want: { baseUrl: 'https://pix.example.com', baseUrlAlt: 'https://alt.example.com', secondApiKey: KEY2, profile: 'reference', only: [firstOp, secondOp], readOnly: true, stateless: true, junit: 'j.xml', html: 'r.html', runId: 'env_run', timeoutMs: 120000 },
+      want: { baseUrl: 'https://pix.example.com', baseUrlAlt: 'https://alt.example.com', secondApiKey: KEY2, profile: 'reference', only: [firstOp, secondOp], readOnly: true, stateless: true, junit: 'j.xml', html: 'r.html', runId: 'env_run', timeoutMs: 120000, webhookUrl: 'http://127.0.0.1:8080/hooks' },
     }],
     ['flags win over the environment', {
       given: {
@@ -92,6 +93,8 @@ describe('parseOptions: refused with one line naming the problem', () => {
     ['timeout zero', { given: { argv: [...minimal, '--timeout-ms', '0'] }, want: /^--timeout-ms must be a whole number/ }],
     ['timeout too long', { given: { argv: [...minimal, '--timeout-ms', '120001'] }, want: /^--timeout-ms must be a whole number/ }],
     ['timeout fractional, from the environment', { given: { argv: minimal, env: { CONFORMANCE_TIMEOUT_MS: '1.5' } }, want: /^CONFORMANCE_TIMEOUT_MS must be a whole number/ }],
+    ['webhook URL not absolute', { given: { argv: [...minimal, '--webhook-url', '/hooks'] }, want: /^--webhook-url must be an absolute http\(s\) URL, got "\/hooks"$/ }],
+    ['webhook URL of another scheme, from the environment', { given: { argv: minimal, env: { CONFORMANCE_WEBHOOK_URL: 'ftp://h/x' } }, want: /^CONFORMANCE_WEBHOOK_URL must be an absolute http\(s\) URL, got "ftp:\/\/h\/x"$/ }],
     ['run id with a space', { given: { argv: [...minimal, '--run-id', 'a b'] }, want: /^--run-id must be 1-40 letters, digits, "-" or "_", got "a b"$/ }],
     ['run id too long', { given: { argv: [...minimal, '--run-id', 'x'.repeat(41)] }, want: /^--run-id must be 1-40 letters/ }],
     ['empty --junit', { given: { argv: [...minimal, '--junit='] }, want: /^--junit needs a file name$/ }],

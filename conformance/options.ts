@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { listOperations, loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
+import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
 import type { ConformanceOptions, Profile, RunReport } from './engine/types.js';
 
 /** Bad arguments: the message is one line, fit to print above the usage. */
@@ -36,6 +37,7 @@ const spec = {
   html: { env: 'CONFORMANCE_HTML', type: 'string' },
   'run-id': { env: 'CONFORMANCE_RUN_ID', type: 'string' },
   'timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS', type: 'string' },
+  'webhook-url': { env: 'CONFORMANCE_WEBHOOK_URL', type: 'string' },
   'webhook-receiver': { env: 'CONFORMANCE_WEBHOOK_RECEIVER', type: 'string' },
 } as const;
 
@@ -43,7 +45,9 @@ type Flag = keyof typeof spec;
 
 export const usage = `Usage: npm run conformance -- --base-url URL --api-key KEY [options]
 
-Tests a deployment of the Pix payments API against the bundled contract.
+Tests a deployment of the Pix payments API against the bundled contract. Give the keys as
+CONFORMANCE_API_KEY and CONFORMANCE_SECOND_API_KEY, not as flags: a command line shows up in
+CI logs (npm echoes it unless run with -s) and in ps. The same command: npx pix-conformance.
 
   --base-url URL          {base_url} of the target (CONFORMANCE_BASE_URL)
   --base-url-alt URL      {base_url_alt}; default: the --base-url (CONFORMANCE_BASE_URL_ALT)
@@ -60,6 +64,9 @@ Tests a deployment of the Pix payments API against the bundled contract.
   --html FILE             write a self-contained HTML report (CONFORMANCE_HTML)
   --run-id ID             tag of the records the run creates; default random (CONFORMANCE_RUN_ID)
   --timeout-ms N          per-request timeout, 1-${MAX_TIMEOUT_MS}; default ${DEFAULT_TIMEOUT_MS} (CONFORMANCE_TIMEOUT_MS)
+  --webhook-url URL       where the webhooks the run registers point; default
+                          https://${UNROUTABLE_WEBHOOK_HOST}/RUN_ID, which never resolves
+                          (CONFORMANCE_WEBHOOK_URL)
   --webhook-receiver [HOST:]PORT
                           receive the deliveries of a webhook the run registers on this address
                           (HOST default 127.0.0.1; the URL registered is http://HOST:PORT/RUN_ID)
@@ -67,7 +74,7 @@ Tests a deployment of the Pix payments API against the bundled contract.
                           (CONFORMANCE_WEBHOOK_RECEIVER)
   --help                  this text
 
-Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments or an unreachable target.`;
+Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.`;
 
 /** A command-line value shown in a message: long ones (keys typed in the wrong place) are cut. */
 function shown(value: string): string {
@@ -157,6 +164,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
     if (file.value.trim() === '') throw new UsageError(`${file.from} needs a file name`);
     options[flag] = file.value;
   }
+  const webhookUrl = text('webhook-url');
+  if (webhookUrl) options.webhookUrl = webhookUrlOf(webhookUrl);
   const runId = text('run-id');
   if (runId) {
     // It goes into names, external ids and idempotency keys of the records the run creates:
@@ -189,6 +198,17 @@ function baseUrlOf(source: Source<string> | undefined, whereToGiveIt: string): s
   if (url.search || url.hash) throw new UsageError(`${source.from} must have no query or fragment, got ${shown(source.value)}`);
   if (url.username || url.password) throw new UsageError(`${source.from} must carry no credentials`);
   return source.value.replace(/\/+$/, '');
+}
+
+function webhookUrlOf(source: Source<string>): string {
+  let url: URL;
+  try {
+    url = new URL(source.value);
+  } catch {
+    throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  return source.value;
 }
 
 function timeoutOf(source: Source<string> | undefined): number {
@@ -226,7 +246,7 @@ export interface SuiteInput {
 }
 
 /** What the suite writes to `reportPath`. */
-export type SuiteOutcome = { kind: 'report'; report: RunReport } | { kind: 'unreachable'; message: string } | { kind: 'error'; message: string };
+export type SuiteOutcome = { kind: 'report'; report: RunReport } | { kind: 'unreachable'; message: string } | { kind: 'refused'; message: string } | { kind: 'error'; message: string };
 
 /**
  * The suite's input: the CLI's JSON when it started the suite; otherwise (vitest run on the

@@ -68,7 +68,8 @@ export const webhookCheck: CheckModule = {
 };
 
 async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: string) => void): Promise<void> {
-  const registration = await register(ctx, receiver.url);
+  // With --webhook-url too, that is the address the target reaches this receiver by (a tunnel, a proxy).
+  const registration = await register(ctx, ctx.options.webhookUrl ?? receiver.url);
   if ('reason' in registration) return skip(registration.reason);
   try {
     const body = validBodies(ctx, 'createPaymentLink')[0];

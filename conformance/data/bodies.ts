@@ -14,6 +14,7 @@ import {
   type SchemaView,
 } from './schema.js';
 import { runData } from './state.js';
+import { runWebhookUrl } from './webhook-url.js';
 
 /**
  * Valid request bodies of an operation, for the positive check and every check that needs
@@ -238,10 +239,10 @@ function applyDomainRules(ctx: RunContext, operationId: string, view: SchemaView
     body.total = (subtotal - discount + shipping) / 100;
   }
   if ((operationId === 'createWebhook' || operationId === 'updateWebhook') && typeof body.url === 'string') {
-    // D40: events of a registration the run creates must not leave for the example's host.
-    // A loopback URL on the discard port: a development deployment accepts it (a production
-    // one refuses it, which the seed profile reports as info: registration is a decision).
-    body.url = `http://127.0.0.1:9/${ctx.runId}`;
+    // Events of a registration the run creates must not leave for the example's host, nor
+    // for anyone's: a `.invalid` name never resolves (RFC 6761 §6.4), and being https to a
+    // name (not a private address) a production deployment accepts it too (D40).
+    body.url = runWebhookUrl(ctx.options, ctx.runId);
   }
   if (operationId === 'createPaymentLink' && body.total === undefined && Array.isArray(body.items)) {
     // D18 (seed §4.1): a total computed from the items must still reach the minimum of `total`.

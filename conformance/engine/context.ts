@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ContractValidator } from '../../lib/contract/ajv.js';
 import { listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { send } from './http.js';
+import { apiKeyHeaderOf } from './key-check.js';
 import { Recorder } from './recorder.js';
 import { seedView } from './seed-view.js';
 import type { CheckName, ConformanceOptions, Exchange, ProgressEvent } from './types.js';
@@ -146,12 +147,4 @@ export class RunContext {
     const decided = o['x-decided'] as Record<string, string> | undefined;
     return keyword && decided ? decided[keyword] : undefined;
   }
-}
-
-/** The header named by the contract's first `apiKey` security scheme that is sent `in: header`. */
-function apiKeyHeaderOf(contract: JsonObject): string {
-  const schemes = ((contract.components as JsonObject | undefined)?.securitySchemes ?? {}) as Record<string, JsonObject>;
-  const scheme = Object.values(schemes).find((s) => s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string');
-  if (!scheme) throw new Error('The contract has no apiKey security scheme sent in a header');
-  return scheme.name as string;
 }

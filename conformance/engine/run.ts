@@ -12,6 +12,7 @@ import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
 import { RunContext, TargetUnreachableError, type RunDeps } from './context.js';
 import { send } from './http.js';
+import { checkKeysAccepted } from './key-check.js';
 import type { CheckName, ConformanceOptions, RunReport } from './types.js';
 
 /** One group of checks. `run` records findings (or skips) for the checks it names. */
@@ -21,6 +22,7 @@ export interface CheckModule {
 }
 
 export { TargetUnreachableError } from './context.js';
+export { KeyRefusedError } from './key-check.js';
 
 /**
  * The checks that send their own requests run first, in this order (later ones use what
@@ -33,6 +35,7 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   const ctx = new RunContext(options, deps);
   deps.onProgress?.({ kind: 'start', operations: ctx.operations.length });
   await probe(ctx, deps);
+  await checkKeysAccepted(options, ctx.contract, deps.fetch);
   if (!options.readOnly && !options.stateless) await createFixtures(ctx);
   for (const module of activeChecks) await module.run(ctx);
   await responseChecks.run(ctx);

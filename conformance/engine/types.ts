@@ -65,6 +65,12 @@ export interface ConformanceOptions {
   webhookReceiver?: { host: string; port: number };
   /** How long to wait for the deliveries; 20 s by default (tests with a fast retry schedule shorten it). */
   webhookWaitMs?: number;
+  /**
+   * Where the webhooks the run registers point. Unset: `https://<runId>.invalid/<runId>`, a
+   * reserved name that never resolves (RFC 6761 §6.4), which any deployment, production
+   * included, may accept and whose deliveries reach no one.
+   */
+  webhookUrl?: string;
 }
 
 export interface RecordedRequest {

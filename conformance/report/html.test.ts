@@ -33,7 +33,7 @@ describe('renderHtml', () => {
   });
 
   test('one <details> per failed or info finding, with its exchange; passes get none', () => {
-    const details = [...html.matchAll(/<details class="(fail|info)"><summary>(.*?)<\/summary>(.*?)<\/details>/gs)];
+    const details = [...html.matchAll(/<details class="(fail|info)"(?: id="[\w-]+")?><summary>(.*?)<\/summary>(.*?)<\/details>/gs)];
     const text = (markup: string) => markup.replace(/<[^>]+>/g, '').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
     expect(details.map((d) => [d[1], text(d[2]!).slice(0, 60)])).toEqual([
       ['fail', expect.stringMatching(/^✗ createPaymentLink › not_a_server_error — answered 500/)],
@@ -44,6 +44,17 @@ describe('renderHtml', () => {
     expect(details[3]![2]).toContain('(departs from D21)');
     expect(details[0]![3]).toMatch(/^<pre>→ POST http:\/\/ref\.test\/charge\/payment-link\n/);
     expect(html).not.toContain('answered 201');
+  });
+
+  test('each failed or info cell links to its first finding; no other cell links', () => {
+    const links = [...html.matchAll(/<td class="(\w+)"[^>]*><a href="#([\w-]+)">/g)].map((m) => [m[1], m[2]]);
+    expect(links).toEqual([
+      ['fail', 'r-createPaymentLink-not_a_server_error'],
+      ['info', 'r-createPaymentLink-response_schema_conformance'],
+      ['fail', 'r-listClients-ignored_auth'],
+      ['fail', 'r-listClients-tenant_isolation'],
+    ]);
+    for (const [, id] of links) expect(html.match(new RegExp(`<details class="(fail|info)" id="${id}">`, 'g'))).toHaveLength(1);
   });
 
   test('what the target sent is escaped, never markup', () => {

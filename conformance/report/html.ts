@@ -5,7 +5,7 @@
  */
 import { checkNames, type CheckResult, type Finding, type Outcome, type RunReport } from '../engine/types.js';
 import { decisionNote, formatExchange, printable, resultTitle } from './failures.js';
-import { formatDuration, glyphs, operationsOf, resultIndex, shortNames, totals } from './matrix.js';
+import { formatDuration, glyphs, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
 
 export function htmlEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -20,9 +20,10 @@ table.matrix { border-collapse: collapse; }
 .matrix th, .matrix td { border: 1px solid #d8dce4; padding: .25rem .45rem; text-align: center; }
 .matrix th.op, .matrix td.op { text-align: left; font-family: ui-monospace, monospace; }
 .matrix thead th { font-weight: 600; background: #f3f5f9; font-family: ui-monospace, monospace; }
+.matrix a { color: inherit; text-decoration: none; display: block; }
 .pass { color: #1c7c3c; } .fail { color: #fff; background: #c62828; font-weight: 700; }
 .info { color: #0b5c8a; background: #e3f1fa; } .skip, .none { color: #9aa2b1; }
-.totals span { margin-right: 1rem; }
+.totals { display: inline-block; padding: .2rem .5rem; }
 details { border: 1px solid #d8dce4; border-radius: 4px; margin: .4rem 0; padding: .3rem .6rem; }
 details.fail { border-left: 4px solid #c62828; background: none; color: inherit; font-weight: normal; }
 details.info { border-left: 4px solid #0b5c8a; background: none; color: inherit; }
@@ -37,14 +38,21 @@ dl.legend dd { margin: 0; }
 function cell(result: CheckResult | undefined): string {
   const kind: Outcome | 'none' = result?.outcome ?? 'none';
   const title = result ? (result.outcome === 'skip' ? `skipped: ${result.skipReason ?? ''}` : `${result.outcome}: ${result.findings.length} finding(s)`) : 'not applicable';
-  return `<td class="${kind}" title="${htmlEscape(title)}">${glyphs[kind]}</td>`;
+  // A cell with failed or info findings leads to them, below the matrix.
+  const glyph = result && (kind === 'fail' || kind === 'info') ? `<a href="#${anchor(result)}">${glyphs[kind]}</a>` : glyphs[kind];
+  return `<td class="${kind}" title="${htmlEscape(title)}">${glyph}</td>`;
 }
 
-function findingDetails(result: CheckResult, finding: Finding): string {
+/** The id of a result's first finding on the page (operationIds and check names are identifiers). */
+function anchor(result: CheckResult): string {
+  return `r-${result.operationId}-${result.check}`.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function findingDetails(result: CheckResult, finding: Finding, first: boolean): string {
   const note = decisionNote(finding);
   const decision = note ? ` <em>${htmlEscape(note.trim())}</em>` : '';
   const exchange = finding.exchange ? `<pre>${htmlEscape(formatExchange(finding.exchange))}</pre>` : '<p>No exchange recorded.</p>';
-  return `<details class="${finding.outcome}"><summary>${glyphs[finding.outcome === 'fail' ? 'fail' : 'info']} <code>${htmlEscape(resultTitle(result))}</code> — ${htmlEscape(printable(finding.message))}${decision}</summary>${exchange}</details>`;
+  return `<details class="${finding.outcome}"${first ? ` id="${anchor(result)}"` : ''}><summary>${glyphs[finding.outcome === 'fail' ? 'fail' : 'info']} <code>${htmlEscape(resultTitle(result))}</code> — ${htmlEscape(printable(finding.message))}${decision}</summary>${exchange}</details>`;
 }
 
 export function renderHtml(report: RunReport): string {
@@ -57,7 +65,7 @@ export function renderHtml(report: RunReport): string {
   const rows = operations.map((op) => `<tr><td class="op">${htmlEscape(op)}</td>${checkNames.map((c) => cell(find(op, c))).join('')}</tr>`).join('\n');
 
   const section = (heading: string, outcome: 'fail' | 'info') => {
-    const items = report.results.flatMap((r) => r.findings.filter((f) => f.outcome === outcome).map((f) => findingDetails(r, f)));
+    const items = report.results.flatMap((r) => r.findings.filter((f) => f.outcome === outcome).map((f, i) => findingDetails(r, f, i === 0)));
     return items.length ? `<h2>${heading} (${items.length} finding${items.length === 1 ? '' : 's'})</h2>\n${items.join('\n')}` : '';
   };
   const reasons = new Map<string, string[]>();
@@ -79,7 +87,7 @@ export function renderHtml(report: RunReport): string {
 <body>
 <h1>${htmlEscape(title)}</h1>
 <p class="meta">Target <code>${htmlEscape(target)}</code> · profile <strong>${htmlEscape(report.profile)}</strong> · started ${htmlEscape(report.startedAt)} · ${htmlEscape(formatDuration(report.durationMs))}</p>
-<p class="totals"><span class="pass">${glyphs.pass} ${t.pass} passed</span><span class="${t.fail > 0 ? 'fail' : 'none'}">&nbsp;${glyphs.fail} ${t.fail} failed&nbsp;</span><span class="info">${glyphs.info} ${t.info} info</span><span class="skip">${glyphs.skip} ${t.skip} skipped</span></p>
+<p class="totals ${t.fail > 0 ? 'fail' : 'pass'}">Checks: ${htmlEscape(totalLine(report))}</p>
 <table class="matrix">
 <thead>${head}</thead>
 <tbody>

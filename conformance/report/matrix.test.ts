@@ -51,7 +51,7 @@ describe('renderMatrix', () => {
 
   test('a legend naming every check, then totals, profile, run id, duration and target', () => {
     for (const c of checkNames) expect(plain).toMatch(new RegExp(`(^|\\s)${shortNames[c]}\\s+${c}(\\s|$)`, 'm'));
-    expect(plain).toContain('Checks: 1 passed, 3 failed, 1 info, 2 skipped (7 results on 3 operations)');
+    expect(plain).toContain('Checks: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations)');
     expect(plain).toContain('Profile seed · run id conf1234abcd · 4.3 s\nTarget http://ref.test + http://alt.ref.test');
   });
 

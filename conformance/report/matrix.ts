@@ -44,6 +44,16 @@ export function totals(results: readonly CheckResult[]): Totals {
   return t;
 }
 
+/**
+ * The run's one total, which the terminal, the HTML page and (as its attributes) the JUnit file
+ * all give: its unit is the check on one operation, a cell of the matrix with a result. Findings
+ * (several per check) and vitest's tests (info counted as passed) are not totals of their own.
+ */
+export function totalLine(report: Pick<RunReport, 'results' | 'operations'>): string {
+  const t = totals(report.results);
+  return `${t.pass} passed, ${t.fail} failed, ${t.info} info, ${t.skip} skipped (${t.checks} checks on ${operationsOf(report).length} operations)`;
+}
+
 /** The result of one operation and check, if the run produced one. */
 export function resultIndex(report: RunReport): (operationId: string, check: CheckName) => CheckResult | undefined {
   const byKey = new Map(report.results.map((r) => [`${r.operationId}\u0000${r.check}`, r]));
@@ -51,7 +61,7 @@ export function resultIndex(report: RunReport): (operationId: string, check: Che
 }
 
 /** Operations of the report in its order, plus any that only appear in results. */
-export function operationsOf(report: RunReport): string[] {
+export function operationsOf(report: Pick<RunReport, 'results' | 'operations'>): string[] {
   return [...new Set([...report.operations, ...report.results.map((r) => r.operationId)])];
 }
 
@@ -106,8 +116,7 @@ export function renderMatrix(report: RunReport, options: MatrixOptions = {}): st
   lines.push(`${glyphs.pass} pass  ${glyphs.fail} fail  ${glyphs.info} info (a decision only)  ${glyphs.skip} skipped  ${glyphs.none} not applicable`);
   lines.push('');
   const t = totals(report.results);
-  const counts = [paint('pass', `${t.pass} passed`), paint('fail', `${t.fail} failed`), paint('info', `${t.info} info`), paint('skip', `${t.skip} skipped`)];
-  lines.push(`${bold('Checks')}: ${counts.join(', ')} (${t.checks} results on ${operations.length} operations)`);
+  lines.push(`${bold('Checks')}: ${paint(t.fail > 0 ? 'fail' : 'pass', totalLine(report))}`);
   lines.push(`Profile ${report.profile} · run id ${report.runId} · ${formatDuration(report.durationMs)}`);
   lines.push(`Target ${report.target.baseUrl}${report.target.baseUrlAlt !== report.target.baseUrl ? ` + ${report.target.baseUrlAlt}` : ''}`);
   return lines.join('\n');

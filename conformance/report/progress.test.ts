@@ -20,7 +20,7 @@ function run(mode: ProgressMode): string {
 }
 
 const cases: Array<[ProgressMode, { want: string }]> = [
-  ['plain', { want: 'Checking 3 operation(s)…\n  ignored_auth\n  status_code_conformance\nDone: 3 findings: 1 ✓  1 ✗  1 i in 7 result(s).\n' }],
+  ['plain', { want: 'Checking 3 operation(s)…\n  ignored_auth\n  status_code_conformance\nDone: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations).\n' }],
   ['none', { want: '' }],
 ];
 test.each(cases)('%s progress', (mode, { want }) => {
@@ -30,5 +30,5 @@ test.each(cases)('%s progress', (mode, { want }) => {
 test('tty progress rewrites one line and clears it at the end', () => {
   const out = run('tty');
   expect(out).toContain('\r\x1b[2K  2 findings: 1 ✓  1 ✗  0 i  listClients › ignored_auth');
-  expect(out.endsWith('\r\x1b[2KDone: 3 findings: 1 ✓  1 ✗  1 i in 7 result(s).\n')).toBe(true);
+  expect(out.endsWith('\r\x1b[2KDone: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations).\n')).toBe(true);
 });

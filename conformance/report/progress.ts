@@ -4,7 +4,7 @@
  * one line when the run starts, one the first time each check reports, one at the end.
  */
 import type { CheckName, ProgressEvent } from '../engine/types.js';
-import { glyphs } from './matrix.js';
+import { glyphs, totalLine } from './matrix.js';
 
 export type ProgressMode = 'tty' | 'plain' | 'none';
 
@@ -40,7 +40,7 @@ export class ProgressPrinter {
         return;
       case 'done':
         this.flushPending();
-        this.write(`${this.mode === 'tty' ? '\r\x1b[2K' : ''}Done: ${this.findings()} in ${event.report.results.length} result(s).\n`);
+        this.write(`${this.mode === 'tty' ? '\r\x1b[2K' : ''}Done: ${totalLine(event.report)}.\n`);
         return;
     }
   };

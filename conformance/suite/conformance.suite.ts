@@ -12,7 +12,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { test } from 'vitest';
-import { runConformance, TargetUnreachableError } from '../engine/run.js';
+import { KeyRefusedError, runConformance, TargetUnreachableError } from '../engine/run.js';
 import type { CheckResult, RunReport } from '../engine/types.js';
 import { suiteInputFrom, type SuiteOutcome } from '../options.js';
 import { decisionNote, formatFailedResult, redactReport, resultTitle } from '../report/failures.js';
@@ -32,7 +32,7 @@ try {
 } catch (error) {
   progress.abort();
   const message = redactReport((error as Error).message ?? String(error), [options.apiKey, options.secondApiKey]);
-  save(error instanceof TargetUnreachableError ? { kind: 'unreachable', message } : { kind: 'error', message: redactReport((error as Error).stack ?? message, [options.apiKey, options.secondApiKey]) });
+  save(error instanceof TargetUnreachableError ? { kind: 'unreachable', message } : error instanceof KeyRefusedError ? { kind: 'refused', message } : { kind: 'error', message: redactReport((error as Error).stack ?? message, [options.apiKey, options.secondApiKey]) });
   throw error;
 }
 save({ kind: 'report', report });

@@ -1,0 +1,88 @@
+/**
+ * The suite as a QA engineer meets a live service: the compiled reference server in production
+ * mode (D40 refuses webhooks at loopback and private addresses there), run through the
+ * commands the README documents, the keys in the environment only.
+ */
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { components } from '../generated/openapi.js';
+import { unknownApiKey, malformedApiKey } from './checks/auth.js';
+import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
+import { freePort, listening, printedKey, repoRoot, startBuiltServer, startTsx, useChildProcesses, within, type Running } from '../server/test-support/processes.js';
+import { waitFor } from '../server/test-support/webhook-receiver.js';
+import { runToEnd, RUN_MS } from './test-support/cli-process.js';
+
+const folder = useChildProcesses('conformance-production-test-');
+
+/**
+ * The compiled server in production mode on an empty database, and its printed key. Each test
+ * starts its own: every child is killed after each test.
+ */
+async function startProduction(name: string): Promise<{ server: Running; base: string; apiKey: string; databasePath: string }> {
+  const databasePath = join(folder(), name, 'payments.db');
+  const port = await freePort();
+  // Retries close together, so deliveries to the unroutable host fail and are retried during the run.
+  const server = startBuiltServer({ NODE_ENV: 'production', DATABASE_PATH: databasePath, PORT: String(port), WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2', WEBHOOK_POLL_MS: '50' });
+  await listening(server);
+  return { server, base: `http://127.0.0.1:${port}`, apiKey: printedKey(server), databasePath };
+}
+
+test('profile reference, as the README runs it in CI (npm run -s, keys in the environment): 0 failures, webhooks at .invalid, their failed deliveries harmless, no key in any output', { timeout: RUN_MS + 30_000 }, async () => {
+  const { server, base, apiKey, databasePath } = await startProduction('run');
+  const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
+  expect((await within(keys.exited, 'the keys command')).code, keys.stderr()).toBe(0);
+  const secondApiKey = (JSON.parse(keys.stdout()) as { apiKey: string }).apiKey;
+  const run = await runToEnd('npm', ['run', '-s', 'conformance', '--', '--base-url', base, '--profile', 'reference', '--run-id', 'prodrun'], { CONFORMANCE_API_KEY: apiKey, CONFORMANCE_SECOND_API_KEY: secondApiKey });
+  const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+  expect(run.exit.code, failed).toBe(0);
+  expect(run.stdout, failed).toMatch(/Checks: \d+ passed, 0 failed, 0 info, \d+ skipped/);
+  expect(run.stdout).toMatch(/^createWebhook(\s+[✓·])+$/m);
+  for (const output of [run.stdout, run.stderr]) {
+    expect(output).not.toContain(apiKey);
+    expect(output).not.toContain(secondApiKey);
+  }
+
+  const listed = await fetch(`${base}/webhook`, { headers: { 'X-API-KEY': apiKey } });
+  const data = (await listed.json()) as Array<components['schemas']['Webhook']>;
+  expect(data.length).toBeGreaterThan(0);
+  for (const { url } of data) expect(url).toBe(`https://${UNROUTABLE_WEBHOOK_HOST}/prodrun`);
+
+  // The deliveries were tried, failed (the name never resolves) and are retried, and nothing broke.
+  await waitFor('a failed delivery attempt in the log', () => server.stdout().includes('webhook attempt failed'));
+  expect((await fetch(`${base}/client`, { headers: { 'X-API-KEY': apiKey } })).status).toBe(200);
+  const logged = server.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; status?: number });
+  expect(logged.filter((line) => line.level >= 50)).toEqual([]);
+  expect(logged.filter((line) => (line.status ?? 0) >= 500)).toEqual([]);
+});
+
+// The time a refused key takes (about 1.2–1.8 s here, the issue asks under 3 s) is measured, not asserted:
+// a timed test flakes on a loaded machine. What is asserted is that nothing else ran: one line, no matrix.
+describe('a refused key ends the run: exit 2, one line on stderr, no suite run', () => {
+  const line = (what: string, flag: string) => `conformance: the target refused ${what} (401 on GET /client); check ${flag}.`;
+  const cases: Array<[string, (apiKey: string) => string[], string]> = [
+    ['a well-formed key no one issued', () => ['--api-key', unknownApiKey()], line('the API key', '--api-key')],
+    ['garbage', () => ['--api-key', malformedApiKey], line('the API key', '--api-key')],
+    ['a good key and a garbage second key', (apiKey) => ['--api-key', apiKey, '--second-api-key', malformedApiKey], line('the second API key', '--second-api-key')],
+  ];
+  test.each(cases)('%s', async (name, keys, want) => {
+    const { base, apiKey } = await startProduction(name.replace(/\W+/g, '-'));
+    // The package's command itself (bin/pix-conformance.mjs: conformance/cli.ts under tsx, in one process).
+    const run = await runToEnd(join(repoRoot, 'bin', 'pix-conformance.mjs'), ['--base-url', base, '--profile', 'reference', ...keys(apiKey)]);
+    expect(run.exit.code, run.stderr).toBe(2);
+    expect(run.stderr.split('\n')).toEqual([want, '']);
+    expect(run.stdout).toBe('');
+    console.info(`refused key (${name}): exit 2 after ${Math.round(run.ms)} ms`);
+  });
+});
+
+test('the package bin entries are runnable commands: npx pix-conformance, npx pix-keys', async () => {
+  const { base } = await startProduction('bin');
+  const conformanceHelp = await runToEnd('npx', ['--no-install', 'pix-conformance', '--help']);
+  expect(conformanceHelp.exit.code, conformanceHelp.stderr).toBe(0);
+  expect(conformanceHelp.stdout).toMatch(/^Usage: npm run conformance/);
+  const refused = await runToEnd('npx', ['--no-install', 'pix-conformance', '--base-url', base], { CONFORMANCE_API_KEY: malformedApiKey });
+  expect(refused.exit.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain('conformance: the target refused the API key (401 on GET /client); check --api-key.\n');
+  const keysHelp = await runToEnd('npx', ['--no-install', 'pix-keys', '--help']);
+  expect(keysHelp.stdout + keysHelp.stderr).toMatch(/Usage: npm run keys -- create --company/);
+});
