@@ -89,8 +89,8 @@ export async function prepareBodies(ctx: RunContext, operationId: string): Promi
 /**
  * Path parameters naming a record that exists, or why the run knows none: against a stateless
  * target the contract's examples (the mock answers its own examples); otherwise a record the
- * run created. Only `getCharge` reads what an operation of the contract creates (a payment link
- * is a charge, seed §4.1–4.2); no operation creates a webhook, so `getWebhook` has none.
+ * run created: a charge by a payment link (seed §4.1–4.2), any other `/things/{id}` by
+ * `POST /things` (a webhook by `createWebhook`, D40, which the seed does not have), else none.
  */
 export async function existingPathParams(ctx: RunContext, op: ContractOperation): Promise<{ params: Record<string, string> } | { reason: string }> {
   const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
