@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { JsonObject } from '../../lib/contract/bundled.js';
+import { decisionsOfErrors, unnamedDecision } from '../checks/responses.js';
 import type { RunContext } from '../engine/context.js';
 import {
   isDeprecated,
@@ -33,7 +34,11 @@ import { runData } from './state.js';
  *    schema's own `examples` / `enum` / `default`), while the body stays valid;
  * 4. two variants of (3) with every enumerated value moved to the next allowed value.
  * Every body is validated against the full contract; one that does not validate is dropped
- * (and named in `dropped`), and duplicates are removed.
+ * (and named in `dropped`), and duplicates are removed. In the `seed` profile a body the seed
+ * view accepts is kept after the others, marked with the decision it departs from: the ids of
+ * the records a run creates are the target's own, and a target may write them in forms the
+ * seed does not fix (a UUID `productId`, D13), so refusing such a body would leave its checks
+ * unexercised on a service that is right by the seed.
  *
  * `updateSubscription` names the subscription to change by the `id` in its body: its bodies
  * carry the subscription this run created. Call `ensureSubscription(ctx)` (fixtures.ts)
@@ -120,6 +125,8 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
   }
 
   const bodies: ValidBody[] = [];
+  const seedOnly: ValidBody[] = [];
+  const seedValidate = ctx.options.profile === 'seed' && !stateless ? ctx.seed.at(info.pointer) : undefined;
   const seen = new Set<string>();
   // Two bodies that differ only in the numbers of their tags (tagBody) are the same body.
   const tagNumber = new RegExp(`(${ctx.runId.replace(/[^\w]/g, '\\$&')})-\\d+`, 'g');
@@ -129,12 +136,16 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
     if (seen.has(key)) continue;
     seen.add(key);
     if (!validate(candidate.body)) {
+      if (seedValidate?.(candidate.body)) {
+        seedOnly.push({ ...candidate, decision: candidate.decision ?? decisionsOfErrors(validate.errors ?? [], { contract: ctx.contract, pointer: info.pointer })[0] ?? unnamedDecision });
+        continue;
+      }
       dropped.push(`${candidate.name}: the contract refuses it (${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ')})`);
       continue;
     }
     bodies.push(candidate);
   }
-  return { bodies, dropped: [...new Set(dropped)] };
+  return { bodies: [...bodies, ...seedOnly], dropped: [...new Set(dropped)] };
 }
 
 /**
