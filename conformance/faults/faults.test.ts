@@ -8,7 +8,7 @@ import { createTestServer, type TestServer } from '../../server/test-support/har
 import { runConformance } from '../engine/run.js';
 import { checkNames, type ConformanceOptions, type Profile, type RunReport } from '../engine/types.js';
 import { decisionDepartures, faults, type FetchLike } from './deployments.js';
-import { foreignDeployment } from './foreign.js';
+import { foreignDeployment, foreignSeedViolations } from './foreign.js';
 
 const base = 'http://reference.test';
 let server: TestServer | undefined;
@@ -70,7 +70,7 @@ describe('a deployment that departs from the contract\'s decisions only (built f
 });
 
 describe('a fault-free foreign deployment: seed-legal shapes that differ from every decision (UUID ids, extra fields, punctuated tax numbers, decimal-string amounts)', () => {
-  test('the seed profile fails nothing, every check still ran, and each departure is info naming its decision', async () => {
+  test('the seed profile fails nothing, every check that can run ran, and each departure is info naming its decision', async () => {
     const report = await run('seed', foreignDeployment.wrap);
     expect(failures(report)).toEqual([]);
     const ran = new Set(report.results.filter((r) => r.outcome !== 'skip').map((r) => r.check));
@@ -87,6 +87,12 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
     const report = await run('reference', foreignDeployment.wrap);
     const failed = failures(report).join('\n');
     for (const expected of [/createProduct › response_schema_conformance: .*\/id must match pattern "\^prod_/, /getCharge › response_schema_conformance: .*\/data\/id must match pattern "\^char_/, /createOrder › negative_data_rejection: .*\/subtotal: string instead of number/]) expect(failed).toMatch(expected);
+  });
+
+  test.each(foreignSeedViolations.map((v) => [v.name, v] as const))('with a real seed violation on top, the seed profile fails it: %s', async (_name, violation) => {
+    const report = await run('seed', violation.wrap, violation.only);
+    const result = report.results.find((r) => r.operationId === violation.expect.operationId && r.check === violation.expect.check);
+    expect(result?.outcome, `${violation.expect.operationId} › ${violation.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');
   });
 });
 

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
+import { isPlainObject as isObject } from '../data/schema.js';
+import type { CheckName } from '../engine/types.js';
 import { decisionDepartures, type FetchLike } from './deployments.js';
 
 /**
@@ -110,10 +112,6 @@ function foreignShapes(inner: FetchLike): FetchLike {
   };
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Every string in `value` (keys aside) passed through `f`. */
 function mapStrings(value: unknown, f: (s: string) => string): unknown {
   if (typeof value === 'string') return f(value);
@@ -179,4 +177,37 @@ function foreignString(value: string, ids: IdTable, where: Where, key: string): 
   if (key === 'phone') return punctuatePhone(value);
   if (key === 'postalCode') return punctuateCep(value);
   return value;
+}
+
+/**
+ * Real seed violations on top of the foreign deployment: the `seed` profile must still fail each
+ * on the named check, so its tolerance of other shapes is not blindness.
+ */
+export const foreignSeedViolations: Array<{ name: string; expect: { operationId: string; check: CheckName }; only: string[]; wrap: (inner: FetchLike) => FetchLike }> = [
+  {
+    name: 'client list ids without the seed\'s clnt_ form (seed §2.4)',
+    expect: { operationId: 'listClients', check: 'response_schema_conformance' },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => answers(foreignDeployment.wrap(inner), (r) => is(r, 'GET', /^\/client$/), (list: Json[]) => list.map((client) => ({ ...client, id: randomUUID() }))),
+  },
+  {
+    name: 'an order status outside the seed\'s enum (seed §2.7)',
+    expect: { operationId: 'createOrder', check: 'response_schema_conformance' },
+    only: ['createOrder'],
+    wrap: (inner) => answers(foreignDeployment.wrap(inner), (r) => is(r, 'POST', /^\/order$/), (order: Json) => ({ ...order, status: 'NEW' })),
+  },
+  {
+    name: 'a product price as a decimal string in a response (seed §2.5: number)',
+    expect: { operationId: 'createProduct', check: 'response_schema_conformance' },
+    only: ['createProduct'],
+    wrap: (inner) => answers(foreignDeployment.wrap(inner), (r) => is(r, 'POST', /^\/product$/), (product: Json) => ({ ...product, price: String(product.price) })),
+  },
+];
+
+/** `inner` with the successful JSON answers to requests `which` selects rewritten by `edit`. */
+function answers<T>(inner: FetchLike, which: (request: Request) => boolean, edit: (json: T) => unknown): FetchLike {
+  return async (request) => {
+    const response = await inner(request);
+    return which(request) && response.ok ? rewriteJson(response, edit) : response;
+  };
 }
