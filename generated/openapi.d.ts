@@ -814,7 +814,7 @@ export interface components {
              * @example 00020101021226410014br.gov.bcb.pix0119sandbox@pix.invalid5204000053039865406129.905802BR5916CAFE AURORA LTDA6009SAO PAULO62280524ndvw35rd8w4vqozp8gqwwcxt6304E4BC
              */
             brCode: string;
-            /** @description A PNG image of the QR code of exactly `brCode`, as a base64 `data:` URI. */
+            /** @description A PNG image of the QR code of exactly `brCode`, as a base64 `data:` URI. The source document says "PNG image as a base64 data URI" in words; this pattern is the contract's reading of it (**D28**). */
             brCodeBase64: string;
             /** @description The products charged; empty when the charge was created with a `total` only. */
             items: components["schemas"]["ChargeItem"][];
@@ -1459,7 +1459,7 @@ export interface components {
             productId?: string & components["schemas"]["ProductId"];
             /**
              * Format: uri
-             * @description URL of the company's logo.
+             * @description URL of the company's logo, an absolute URI (the source document says only "string URL", **D47**).
              * @example https://cafeaurora.example.com/img/logo.png
              */
             logo?: string;
@@ -1503,8 +1503,8 @@ export interface components {
             pixDiscount?: number;
             /** @description Whether the checkout asks for a delivery address. */
             delivery?: boolean;
-            /** @description The source document shows this field holding a date-time value; its meaning is not documented. */
-            productOrderBump?: components["schemas"]["Timestamp"];
+            /** @description The source document shows this field holding a date-time value; its meaning is not documented. That it always holds one is the contract's (**D47**). */
+            productOrderBump?: string & components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -1753,6 +1753,7 @@ export interface components {
             deliveryDate?: components["schemas"]["Timestamp"];
             /** @description The client the order belongs to (the `clnt_` form is the source document's for the client list only, **D13**). */
             clientId?: string & components["schemas"]["ClientId"];
+            /** @description The client of the order, in the create-result form of `POST /client`. The source document lists its fields without saying which are always present; that all are is the contract's (**D21**). */
             client?: components["schemas"]["ClientCreateResult"];
             sales?: components["schemas"]["Sales"];
             /** @description Whether the order comes from an external storefront platform. */
