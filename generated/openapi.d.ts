@@ -455,7 +455,7 @@ export interface components {
         PaymentLinkCreate: {
             /** @description Amount to charge, in cents; at least 500. Computed from `items` when omitted. */
             total?: components["schemas"]["Cents"];
-            /** @description Identifier of an existing, `ACTIVE` client of the caller's company (**D27**; an `INACTIVE` client is refused with `422`, **D45**). */
+            /** @description Identifier of an existing, `ACTIVE` client of the caller's company (**D27**; an `INACTIVE` client is refused with `422`, **D45**). Its `clnt_` form is this contract's; the source document shows it for the client list only (**D13**). */
             customerId?: string & components["schemas"]["ClientId"];
             customer?: components["schemas"]["PaymentLinkCustomer"];
             /** @description Where the payment page sends the payer after payment. */
@@ -501,8 +501,8 @@ export interface components {
             url: string;
             /** @description Whether this is a development charge. */
             devMode: boolean;
-            /** @description The amount in cents (as sent, or computed from the items). */
-            total: components["schemas"]["Cents"];
+            /** @description The amount in cents (as sent, or computed from the items). The source document sets the minimum of 500 on the request's `total` only; that a computed total obeys it too is this contract's (**D18**). */
+            total: number & components["schemas"]["Cents"];
             /**
              * @description The caller's identifier, present when it was sent (**D21**).
              * @example pedido-2026-000123
@@ -667,7 +667,7 @@ export interface components {
          */
         TaxId: string;
         /**
-         * @description A colour as a CSS hex code, `#` and three or six hexadecimal digits.
+         * @description A colour as a CSS hex code, `#` and three or six hexadecimal digits. The source document says "hex colour" only; the `#` and the lengths are this contract's (**D47**).
          * @example #0E7C66
          */
         HexColor: string;
@@ -717,7 +717,8 @@ export interface components {
             price: components["schemas"]["Amount"];
             /** @description Whether the product is delivered physically. The service sets it to `true` for products that are not subscriptions (**D32**). */
             needShipping: boolean;
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company the product belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             status: components["schemas"]["ProductStatus"];
             /**
              * @description Stock-keeping unit.
@@ -733,7 +734,8 @@ export interface components {
         /** @description A product charged and its quantity. */
         ChargeItem: {
             productId: components["schemas"]["ProductId"];
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company the item's product belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             /**
              * @description How many units.
              * @example 2
@@ -771,8 +773,8 @@ export interface components {
          */
         Charge: {
             id: components["schemas"]["ChargeId"];
-            /** @description The amount in cents. */
-            total: components["schemas"]["Cents"];
+            /** @description The amount in cents. The source document sets the minimum of 500 on the request's `total` only; that a computed total obeys it too is this contract's (**D18**). */
+            total: number & components["schemas"]["Cents"];
             /**
              * Format: uri
              * @description The hosted payment page, `{public address}/pay/{id}` (**D28**).
@@ -812,7 +814,7 @@ export interface components {
              * @example 00020101021226410014br.gov.bcb.pix0119sandbox@pix.invalid5204000053039865406129.905802BR5916CAFE AURORA LTDA6009SAO PAULO62280524ndvw35rd8w4vqozp8gqwwcxt6304E4BC
              */
             brCode: string;
-            /** @description A PNG image of the QR code of exactly `brCode`, as a base64 `data:` URI. */
+            /** @description A PNG image of the QR code of exactly `brCode`, as a base64 `data:` URI. The source document says "PNG image as a base64 data URI" in words; this pattern is the contract's reading of it (**D28**). */
             brCodeBase64: string;
             /** @description The products charged; empty when the charge was created with a `total` only. */
             items: components["schemas"]["ChargeItem"][];
@@ -924,7 +926,7 @@ export interface components {
          */
         ClientCreate: {
             name: string & components["schemas"]["Name"];
-            /** @description Initial status of the client. */
+            /** @description Initial status of the client, `ACTIVE` or `INACTIVE`. The source document declares a string here and gives the two values for the list form and the states table; holding this field to them is this contract's (**D47**). */
             status: string & components["schemas"]["ClientStatus"];
             /** @description CPF or CNPJ with valid check digits (**D23**), as digits or punctuated the usual way (`529.982.247-25`); stored and returned as digits (**D46**). */
             cpfCnpj: string & components["schemas"]["TaxIdInput"];
@@ -957,7 +959,8 @@ export interface components {
         };
         /** @description A client in the create-result form (the response of `POST /client`, and the `client` of an order). The tax number is `cpfCnpj` here, `taxId` in the list form. */
         ClientCreateResult: {
-            id: components["schemas"]["ClientId"];
+            /** @description Identifier of the client, the one `GET /client` lists. The source document shows the `clnt_` form in the list only; in this form it is this contract's (**D13**). */
+            id: string & components["schemas"]["ClientId"];
             /** @description CPF or CNPJ, digits only. */
             cpfCnpj: string & components["schemas"]["TaxId"];
             /**
@@ -972,9 +975,9 @@ export interface components {
             email: string;
             /** @description Phone of the client, digits only. */
             phone: string & components["schemas"]["Phone"];
-            /** @description Whether the client is active. */
+            /** @description Whether the client is active, `ACTIVE` or `INACTIVE`. The source document declares a string in this form and gives the two values for the list form and the states table; holding this field to them is this contract's (**D47**). */
             status: string & components["schemas"]["ClientStatus"];
-            /** @description The company the client belongs to. */
+            /** @description The company the client belongs to (the `comp_` form is the source document's for the client list only, **D13**). */
             companyId: string & components["schemas"]["CompanyId"];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
@@ -1012,7 +1015,8 @@ export interface components {
              * @example Pedidos da loja
              */
             name: string;
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company the registration belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             status: components["schemas"]["WebhookStatus"];
             /** @description The events the URL receives. */
             events: components["schemas"]["WebhookEventType"][];
@@ -1123,7 +1127,7 @@ export interface components {
             id: string & components["schemas"]["SubscriptionId"];
             /** @description An `ACTIVE` product of the caller's company (`422` otherwise, **D27**, **D45**). */
             productId?: string & components["schemas"]["ProductId"];
-            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). Its `clnt_` form is this contract's; the source document shows it for the client list only (**D13**). */
             clientId?: string & components["schemas"]["ClientId"];
             period?: components["schemas"]["SubscriptionPeriod"];
             /** @description Price per period in currency units (BRL), more than zero. */
@@ -1181,7 +1185,7 @@ export interface components {
              * @example 7
              */
             trialDays: number;
-            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). Its `clnt_` form is this contract's; the source document shows it for the client list only (**D13**). */
             clientId?: string & components["schemas"]["ClientId"];
             /** @default PENDING */
             status?: components["schemas"]["SubscriptionStatus"];
@@ -1253,7 +1257,8 @@ export interface components {
             description: string;
             /** @description Unit price in currency units (BRL). */
             price: components["schemas"]["Amount"];
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company the product belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             status: components["schemas"]["ProductStatus"];
             /** @description Whether the product is sold as a subscription. */
             isSubscription: boolean;
@@ -1347,7 +1352,7 @@ export interface components {
             shippingCost?: components["schemas"]["Amount"];
             /** @description The caller's company; when sent it must be the company of the API key (**D26**). */
             companyId?: string & components["schemas"]["CompanyId"];
-            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). */
+            /** @description An `ACTIVE` client of the caller's company (`422` otherwise, **D27**, **D45**). Its `clnt_` form is this contract's; the source document shows it for the client list only (**D13**). */
             clientId?: string & components["schemas"]["ClientId"];
             /**
              * @description Name of the customer.
@@ -1448,12 +1453,13 @@ export interface components {
         /** @description How the company's checkout page looks and which payment options it offers. */
         CheckoutPreferences: {
             id: string & components["schemas"]["CheckoutPreferencesId"];
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company these preferences belong to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             /** @description A product the preferences apply to, when they are specific to one. */
             productId?: string & components["schemas"]["ProductId"];
             /**
              * Format: uri
-             * @description URL of the company's logo.
+             * @description URL of the company's logo, an absolute URI (the source document says only "string URL", **D47**).
              * @example https://cafeaurora.example.com/img/logo.png
              */
             logo?: string;
@@ -1497,14 +1503,15 @@ export interface components {
             pixDiscount?: number;
             /** @description Whether the checkout asks for a delivery address. */
             delivery?: boolean;
-            /** @description The source document shows this field holding a date-time value; its meaning is not documented. */
-            productOrderBump?: components["schemas"]["Timestamp"];
+            /** @description The source document shows this field holding a date-time value; its meaning is not documented. That it always holds one is the contract's (**D47**). */
+            productOrderBump?: string & components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
         /** @description The company (merchant), as nested in an order. */
         Company: {
-            id: components["schemas"]["CompanyId"];
+            /** @description Identifier of the company. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            id: string & components["schemas"]["CompanyId"];
             /**
              * @description Name of the company.
              * @example Café Aurora Ltda
@@ -1539,7 +1546,8 @@ export interface components {
         /** @description A line of an order. */
         OrderItem: {
             id: string & components["schemas"]["OrderItemId"];
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company the item belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             productId: string & components["schemas"]["ProductId"];
             orderId: string & components["schemas"]["OrderId"];
             /**
@@ -1604,7 +1612,8 @@ export interface components {
          */
         Sales: {
             id: string & components["schemas"]["SalesId"];
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company the sale belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             orderId: string & components["schemas"]["OrderId"];
             /**
              * @description The order total, in currency units.
@@ -1652,7 +1661,8 @@ export interface components {
             /** @description `subtotal − discount + shippingCost`. */
             total: components["schemas"]["Amount"];
             paymentStatus: components["schemas"]["OrderPaymentStatus"];
-            companyId: components["schemas"]["CompanyId"];
+            /** @description The company the order belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
+            companyId: string & components["schemas"]["CompanyId"];
             company: components["schemas"]["Company"];
             /** @description The lines of the order, each with its product. */
             orderItems: components["schemas"]["OrderItem"][];
@@ -1741,8 +1751,9 @@ export interface components {
             trackingUrl?: string;
             /** @description Expected delivery date, as sent when the order was created (**D44**). */
             deliveryDate?: components["schemas"]["Timestamp"];
-            /** @description The client the order belongs to. */
+            /** @description The client the order belongs to (the `clnt_` form is the source document's for the client list only, **D13**). */
             clientId?: string & components["schemas"]["ClientId"];
+            /** @description The client of the order, in the create-result form of `POST /client`. The source document lists its fields without saying which are always present; that all are is the contract's (**D21**). */
             client?: components["schemas"]["ClientCreateResult"];
             sales?: components["schemas"]["Sales"];
             /** @description Whether the order comes from an external storefront platform. */

@@ -71,9 +71,9 @@ describe('negative_data_rejection', () => {
   });
 
   test.each<[string, { given: { profile: Profile; stateless?: boolean }; want: { outcome: string; decisions: string[] } }]>([
-    ['a seed-only deployment departs from decisions only: info in the seed profile', { given: { profile: 'seed' }, want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46'] } }],
+    ['a seed-only deployment departs from decisions only: info in the seed profile', { given: { profile: 'seed' }, want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] } }],
     ['the same deployment fails the reference profile', { given: { profile: 'reference' }, want: { outcome: 'fail', decisions: [] } }],
-    ['--stateless: the mutations are sent all the same', { given: { profile: 'seed', stateless: true }, want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46'] } }],
+    ['--stateless: the mutations are sent all the same', { given: { profile: 'seed', stateless: true }, want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] } }],
   ])('%s', async (_name, { given, want }) => {
     const ctx = seedOnlyContext(given.profile, given.stateless);
     await negativeCheck.run(ctx);

@@ -174,4 +174,14 @@ describe('helpers', () => {
     expect(decisionsOfErrors(validate.errors ?? []).sort()).toEqual(['D13', 'D21']);
     expect(describeErrors(validate.errors ?? [], 1)).toMatch(/\(\+\d+ more\)$/);
   });
+
+  test('decisionsOfErrors names the decided allOf on the way to a value whose shared schema carries no mark', () => {
+    const ctx = new RunContext(options('seed'));
+    const pointer = '/components/schemas/ClientCreateResult';
+    const validate = ctx.full.at(pointer);
+    const client = { id: 'clnt_abc', cpfCnpj: '52998224725', name: 'Maria', email: 'maria@example.com', phone: '11987654321', status: 'ACTIVE', companyId: '0b9e8a4c-2f1d-4c3b-9a57-6e0d1f2a3b4c', createdAt: '2026-11-21T14:30:00.000Z', updatedAt: '2026-11-21T14:30:00.000Z' };
+    expect(validate(client)).toBe(false);
+    expect(decisionsOfErrors(validate.errors ?? [])).toEqual([]);
+    expect(decisionsOfErrors(validate.errors ?? [], { contract: ctx.contract, pointer })).toEqual(['D13']);
+  });
 });

@@ -109,15 +109,50 @@ export function describeErrors(errors: readonly ErrorObject[], limit = 3): strin
 
 /**
  * The decisions behind failing validation errors: the `x-decided` entry of the failing
- * keyword (or the `x-decision` of the schema) on each error's parent schema.
+ * keyword (or the `x-decision` of the schema) on each error's parent schema; else, when the
+ * validated schema is given, the mark on the way to the failing value (a property that takes
+ * a shared schema through a decided `allOf`, e.g. a `companyId` held to `comp_` by D13).
  */
-export function decisionsOfErrors(errors: readonly ErrorObject[]): string[] {
+export function decisionsOfErrors(errors: readonly ErrorObject[], root?: { contract: JsonObject; pointer: string }): string[] {
   const decisions = new Set<string>();
   for (const error of errors) {
-    const decision = RunContext.decisionOf(error.parentSchema, error.keyword);
+    const decision = RunContext.decisionOf(error.parentSchema, error.keyword) ?? (root ? decisionOnPath(root.contract, root.pointer, error.instancePath) : undefined);
     if (decision) decisions.add(decision);
   }
   return [...decisions];
+}
+
+/** Keywords through which a schema takes in another; a mark on one covers all that schema requires. */
+const composing = ['allOf', 'anyOf', 'oneOf'];
+
+/**
+ * The decision marked on the schemas from `pointer` down to the value at `instancePath`: an
+ * `x-decision` on the way, or a decided composing keyword (`x-decided: {allOf: …}`) on the way.
+ */
+function decisionOnPath(contract: JsonObject, pointer: string, instancePath: string): string | undefined {
+  let node = followRef(contract, resolvePointer(contract, pointer), pointer).node;
+  const tokens = instancePath.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  for (let i = 0; ; i++) {
+    if (!isObject(node)) return undefined;
+    const marked = RunContext.decisionOf(node) ?? composing.map((k) => RunContext.decisionOf(node, k)).find(Boolean);
+    if (marked) return marked;
+    if (i === tokens.length) return undefined;
+    node = childSchema(contract, node, tokens[i]!);
+  }
+}
+
+/** The schema of member `token` of a value `node` describes, looking into composed schemas too. */
+function childSchema(contract: JsonObject, node: JsonObject, token: string): unknown {
+  const direct = /^\d+$/.test(token) && node.items !== undefined ? node.items : isObject(node.properties) ? node.properties[token] : undefined;
+  if (direct !== undefined) return followRef(contract, direct, '').node;
+  for (const keyword of composing) {
+    for (const member of Array.isArray(node[keyword]) ? (node[keyword] as unknown[]) : []) {
+      const resolved = followRef(contract, member, '').node;
+      const child = isObject(resolved) ? childSchema(contract, resolved, token) : undefined;
+      if (child !== undefined) return child;
+    }
+  }
+  return undefined;
 }
 
 export type Verdict = { ok: true } | { ok: false; errors: ErrorObject[]; seedErrors: ErrorObject[]; decisions: string[] };
@@ -133,7 +168,7 @@ export function validateBoth(ctx: RunContext, pointer: string, value: unknown): 
   const errors = [...(full.errors ?? [])];
   const seed = ctx.seed.at(pointer);
   const seedErrors = seed(value) ? [] : [...(seed.errors ?? [])];
-  return { ok: false, errors, seedErrors, decisions: decisionsOfErrors(errors) };
+  return { ok: false, errors, seedErrors, decisions: decisionsOfErrors(errors, { contract: ctx.contract, pointer }) };
 }
 
 /** Fallback name of a decision when a failing keyword carries no mark of its own. */

@@ -246,6 +246,18 @@ describe('validBodies in other situations', () => {
     expect(dropped.join('\n')).toMatch(/example subscriptionProduct: the contract refuses it \(\/price must be number/);
   });
 
+  test.each<[string, { profile: 'seed' | 'reference'; want: { productIds: string[]; decisions: Array<string | undefined>; dropped: RegExp | undefined } }]>([
+    ['seed profile: kept after the others, marked with the id decision (D13)', { profile: 'seed', want: { productIds: ['4711'], decisions: ['D13'], dropped: undefined } }],
+    ['reference profile: dropped, the full contract is the bar', { profile: 'reference', want: { productIds: [], decisions: [], dropped: /productId must match pattern/ } }],
+  ])('a target whose own ids the contract does not admit (a numeric product id): %s', (_name, { profile, want }) => {
+    const foreign = context({ profile }, { ...ids, subscriptionProductId: '4711' });
+    const { bodies, dropped } = validBodiesWithNotes(foreign, 'createSubscription');
+    expect([...new Set(bodies.map((b) => (b.body as { productId?: string }).productId))]).toEqual(want.productIds);
+    expect([...new Set(bodies.map((b) => b.decision))]).toEqual(want.decisions);
+    if (want.dropped) expect(dropped.join('\n')).toMatch(want.dropped);
+    else expect(dropped).toEqual([]);
+  });
+
   test('operations without a request body have none', () => {
     expect(validBodies(ctx, 'listClients')).toEqual([]);
   });

@@ -350,7 +350,8 @@ export const decisionDepartures = {
     headers.delete('location');
     if (response.status >= 400 && response.status < 500) {
       headers.set('Content-Type', 'application/json');
-      const status = response.status === 401 || response.status === 404 ? response.status : 400;
+      // 429 stays: a service that rate-limits says so in the standard way, whatever its error bodies.
+      const status = response.status === 401 || response.status === 404 || response.status === 429 ? response.status : 400;
       return new Response(JSON.stringify({ error: response.statusText || 'refused' }), { status, headers });
     }
     const status = request.method === 'POST' && path === '/charge/payment-link' && response.status === 201 ? 200 : response.status;

@@ -7,8 +7,9 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/worker.js';
 import { runConformance } from '../engine/run.js';
-import type { ConformanceOptions, Profile, RunReport } from '../engine/types.js';
+import { checkNames, type ConformanceOptions, type Profile, type RunReport } from '../engine/types.js';
 import { decisionDepartures, deliveryFaults, faults, type Fault, type FetchLike } from './deployments.js';
+import { foreignDeployment, foreignSeedViolations } from './foreign.js';
 
 const base = 'http://reference.test';
 let server: TestServer | undefined;
@@ -87,6 +88,33 @@ describe('a deployment that departs from the contract\'s decisions only (built f
     const report = await run('reference', decisionDepartures.wrap);
     const failed = new Set(report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.operationId} › ${r.check}`));
     for (const expected of ['createPaymentLink › status_code_conformance', 'createPaymentLink › idempotency_replay', 'createClient › negative_data_rejection', 'getCharge › brcode_well_formed']) expect([...failed]).toContain(expected);
+  });
+});
+
+describe('a fault-free foreign deployment: seed-legal shapes that differ from every decision (UUID ids, extra fields, punctuated tax numbers, decimal-string amounts)', () => {
+  test('the seed profile fails nothing, every check that can run ran, and each departure is info naming its decision', async () => {
+    const report = await run('seed', foreignDeployment.wrap);
+    expect(failures(report)).toEqual([]);
+    const ran = new Set(report.results.filter((r) => r.outcome !== 'skip').map((r) => r.check));
+    // The one response header the contract documents on a success is the payment link's Location,
+    // on the 201 that this deployment, answering 200 as the seed allows (D01), never sends.
+    expect(checkNames.filter((check) => !ran.has(check))).toEqual(['response_headers_conformance']);
+    // Bodies naming the target's own ids (a numeric productId) are sent, not dropped: the subscription checks run too.
+    expect(report.results.filter((r) => r.operationId === 'createSubscription' && r.outcome === 'skip').map((r) => `${r.check}: ${r.skipReason}`)).toEqual([]);
+    const decisions = new Set(report.results.flatMap((r) => r.findings.filter((f) => f.outcome === 'info').flatMap((f) => (f.decision ?? '').split(', '))));
+    expect([...foreignDeployment.decisions].filter((d) => !decisions.has(d))).toEqual([]);
+  });
+
+  test('the reference profile fails it: it really departs from the decisions', async () => {
+    const report = await run('reference', foreignDeployment.wrap);
+    const failed = failures(report).join('\n');
+    for (const expected of [/createProduct › response_schema_conformance: .*\/id must match pattern "\^prod_/, /getCharge › response_schema_conformance: .*\/data\/id must match pattern "\^char_/, /createOrder › negative_data_rejection: .*\/subtotal: string instead of number/]) expect(failed).toMatch(expected);
+  });
+
+  test.each(foreignSeedViolations.map((v) => [v.name, v] as const))('with a real seed violation on top, the seed profile fails it: %s', async (_name, violation) => {
+    const report = await run('seed', violation.wrap, violation.only);
+    const result = report.results.find((r) => r.operationId === violation.expect.operationId && r.check === violation.expect.check);
+    expect(result?.outcome, `${violation.expect.operationId} › ${violation.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');
   });
 });
 

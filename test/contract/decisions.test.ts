@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { decisionsPath, isObject, loadContract, walk } from './support.js';
+import { decisionsPath, isObject, loadContract, walk, type JsonObject } from './support.js';
+import { resolvePointer } from '../../lib/contract/bundled.js';
 
 const decisionId = /^D\d{2}$/;
 const notMarkedPattern = /\(not marked:\s*(.*?)\s*\)\s*$/;
@@ -153,6 +154,104 @@ function markLabel(mark: Mark): string {
 }
 
 // ---------------------------------------------------------------------------
+// Citations: the decision a mark names covers what it marks
+// ---------------------------------------------------------------------------
+
+/** A name or a text as lower-case words: `defaultTrialDays` → `default trial days`, `RateLimit-Policy` → `rate limit policy`. */
+function words(text: string): string {
+  return ` ${text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `;
+}
+
+/** A subject as the text may write it: as is, or with its last word in the plural (`quantity` → `quantities`). */
+function forms(subject: string): string[] {
+  const phrase = words(subject).trim();
+  if (phrase === '') return [];
+  const plural = phrase.endsWith('y') ? `${phrase.slice(0, -1)}ies` : phrase.endsWith('s') ? `${phrase}es` : `${phrase}s`;
+  return [` ${phrase} `, ` ${plural} `];
+}
+
+/** Words a decision may use for a keyword whose own name no prose would use. */
+const keywordSubjects: Record<string, string[]> = {
+  security: ['authentication', 'API key'],
+  additionalProperties: ['unknown field'],
+  required: ['required'],
+  enum: ['enumeration'],
+  variables: ['server variable'],
+  version: ['version'],
+};
+/** Keywords whose value prose names (`format: cpf-cnpj`, `type: integer`). */
+const valueKeywords = new Set(['format', 'type']);
+/** Keywords that take in other schemas: the schemas they take in are subjects too (`allOf: [Url]` is about URLs). */
+const composingKeywords = new Set(['allOf', 'anyOf', 'oneOf']);
+
+/** The component schema a `$ref` names, if it names one. */
+const schemaRef = (node: unknown): string | undefined => (isObject(node) && typeof node.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(node.$ref)?.[1] : undefined);
+
+/** Operations (`post /webhook`) whose own objects name each component schema by `$ref`; `webhook` for the webhooks section. */
+function schemaUsers(doc: JsonObject): Map<string, string[]> {
+  const users = new Map<string, string[]>();
+  const use = (value: unknown, user: string) =>
+    walk(value, (node) => {
+      const ref = schemaRef(node);
+      if (ref) users.set(ref, [...(users.get(ref) ?? []), user]);
+    });
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    for (const [method, operation] of Object.entries(isObject(item) ? item : {})) use(operation, `${method} ${path}`);
+  }
+  use(doc.webhooks, 'webhook');
+  return users;
+}
+
+/**
+ * What a mark is about, as its decision's text would name it: the schema, the properties on
+ * the way to it, a parameter's or header's name, an operation (its id, method and path, or the
+ * operations using a schema), a response's status and its problem body, a webhook, and a
+ * keyword only where prose has a word for it.
+ */
+function subjectsOf(doc: JsonObject, mark: Mark, users: Map<string, string[]>): string[] {
+  const tokens = mark.pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const node = resolvePointer(doc, mark.pointer);
+  const subjects: string[] = [];
+  tokens.forEach((token, i) => {
+    const parent = tokens[i - 1];
+    if (parent === 'properties' || parent === 'headers' || parent === 'responses' || parent === 'securitySchemes') subjects.push(token);
+    if (parent === 'schemas' && tokens[i - 2] === 'components') subjects.push(token, ...(users.get(token) ?? []));
+    if (parent === 'paths') subjects.push(`${tokens[i + 1] ?? ''} ${token}`);
+    if (i === 0 && token === 'webhooks') subjects.push('webhook');
+  });
+  if (isObject(node)) {
+    if (typeof node.name === 'string' && typeof node.in === 'string') subjects.push(node.name);
+    if (typeof node.operationId === 'string') subjects.push(node.operationId);
+    if (isObject(node.content) && 'application/problem+json' in node.content) subjects.push('problem');
+  }
+  if (mark.keyword) {
+    subjects.push(...(keywordSubjects[mark.keyword] ?? []));
+    const value = isObject(node) ? node[mark.keyword] : undefined;
+    if (valueKeywords.has(mark.keyword) && typeof value === 'string') subjects.push(value);
+    if (composingKeywords.has(mark.keyword) && Array.isArray(value)) subjects.push(...value.flatMap((member) => schemaRef(member) ?? []));
+  }
+  return subjects;
+}
+
+/**
+ * Marks whose decision's Item and Decision text mention none of their subjects, as
+ * `label → Dnn (subjects)`. A citation of a decision that is about something else reads as a
+ * reason to the integrator and is none.
+ */
+function citationProblems(doc: JsonObject, marks: readonly Mark[], rows: readonly DecisionRow[]): string[] {
+  const texts = new Map(rows.map((r) => [r.id, words(`${r.item} ${r.decision}`)]));
+  const users = schemaUsers(doc);
+  const problems: string[] = [];
+  for (const mark of marks) {
+    const text = texts.get(String(mark.id));
+    if (text === undefined) continue;
+    const subjects = subjectsOf(doc, mark, users);
+    if (!subjects.some((subject) => forms(subject).some((form) => text.includes(form)))) problems.push(`${markLabel(mark)} → ${String(mark.id)} (${subjects.join(', ')})`);
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------
 // Self-checks on fixtures
 // ---------------------------------------------------------------------------
 
@@ -208,6 +307,32 @@ describe('rules (self-check on fixtures)', () => {
     });
   });
 
+  describe('citationProblems', () => {
+    const row = (id: string, item: string, decision: string): DecisionRow => ({ id, item, decision, why: 'w', standard: 's', line: 1 });
+    const rows = [row('D01', 'Identifier formats', 'Every `companyId` is `comp_` and a cuid2.'), row('D02', 'Error bodies', 'RFC 9457 problems.'), row('D03', 'Quantities', 'Item quantities are 1–10,000.')];
+    const doc = {
+      paths: { '/thing': { post: { operationId: 'createThing', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingCreate' } } } }, responses: { '404': { content: { 'application/problem+json': {} }, 'x-decision': 'D02' } } } } },
+      components: {
+        schemas: {
+          ThingCreate: { properties: { companyId: { type: 'string', 'x-decision': 'D01' }, quantity: { type: 'integer', minimum: 1, 'x-decided': { minimum: 'D03' } }, status: { type: 'string', 'x-decision': 'D01' } } },
+          TrialDays: { type: 'integer', 'x-decision': 'D03' },
+        },
+      },
+    };
+    const cases: Array<[string, { pointer: string; want: RegExp | undefined }]> = [
+      ['the property named', { pointer: '/components/schemas/ThingCreate/properties/companyId', want: undefined }],
+      ['the property named in the plural', { pointer: '/components/schemas/ThingCreate/properties/quantity', want: undefined }],
+      ['a problem response of an error decision', { pointer: '/paths/~1thing/post/responses/404', want: undefined }],
+      ['a decision about something else', { pointer: '/components/schemas/ThingCreate/properties/status', want: /properties\/status x-decision → D01 \(ThingCreate, post \/thing, status\)/ }],
+      ['a schema its decision does not name', { pointer: '/components/schemas/TrialDays', want: /TrialDays x-decision → D03/ }],
+    ];
+    test.each(cases)('%s', (_name, { pointer, want }) => {
+      const problems = citationProblems(doc, collectMarks(doc).filter((m) => m.pointer === pointer), rows);
+      if (want === undefined) expect(problems).toEqual([]);
+      else expect(problems.join('\n')).toMatch(want);
+    });
+  });
+
   describe('markProblems', () => {
     const cases: Array<[string, { given: unknown; want: RegExp | undefined }]> = [
       ['well-formed', { given: { a: { type: 'string', maxLength: 3, 'x-decision': 'D01', 'x-decided': { maxLength: 'D02' } } }, want: undefined }],
@@ -230,6 +355,12 @@ describe('rules (self-check on fixtures)', () => {
 // ---------------------------------------------------------------------------
 // The contract
 // ---------------------------------------------------------------------------
+
+/**
+ * Marks whose decision covers them in words the subjects above cannot catch (each with why);
+ * keep this short: a new entry usually means the decision's text should name the field.
+ */
+const citationExceptions: string[] = [];
 
 const markdown = existsSync(decisionsPath) ? readFileSync(decisionsPath, 'utf8') : undefined;
 const table = markdown === undefined ? { rows: [], problems: [`${decisionsPath} does not exist`] } : parseDecisions(markdown);
@@ -268,6 +399,13 @@ describe('x-decision / x-decided marks (generated/openapi.yaml)', () => {
   const rowCases = table.rows.filter((r) => r.notMarked === undefined).map((r): [string, DecisionRow] => [r.id, r]);
   test.each(rowCases)('%s is marked in the contract', (id) => {
     expect(usedIds.has(id), `${id} is used by no x-decision / x-decided; mark it or write "(not marked: reason)" in its Decision cell`).toBe(true);
+  });
+
+  test('each mark names a decision whose Item or Decision text mentions what it marks (the property, schema, parameter, header, operation or response)', () => {
+    const uncovered = bundled.value ? citationProblems(bundled.value, marks, table.rows) : [];
+    expect(uncovered.filter((problem) => !citationExceptions.some((exception) => problem.startsWith(exception)))).toEqual([]);
+    // An exception that no longer matches anything is stale.
+    expect(citationExceptions.filter((exception) => !uncovered.some((problem) => problem.startsWith(exception)))).toEqual([]);
   });
 
   // The escape hatch, listed by id so the report shows which decisions live only in prose.

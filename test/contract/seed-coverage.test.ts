@@ -8,66 +8,13 @@
  * (null branches dropped; every remaining branch must satisfy the row), `items`, and
  * `type` given as a string or an array.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { parse } from 'yaml';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { flattenFields, seedTypes, table, type FieldRow, type OperationRow, type ParamRow, type SeedTable, type SeedType } from './seed-table.js';
 
 // ---------------------------------------------------------------------------------------------
 // Table
 // ---------------------------------------------------------------------------------------------
-
-const seedTypes = ['string', 'number', 'boolean', 'object', 'array', 'date-time', 'enum'] as const;
-type SeedType = (typeof seedTypes)[number];
-
-export interface FieldRow {
-  at: string;
-  type?: SeedType;
-  required?: boolean;
-  enum?: string[];
-  enum_if_declared?: string[];
-  enum_if_declared_includes?: string[];
-  pattern?: string;
-  maxLength?: number;
-  minimum?: number;
-  format?: string;
-  default?: string;
-  prefix?: string;
-  unit?: 'cents';
-}
-
-interface FieldGroup {
-  under: string;
-  fields: Array<FieldRow | FieldGroup>;
-}
-
-interface ParamRow {
-  name: string;
-  type: 'string';
-  required: boolean;
-}
-
-export interface OperationRow {
-  seed: string;
-  method: string;
-  path: string;
-  server: 'base_url' | 'base_url_alt';
-  api_key: 'required' | 'not_shown';
-  success: number | 'unknown';
-  request_body?: 'none';
-  headers?: ParamRow[];
-  path_params?: ParamRow[];
-  body?: Array<FieldRow | FieldGroup>;
-  response: { root: 'object' | 'array'; fields: Array<FieldRow | FieldGroup> };
-}
-
-interface SeedTable {
-  enums: Record<string, string[]>;
-  operations: OperationRow[];
-}
-
-const tablePath = new URL('./seed-coverage.yaml', import.meta.url);
-const table = parse(readFileSync(tablePath, 'utf8'), { maxAliasCount: -1 }) as SeedTable;
 
 const fieldKeys = new Set<string>([
   'at', 'type', 'required', 'enum', 'enum_if_declared', 'enum_if_declared_includes',
@@ -76,28 +23,6 @@ const fieldKeys = new Set<string>([
 const operationKeys = new Set<string>([
   'seed', 'method', 'path', 'server', 'api_key', 'success', 'request_body', 'headers', 'path_params', 'body', 'response',
 ]);
-
-function isGroup(entry: FieldRow | FieldGroup): entry is FieldGroup {
-  return 'under' in entry;
-}
-
-/** Flattens `under` groups into plain rows with full locations. */
-export function flattenFields(entries: Array<FieldRow | FieldGroup>, prefix = ''): FieldRow[] {
-  const rows: FieldRow[] = [];
-  for (const entry of entries) {
-    if (isGroup(entry)) {
-      rows.push(...flattenFields(entry.fields, joinLocation(prefix, entry.under)));
-    } else {
-      rows.push({ ...entry, at: joinLocation(prefix, entry.at) });
-    }
-  }
-  return rows;
-}
-
-function joinLocation(prefix: string, at: string): string {
-  if (!prefix) return at;
-  return at.startsWith('[') ? `${prefix}${at}` : `${prefix}.${at}`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Location parsing: `data.items[].product.sku`, `[].taxId`, `events[]`
