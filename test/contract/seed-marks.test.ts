@@ -53,6 +53,9 @@ function recorded(row: FieldRow | undefined, { keyword, value }: Constraint): bo
       return row.maxLength === value;
     case 'minimum':
       return row.minimum === value;
+    case 'const':
+      // Seed §3 rule 1: a single value the seed fixes (a new order is CREATED/PENDING).
+      return Array.isArray(row.enum) && row.enum.length === 1 && row.enum[0] === value;
     case 'enum':
       return row.type === 'enum' || row.enum !== undefined || row.enum_if_declared !== undefined || row.enum_if_declared_includes !== undefined;
     case 'type':
