@@ -186,28 +186,28 @@ function receiverOf(source: Source<string>): { host: string; port: number } {
   return { host: match[1] ?? '127.0.0.1', port };
 }
 
-function baseUrlOf(source: Source<string> | undefined, whereToGiveIt: string): string {
-  if (!source) throw new UsageError(`a base URL is required: ${whereToGiveIt}`);
-  let url: URL;
+/** The value as an absolute http(s) URL, or a usage error naming where it came from. */
+function httpUrlOf(source: Source<string>): URL {
+  let url: URL | undefined;
   try {
     url = new URL(source.value);
   } catch {
-    throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+    url = undefined;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  return url;
+}
+
+function baseUrlOf(source: Source<string> | undefined, whereToGiveIt: string): string {
+  if (!source) throw new UsageError(`a base URL is required: ${whereToGiveIt}`);
+  const url = httpUrlOf(source);
   if (url.search || url.hash) throw new UsageError(`${source.from} must have no query or fragment, got ${shown(source.value)}`);
   if (url.username || url.password) throw new UsageError(`${source.from} must carry no credentials`);
   return source.value.replace(/\/+$/, '');
 }
 
 function webhookUrlOf(source: Source<string>): string {
-  let url: URL;
-  try {
-    url = new URL(source.value);
-  } catch {
-    throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  httpUrlOf(source);
   return source.value;
 }
 
