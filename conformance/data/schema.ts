@@ -1,5 +1,6 @@
 import { deref, resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
+import { isJsonObject as isPlainObject } from '../../lib/contract/bundled.js';
 
 /**
  * Reading request schemas of the bundled contract the way the data generators need them:
@@ -19,9 +20,7 @@ export interface SchemaView {
   parts: SchemaPart[];
 }
 
-export function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isPlainObject };
 
 /** The view of one schema: itself, its `$ref` target and its `allOf` members, recursively. */
 export function viewOf(doc: JsonObject, schema: unknown, inherited?: string): SchemaView {

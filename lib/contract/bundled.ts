@@ -11,6 +11,11 @@ export const bundledContractPath = fileURLToPath(new URL('../../generated/openap
 
 export type JsonObject = Record<string, unknown>;
 
+/** A JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 export type HttpMethod = (typeof httpMethods)[number];
 

@@ -1,4 +1,4 @@
-import { deref, resolvePointer, type JsonObject } from './bundled.js';
+import { deref, isJsonObject as isObject, resolvePointer, type JsonObject } from './bundled.js';
 import { formatNormaliser } from './formats.js';
 
 /**
@@ -21,10 +21,6 @@ interface Plan {
 export function contractNormaliser(doc: JsonObject, pointer: string): Normaliser {
   const plan = planOf(doc, [resolvePointer(doc, pointer)], new Map());
   return plan ? (value) => apply(plan, value) : (value) => value;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The schemas and everything that applies with them through `$ref` and `allOf`. */

@@ -11,6 +11,7 @@
 import { describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { flattenFields, seedTypes, table, type FieldRow, type OperationRow, type ParamRow, type SeedTable, type SeedType } from './seed-table.js';
+import { isJsonObject as isObject } from '../../lib/contract/bundled.js';
 
 // ---------------------------------------------------------------------------------------------
 // Table
@@ -80,10 +81,6 @@ function emptyFlat(): Flat {
     descriptions: [],
     examples: [],
   };
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The keywords of one schema object itself (no composition, no $ref). */

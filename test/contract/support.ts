@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadBundledContract, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
+import { isJsonObject as isObject } from '../../lib/contract/bundled.js';
 
 export type { JsonObject };
 
@@ -21,9 +22,7 @@ export const generatedBundlePath = join(contractRoot, 'generated', 'openapi.yaml
 export const generatedTypesPath = join(contractRoot, 'generated', 'openapi.d.ts');
 export const binDir = join(repoRoot, 'node_modules', '.bin');
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject };
 
 export interface Loaded<T> {
   value?: T;
