@@ -1,6 +1,5 @@
-import { deref, resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { deref, resolvePointer, type ContractOperation, isJsonObject as isPlainObject, type JsonObject } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
-import { isJsonObject as isPlainObject } from '../../lib/contract/bundled.js';
 
 /**
  * Reading request schemas of the bundled contract the way the data generators need them:

@@ -9,9 +9,8 @@
  * `type` given as a string or an array.
  */
 import { describe, expect, test } from 'vitest';
-import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { deref, listOperations, loadBundledContract, type ContractOperation, isJsonObject as isObject, type JsonObject } from '../../lib/contract/bundled.js';
 import { flattenFields, seedTypes, table, type FieldRow, type OperationRow, type ParamRow, type SeedTable, type SeedType } from './seed-table.js';
-import { isJsonObject as isObject } from '../../lib/contract/bundled.js';
 
 // ---------------------------------------------------------------------------------------------
 // Table

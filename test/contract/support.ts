@@ -8,8 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadBundledContract, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
-import { isJsonObject as isObject } from '../../lib/contract/bundled.js';
+import { loadBundledContract, resolvePointer, isJsonObject as isObject, type JsonObject } from '../../lib/contract/bundled.js';
 
 export type { JsonObject };
 
