@@ -9,6 +9,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { TestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/worker.js';
 import type { ConformanceOptions } from '../engine/types.js';
+import type { RunContext } from '../engine/context.js';
+import { freePort } from '../../lib/net/free-port.js';
 import { deliveryFaults } from '../faults/deployments.js';
 import { contextOn, is, startServer, verdict, type ContextOptions } from './stateful-test-support.js';
 import { webhookCheck } from './webhooks.js';
@@ -25,10 +27,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function checked(options: ContextOptions, send: typeof fetch = fetch) {
+async function checked(options: ContextOptions, send: typeof fetch = fetch, before: (ctx: RunContext) => Promise<unknown> = async () => {}) {
   server = await startServer();
   worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3], fetch: send });
   const ctx = await contextOn(server, { only, ...options });
+  await before(ctx);
   await webhookCheck.run(ctx);
   return (check: 'webhook_signature' | 'webhook_schema' | 'webhook_delivery') => verdict(ctx, 'createWebhook', check);
 }
@@ -65,6 +68,19 @@ test('the reference server passes all three, the retry after the 500 included', 
   for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const) expect(result(check).outcome, result(check).messages.join('\n')).toBe('pass');
   expect(result('webhook_delivery').messages).toEqual([expect.stringMatching(/^pass: charge\.pending, charge\.processing, charge\.paid, charge\.received of charge \S+ arrived once each, in order; the delivery answered 500 came again with the same webhook-id$/)]);
   // Five deliveries: charge.pending refused, then again, then the three moves.
+  expect(result('webhook_signature').messages).toHaveLength(5);
+});
+
+test('behind --webhook-url (a tunnel): only the receiver\'s own registration is judged, though the run\'s other webhooks point at the same address', async () => {
+  const port = await freePort();
+  const webhookUrl = `http://127.0.0.1:${port}/hooks`;
+  const other = async (ctx: RunContext) => {
+    const created = await ctx.request('createWebhook', { body: { url: webhookUrl, name: 'another registration of the run', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] } });
+    expect(created.response?.status).toBe(201);
+  };
+  const result = await checked({ profile: 'reference', more: { ...receiving, webhookReceiver: { host: '127.0.0.1', port }, webhookUrl } }, fetch, other);
+  for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const) expect(result(check).outcome, result(check).messages.join('\n')).toBe('pass');
+  // The receiver's five (charge.pending refused and again, then the three moves), none of the other registration's.
   expect(result('webhook_signature').messages).toHaveLength(5);
 });
 

@@ -55,7 +55,8 @@ export const webhookCheck: CheckModule = {
 
     let receiver: Receiver;
     try {
-      receiver = await startReceiver(address, `/${ctx.runId}`);
+      const tunnelled = tunnelledUrl(ctx);
+      receiver = await startReceiver(address, tunnelled ? `${tunnelled.pathname}${tunnelled.search}` : `/${ctx.runId}`);
     } catch (error) {
       return skip(`the receiver cannot listen on ${address.host}:${address.port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
@@ -67,9 +68,24 @@ export const webhookCheck: CheckModule = {
   },
 };
 
+/**
+ * The URL the receiver is registered at through `--webhook-url` (a tunnel, a TLS-terminating
+ * proxy), or undefined when the run registers the receiver's own address. The run's other
+ * registrations point at `--webhook-url` too, and their deliveries, signed with other secrets,
+ * must not be judged as this registration's: a query parameter naming the run marks the
+ * receiver's own, and such a hop passes path and query through unchanged
+ * (`https://abc.tunnel.example/hooks?conformance-receiver=RUN` arrives as that path and query).
+ */
+function tunnelledUrl(ctx: RunContext): URL | undefined {
+  if (!ctx.options.webhookUrl) return undefined;
+  const url = new URL(ctx.options.webhookUrl);
+  url.searchParams.set('conformance-receiver', ctx.runId);
+  return url;
+}
+
 async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: string) => void): Promise<void> {
-  // With --webhook-url too, that is the address the target reaches this receiver by (a tunnel, a proxy).
-  const registration = await register(ctx, ctx.options.webhookUrl ?? receiver.url);
+  const registered = tunnelledUrl(ctx)?.toString() ?? receiver.url;
+  const registration = await register(ctx, registered);
   if ('reason' in registration) return skip(registration.reason);
   try {
     const body = validBodies(ctx, 'createPaymentLink')[0];
@@ -85,7 +101,7 @@ async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: stri
 
     const judged = receiver.deliveries.map((delivery) => ({ delivery, event: parse(delivery.body), exchange: asExchange(receiver.url, delivery) }));
     if (judged.length === 0) {
-      for (const check of checks) ctx.judge(operationId, check, false, `no delivery arrived at ${receiver.url} within ${waitMs / 1000} s of creating charge ${chargeId}`, { decision: deliveryDecision(ctx) });
+      for (const check of checks) ctx.judge(operationId, check, false, `no delivery arrived at ${registered}${registered === receiver.url ? '' : ` (received on ${receiver.url})`} within ${waitMs / 1000} s of creating charge ${chargeId}`, { decision: deliveryDecision(ctx) });
       return;
     }
     for (const item of judged) {

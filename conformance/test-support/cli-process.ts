@@ -51,3 +51,15 @@ export async function runToEnd(command: string, args: readonly string[], vars: R
 export function conformance(args: readonly string[], ms = RUN_MS, vars: Record<string, string> = {}): Promise<Done> {
   return runToEnd(tsx, ['conformance/cli.ts', ...args], vars, ms);
 }
+
+/**
+ * The mark in the terminal matrix of `operationId` under `column` (`wsg`, `5xx`, …): the matrix is
+ * printed in blocks of columns, each under its own `operation …` header line.
+ */
+export function matrixCell(stdout: string, operationId: string, column: string): string | undefined {
+  const lines = stdout.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('operation ') && line.split(/\s+/).includes(column));
+  if (header < 0) return undefined;
+  const row = lines.slice(header + 1).find((line) => line.split(/\s+/)[0] === operationId);
+  return row?.[lines[header]!.indexOf(` ${column}`) + 1];
+}

@@ -24,8 +24,11 @@ export const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
 /** Longest wait for a start, a response or an exit; a hang fails the test instead of blocking it. */
 export const WAIT_MS = 20_000;
 
-/** Configuration of a child: only variables `loadConfig` reads. */
-export type ChildVars = Partial<Record<ConfigVariable, string>>;
+/**
+ * Configuration of a child: only variables `loadConfig` reads, and Node's own trust store
+ * addition (a test's self-signed certificate, as an operator adds a private CA).
+ */
+export type ChildVars = Partial<Record<ConfigVariable | 'NODE_EXTRA_CA_CERTS', string>>;
 
 export interface Exit {
   code: number | null;
