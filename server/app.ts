@@ -5,22 +5,26 @@ import { randomUUID } from 'node:crypto';
 import type { AppEnv, Deps } from './deps.js';
 import { OperationCatalog } from './http/operations.js';
 import { operationMiddleware } from './http/operation.js';
+import { mountOperations } from './http/mount-operations.js';
+import { pathPattern } from '../lib/contract/paths.js';
 import { requestLimits } from './http/request-limits.js';
 import { ProblemError, problemTypes, type Problem } from './http/problems.js';
-import { chargeRoutes } from './routes/charges.js';
+import { chargeOperations } from './routes/charges.js';
 import { docsRoutes } from './routes/docs.js';
-import { clientRoutes } from './routes/clients.js';
-import { orderRoutes } from './routes/orders.js';
+import { clientOperations } from './routes/clients.js';
+import { orderOperations } from './routes/orders.js';
 import { payRoutes } from './routes/pay.js';
-import { productRoutes } from './routes/products.js';
-import { subscriptionRoutes } from './routes/subscriptions.js';
-import { webhookRoutes } from './routes/webhooks.js';
+import { productOperations } from './routes/products.js';
+import { subscriptionOperations } from './routes/subscriptions.js';
+import { webhookOperations } from './routes/webhooks.js';
 
-export type RouteFactory = (deps: Deps, operation: ReturnType<typeof operationMiddleware>) => Hono<AppEnv>;
+/** The handlers of the contract's operations, by resource; which path and method each serves is the contract's. */
+const resources = [chargeOperations, clientOperations, productOperations, subscriptionOperations, orderOperations, webhookOperations];
 
 /**
  * The reference server: both base URLs of the contract on one Hono app, one sub-app per
- * resource. Every error leaves as an RFC 9457 problem through `onError`.
+ * resource, each operation routed by its operationId (`mountOperations`). Every error leaves as
+ * an RFC 9457 problem through `onError`.
  */
 export function createApp(deps: Deps): Hono<AppEnv> {
   const catalog = new OperationCatalog(deps.validator);
@@ -65,17 +69,9 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   app.route('/', docsRoutes(deps));
   app.route('/', payRoutes(deps));
-  app.route('/charge', chargeRoutes(deps, operation));
-  app.route('/client', clientRoutes(deps, operation));
-  app.route('/product', productRoutes(deps, operation));
-  app.route('/subscription', subscriptionRoutes(deps, operation));
-  app.route('/order', orderRoutes(deps, operation));
-  app.route('/webhook', webhookRoutes(deps, operation));
+  mountOperations(app, catalog, operation, resources.flatMap((operations) => operations(deps)));
 
-  const knownPaths = catalog.all().map((rules) => ({
-    pattern: new RegExp(`^${rules.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    method: rules.method.toUpperCase(),
-  }));
+  const knownPaths = catalog.all().map((rules) => ({ pattern: pathPattern(rules.path), method: rules.method.toUpperCase() }));
 
   app.notFound((c) => {
     const allowed = knownPaths.filter((p) => p.pattern.test(c.req.path)).map((p) => p.method);

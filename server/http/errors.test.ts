@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { fillPath, pathPattern } from '../../lib/contract/paths.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 import { expectNoLeaks, expectProblem, productBody, sendJson, unknownId } from '../test-support/fixtures.js';
 
@@ -18,10 +19,10 @@ function label(op: ContractOperation): string {
 
 /** The operation's path with every parameter filled in. */
 function concretePath(op: ContractOperation, value = 'zz0000000000000000000000'): string {
-  return op.path.replace(/\{[^}]+\}/g, value);
+  return fillPath(op.path, value);
 }
 
-const templates = operations.map((op) => ({ op, pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+const templates = operations.map((op) => ({ op, pattern: pathPattern(op.path) }));
 
 /** The methods the contract has for a concrete path (`/charge/payment-link` is also a `/charge/{id}`). */
 function allowedAt(path: string): Set<string> {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import type { components } from '../../generated/openapi.js';
 import { toFieldErrors } from '../../lib/contract/ajv.js';
 import { buildBrCode } from '../../lib/pix/brcode.js';
-import type { RouteFactory } from '../app.js';
 import type { AppEnv, Deps } from '../deps.js';
+import { asSerialised, defineOperation, parseSerialised, serialise, type Answer, type ResourceOperations, type Serialised } from '../http/define-operation.js';
 import { chargeEvent, simulateExpiration, simulatePayment } from '../domain/charge-lifecycle.js';
 import { chargePixKey } from '../domain/charge-pix-key.js';
 import { newId } from '../domain/ids.js';
@@ -18,18 +18,13 @@ import { itemProducts, referencedClient } from './references.js';
 
 type PaymentLinkCreate = components['schemas']['PaymentLinkCreate'];
 type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
-type ChargeResponse = components['schemas']['ChargeResponse'];
-type SimulatePayment = components['schemas']['SimulatePayment'];
+type Charge = components['schemas']['Charge'];
 
 /** D28: a charge can be paid for 60 minutes. */
 const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
 
-export const chargeRoutes: RouteFactory = (deps, operation) => {
-  const routes = new Hono<AppEnv>();
-
-  routes.post('/payment-link', operation('createPaymentLink'), async (c) => {
-    const company = c.get('company');
-    const body = c.get('body') as PaymentLinkCreate;
+export const chargeOperations: ResourceOperations = (deps) => [
+  defineOperation('createPaymentLink', async ({ body, company, c }) => {
     const key = idempotencyKey(c.req.header('idempotency-key'));
     if (!key) return respond(await createCharge(deps, company, body));
 
@@ -43,9 +38,13 @@ export const chargeRoutes: RouteFactory = (deps, operation) => {
       expiresAt: new Date(now.getTime() + deps.config.idempotencyTtlSeconds * 1000).toISOString(),
     });
     switch (claim.kind) {
-      case 'replay':
+      case 'replay': {
+        // Only successes are stored (D10), and a payment link's one success is 201.
+        if (claim.status !== 201) throw new Error(`a stored answer with status ${claim.status}`);
+        const stored = asSerialised<PaymentLinkResponse>(claim.body);
         // A replay is rare: its stored body is parsed for the Location header.
-        return respond({ status: claim.status, body: claim.body, id: (JSON.parse(claim.body) as PaymentLinkResponse).data.id }, true);
+        return respond({ body: stored, id: parseSerialised(stored).data.id }, true);
+      }
       case 'in-flight':
         throw new ProblemError('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry after it has finished.');
       case 'mismatch':
@@ -59,33 +58,29 @@ export const chargeRoutes: RouteFactory = (deps, operation) => {
           throw error;
         }
     }
-  });
+  }),
 
-  routes.post('/:id/simulate-payment', operation('simulatePayment'), async (c) => {
-    const body = c.get('body') as SimulatePayment | undefined;
+  defineOperation('simulatePayment', async ({ params: { id }, body, company }) => {
     // D39: `settle` is the deprecated form of `until` (the contract refuses both together).
     const until = body?.until ?? (body?.settle === false ? 'PAID' : 'RECEIVED');
-    const charge = await simulatePayment(deps, c.get('company').doc.id, c.req.param('id'), { until, skipProcessing: body?.skipProcessing ?? false });
-    return c.json({ status: 200, message: 'Charge updated', data: charge } satisfies ChargeResponse, 200);
-  });
+    const charge = await simulatePayment(deps, company.doc.id, id, { until, skipProcessing: body?.skipProcessing ?? false });
+    return { status: 200, body: { status: 200, message: 'Charge updated', data: charge } };
+  }),
 
-  routes.post('/:id/simulate-expiration', operation('simulateExpiration'), async (c) => {
-    const charge = await simulateExpiration(deps, c.get('company').doc.id, c.req.param('id'));
-    return c.json({ status: 200, message: 'Charge updated', data: charge } satisfies ChargeResponse, 200);
-  });
+  defineOperation('simulateExpiration', async ({ params: { id }, company }) => {
+    const charge = await simulateExpiration(deps, company.doc.id, id);
+    return { status: 200, body: { status: 200, message: 'Charge updated', data: charge } };
+  }),
 
-  routes.get('/:id', operation('getCharge'), async (c) => {
-    const id = c.req.param('id');
-    const companyId = c.get('company').doc.id;
+  defineOperation('getCharge', async ({ params: { id }, company }) => {
+    const companyId = company.doc.id;
     const stored = await deps.store.getChargeJson(companyId, id);
     if (stored === undefined) throw notFound('charge', id);
     // The stored JSON is sent as it is; only a charge seen for the first time is parsed, to add its image.
-    const data = chargeJsonHasImage(stored) ? stored : JSON.stringify(await withImage(deps.store, companyId, JSON.parse(stored) as StoredCharge));
-    return c.body(envelopeJson(200, 'Charge found', data), 200, { 'Content-Type': 'application/json' });
-  });
-
-  return routes;
-};
+    const data = chargeJsonHasImage(stored) ? asSerialised<Charge>(stored) : serialise(await withImage(deps.store, companyId, JSON.parse(stored) as StoredCharge));
+    return { status: 200, body: envelopeJson(200, 'Charge found', data) };
+  }),
+];
 
 /** The key as the IETF draft sends it (a quoted structured-field string) or bare. */
 function idempotencyKey(header: string | undefined): string | undefined {
@@ -108,13 +103,13 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function respond(result: { status: number; body: string; id: string }, replayed = false): Response {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Location: `/charge/${result.id}` };
-  if (replayed) headers['Idempotent-Replayed'] = 'true';
-  return new Response(result.body, { status: result.status, headers });
+type Created = { body: Serialised<PaymentLinkResponse>; id: string };
+
+function respond(result: Created, replayed = false): Answer<'createPaymentLink'> {
+  return { status: 201, body: result.body, headers: { Location: `/charge/${result.id}`, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) } };
 }
 
-async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLinkCreate, key?: string): Promise<{ status: number; body: string; id: string }> {
+async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLinkCreate, key?: string): Promise<Created> {
   const companyId = company.doc.id;
   const now = deps.now();
 
@@ -199,9 +194,9 @@ async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLin
       ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
     },
   };
-  const text = JSON.stringify(response);
+  const text = serialise(response);
   const stored: StoredResponse | undefined = key ? { companyId, key, status: 201, body: text } : undefined;
   // D15: a new charge emits charge.pending, in the transaction that stores it.
   await deps.store.insertCharge(charge, companyId, { ...(newClient ? { newClient } : {}), ...(stored ? { response: stored } : {}), events: [chargeEvent(charge, now)] });
-  return { status: 201, body: text, id };
+  return { body: text, id };
 }

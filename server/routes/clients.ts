@@ -1,12 +1,9 @@
-import { Hono } from 'hono';
 import type { components } from '../../generated/openapi.js';
-import type { RouteFactory } from '../app.js';
-import type { AppEnv } from '../deps.js';
+import { asSerialised, defineOperation, type ResourceOperations } from '../http/define-operation.js';
 import { newId } from '../domain/ids.js';
 import type { ClientDoc } from '../store/types.js';
 import { companyIdMustMatch } from './company-scope.js';
 
-type ClientCreate = components['schemas']['ClientCreate'];
 type ClientCreateResult = components['schemas']['ClientCreateResult'];
 
 /** The create-result form of a client (`cpfCnpj`, no address), also nested in orders. */
@@ -41,22 +38,15 @@ export function buildClient(
   return client;
 }
 
-export const clientRoutes: RouteFactory = (deps, operation) => {
-  const routes = new Hono<AppEnv>();
+export const clientOperations: ResourceOperations = (deps) => [
+  // The stored documents are sent as they are, without a parse and a stringify of each.
+  defineOperation('listClients', async ({ company }) => ({ status: 200, body: asSerialised(await deps.store.listClientsJson(company.doc.id)) })),
 
-  routes.get('/', operation('listClients'), async (c) => {
-    // The stored documents are sent as they are, without a parse and a stringify of each.
-    return c.body(await deps.store.listClientsJson(c.get('company').doc.id), 200, { 'Content-Type': 'application/json' });
-  });
-
-  routes.post('/', operation('createClient'), async (c) => {
-    const body = c.get('body') as ClientCreate;
-    const companyId = c.get('company').doc.id;
+  defineOperation('createClient', async ({ body, company }) => {
+    const companyId = company.doc.id;
     companyIdMustMatch(body.companyId, companyId, '/companyId');
     const client = buildClient(companyId, { ...body, taxId: body.cpfCnpj }, deps.now());
     await deps.store.insertClient(client);
-    return c.json(clientCreateResult(client), 201);
-  });
-
-  return routes;
-};
+    return { status: 201, body: clientCreateResult(client) };
+  }),
+];

@@ -1,11 +1,10 @@
-import { Hono } from 'hono';
 import type { components } from '../../generated/openapi.js';
-import type { RouteFactory } from '../app.js';
-import type { AppEnv } from '../deps.js';
+import { defineOperation, type ResourceOperations } from '../http/define-operation.js';
 import { newId } from '../domain/ids.js';
 import { toCents, toReais } from '../domain/money.js';
 import { amountErrors, saleFees } from '../domain/orders.js';
 import { toUtcTimestamp } from '../domain/time.js';
+import { definedFields } from '../domain/defined-fields.js';
 import { validationProblem } from '../http/problems.js';
 import type { OrderDoc } from '../store/types.js';
 import { clientCreateResult } from './clients.js';
@@ -21,22 +20,17 @@ const copiedFields = [
   'addressType', 'installments', 'shippingMethod', 'trackingCode', 'trackingUrl', 'storefrontOrderId', 'notes',
 ] as const;
 
+/** What a new order is (seed §3, rule 1), whatever it becomes later. */
+const newOrderState = { status: 'CREATED', paymentStatus: 'PENDING' } as const;
+
 /** D07: the complete address, assembled from the parts that were sent. */
 function shippingAddress(body: OrderCreate): ShippingAddress | undefined {
   if (body.postalCode === undefined && body.street === undefined && body.city === undefined) return undefined;
-  const address: ShippingAddress = { country: 'BR' };
-  for (const key of ['postalCode', 'street', 'number', 'complement', 'neighborhood', 'city', 'state', 'addressType'] as const) {
-    if (body[key] !== undefined) (address as Record<string, unknown>)[key] = body[key];
-  }
-  return address;
+  return { country: 'BR', ...definedFields(body, ['postalCode', 'street', 'number', 'complement', 'neighborhood', 'city', 'state', 'addressType']) };
 }
 
-export const orderRoutes: RouteFactory = (deps, operation) => {
-  const routes = new Hono<AppEnv>();
-
-  routes.post('/', operation('createOrder'), async (c) => {
-    const body = c.get('body') as OrderCreate;
-    const company = c.get('company');
+export const orderOperations: ResourceOperations = (deps) => [
+  defineOperation('createOrder', async ({ body, company }) => {
     const companyId = company.doc.id;
     companyIdMustMatch(body.companyId, companyId, '/companyId');
     body.items?.forEach((item, i) => companyIdMustMatch(item.companyId, companyId, `/items/${i}/companyId`));
@@ -63,12 +57,12 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
       const doc: OrderDoc = {
         id,
         orderNumber: String(orderNumber).padStart(6, '0'),
-        status: 'CREATED',
+        status: newOrderState.status,
         subtotal: body.subtotal,
         discount,
         shippingCost,
         total: body.total,
-        paymentStatus: 'PENDING',
+        paymentStatus: newOrderState.paymentStatus,
         companyId,
         company: company.doc,
         orderItems: requested.map((item) => ({
@@ -83,6 +77,7 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
         })),
         createdAt: at,
         updatedAt: at,
+        ...definedFields(body, copiedFields),
         paymentMethod,
         isStorefrontOrder: body.isStorefrontOrder ?? false,
         sales: {
@@ -98,9 +93,6 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
           order: id,
         },
       };
-      for (const key of copiedFields) {
-        if (body[key] !== undefined) (doc as Record<string, unknown>)[key] = body[key];
-      }
       const address = shippingAddress(body);
       if (address) doc.shippingAddress = address;
       if (paymentDate) doc.paymentDate = paymentDate;
@@ -111,8 +103,6 @@ export const orderRoutes: RouteFactory = (deps, operation) => {
       }
       return doc;
     });
-    return c.json(order, 201);
-  });
-
-  return routes;
-};
+    return { status: 201, body: { ...order, ...newOrderState } };
+  }),
+];

@@ -1,24 +1,16 @@
-import { Hono } from 'hono';
-import type { components } from '../../generated/openapi.js';
-import type { RouteFactory } from '../app.js';
-import type { AppEnv } from '../deps.js';
+import { defineOperation, type ResourceOperations } from '../http/define-operation.js';
 import { newId } from '../domain/ids.js';
 import type { ProductDoc } from '../store/types.js';
 
-type ProductCreate = components['schemas']['ProductCreate'];
-
-export const productRoutes: RouteFactory = (deps, operation) => {
-  const routes = new Hono<AppEnv>();
-
-  routes.post('/', operation('createProduct'), async (c) => {
-    const body = c.get('body') as ProductCreate;
+export const productOperations: ResourceOperations = (deps) => [
+  defineOperation('createProduct', async ({ body, company }) => {
     const at = deps.now().toISOString();
     const product: ProductDoc = {
       id: newId('product'),
       name: body.name,
       description: body.description,
       price: body.price,
-      companyId: c.get('company').doc.id,
+      companyId: company.doc.id,
       // The contract's defaults (D32) were filled in by validation.
       status: body.status ?? 'ACTIVE',
       isSubscription: body.isSubscription ?? false,
@@ -33,8 +25,6 @@ export const productRoutes: RouteFactory = (deps, operation) => {
       ...(body.defaultTrialDays !== undefined ? { defaultTrialDays: body.defaultTrialDays } : {}),
     };
     await deps.store.insertProduct(product);
-    return c.json(product, 201);
-  });
-
-  return routes;
-};
+    return { status: 201, body: product };
+  }),
+];

@@ -1,7 +1,5 @@
-import { Hono } from 'hono';
-import type { components } from '../../generated/openapi.js';
-import type { RouteFactory } from '../app.js';
-import type { AppEnv, Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { defineOperation, type ResourceOperations } from '../http/define-operation.js';
 import { newId } from '../domain/ids.js';
 import { deriveDates } from '../domain/subscriptions.js';
 import { isWritableInstant, toUtcTimestamp } from '../domain/time.js';
@@ -9,9 +7,6 @@ import type { FieldError } from '../../lib/contract/ajv.js';
 import { notFound, validationProblem } from '../http/problems.js';
 import { referenceError, referencedClient } from './references.js';
 import type { SubscriptionDoc } from '../store/types.js';
-
-type SubscriptionCreate = components['schemas']['SubscriptionCreate'];
-type SubscriptionUpdate = components['schemas']['SubscriptionUpdate'];
 
 const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] as const;
 
@@ -23,12 +18,9 @@ async function mustOwn(deps: Deps, companyId: string, refs: { productId?: string
   if (errors.length > 0) throw validationProblem(errors);
 }
 
-export const subscriptionRoutes: RouteFactory = (deps, operation) => {
-  const routes = new Hono<AppEnv>();
-
-  routes.post('/', operation('createSubscription'), async (c) => {
-    const body = c.get('body') as SubscriptionCreate;
-    const companyId = c.get('company').doc.id;
+export const subscriptionOperations: ResourceOperations = (deps) => [
+  defineOperation('createSubscription', async ({ body, company }) => {
+    const companyId = company.doc.id;
     await mustOwn(deps, companyId, body);
     const now = deps.now();
     const at = now.toISOString();
@@ -57,12 +49,11 @@ export const subscriptionRoutes: RouteFactory = (deps, operation) => {
       ...(body.status === 'CANCELLED' ? { cancelledAt: at } : {}),
     };
     await deps.store.insertSubscription(companyId, subscription);
-    return c.json(subscription, 201);
-  });
+    return { status: 201, body: subscription };
+  }),
 
-  routes.put('/', operation('updateSubscription'), async (c) => {
-    const body = c.get('body') as SubscriptionUpdate;
-    const companyId = c.get('company').doc.id;
+  defineOperation('updateSubscription', async ({ body, company }) => {
+    const companyId = company.doc.id;
     const current = await deps.store.getSubscription(companyId, body.id);
     if (!current) throw notFound('subscription', body.id);
     // D45: only a reference that changes is checked; the subscription keeps the ones it has.
@@ -79,8 +70,6 @@ export const subscriptionRoutes: RouteFactory = (deps, operation) => {
     }
     if (body.status === 'CANCELLED' && current.status !== 'CANCELLED' && body.cancelledAt === undefined) next.cancelledAt = at;
     await deps.store.replaceSubscription(companyId, next);
-    return c.json(next, 200);
-  });
-
-  return routes;
-};
+    return { status: 200, body: next };
+  }),
+];

@@ -1,5 +1,6 @@
 import { deref, listOperations, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { ContractValidator } from '../../lib/contract/ajv.js';
+import { pathPattern } from '../../lib/contract/paths.js';
 
 /**
  * Checks a response against the bundled contract: its status is documented for the
@@ -14,7 +15,7 @@ export class ResponseChecker {
   constructor() {
     this.operations = listOperations(this.validator.contract).map((op) => ({
       ...op,
-      pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      pattern: pathPattern(op.path),
     }));
   }
 

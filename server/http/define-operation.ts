@@ -1,0 +1,89 @@
+/**
+ * Operations registered by operationId. A handler names its operation; the method and path come
+ * from the contract, and the request it receives and the answer it returns are typed by the
+ * generated `operations`, so the compiler holds each handler to its operation: a body the
+ * contract does not send, a status it does not document or an answer of the wrong shape does
+ * not compile. Errors are not answers: they are thrown as problems (`ProblemError`).
+ */
+import type { Context } from 'hono';
+import type { operations } from '../../generated/openapi.js';
+import type { AppEnv, Deps } from '../deps.js';
+import type { CompanyRecord } from '../store/types.js';
+
+export type OperationId = keyof operations;
+
+type Responses<Id extends OperationId> = operations[Id]['responses'];
+type SuccessStatus<Id extends OperationId> = Extract<keyof Responses<Id>, 200 | 201 | 202 | 203 | 204 | 205 | 206>;
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+
+declare const serialised: unique symbol;
+/** The JSON text of a `T`: an answer kept serialised (a stored charge, an idempotent replay) is sent as it is. */
+export type Serialised<T> = string & { readonly [serialised]: T };
+
+/** Text known to be the JSON of a `T`: made by `serialise`, or read back from where a `serialise`d text was stored. */
+export function asSerialised<T>(text: string): Serialised<T> {
+  return text as Serialised<T>;
+}
+
+export function serialise<T>(value: T): Serialised<T> {
+  return asSerialised<T>(JSON.stringify(value));
+}
+
+/** The value a `Serialised` text holds. */
+export function parseSerialised<T>(text: Serialised<T>): T {
+  return JSON.parse(text) as T;
+}
+
+/** One documented success of the operation: its status, and its JSON body unless it has none (204). */
+export type Answer<Id extends OperationId> = {
+  [S in SuccessStatus<Id>]: [JsonOf<Responses<Id>[S]>] extends [never]
+    ? { status: S; body?: never; headers?: Record<string, string> }
+    : { status: S; body: JsonOf<Responses<Id>[S]> | Serialised<JsonOf<Responses<Id>[S]>>; headers?: Record<string, string> };
+}[SuccessStatus<Id>];
+
+type Parameters<Id extends OperationId> = operations[Id]['parameters'];
+
+/** The JSON request body as validated and normalised (D46); undefined only where the contract makes it optional. */
+export type RequestBody<Id extends OperationId> = operations[Id] extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : operations[Id] extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : undefined;
+
+export type PathParams<Id extends OperationId> = Parameters<Id> extends { path: infer P } ? P : Record<string, never>;
+
+export interface OperationInput<Id extends OperationId> {
+  body: RequestBody<Id>;
+  params: PathParams<Id>;
+  /** The caller's company (every operation of the contract is secured). */
+  company: CompanyRecord;
+  /** The request as Hono has it, for headers and the path as sent. */
+  c: Context<AppEnv>;
+}
+
+export interface DefinedOperation {
+  operationId: OperationId;
+  handle(c: Context<AppEnv>): Promise<Response>;
+}
+
+export function defineOperation<Id extends OperationId>(operationId: Id, handler: (input: OperationInput<Id>) => Promise<Answer<Id>>): DefinedOperation {
+  return {
+    operationId,
+    async handle(c) {
+      // The operation middleware validated both against this operation's schemas before the handler runs.
+      const body = c.get('body') as RequestBody<Id>;
+      const params = c.req.param() as PathParams<Id>;
+      return respond(c, await handler({ body, params, company: c.get('company'), c }));
+    },
+  };
+}
+
+function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }): Response {
+  if (answer.body === undefined) return c.body(null, answer.status as 204, answer.headers);
+  // No operation answers a bare JSON string: a string body is a `Serialised` answer, already JSON.
+  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  return c.body(text, answer.status as 200, { 'Content-Type': 'application/json', ...answer.headers });
+}
+
+/** A resource's handlers, built from the app's dependencies. */
+export type ResourceOperations = (deps: Deps) => DefinedOperation[];
