@@ -8,7 +8,7 @@ import { operationMiddleware } from './http/operation.js';
 import { mountOperations } from './http/mount-operations.js';
 import { pathPattern } from '../lib/contract/paths.js';
 import { requestLimits } from './http/request-limits.js';
-import { ProblemError, problemTypes, type Problem } from './http/problems.js';
+import { ProblemError, problemResponse, problemTypes } from './http/problems.js';
 import { chargeOperations } from './routes/charges.js';
 import { docsRoutes } from './routes/docs.js';
 import { clientOperations } from './routes/clients.js';
@@ -96,17 +96,5 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 }
 
 function problem(c: Context<AppEnv>, error: ProblemError): Response {
-  const body: Problem = error.toProblem(instanceOf(new URL(c.req.url).pathname));
-  return new Response(JSON.stringify(body), {
-    status: body.status,
-    headers: { 'Content-Type': 'application/problem+json', ...error.extraHeaders },
-  });
-}
-
-/**
- * `instance` is a URI reference (RFC 3986): the path as sent, with a stray `%` and characters a
- * URL parser lets through (`| ^ [ ]`…) percent-encoded, so it always validates.
- */
-export function instanceOf(pathname: string): string {
-  return pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
+  return problemResponse(error, new URL(c.req.url).pathname);
 }

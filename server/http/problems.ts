@@ -45,10 +45,28 @@ export class ProblemError extends HTTPException {
     this.extraHeaders = options.headers ?? {};
   }
 
-  toProblem(instance: string): Problem {
+  /** The problem body; `instance` is the path the request was sent to, where one is known. */
+  toProblem(pathname?: string): Problem {
     const { type, title, status } = problemTypes[this.kind];
-    return { type, title, status, detail: this.detail, instance, ...(this.errors ? { errors: this.errors } : {}) };
+    return { type, title, status, detail: this.detail, ...(pathname !== undefined ? { instance: instanceOf(pathname) } : {}), ...(this.errors ? { errors: this.errors } : {}) };
   }
+}
+
+/**
+ * The one rendering of a problem as an answer, for every route (`app.onError`, the payment
+ * pages); `headers` are the route's own, under the error's.
+ */
+export function problemResponse(error: ProblemError, pathname: string, headers: Record<string, string> = {}): Response {
+  const body = error.toProblem(pathname);
+  return new Response(JSON.stringify(body), { status: body.status, headers: { 'Content-Type': 'application/problem+json', ...headers, ...error.extraHeaders } });
+}
+
+/**
+ * `instance` is a URI reference (RFC 3986): the path as sent, with a stray `%` and characters a
+ * URL parser lets through (`| ^ [ ]`…) percent-encoded, so it always validates.
+ */
+export function instanceOf(pathname: string): string {
+  return pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
 }
 
 /** A 422 naming every failing field. */

@@ -37,7 +37,7 @@ const rawDetails: Partial<Record<ProblemKind, string>> = {
 
 /** A whole HTTP/1.1 answer with a Problem body, for a socket Node refused before any handler ran. */
 export function rawProblemResponse(kind: ProblemKind): string {
-  const { type, title, status } = problemTypes[kind];
-  const body = JSON.stringify({ type, title, status, detail: rawDetails[kind] ?? title });
+  const { title, status } = problemTypes[kind];
+  const body = JSON.stringify(new ProblemError(kind, rawDetails[kind] ?? title).toProblem());
   return `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

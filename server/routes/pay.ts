@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import { applyMoves, simulatePayment } from '../domain/charge-lifecycle.js';
-import { ProblemError } from '../http/problems.js';
+import { ProblemError, problemResponse } from '../http/problems.js';
 import { notFoundPage, pageCsp, paymentPage, payStatus } from '../pay/page.js';
 import type { ChargeDoc, StoredCharge } from '../store/types.js';
 import { withImage } from '../domain/charge-image.js';
@@ -109,11 +109,7 @@ function json(body: unknown): Response {
   return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json', ...commonHeaders } });
 }
 
-/** The problem of an error, rendered here so that these routes answer the same wherever they are mounted. */
+/** These routes answer their problems themselves, with their own headers, wherever they are mounted. */
 function problem(c: Context<AppEnv>, error: ProblemError): Response {
-  const body = error.toProblem(new URL(c.req.url).pathname);
-  return new Response(JSON.stringify(body), {
-    status: body.status,
-    headers: { 'Content-Type': 'application/problem+json', ...commonHeaders, ...error.extraHeaders },
-  });
+  return problemResponse(error, new URL(c.req.url).pathname, commonHeaders);
 }
