@@ -185,11 +185,6 @@ async function createRecord(ctx: RunContext, operationId: string): Promise<{ id:
   return id ? { id, exchange } : { reason: `creating the record with ${operationId} failed (${describeAnswer(exchange)})`, exchange };
 }
 
-/** Why a fixture is missing, for skip reasons. */
-export function missingReason(ctx: RunContext, fixture: string): string {
-  return runData(ctx).missing.get(fixture) ?? (ctx.options.stateless ? 'no fixtures against a stateless target' : `fixture ${fixture} was not created`);
-}
-
 /** The id of the record a 2xx exchange created: the body's `id`, or its envelope's `data.id`. */
 export function idOf(exchange: Exchange): string | undefined {
   const response = exchange.response;
