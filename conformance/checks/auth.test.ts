@@ -6,6 +6,7 @@ import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions, Outcome, Profile } from '../engine/types.js';
 import { authCheck, malformedApiKey, unknownApiKey } from './auth.js';
 import { getOnlyReason as readOnlyReason } from './stateful.js';
+import { giveFixtures } from '../test-support/fixtures.js';
 
 const contract = loadBundledContract();
 const example = (name: string): unknown => structuredClone(resolvePointer(contract, `/components/examples/${name}/value`));
@@ -62,7 +63,7 @@ function options(profile: Profile, over: Partial<ConformanceOptions> = {}): Conf
 async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOptions> = {}): Promise<RunContext> {
   const fetchFn = ((url: string | URL | Request, init?: RequestInit) => fault(new Request(url, init), async (r) => server.app.fetch(r))) as typeof fetch;
   const ctx = new RunContext(options(profile, over), { fetch: fetchFn });
-  Object.assign(ctx.fixtures, fixtures);
+  giveFixtures(ctx, fixtures);
   await authCheck.run(ctx);
   return ctx;
 }

@@ -6,6 +6,8 @@ import { RunContext } from '../engine/context.js';
 import type { CheckName, CheckResult, ConformanceOptions, Outcome, Profile } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 import { domainCheck, readOnlyReason, sentTotal, statelessReason } from './domain.js';
+import { fixtureFor } from '../data/fixtures.js';
+import { giveFixtures } from '../test-support/fixtures.js';
 
 const contract = loadBundledContract();
 const example = (name: string): Record<string, unknown> => structuredClone(resolvePointer(contract, `/components/examples/${name}/value`)) as Record<string, unknown>;
@@ -104,7 +106,7 @@ async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOpti
   const ctx = new RunContext(options(profile, over), { fetch: deployment(fault) });
   if (product) {
     const created = await ctx.request('createProduct', { body: { ...example('ProductCreateRequest'), name: `Café ${ctx.runId}`, price: 64.95 } });
-    ctx.fixtures.productId = (JSON.parse(created.response!.body) as { id: string }).id;
+    giveFixtures(ctx, { productId: (JSON.parse(created.response!.body) as { id: string }).id, price: 64.95 });
   }
   await domainCheck.run(ctx);
   return ctx;
@@ -158,7 +160,7 @@ describe('domainCheck', () => {
     const created = ctx.exchanges.filter((e) => e.operationId === 'createPaymentLink').map((e) => JSON.parse(e.request.body!) as Data);
     expect(created).toEqual([
       { total: sentTotal, devMode: true, externalId: 'confdomain-domain-total' },
-      { items: [{ productId: ctx.fixtures.productId, quantity: 2 }], devMode: true, externalId: 'confdomain-domain-items' },
+      { items: [{ productId: fixtureFor(ctx, 'createPaymentLink', 'productId')?.id, quantity: 2 }], devMode: true, externalId: 'confdomain-domain-items' },
     ]);
     expect(ctx.exchanges.filter((e) => e.operationId === 'getCharge')).toHaveLength(2);
     expect(result(ctx, 'getCharge', 'brcode_well_formed')?.findings.map((f) => f.message)).toEqual([
@@ -169,7 +171,7 @@ describe('domainCheck', () => {
 
   test('without a product the run creates one of known price for the charge from items', async () => {
     const ctx = new RunContext(options('reference'), { fetch: deployment(faults.correct!) });
-    ctx.fixtures.productId = 'prod_createdelsewhere000000';
+    giveFixtures(ctx, { productId: 'prod_createdelsewhere000000' });
     await domainCheck.run(ctx);
     const product = ctx.exchanges.find((e) => e.operationId === 'createProduct');
     expect(JSON.parse(product!.request.body!)).toMatchObject({ price: 12.34, name: expect.stringMatching(/confdomain$/) });

@@ -27,6 +27,7 @@ import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { CheckName, Exchange } from '../engine/types.js';
 import { devModeField, validBodies } from '../data/bodies.js';
+import { fixtureFor } from '../data/fixtures.js';
 import { pathParameterExamples } from '../data/schema.js';
 import { describeExchange, documentedResponses, followRef, isObject, pointerToken } from './responses.js';
 import { isSuccess, jsonOf } from './stateful.js';
@@ -262,21 +263,12 @@ async function checkExampleCharge(ctx: RunContext): Promise<void> {
 // The charge from items
 // ---------------------------------------------------------------------------
 
-/** The price (currency units) of the run's product, from the exchange that created it. */
-function fixturePrice(ctx: RunContext, productId: string): number | undefined {
-  for (const exchange of ctx.exchanges) {
-    if (exchange.operationId !== 'createProduct' || !isSuccess(exchange)) continue;
-    const body = jsonOf(exchange);
-    if (isObject(body) && body.id === productId && typeof body.price === 'number') return body.price;
-  }
-  return undefined;
-}
-
 /** A product of known price: the run's fixture, or one created from the contract's example. */
 async function pricedProduct(ctx: RunContext): Promise<{ productId: string; price: number } | undefined> {
-  const fixture = ctx.fixtures.productId;
-  const price = fixture ? fixturePrice(ctx, fixture) : undefined;
-  if (fixture && price !== undefined) return { productId: fixture, price };
+  // The run's product, priced as the answer that created it says.
+  const fixture = fixtureFor(ctx, createOp, 'productId');
+  const price = isObject(fixture?.body) ? fixture.body.price : undefined;
+  if (fixture && typeof price === 'number') return { productId: fixture.id, price };
   const valid = validBodies(ctx, 'createProduct')[0]?.body;
   if (!isObject(valid)) return undefined;
   const body = { ...valid, price: fallbackPrice };
@@ -287,7 +279,7 @@ async function pricedProduct(ctx: RunContext): Promise<{ productId: string; pric
 }
 
 async function itemsCharge(ctx: RunContext): Promise<{ items: JsonObject[]; expected: Expected } | undefined> {
-  if (!ctx.fixtures.productId) return undefined;
+  if (!fixtureFor(ctx, createOp, 'productId')) return undefined;
   const product = await pricedProduct(ctx);
   if (!product) return undefined;
   // Prices are currency units (seed §1); the total is in cents.

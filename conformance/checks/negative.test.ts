@@ -9,7 +9,7 @@ import { ContractValidator } from '../../lib/contract/ajv.js';
 import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
 import type { TestServer } from '../../server/test-support/harness.js';
 import { requestBodyOf } from '../data/schema.js';
-import { runData } from '../data/state.js';
+import { giveFixtures } from '../test-support/fixtures.js';
 import { RunContext } from '../engine/context.js';
 import { seedView } from '../engine/seed-view.js';
 import type { Profile } from '../engine/types.js';
@@ -52,8 +52,7 @@ function seedOnlyContext(profile: Profile, stateless = false): RunContext {
     { baseUrl: 'http://seed.test', baseUrlAlt: 'http://seed.test', apiKey: 'k', profile, readOnly: false, stateless, timeoutMs: 1000, runId: 'confseedonly' },
     { fetch: seedOnlyDeployment() },
   );
-  Object.assign(ctx.fixtures, { productId: 'prod_seedonlyproduct0000000', subscriptionProductId: 'prod_seedonlysubscription00', clientId: 'clnt_seedonlyclient00000000' });
-  runData(ctx).companyId = 'comp_seedonlycompany0000000';
+  giveFixtures(ctx, { productId: 'prod_seedonlyproduct0000000', subscriptionProductId: 'prod_seedonlysubscription00', clientId: 'clnt_seedonlyclient00000000', companyId: 'comp_seedonlycompany0000000' });
   return ctx;
 }
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { TestServer } from '../../server/test-support/harness.js';
-import { createdChargeIds, subscriptionIdOf } from '../data/fixtures.js';
+import { idOf } from '../data/fixtures.js';
 import { RunContext } from '../engine/context.js';
 import type { Profile } from '../engine/types.js';
 import { validBodies } from '../data/bodies.js';
@@ -37,37 +37,39 @@ function refuse(method: string, path: RegExp, when: (body: any) => boolean, stat
 }
 
 describe('createFixtures', () => {
-  test('creates a product, a subscription product and a client with each key, tagged with the run id', async () => {
+  test('creates what the contract\'s use links name (a product, a subscription product, a client) with each key, tagged with the run id', async () => {
     const ctx = await contextOn(server);
-    expect(ctx.fixtures).toMatchObject({
-      productId: expect.stringMatching(/^prod_/),
-      subscriptionProductId: expect.stringMatching(/^prod_/),
-      clientId: expect.stringMatching(/^clnt_/),
-      other: { productId: expect.stringMatching(/^prod_/), clientId: expect.stringMatching(/^clnt_/) },
-    });
+    const ids = (records: ReadonlyMap<string, { id: string }> | undefined) => Object.fromEntries([...(records ?? [])].map(([key, record]) => [key, record.id]));
+    const want = {
+      'createProduct(isSubscription=false)': expect.stringMatching(/^prod_/),
+      'createProduct(isSubscription=true)': expect.stringMatching(/^prod_/),
+      createClient: expect.stringMatching(/^clnt_/),
+    };
+    expect(ids(ctx.fixtures.own)).toEqual(want);
+    expect(ids(ctx.fixtures.other)).toEqual(want);
     const own = await server.request('/client');
     const clients = (await own.json()) as Array<{ id: string; name: string }>;
-    expect(clients.map((c) => c.id)).toEqual([ctx.fixtures.clientId]);
+    expect(clients.map((c) => c.id)).toEqual([ctx.fixtures.own.get('createClient')!.id]);
     expect(clients[0]!.name).toContain(ctx.runId);
     const other = (await (await server.request('/client', { apiKey: server.other.apiKey })).json()) as Array<{ id: string }>;
-    expect(other.map((c) => c.id)).toEqual([ctx.fixtures.other!.clientId]);
+    expect(other.map((c) => c.id)).toEqual([ctx.fixtures.other!.get('createClient')!.id]);
     const products = ctx.exchanges.filter((e) => e.operationId === 'createProduct').map((e) => JSON.parse(e.response!.body));
-    expect(products.map((p) => [p.isSubscription, p.sku.includes(ctx.runId)])).toEqual([[false, true], [true, true], [false, true]]);
+    expect(products.map((p) => [p.isSubscription, p.sku.includes(ctx.runId)])).toEqual([[false, true], [true, true], [false, true], [true, true]]);
   });
 
   test('without a second key, no fixtures of another company', async () => {
     const ctx = await contextOn(server, { secondApiKey: null });
     expect(ctx.fixtures.other).toBeUndefined();
-    expect(ctx.fixtures.clientId).toBeDefined();
+    expect(ctx.fixtures.own.get('createClient')).toBeDefined();
   });
 
   test('a fixture the target refuses is a failure of positive_data_acceptance, and stays undefined', async () => {
     const ctx = await contextOn(server, { wrap: refuse('POST', /^\/client$/, () => true, 500) });
-    expect(ctx.fixtures.clientId).toBeUndefined();
-    expect(ctx.fixtures.productId).toBeDefined();
+    expect(ctx.fixtures.own.get('createClient')).toBeUndefined();
+    expect(ctx.fixtures.own.get('createProduct(isSubscription=false)')).toBeDefined();
     const got = verdict(ctx, 'createClient', check);
     expect(got.outcome).toBe('fail');
-    expect(got.messages.join('\n')).toMatch(/creating the clientId fixture through createClient failed \(500: refused by the test wrapper\)/);
+    expect(got.messages.join('\n')).toMatch(/creating the createClient fixture through createClient failed \(500: refused by the test wrapper\)/);
     expect(ctx.recorder.results(['createClient'])[0]!.findings[0]!.exchange?.response?.status).toBe(500);
   });
 });
@@ -84,9 +86,10 @@ describe('positive_data_acceptance', () => {
     expect(verdict(ctx, 'createPaymentLink', check).messages.length).toBe(7);
     // The charge read back is one the run created; the update changed the run's own subscription.
     const read = ctx.exchanges.find((e) => e.operationId === 'getCharge')!;
-    expect(read.request.url).toBe(`http://ref.test/charge/${createdChargeIds(ctx)[0]}`);
+    const charges = ctx.exchanges.filter((e) => e.operationId === 'createPaymentLink').flatMap((e) => idOf(e) ?? []);
+    expect(read.request.url).toBe(`http://ref.test/charge/${charges[0]}`);
     const updates = ctx.exchanges.filter((e) => e.operationId === 'updateSubscription');
-    for (const update of updates) expect(JSON.parse(update.request.body!).id).toBe(subscriptionIdOf(ctx));
+    for (const update of updates) expect(JSON.parse(update.request.body!).id).toBe(ctx.fixtures.own.get('createSubscription')?.id);
   });
 
   test.each<[string, { given: { profile: Profile; wrap: Wrapper; operationId: string }; want: { outcome: string; message: RegExp; decision?: string } }]>([
@@ -142,8 +145,8 @@ describe('positive_data_acceptance', () => {
   test('a missing fixture makes the operations that need it skip with the reason', async () => {
     const ctx = await contextOn(server, { wrap: refuse('POST', /^\/product$/, (b) => b.isSubscription === true) });
     await positiveCheck.run(ctx);
-    expect(verdict(ctx, 'createSubscription', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no subscriptionProductId fixture \(creating the subscriptionProductId fixture through createProduct failed \(422/) });
-    expect(verdict(ctx, 'updateSubscription', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no subscription to update/) });
+    expect(verdict(ctx, 'createSubscription', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no createProduct\(isSubscription=true\) fixture \(creating the createProduct\(isSubscription=true\) fixture through createProduct failed \(422/) });
+    expect(verdict(ctx, 'updateSubscription', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no subscription to change/) });
   });
 
   test('--only updateSubscription creates the subscription first; --only getCharge creates the charge first', async () => {

@@ -14,7 +14,7 @@
  */
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodiesWithNotes } from '../data/bodies.js';
-import { describeAnswer, existingPathParams, idOf, prepareBodies, registerSubscription } from '../data/fixtures.js';
+import { describeAnswer, existingPathParams, prepareBodies, registerCreated } from '../data/fixtures.js';
 import { requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
@@ -49,10 +49,8 @@ async function bodyOperation(ctx: RunContext, op: ContractOperation): Promise<vo
     if ('reason' in existing) return ctx.recorder.skip(opId, check, existing.reason);
     const exchange = await ctx.request(op, { body, pathParams: existing.params });
     const ok = isSuccess(exchange);
-    if (ok && opId === 'createSubscription') {
-      const id = idOf(exchange);
-      if (id) registerSubscription(ctx, id);
-    }
+    // The first record of a kind another request names (a subscription an update changes) is the run's.
+    if (ok) registerCreated(ctx, opId, exchange);
     const why = decision ? ` (what it leaves out or how it writes its values rests on decision ${decision})` : '';
     ctx.judge(opId, check, ok, ok ? `${name}: accepted (${exchange.response!.status})` : `${name}: a valid body was refused (${describeAnswer(exchange)})${why}`, {
       decision,

@@ -9,11 +9,13 @@ import type { TestServer } from '../../server/test-support/harness.js';
 import type { Profile } from '../engine/types.js';
 import { noSecondKeyReason, readOnlyReason, statelessReason } from './stateful.js';
 import { contextOn, is, rewriteJson, startServer, verdict, withRequest, type Wrapper } from './stateful-test-support.js';
-import { tenantCheck } from './tenants.js';
+import { tenantCheck, tenantOperations } from './tenants.js';
+import { loadBundledContract } from '../../lib/contract/bundled.js';
 
 const check = 'tenant_isolation';
-const operations = ['getCharge', 'listClients', 'createPaymentLink', 'createSubscription'] as const;
-type Op = (typeof operations)[number];
+/** What the contract's links make the check try: reads, lists and creates that name a record. */
+const operations = tenantOperations(loadBundledContract());
+type Op = string;
 
 let server: TestServer;
 beforeEach(async () => {
@@ -132,7 +134,7 @@ describe('tenant_isolation', () => {
       wrap: async (request, next) => (is(request, 'POST', /^\/product$/) && request.headers.get('x-api-key') === server.other.apiKey ? new Response('{}', { status: 403 }) : next(request)),
     });
     await tenantCheck.run(ctx);
-    expect(ctx.fixtures.other?.productId).toBeUndefined();
+    expect(ctx.fixtures.other?.get('createProduct(isSubscription=false)')).toBeUndefined();
     expect(verdict(ctx, 'createPaymentLink', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/refused with 422, but the second company has no product of its own for a control/) });
   });
 

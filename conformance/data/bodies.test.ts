@@ -9,7 +9,7 @@ import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions } from '../engine/types.js';
 import { validBodies, validBodiesWithNotes } from './bodies.js';
 import { itemsOf, keywordOf, propertiesOf, requestBodyOf, viewOf, type SchemaView } from './schema.js';
-import { runData } from './state.js';
+import { giveFixtures } from '../test-support/fixtures.js';
 
 const ids = {
   productId: 'prod_fixtureproduct00000000',
@@ -25,13 +25,7 @@ function context(options: Partial<ConformanceOptions> = {}, fixtures: Partial<ty
     { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: 'key', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1000, runId: 'confbodies1', ...options },
     contract ? { contract } : {},
   );
-  if (fixtures.productId) ctx.fixtures.productId = fixtures.productId;
-  if (fixtures.subscriptionProductId) ctx.fixtures.subscriptionProductId = fixtures.subscriptionProductId;
-  if (fixtures.clientId) ctx.fixtures.clientId = fixtures.clientId;
-  const state = runData(ctx);
-  if (fixtures.companyId) state.companyId = fixtures.companyId;
-  if (fixtures.subscriptionId) state.subscriptionId = fixtures.subscriptionId;
-  for (const id of [fixtures.productId, fixtures.subscriptionProductId]) if (id) state.prices.set(id, price);
+  giveFixtures(ctx, { ...fixtures, price });
   return ctx;
 }
 
@@ -225,9 +219,9 @@ describe('validBodies in other situations', () => {
   });
 
   test.each<[string, { given: { operationId: string; missing: Partial<typeof ids> }; want: { count: 'none' | 'some'; dropped: RegExp } }]>([
-    ['no client fixture: the payment link for an existing client loses customerId', { given: { operationId: 'createPaymentLink', missing: { clientId: undefined } }, want: { count: 'some', dropped: /customerId removed, no clientId fixture/ } }],
-    ['no subscription product: no subscription body is valid', { given: { operationId: 'createSubscription', missing: { subscriptionProductId: undefined } }, want: { count: 'none', dropped: /productId removed, no subscriptionProductId fixture/ } }],
-    ['no subscription yet: no update body', { given: { operationId: 'updateSubscription', missing: { subscriptionId: undefined } }, want: { count: 'none', dropped: /id removed, no subscriptionId fixture/ } }],
+    ['no client fixture: the payment link for an existing client loses customerId', { given: { operationId: 'createPaymentLink', missing: { clientId: undefined } }, want: { count: 'some', dropped: /customerId removed, no createClient fixture/ } }],
+    ['no subscription product: no subscription body is valid', { given: { operationId: 'createSubscription', missing: { subscriptionProductId: undefined } }, want: { count: 'none', dropped: /productId removed, no createProduct\(isSubscription=true\) fixture/ } }],
+    ['no subscription yet: no update body', { given: { operationId: 'updateSubscription', missing: { subscriptionId: undefined } }, want: { count: 'none', dropped: /id removed, no createSubscription fixture/ } }],
   ])('%s', (_name, { given, want }) => {
     const partial = context({}, { ...ids, ...given.missing });
     const { bodies, dropped } = validBodiesWithNotes(partial, given.operationId);

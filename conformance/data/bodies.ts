@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
+import { resolveLinkValue } from '../../lib/contract/links.js';
 import { decisionsOfErrors, unnamedDecision } from '../checks/responses.js';
 import type { RunContext } from '../engine/context.js';
 import {
@@ -14,6 +15,7 @@ import {
   viewOf,
   type SchemaView,
 } from './schema.js';
+import { bodyReferences, forEachAt, pathText } from './relations.js';
 import { runData } from './state.js';
 import { runWebhookUrl } from './webhook-url.js';
 
@@ -42,9 +44,10 @@ import { runWebhookUrl } from './webhook-url.js';
  * its ids in forms the seed does not fix (a UUID `productId`, D13), and dropping such a body
  * would leave its checks unexercised on a service that is right by the seed.
  *
- * `updateSubscription` names the subscription to change by the `id` in its body: its bodies
- * carry the subscription this run created. Call `ensureSubscription(ctx)` (fixtures.ts)
- * first; until a subscription is registered, its bodies are dropped.
+ * The fields the contract's links fill from a created record (relations.ts) carry the run's
+ * record: `items[].productId` of a payment link its product, `id` of `updateSubscription` the
+ * subscription it changes (D09). Call `prepareBodies(ctx, op)` (fixtures.ts) first; a field
+ * whose record the run has not made is removed, and a body that is no longer valid dropped.
  */
 export interface ValidBody {
   name: string;
@@ -73,11 +76,6 @@ export const devModeField = 'devMode';
 export function validBodies(ctx: RunContext, operationId: string): ValidBody[] {
   return validBodiesWithNotes(ctx, operationId).bodies;
 }
-
-/** The operations that bill a subscription product (seed §1.5, §4.5, §4.6): their `productId` is the subscription product. */
-const subscriptionOperations = new Set(['createSubscription', 'updateSubscription']);
-/** The operation whose body names the record it changes by `id` (D09). */
-export const updateByIdOperation = 'updateSubscription';
 
 export function validBodiesWithNotes(ctx: RunContext, operationId: string): ValidBodies {
   const op = ctx.operation(operationId);
@@ -154,9 +152,7 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
 
 /** The ids of the records the run created, as the target wrote them. */
 function idsFromTarget(ctx: RunContext): Set<unknown> {
-  const state = runData(ctx);
-  const { other: _other, ...own } = ctx.fixtures;
-  return new Set([...Object.values(own), state.companyId, state.subscriptionId].filter((id) => typeof id === 'string'));
+  return new Set([...[...ctx.fixtures.own.values()].map((record) => record.id), runData(ctx).companyId].filter((id) => typeof id === 'string'));
 }
 
 /**
@@ -168,36 +164,50 @@ function finishBody(ctx: RunContext, operationId: string, view: SchemaView, body
   tagBody(ctx, body);
   // Every charge the suite creates is a development charge: it moves no money.
   if (isPlainObject(body) && propertiesOf(ctx.contract, view).has(devModeField)) body[devModeField] = true;
-  applyDomainRules(ctx, operationId, view, body);
+  applyDomainRules(ctx, view, body);
   return body;
 }
 
-/** Replaces the contract's example ids by the records this run created (a missing one is removed). */
+/**
+ * Seed §2.4–2.8, D26: a `companyId` in a request is the caller's company, which no operation
+ * creates; the run learns it from the records it created.
+ */
+const companyField = 'companyId';
+
+/**
+ * Replaces the contract's example ids by the records this run created: each field a link of
+ * the contract fills gets the value the link's expression takes from the record's answer (a
+ * field whose record is missing is removed); a `companyId` gets the run's company.
+ */
 function substituteIds(ctx: RunContext, operationId: string, body: unknown, name: string, dropped: string[]): void {
   const state = runData(ctx);
-  const fixtures = ctx.fixtures;
-  const productId = subscriptionOperations.has(operationId) ? fixtures.subscriptionProductId : fixtures.productId;
-  const replacements: Record<string, { value: string | undefined; fixture: string }> = {
-    productId: { value: productId, fixture: subscriptionOperations.has(operationId) ? 'subscriptionProductId' : 'productId' },
-    clientId: { value: fixtures.clientId, fixture: 'clientId' },
-    customerId: { value: fixtures.clientId, fixture: 'clientId' },
-    companyId: { value: state.companyId, fixture: 'companyId' },
-  };
-  const visit = (node: unknown, root: boolean): void => {
-    if (Array.isArray(node)) node.forEach((item) => visit(item, false));
+  const why = (key: string) => (state.missing.get(key) ? ` (${state.missing.get(key)})` : '');
+  for (const { field, fixture } of bodyReferences(ctx.contract, operationId)) {
+    const record = ctx.fixtures.own.get(fixture.key);
+    const value = record ? resolveLinkValue(`{${field.expression}}`, record.body) : undefined;
+    forEachAt(body, field.path, (holder, key) => {
+      if (typeof holder[key] !== 'string') return;
+      if (value !== undefined) holder[key] = value;
+      else {
+        delete holder[key];
+        const missing = record ? `the ${fixture.key} record's answer has nothing at ${field.expression}` : `no ${fixture.key} fixture${why(fixture.key)}`;
+        dropped.push(`${name}: ${pathText(field.path)} removed, ${missing}`);
+      }
+    });
+  }
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
     if (!isPlainObject(node)) return;
     for (const key of Object.keys(node)) {
-      const replacement = root && key === 'id' && operationId === updateByIdOperation ? { value: state.subscriptionId, fixture: 'subscriptionId' } : replacements[key];
-      if (replacement && typeof node[key] === 'string') {
-        if (replacement.value !== undefined) node[key] = replacement.value;
-        else {
-          delete node[key];
-          dropped.push(`${name}: ${key} removed, no ${replacement.fixture} fixture${state.missing.get(replacement.fixture) ? ` (${state.missing.get(replacement.fixture)})` : ''}`);
-        }
-      } else visit(node[key], false);
+      if (key !== companyField || typeof node[key] !== 'string') visit(node[key]);
+      else if (state.companyId !== undefined) node[key] = state.companyId;
+      else {
+        delete node[key];
+        dropped.push(`${name}: ${key} removed, the run knows no company of its own yet${why(companyField)}`);
+      }
     }
   };
-  visit(body, true);
+  visit(body);
 }
 
 /**
@@ -231,10 +241,16 @@ export function tagBody(ctx: RunContext, body: unknown): void {
   visit(body);
 }
 
+/**
+ * Seed §2.10, §4.10: a request's top-level `url` is the endpoint a webhook registration sends
+ * events to (no other request of the seed has a field of that name).
+ */
+const eventsEndpointField = 'url';
+
 const cents = (reais: number): number => Math.round(reais * 100);
 
 /** Rules of the domain a schema cannot express, so that a generated body is valid in meaning too. */
-function applyDomainRules(ctx: RunContext, operationId: string, view: SchemaView, body: unknown): void {
+function applyDomainRules(ctx: RunContext, view: SchemaView, body: unknown): void {
   if (!isPlainObject(body)) return;
   const prices = runData(ctx).prices;
   const itemsCents = (): number | undefined => {
@@ -247,8 +263,8 @@ function applyDomainRules(ctx: RunContext, operationId: string, view: SchemaView
     }
     return sum;
   };
-  if (operationId === 'createOrder' && typeof body.subtotal === 'number' && typeof body.total === 'number') {
-    // D29: with items, subtotal = Σ price × quantity; always total = subtotal − discount + shippingCost, to the cent.
+  if (typeof body.subtotal === 'number' && typeof body.total === 'number') {
+    // An order's amounts (seed §4.8, D29): with items, subtotal = Σ price × quantity; always total = subtotal − discount + shippingCost, to the cent.
     const fromItems = itemsCents();
     const subtotal = fromItems ?? cents(body.subtotal);
     body.subtotal = subtotal / 100;
@@ -257,14 +273,14 @@ function applyDomainRules(ctx: RunContext, operationId: string, view: SchemaView
     const shipping = typeof body.shippingCost === 'number' ? cents(body.shippingCost) : 0;
     body.total = (subtotal - discount + shipping) / 100;
   }
-  if ((operationId === 'createWebhook' || operationId === 'updateWebhook') && typeof body.url === 'string') {
-    // Events of a registration the run creates must not leave for the example's host, nor
+  if (typeof body[eventsEndpointField] === 'string') {
+    // Events of a registration the run creates or changes must not leave for the example's host, nor
     // for anyone's: a `.invalid` name never resolves (RFC 6761 §6.4), and being https to a
     // name (not a private address) a production deployment accepts it too (D40).
-    body.url = runWebhookUrl(ctx.options, ctx.runId);
+    body[eventsEndpointField] = runWebhookUrl(ctx.options, ctx.runId);
   }
-  if (operationId === 'createPaymentLink' && body.total === undefined && Array.isArray(body.items)) {
-    // D18 (seed §4.1): a total computed from the items must still reach the minimum of `total`.
+  if (body.total === undefined && Array.isArray(body.items)) {
+    // D18 (seed §4.1): a payment link's total computed from the items must still reach the minimum of `total`.
     const totalView = propertiesOf(ctx.contract, view).get('total');
     const minimum = totalView ? keywordOf(totalView, 'minimum')?.value : undefined;
     const sum = itemsCents();

@@ -1,90 +1,149 @@
-import type { RequestInit, RunContext } from '../engine/context.js';
+import type { FixtureRecord, RequestInit, RunContext } from '../engine/context.js';
 import type { Exchange } from '../engine/types.js';
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { linkParameters, listLinks } from '../../lib/contract/links.js';
-import { stripOptional, tagBody, updateByIdOperation, validBodies } from './bodies.js';
-import { isPlainObject, pathParameterExamples, requestBodyOf, viewOf } from './schema.js';
+import { replaceValues } from '../checks/stateful.js';
+import { validBodies } from './bodies.js';
+import { bodyReferences, fixtureKeyOf, isFixtureKey, recordNoun, upfrontFixtures, type FixtureSpec } from './relations.js';
+import { isPlainObject, pathParameterExamples, requestBodyOf } from './schema.js';
 import { runData } from './state.js';
 
 /**
- * The records a stateful run needs before its checks: a product, a subscription product and
- * a client of the run's company (and, with a second key, a product and a client of the
- * second company), created through the API from the contract's own request examples and
- * tagged with the run id. A fixture that cannot be created is a failure of
- * `positive_data_acceptance` on its operation (a valid body refused), and stays undefined,
- * so the checks that need it skip with the reason.
+ * The records a stateful run needs before its checks: every record a create of the contract
+ * names in its body, as the contract's links say (relations.ts: a product for payment links
+ * and orders, a subscription product for subscriptions, a client), and with a second key the
+ * same records of the second company. Each is created through the API with the creating
+ * operation's first valid body (a contract example made the run's own), with the values the
+ * link asks for (`x-created-with`). A fixture that cannot be created is a failure of
+ * `positive_data_acceptance` on its operation (a valid body refused), and stays missing, so
+ * the checks that need it skip with the reason.
  *
- * Also here: the subscription and charge a check may need (`ensureSubscription`,
- * `ensureCharge`), created on demand and remembered for the run.
+ * A record only a change names (the subscription `updateSubscription` changes by its `id`) is
+ * created when an operation first needs it (`prepareBodies`), or taken from the run's first
+ * successful create of it (`registerCreated`).
  */
 export async function createFixtures(ctx: RunContext): Promise<void> {
-  const state = runData(ctx);
-  const product = productBodies(ctx);
-  const client = clientBody(ctx);
-
-  const plain = await create(ctx, 'createProduct', product?.plain, 'productId');
-  if (plain) {
-    ctx.fixtures.productId = plain.id;
-    recordProduct(ctx, plain);
-  }
-  const subscription = await create(ctx, 'createProduct', product?.subscription, 'subscriptionProductId');
-  if (subscription) {
-    ctx.fixtures.subscriptionProductId = subscription.id;
-    recordProduct(ctx, subscription);
-  }
-  const created = await create(ctx, 'createClient', client, 'clientId');
-  if (created) {
-    ctx.fixtures.clientId = created.id;
-    state.companyId ??= created.companyId;
-  }
-
+  const specs = upfrontFixtures(ctx.contract);
+  for (const spec of specs) await ensureFixture(ctx, spec, true);
   const secondKey = ctx.options.secondApiKey;
   if (secondKey) {
-    ctx.fixtures.other = {};
-    const otherProduct = await create(ctx, 'createProduct', product?.plain, 'other.productId', { apiKey: secondKey });
-    if (otherProduct) ctx.fixtures.other.productId = otherProduct.id;
-    const otherClient = await create(ctx, 'createClient', client, 'other.clientId', { apiKey: secondKey });
-    if (otherClient) ctx.fixtures.other.clientId = otherClient.id;
+    const other = new Map<string, FixtureRecord>();
+    ctx.fixtures.other = other;
+    for (const spec of specs) {
+      // The second company's record is the first's, naming the second company's records where it names any.
+      const body = replaceValues(fixtureBody(ctx, spec), new Map([...ctx.fixtures.own].flatMap(([key, own]) => (other.has(key) ? [[own.id, other.get(key)!.id] as const] : []))));
+      const made = await createFixture(ctx, spec, body, `other.${spec.key}`, true, { apiKey: secondKey });
+      if ('id' in made) other.set(spec.key, made);
+    }
   }
 }
 
-/** Registers a subscription the run created, for the bodies of `updateSubscription`. */
-export function registerSubscription(ctx: RunContext, id: string): void {
-  runData(ctx).subscriptionId ??= id;
-}
-
-export function subscriptionIdOf(ctx: RunContext): string | undefined {
-  return runData(ctx).subscriptionId;
-}
-
 /**
- * A subscription of the run (created through `createSubscription` with its first valid
- * body when none exists yet), or why there is none.
+ * A record `spec` describes, created now when the run has none yet, or why there is none.
+ * `upfront`: a refusal is a failure of positive_data_acceptance (the body is a valid one).
  */
-export async function ensureSubscription(ctx: RunContext): Promise<{ id: string } | { reason: string; exchange?: Exchange }> {
-  const known = subscriptionIdOf(ctx);
-  if (known) return { id: known };
-  if (ctx.options.readOnly) return { reason: 'creating a subscription needs a POST (--read-only)' };
-  if (ctx.options.stateless) return { reason: 'the target keeps no subscriptions (--stateless)' };
-  const body = validBodies(ctx, 'createSubscription')[0];
-  if (!body) return { reason: `no valid createSubscription body (${missingReason(ctx, 'subscriptionProductId')})` };
-  const exchange = await ctx.request('createSubscription', { body: body.body });
+async function ensureFixture(ctx: RunContext, spec: FixtureSpec, upfront = false): Promise<FixtureRecord | { reason: string }> {
+  const known = ctx.fixtures.own.get(spec.key);
+  if (known) return known;
+  const missing = runData(ctx).missing.get(spec.key);
+  if (missing) return { reason: missing };
+  if (ctx.options.readOnly) return { reason: `creating one needs a POST (--read-only)` };
+  if (ctx.options.stateless) return { reason: 'the target keeps no records (--stateless)' };
+  const making = inProgress(ctx);
+  if (making.has(spec.key)) return { reason: `the contract's links make ${spec.key} name itself` };
+  making.add(spec.key);
+  try {
+    // The records its own body names come first (a subscription's product and client).
+    await prepareBodies(ctx, spec.source.operationId);
+    const made = await createFixture(ctx, spec, fixtureBody(ctx, spec), spec.key, upfront);
+    if ('id' in made) ctx.fixtures.own.set(spec.key, made);
+    return made;
+  } finally {
+    making.delete(spec.key);
+  }
+}
+
+const making = new WeakMap<RunContext, Set<string>>();
+function inProgress(ctx: RunContext): Set<string> {
+  let found = making.get(ctx);
+  if (!found) making.set(ctx, (found = new Set()));
+  return found;
+}
+
+/** The first valid body of the fixture's source that stays valid with the values its link asks for. */
+function fixtureBody(ctx: RunContext, spec: FixtureSpec): unknown {
+  const info = requestBodyOf(ctx.contract, spec.source);
+  if (!info) return undefined;
+  const validate = ctx.full.at(info.pointer);
+  for (const { body } of validBodies(ctx, spec.source.operationId)) {
+    const made = isPlainObject(body) ? { ...body, ...structuredClone(spec.createdWith) } : body;
+    if (validate(made)) return made;
+  }
+  return undefined;
+}
+
+/** Sends one fixture body; a refusal is remembered as why the fixture is missing (and, upfront, failed). */
+async function createFixture(ctx: RunContext, spec: FixtureSpec, body: unknown, name: string, upfront: boolean, init: RequestInit = {}): Promise<FixtureRecord | { reason: string }> {
+  const state = runData(ctx);
+  const operationId = spec.source.operationId;
+  if (body === undefined) {
+    const reason = `the contract has no valid request body of ${operationId}${Object.keys(spec.createdWith).length > 0 ? ` with ${JSON.stringify(spec.createdWith)}` : ''}`;
+    state.missing.set(name, reason);
+    return { reason };
+  }
+  const exchange = await ctx.request(operationId, { ...init, body });
   const id = idOf(exchange);
-  if (!id) return { reason: `creating a subscription failed (${describeAnswer(exchange)})`, exchange };
-  registerSubscription(ctx, id);
-  return { id };
+  if (!id) {
+    const reason = `creating the ${name} fixture through ${operationId} failed (${describeAnswer(exchange)})`;
+    state.missing.set(name, reason);
+    if (upfront) ctx.recorder.fail(operationId, 'positive_data_acceptance', `${reason}; the body is the contract's own example`, exchange);
+    return { reason };
+  }
+  const record = { id, body: parseJson(exchange.response!.body) };
+  if (!init.apiKey) learnFrom(ctx, record, body);
+  return record;
+}
+
+/** What a record of the run's company tells the data generators: its price (D29 sums), the company (D26). */
+function learnFrom(ctx: RunContext, record: FixtureRecord, sent: unknown): void {
+  const state = runData(ctx);
+  const answered = isPlainObject(record.body) ? record.body : {};
+  const price = typeof answered.price === 'number' ? answered.price : isPlainObject(sent) ? sent.price : undefined;
+  if (typeof price === 'number') state.prices.set(record.id, price);
+  if (typeof answered.companyId === 'string') state.companyId ??= answered.companyId;
+}
+
+/** The run's record that fills the field named `field` of `operationId`'s bodies (`productId` of a payment link's items …). */
+export function fixtureFor(ctx: RunContext, operationId: string, field: string): FixtureRecord | undefined {
+  const key = fixtureKeyOf(ctx.contract, operationId, field);
+  return key === undefined ? undefined : ctx.fixtures.own.get(key);
 }
 
 /**
- * Creates what the valid bodies of an operation name, before they are built: the subscription
- * `updateSubscription` changes (its body names it by `id`, D09). Undefined when the bodies are
- * ready, else why they cannot be (nothing to do against a stateless target: its bodies are the
- * contract's examples).
+ * Keeps a record a check created as the run's fixture of its kind when the run has none yet
+ * and some request names such records (the first subscription the positive check creates is
+ * the one the update bodies change).
+ */
+export function registerCreated(ctx: RunContext, operationId: string, exchange: Exchange): void {
+  const id = idOf(exchange);
+  if (!id || ctx.fixtures.own.has(operationId) || !isFixtureKey(ctx.contract, operationId)) return;
+  ctx.fixtures.own.set(operationId, { id, body: parseJson(exchange.response!.body) });
+}
+
+/**
+ * Creates the records the bodies of an operation name and the run has not made yet, before
+ * the bodies are built. Undefined when the bodies are ready, else why they cannot be: the
+ * record a change names (`updateSubscription`'s `id`, D09) could not be made. A record a
+ * create names only drops that field from the bodies (validBodies says which). Nothing to do
+ * against a stateless target: its bodies are the contract's examples.
  */
 export async function prepareBodies(ctx: RunContext, operationId: string): Promise<string | undefined> {
-  if (operationId !== updateByIdOperation || ctx.options.stateless) return undefined;
-  const subscription = await ensureSubscription(ctx);
-  return 'reason' in subscription ? `no subscription to update: ${subscription.reason}` : undefined;
+  if (ctx.options.stateless) return undefined;
+  for (const ref of bodyReferences(ctx.contract, operationId)) {
+    const made = await ensureFixture(ctx, ref.fixture);
+    if ('reason' in made && ref.link.target.method !== 'post') return `no ${recordNoun(ref.link.source)} to change: ${made.reason}`;
+  }
+  return undefined;
 }
 
 /**
@@ -126,29 +185,6 @@ async function createRecord(ctx: RunContext, operationId: string): Promise<{ id:
   return id ? { id, exchange } : { reason: `creating the record with ${operationId} failed (${describeAnswer(exchange)})`, exchange };
 }
 
-/** Ids of the charges this run created (every 2xx payment-link exchange), oldest first. */
-export function createdChargeIds(ctx: RunContext): string[] {
-  return ctx.exchanges.filter((e) => e.operationId === 'createPaymentLink').flatMap((e) => idOf(e) ?? []);
-}
-
-/** A charge of the run: the first it created, else one created now with the first valid body. */
-export async function ensureCharge(ctx: RunContext): Promise<{ id: string } | { reason: string; exchange?: Exchange }> {
-  const known = createdChargeIds(ctx)[0];
-  if (known) return { id: known };
-  if (ctx.options.readOnly) return { reason: 'no charge to read: creating one needs a POST (--read-only)' };
-  if (ctx.options.stateless) return { reason: 'the target keeps no charges (--stateless)' };
-  const body = validBodies(ctx, 'createPaymentLink')[0];
-  if (!body) return { reason: `no valid createPaymentLink body (${missingReason(ctx, 'productId')})` };
-  const exchange = await ctx.request('createPaymentLink', { body: body.body });
-  const id = idOf(exchange);
-  return id ? { id } : { reason: `creating a charge failed (${describeAnswer(exchange)})`, exchange };
-}
-
-/** Why a fixture is missing, for skip reasons. */
-export function missingReason(ctx: RunContext, fixture: string): string {
-  return runData(ctx).missing.get(fixture) ?? (ctx.options.stateless ? 'no fixtures against a stateless target' : `fixture ${fixture} was not created`);
-}
-
 /** The id of the record a 2xx exchange created: the body's `id`, or its envelope's `data.id`. */
 export function idOf(exchange: Exchange): string | undefined {
   const response = exchange.response;
@@ -172,62 +208,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-interface Created {
-  id: string;
-  body: Record<string, unknown>;
-  sent: Record<string, unknown>;
-  companyId?: string;
-}
-
-function recordProduct(ctx: RunContext, product: Created): void {
-  const price = typeof product.body.price === 'number' ? product.body.price : product.sent.price;
-  if (typeof price === 'number') runData(ctx).prices.set(product.id, price);
-  runData(ctx).companyId ??= product.companyId;
-}
-
-/** Sends one fixture body; a refusal is recorded as a failure of positive_data_acceptance on the operation. */
-async function create(ctx: RunContext, operationId: string, body: Record<string, unknown> | undefined, fixture: string, init: RequestInit = {}): Promise<Created | undefined> {
-  const state = runData(ctx);
-  if (!body) {
-    state.missing.set(fixture, `the contract has no request example of ${operationId}`);
-    return undefined;
-  }
-  const exchange = await ctx.request(operationId, { ...init, body });
-  const id = idOf(exchange);
-  if (!id) {
-    const reason = `creating the ${fixture} fixture through ${operationId} failed (${describeAnswer(exchange)})`;
-    state.missing.set(fixture, reason);
-    ctx.recorder.fail(operationId, 'positive_data_acceptance', `${reason}; the body is the contract's own example`, exchange);
-    return undefined;
-  }
-  const response = JSON.parse(exchange.response!.body) as Record<string, unknown>;
-  return { id, body: response, sent: body, ...(typeof response.companyId === 'string' ? { companyId: response.companyId } : {}) };
-}
-
-/**
- * The two products, from the contract's first createProduct example: the example itself as
- * the subscription product (`isSubscription: true`), and its required fields only as the
- * plain product (`isSubscription: false`). Both tagged with the run id.
- */
-function productBodies(ctx: RunContext): { plain: Record<string, unknown>; subscription: Record<string, unknown> } | undefined {
-  const info = requestBodyOf(ctx.contract, ctx.operation('createProduct'));
-  const example = info?.examples[0]?.value;
-  if (!info || !isPlainObject(example)) return undefined;
-  const subscription = { ...structuredClone(example), isSubscription: true };
-  const plain = structuredClone(example);
-  stripOptional(ctx.contract, ctx.full.at(info.pointer), plain, plain, viewOf(ctx.contract, info.schema));
-  plain.isSubscription = false;
-  tagBody(ctx, plain);
-  tagBody(ctx, subscription);
-  return { plain, subscription };
-}
-
-function clientBody(ctx: RunContext): Record<string, unknown> | undefined {
-  const example = requestBodyOf(ctx.contract, ctx.operation('createClient'))?.examples[0]?.value;
-  if (!isPlainObject(example)) return undefined;
-  const body = structuredClone(example);
-  tagBody(ctx, body);
-  return body;
 }

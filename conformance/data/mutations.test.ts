@@ -10,18 +10,21 @@ import { RunContext } from '../engine/context.js';
 import { validBodies } from './bodies.js';
 import { mutationLimit, mutationsFor, type Mutation } from './mutations.js';
 import { headerParametersOf, requestBodyOf } from './schema.js';
-import { runData } from './state.js';
+import { giveFixtures } from '../test-support/fixtures.js';
 
 function context(contract?: JsonObject): RunContext {
   const ctx = new RunContext(
     { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: 'key', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1000, runId: 'confmut1' },
     contract ? { contract } : {},
   );
-  Object.assign(ctx.fixtures, { productId: 'prod_fixtureproduct00000000', subscriptionProductId: 'prod_fixturesubscription000', clientId: 'clnt_fixtureclient000000000' });
-  const state = runData(ctx);
-  state.companyId = 'comp_fixturecompany00000000';
-  state.subscriptionId = 'subs_fixturesubscription000';
-  state.prices.set('prod_fixtureproduct00000000', 89.9).set('prod_fixturesubscription000', 89.9);
+  giveFixtures(ctx, {
+    productId: 'prod_fixtureproduct00000000',
+    subscriptionProductId: 'prod_fixturesubscription000',
+    clientId: 'clnt_fixtureclient000000000',
+    companyId: 'comp_fixturecompany00000000',
+    subscriptionId: 'subs_fixturesubscription000',
+    price: 89.9,
+  });
   return ctx;
 }
 

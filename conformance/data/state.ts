@@ -2,19 +2,16 @@ import type { RunContext } from '../engine/context.js';
 
 /**
  * What the data generators learn during a run beyond `ctx.fixtures` (whose shape the
- * engine fixes): the prices of the fixture products (order amounts must add up, D29), the
- * caller's company id (a `companyId` sent in a body must be the caller's, D26) and the
- * subscription the run created for `PUT /subscription`. Kept per run context, so runs
- * never share it.
+ * engine fixes): the prices of the records the run created (order amounts must add up, D29)
+ * and the caller's company id (a `companyId` sent in a body must be the caller's, D26). Kept
+ * per run context, so runs never share it.
  */
 export interface RunData {
-  /** Unit price (currency units) of each product the run created, by id. */
+  /** The `price` (currency units) of each record the run created with one (its products), by id. */
   prices: Map<string, number>;
   /** The company of the run's key, as the target reported it on a created record. */
   companyId?: string;
-  /** A subscription the run created, for the bodies of `updateSubscription`. */
-  subscriptionId?: string;
-  /** Why fixtures are missing, by fixture name (the positive check's skip reasons). */
+  /** Why fixtures are missing, by fixture key (the positive check's skip reasons). */
   missing: Map<string, string>;
   /** How many identifier tags (`externalId`, `sku` …) the run has handed out: each is unique. */
   tagged: number;

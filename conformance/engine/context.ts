@@ -41,12 +41,21 @@ export interface RequestInit {
 }
 
 /** Records the run creates in the target, so later checks can refer to them. */
+/** A record the run created for other requests to name: its id and the answer that created it (links read their values from it). */
+export interface FixtureRecord {
+  id: string;
+  body: unknown;
+}
+
+/**
+ * The records the run created for other requests to name, by fixture key
+ * (conformance/data/relations.ts: the creating operation, and the values a link of the
+ * contract asks it be created with).
+ */
 export interface Fixtures {
-  productId?: string;
-  subscriptionProductId?: string;
-  clientId?: string;
-  /** Records created with the second company's key, for tenant isolation. */
-  other?: { productId?: string; clientId?: string };
+  own: Map<string, FixtureRecord>;
+  /** The same records created with the second company's key, for tenant isolation. */
+  other?: Map<string, FixtureRecord>;
 }
 
 /**
@@ -63,7 +72,7 @@ export class RunContext {
   readonly exchanges: Exchange[] = [];
   readonly recorder: Recorder;
   readonly runId: string;
-  readonly fixtures: Fixtures = {};
+  readonly fixtures: Fixtures = { own: new Map() };
   /** The header that carries the API key, from the contract's `apiKey` security scheme (seed §5.1). */
   readonly apiKeyHeader: string;
   private readonly fetchFn: typeof fetch;

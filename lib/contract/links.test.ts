@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from './bundled.js';
-import { linkParameters, linkRole, linkedIdOf, listLinks, resolveLinkValue } from './links.js';
+import { linkedFields, linkParameters, linkRole, linkedIdOf, listLinks, resolveLinkValue } from './links.js';
 
 const contract = loadBundledContract();
 
@@ -59,6 +59,17 @@ describe('runtime expressions', () => {
     expect(linkParameters(links[0]!, envelope)).toEqual({ id: 'char_1' });
     expect(linkedIdOf(links, envelope)).toBe('char_1');
     expect(linkParameters(links[0]!, { data: {} })).toBeUndefined();
+  });
+});
+
+describe('the body fields a link fills', () => {
+  const link = (name: string) => listLinks(contract).find((l) => l.name === name && l.source.operationId === 'createProduct')!;
+  test.each<[string, { given: string; want: { fields: unknown; createdWith: unknown } }]>([
+    ['an array item: every item of the target gets it; the literal quantity is an example', { given: 'SellInPaymentLink', want: { fields: [{ path: ['items', 0, 'productId'], expression: '$response.body#/id' }], createdWith: { isSubscription: false } } }],
+    ['a top-level field, from a product created as a subscription product', { given: 'Subscribe', want: { fields: [{ path: ['productId'], expression: '$response.body#/id' }], createdWith: { isSubscription: true } } }],
+  ])('%s', (_name, { given, want }) => {
+    expect(linkedFields(link(given))).toEqual(want.fields);
+    expect(link(given).createdWith).toEqual(want.createdWith);
   });
 });
 

@@ -1,4 +1,4 @@
-import { deref, listOperations, resolvePointer, type ContractOperation, type JsonObject } from './bundled.js';
+import { deref, isJsonObject, listOperations, resolvePointer, type ContractOperation, type JsonObject } from './bundled.js';
 
 /**
  * The relations "created by → read by / used by" between operations, as the contract states
@@ -21,6 +21,12 @@ export interface ContractLink {
   parameters: Record<string, unknown>;
   /** The part of the target's request body the source's record fills, when the link has one. */
   requestBody?: unknown;
+  /**
+   * `x-created-with`: request-body values the source's record must have been created with for
+   * the link to hold (a subscription bills a product created with `isSubscription: true`).
+   * OpenAPI links cannot say anything about the source's request; this extension does.
+   */
+  createdWith?: JsonObject;
 }
 
 /**
@@ -60,6 +66,7 @@ export function listLinks(doc: JsonObject): ContractLink[] {
           target,
           parameters: (link.parameters ?? {}) as Record<string, unknown>,
           ...(link.requestBody !== undefined ? { requestBody: link.requestBody } : {}),
+          ...(isJsonObject(link['x-created-with']) ? { createdWith: link['x-created-with'] } : {}),
         });
       }
     }
@@ -69,6 +76,31 @@ export function listLinks(doc: JsonObject): ContractLink[] {
 
 const wholeExpression = /^\$response\.body(#.*)?$/;
 const embeddedExpression = /\{(\$response\.body(?:#[^}]*)?)\}/g;
+const loneEmbeddedExpression = /^\{(\$response\.body[^}]*)\}$/;
+
+/**
+ * A place in the target's request body that a link fills from the source's answer: the steps
+ * to it (an array index of the link's body stands for every item of the array the target
+ * gets), and the runtime expression that fills it.
+ */
+export interface LinkedField {
+  path: Array<string | number>;
+  expression: string;
+}
+
+/** The fields of the target's request body the link fills with the source's values (its literals are examples, not links). */
+export function linkedFields(link: ContractLink): LinkedField[] {
+  const found: LinkedField[] = [];
+  const visit = (node: unknown, path: Array<string | number>): void => {
+    if (typeof node === 'string') {
+      const expression = wholeExpression.test(node) ? node : loneEmbeddedExpression.exec(node)?.[1];
+      if (expression) found.push({ path, expression });
+    } else if (Array.isArray(node)) node.forEach((item, i) => visit(item, [...path, i]));
+    else if (isJsonObject(node)) for (const [key, value] of Object.entries(node)) visit(value, [...path, key]);
+  };
+  if (link.requestBody !== undefined) visit(link.requestBody, []);
+  return found;
+}
 
 function evaluate(expression: string, body: unknown): unknown {
   const pointer = expression.slice('$response.body'.length).replace(/^#/, '');
@@ -89,7 +121,7 @@ export function resolveLinkValue(value: unknown, responseBody: unknown): unknown
       return String(found);
     });
     // A value that is one embedded expression keeps the type of what it names.
-    const only = /^\{(\$response\.body[^}]*)\}$/.exec(value);
+    const only = loneEmbeddedExpression.exec(value);
     if (only) return evaluate(only[1]!, responseBody);
     return missing ? undefined : text;
   }
