@@ -69,7 +69,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   app.route('/', docsRoutes(deps));
   app.route('/', payRoutes(deps));
-  mountOperations(app, catalog, operation, resources.flatMap((operations) => operations(deps)));
+  mountOperations(app, deps, catalog, operation, resources.flatMap((operations) => operations(deps)));
 
   const knownPaths = catalog.all().map((rules) => ({ pattern: pathPattern(rules.path), method: rules.method.toUpperCase() }));
 

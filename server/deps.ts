@@ -18,5 +18,7 @@ export interface AppEnv {
     company: CompanyRecord;
     body: unknown;
     requestId: string;
+    /** The Idempotency-Key this request claimed, when it sent one (server/http/idempotency.ts). */
+    idempotencyKey: string | undefined;
   };
 }

@@ -16,7 +16,15 @@ export function honoPath(template: string): string {
   return template.replace(parameter, ':$1');
 }
 
-/** A concrete path: every parameter replaced by `value` as it is (a test may want a malformed one). */
-export function fillPath(template: string, value: string): string {
-  return template.replace(parameter, () => value);
+/**
+ * A concrete path: each parameter replaced by its value in `values` (percent-encoded), or every
+ * parameter by one text as it is (a test may want a malformed one).
+ */
+export function fillPath(template: string, values: string | Readonly<Record<string, string>>): string {
+  return template.replace(parameter, (_match, name: string) => {
+    if (typeof values === 'string') return values;
+    const value = values[name];
+    if (value === undefined) throw new Error(`no value for {${name}} of ${template}`);
+    return encodeURIComponent(value);
+  });
 }

@@ -57,32 +57,41 @@ export interface OperationInput<Id extends OperationId> {
   params: PathParams<Id>;
   /** The caller's company (every operation of the contract is secured). */
   company: CompanyRecord;
+  /**
+   * The Idempotency-Key this request claimed (operations that take one): the handler stores its
+   * answer under it in the transaction that makes the record, so a retry is answered with it.
+   */
+  idempotencyKey: string | undefined;
   /** The request as Hono has it, for headers and the path as sent. */
   c: Context<AppEnv>;
 }
 
+/** Where an answer's `Location` points, from the contract (server/http/location.ts). */
+export type LocationOf = (status: number, body: unknown) => string | undefined;
+
 export interface DefinedOperation {
   operationId: OperationId;
-  handle(c: Context<AppEnv>): Promise<Response>;
+  handle(c: Context<AppEnv>, location?: LocationOf): Promise<Response>;
 }
 
 export function defineOperation<Id extends OperationId>(operationId: Id, handler: (input: OperationInput<Id>) => Promise<Answer<Id>>): DefinedOperation {
   return {
     operationId,
-    async handle(c) {
+    async handle(c, location) {
       // The operation middleware validated both against this operation's schemas before the handler runs.
       const body = c.get('body') as RequestBody<Id>;
       const params = c.req.param() as PathParams<Id>;
-      return respond(c, await handler({ body, params, company: c.get('company'), c }));
+      return respond(c, await handler({ body, params, company: c.get('company'), idempotencyKey: c.get('idempotencyKey'), c }), location);
     },
   };
 }
 
-function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }): Response {
+function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }, location?: LocationOf): Response {
   if (answer.body === undefined) return c.body(null, answer.status as 204, answer.headers);
   // No operation answers a bare JSON string: a string body is a `Serialised` answer, already JSON.
   const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-  return c.body(text, answer.status as 200, { 'Content-Type': 'application/json', ...answer.headers });
+  const at = location?.(answer.status, typeof answer.body === 'string' ? JSON.parse(text) : answer.body);
+  return c.body(text, answer.status as 200, { 'Content-Type': 'application/json', ...(at ? { Location: at } : {}), ...answer.headers });
 }
 
 /** A resource's handlers, built from the app's dependencies. */

@@ -7,9 +7,9 @@ import { toUtcTimestamp } from '../domain/time.js';
 import { definedFields } from '../domain/defined-fields.js';
 import { validationProblem } from '../http/problems.js';
 import type { OrderDoc } from '../store/types.js';
-import { clientCreateResult } from './clients.js';
-import { companyIdMustMatch } from './company-scope.js';
-import { itemProducts, referencedClient } from './references.js';
+import { clientCreateResult } from '../domain/clients.js';
+import { companyIdMustMatch } from '../domain/company-scope.js';
+import { itemProducts, referencedClient } from '../domain/references.js';
 
 type OrderCreate = components['schemas']['OrderCreate'];
 type ShippingAddress = components['schemas']['ShippingAddress'];

@@ -5,7 +5,7 @@ import { deriveDates } from '../domain/subscriptions.js';
 import { isWritableInstant, toUtcTimestamp } from '../domain/time.js';
 import type { FieldError } from '../../lib/contract/ajv.js';
 import { notFound, validationProblem } from '../http/problems.js';
-import { referenceError, referencedClient } from './references.js';
+import { referenceError, referencedClient } from '../domain/references.js';
 import type { SubscriptionDoc } from '../store/types.js';
 
 const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] as const;

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv, Deps } from '../deps.js';
+import type { OperationRules } from './operations.js';
+import { ProblemError } from './problems.js';
+
+/**
+ * The IETF Idempotency-Key protocol (D10) for every operation whose contract takes the
+ * `Idempotency-Key` header. The first request with a key claims it; a retry with the same key and
+ * body gets the first answer again (`Idempotent-Replayed: true`); a retry while the first is still
+ * running is `409`, the key with another body `422`. Only a success is remembered, and it is
+ * remembered in the transaction that makes it (the handler hands `idempotencyKey` to its store
+ * call): a key is never answered with a success that was not stored, nor left claimed by a failure.
+ */
+export function idempotencyLayer(deps: Deps, rules: OperationRules, replayHeaders: (status: number, body: string) => Record<string, string>): MiddlewareHandler<AppEnv> | undefined {
+  if (!rules.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) return undefined;
+  return async (c, next) => {
+    const key = idempotencyKey(c.req.header('idempotency-key'));
+    if (!key) return next();
+    const companyId = c.get('company').doc.id;
+    const now = deps.now();
+    const claim = await deps.store.claimIdempotencyKey({
+      companyId,
+      key,
+      fingerprint: fingerprint(c, c.get('body')),
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + deps.config.idempotencyLeaseSeconds * 1000).toISOString(),
+      expiresAt: new Date(now.getTime() + deps.config.idempotencyTtlSeconds * 1000).toISOString(),
+    });
+    switch (claim.kind) {
+      case 'replay':
+        return new Response(claim.body, { status: claim.status, headers: { 'Content-Type': 'application/json', ...replayHeaders(claim.status, claim.body), 'Idempotent-Replayed': 'true' } });
+      case 'in-flight':
+        throw new ProblemError('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry after it has finished.');
+      case 'mismatch':
+        throw new ProblemError('idempotencyKeyReused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+      case 'claimed':
+        c.set('idempotencyKey', key);
+        await next();
+        // Hono has turned a thrown error into its answer by now: after any failure the key is free again.
+        if (c.error || c.res.status >= 300) await deps.store.releaseIdempotencyKey(companyId, key);
+    }
+  };
+}
+
+/** The key as the IETF draft sends it (a quoted structured-field string) or bare. */
+function idempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const trimmed = header.trim();
+  return /^".*"$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+}
+
+/** What "the same request" means for a key: the same operation and the same body as stored (D46), field order aside. */
+function fingerprint(c: Context<AppEnv>, body: unknown): string {
+  return createHash('sha256').update(`${c.req.method} ${c.req.path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
