@@ -12,7 +12,7 @@ export type OperationId = keyof typeof routes;
 /** A server variable of the contract: `base_url` or `base_url_alt`. */
 export type ServerName = Route['server'];
 
-type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 type MethodsOn<Server extends ServerName, Path> = Extract<Route, { server: Server; path: Path }>['method'];
 type Absent<Server extends ServerName, Path> = Exclude<HttpMethod, MethodsOn<Server, Path>>;
 

@@ -6,7 +6,14 @@
  * offered): every success of this contract is.
  */
 import type { Client, FetchOptions, FetchResponse, Middleware } from 'openapi-fetch';
-import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
+import type { HttpMethod } from './served-paths.js';
+
+// openapi-typescript-helpers has these, but it is openapi-fetch's dependency, not ours: an installed
+// client must not rely on how a package manager lays out a dependency's dependencies.
+type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
+/** The paths that have `M` (a method a path lacks is `?: never`, so not required). */
+type PathsWithMethod<Paths, M extends HttpMethod> = { [Path in keyof Paths]: Paths[Path] extends { [K in M]: unknown } ? Path : never }[keyof Paths];
+type MediaType = `${string}/${string}`;
 
 type Options<Operation> = Omit<FetchOptions<Operation>, 'parseAs'>;
 /** The options argument: required when the operation has a required part (a body, a path parameter). */
