@@ -9,7 +9,7 @@
  * them), the problem `type`s their `409` answers carry (an earlier request with the key still in
  * progress: worth retrying, unlike other 409s), and the API key header's name.
  *
- *   tsx scripts/client-routes.ts --output generated/client-routes.ts
+ *   tsx scripts/client-routes.ts generated/openapi.yaml --output generated/client-routes.ts
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -92,10 +92,10 @@ export function clientRoutesSource(doc: JsonObject): string {
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  const { values } = parseArgs({ options: { output: { type: 'string', short: 'o' } } });
-  if (!values.output) {
-    console.error('usage: tsx scripts/client-routes.ts --output generated/client-routes.ts');
+  const { values, positionals } = parseArgs({ options: { output: { type: 'string', short: 'o' } }, allowPositionals: true });
+  if (!values.output || positionals.length !== 1) {
+    console.error('usage: tsx scripts/client-routes.ts generated/openapi.yaml --output generated/client-routes.ts');
     process.exit(2);
   }
-  writeFileSync(values.output, clientRoutesSource(loadBundledContract()));
+  writeFileSync(values.output, clientRoutesSource(loadBundledContract(resolve(positionals[0]!))));
 }
