@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-const everything = ['test/**/*.test.ts', 'server/**/*.test.ts', 'conformance/**/*.test.ts', 'lib/**/*.test.ts', 'scripts/**/*.test.ts'];
+const everything = ['test/**/*.test.ts', 'server/**/*.test.ts', 'conformance/**/*.test.ts', 'lib/**/*.test.ts', 'scripts/**/*.test.ts', 'client/**/*.test.ts', 'examples/**/*.test.ts'];
 
 /**
  * Tests run once, not once per engine: the store suite and the two-instance test (which choose

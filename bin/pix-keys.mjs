@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run keys` as a command of its own (package.json `bin`); see bin/pix-conformance.mjs.
-import { register } from 'tsx/esm/api';
+import { fromRepository } from './from-repository.mjs';
 
+const { register } = await fromRepository('pix-keys', '../server/cli/keys.ts');
 register();
 await import('../server/cli/keys.ts');

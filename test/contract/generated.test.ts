@@ -1,7 +1,8 @@
 /**
  * Drift between the source contract and what is generated from it:
  * generated/openapi.yaml must be exactly what `npm run bundle` writes, and
- * generated/openapi.d.ts exactly what `npm run generate` writes. The commands
+ * generated/openapi.d.ts exactly what `npm run generate` writes, and
+ * generated/client-routes.ts exactly what `npm run generate:routes` writes. The commands
  * are read from package.json's scripts, so the check runs what the scripts run.
  */
 import { execFile } from 'node:child_process';
@@ -9,10 +10,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { binDir, contractRoot, generatedBundlePath, generatedTypesPath, repoRoot } from './support.js';
+import { clientRoutesSource } from '../../scripts/client-routes.js';
+import { parseContract } from '../../lib/contract/bundled.js';
+import { binDir, contractRoot, generatedBundlePath, generatedRoutesPath, generatedTypesPath, repoRoot } from './support.js';
 
 const redocly = join(binDir, 'redocly');
 const openapiTypescript = join(binDir, 'openapi-typescript');
+const tsx = join(binDir, 'tsx');
 const timeout = 120_000;
 
 /** Arguments of an npm script that runs `tool` once, without shell syntax. */
@@ -169,4 +173,26 @@ describe('generated/ is up to date', () => {
     },
     timeout,
   );
+
+  test(
+    'generated/client-routes.ts is byte-identical to a fresh `npm run generate:routes` into a temporary file (else run `npm run generate:routes`)',
+    async () => {
+      expect(existsSync(generatedRoutesPath), `${generatedRoutesPath} is missing: run \`npm run generate:routes\``).toBe(true);
+      const fresh = join(work, 'client-routes.ts');
+      const result = await run(tsx, withOutput(scriptArgs(scripts['generate:routes'], 'tsx'), fresh));
+      expect(result.code, `the route table script failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
+      const drift = byteDrift(readFileSync(fresh), readFileSync(generatedRoutesPath));
+      expect(drift, `generated/client-routes.ts is stale (${drift ?? ''}): run \`npm run generate:routes\``).toBeUndefined();
+    },
+    timeout,
+  );
+
+  test('the route table follows the contract: an operation moved to the other base URL changes it', () => {
+    const text = readFileSync(generatedBundlePath, 'utf8');
+    const moved = text.replace(/(operationId: createProduct\n(?:.*\n)*?\s+servers:\n\s+- url: )'\{base_url_alt\}'/, "$1'{base_url}'");
+    expect(moved, 'the self-check could not find createProduct\'s server').not.toBe(text);
+    const fresh = Buffer.from(clientRoutesSource(parseContract(text)));
+    expect(byteDrift(fresh, readFileSync(generatedRoutesPath))).toBeUndefined();
+    expect(clientRoutesSource(parseContract(moved))).toContain("createProduct: { method: 'post', path: '/product', server: 'base_url',");
+  });
 });

@@ -19,6 +19,7 @@ export const rootDocumentPath = join(openapiDir, 'openapi.yaml');
 export const decisionsPath = join(openapiDir, 'DECISIONS.md');
 export const generatedBundlePath = join(contractRoot, 'generated', 'openapi.yaml');
 export const generatedTypesPath = join(contractRoot, 'generated', 'openapi.d.ts');
+export const generatedRoutesPath = join(contractRoot, 'generated', 'client-routes.ts');
 export const binDir = join(repoRoot, 'node_modules', '.bin');
 
 export { isObject };

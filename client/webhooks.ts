@@ -1,0 +1,51 @@
+/**
+ * Verification of the service's webhook deliveries (Standard Webhooks, D14) through the
+ * `standardwebhooks` library: the signature over id, timestamp and the exact body, and a recent
+ * timestamp. What it returns is typed as the contract's webhook payload.
+ */
+import { Webhook } from 'standardwebhooks';
+import type { webhooks } from '../generated/openapi.js';
+
+/** What the service POSTs to a webhook endpoint (the contract's `chargeEvent` webhook). */
+export type WebhookEvent = webhooks['chargeEvent']['post']['requestBody']['content']['application/json'];
+
+/** A delivery that is not from the service, was changed on the way, or is stale. */
+export class WebhookVerificationFailed extends Error {
+  override readonly name = 'WebhookVerificationFailed';
+}
+
+/** Headers as fetch (`Headers`) or Node's `http` (`req.headers`) hold them. */
+export type WebhookHeaders = Headers | Record<string, string | readonly string[] | undefined>;
+
+const signedHeaders = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
+function pick(headers: WebhookHeaders): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of signedHeaders) {
+    const value = headers instanceof Headers ? headers.get(name) : (headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]);
+    const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(' ') : undefined;
+    if (text === undefined) throw new WebhookVerificationFailed(`webhook delivery has no ${name} header: it was not sent by the service, or a proxy dropped the header`);
+    picked[name] = text;
+  }
+  return picked;
+}
+
+/**
+ * The event of a delivery, once its signature is checked with the registration's `whsec_…`
+ * secret. `rawBody` must be the bytes as received: a body parsed and serialised again no longer
+ * matches its signature. Throws `WebhookVerificationFailed` saying why otherwise.
+ */
+export function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: string | Uint8Array): WebhookEvent {
+  if (!secret.startsWith('whsec_')) throw new WebhookVerificationFailed('the webhook secret must be the whsec_… value the service answered when the webhook was registered');
+  const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
+  let verified: unknown;
+  try {
+    verified = new Webhook(secret).verify(body, pick(headers));
+  } catch (error) {
+    if (error instanceof WebhookVerificationFailed) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new WebhookVerificationFailed(`webhook delivery failed verification (${reason}): check that the secret is this registration's and that the body is passed unparsed`, { cause: error });
+  }
+  if (typeof verified !== 'object' || verified === null) throw new WebhookVerificationFailed('webhook delivery is signed but its body is not a JSON object');
+  return verified as WebhookEvent;
+}

@@ -1,0 +1,126 @@
+/**
+ * What a user installs is what is tested: the project packed as `npm pack` packs it, the tarball
+ * installed into an empty project with npm, and there
+ * - the README's client blocks type-check and the first runs against the compiled reference
+ *   server (a product, a development payment link, a sandbox payment, read back PAID);
+ * - calls on the wrong base URL do not compile (the installed declarations, not the sources);
+ * - the install pulls the client's two dependencies and nothing of the server's;
+ * - the `bin` commands, which need the repository, say so instead of crashing.
+ *
+ * The client is built with `npm run build:client` and packed with `--ignore-scripts`: a plain
+ * `npm pack` would also run `prepare` (docs and server build), rewriting dist/server/main.mjs
+ * under the other tests' servers; `prepack` runs the same build:client, as checked below.
+ * npm may reach the registry for the two dependencies and TypeScript (the cache is tried first);
+ * without either, the test is skipped with a NOTICE.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { listening, printedKey, repoRoot, startBuiltServer, freePort, useChildProcesses } from '../../server/test-support/processes.js';
+import { fencedBlocks } from '../support/markdown.js';
+
+const folder = useChildProcesses('pix-pack-');
+const repoPackage = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  name: string;
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    // Without vitest's and npm's own variables: the child is a user's shell, not this test run.
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VITEST|npm_|NODE_ENV$|TEST$|INIT_CWD$)/.test(name)));
+    execFile(command, args, { cwd, env: { ...clean, NO_COLOR: '1', ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) + (error && typeof error.code !== 'number' ? `\n${error.message}` : '') });
+    });
+  });
+}
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The calls the types must refuse, one per line, each with the error tsc must report there. */
+const mustNotCompile: Array<[string, { line: string; code: string }]> = [
+  ['a {base_url} operation on {base_url_alt}', { line: "await pix.alt.POST('/charge/payment-link', { body: { total: 500 } });", code: 'TS2345' }],
+  ['a {base_url_alt} operation on {base_url}', { line: "await pix.base.POST('/product', { body: { name: 'n', description: 'd', price: 1, sku: 's', displayId: 'i' } });", code: 'TS2345' }],
+  ['an unknown body field', { line: "await pix.base.POST('/charge/payment-link', { body: { total: 500, amount: 500 } });", code: 'TS2353' }],
+  ['a field the answer does not have', { line: "void (await pix.base.POST('/charge/payment-link', { body: { total: 500 } })).data?.data.status;", code: 'TS2339' }],
+];
+
+const tsconfig = {
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', types: ['node'] },
+};
+
+describe('the packed package', () => {
+  test('prepack builds the client, so a plain npm pack packs what this test packs', () => {
+    expect(repoPackage.scripts.prepack).toContain('npm run build:client');
+    expect(Object.keys(repoPackage.dependencies).sort()).toEqual(['openapi-fetch', 'standardwebhooks']);
+  });
+
+  test('installed in an empty project: the README client blocks compile and run against the reference server; wrong calls do not compile', { timeout: 240_000 }, async (context) => {
+    const work = join(folder(), 'work');
+    const project = join(work, 'project');
+    mkdirSync(project, { recursive: true });
+
+    const built = await run(npm, ['run', '-s', 'build:client'], repoRoot);
+    expect(built.code, built.stdout + built.stderr).toBe(0);
+    const packed = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot);
+    expect(packed.code, packed.stderr).toBe(0);
+    const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const files = info!.files.map((f) => f.path);
+    expect(files.filter((f) => !/^(dist\/client\/|bin\/|package\.json$|README\.md$)/.test(f)), 'only the client build, bin, package.json and README').toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['dist/client/index.mjs', 'dist/client/types/client/index.d.ts', 'dist/client/types/generated/openapi.d.ts']));
+
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', private: true, type: 'module' }));
+    const dev = repoPackage.devDependencies;
+    const installed = await run(npm, ['install', join(work, info!.filename), `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`, '--prefer-offline', '--no-audit', '--no-fund'], project);
+    if (installed.code !== 0 && /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(installed.stderr)) {
+      console.warn(`NOTICE: npm could not reach the registry for the client's dependencies: the packed-package test is skipped.\n${installed.stderr}`);
+      context.skip();
+    }
+    expect(installed.code, installed.stderr).toBe(0);
+    const modules = readdirSync(join(project, 'node_modules'));
+    expect(modules).toEqual(expect.arrayContaining(['openapi-fetch', 'standardwebhooks', repoPackage.name]));
+    for (const serverOnly of ['hono', 'better-sqlite3', 'pg', 'pino', 'tsx', 'ajv']) expect(modules, `${serverOnly} is not the client's`).not.toContain(serverOnly);
+
+    // The README's blocks as they stand: the first is a program, the second a webhook endpoint (compiled only).
+    const blocks = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '## TypeScript client', 'ts');
+    expect(blocks).toHaveLength(2);
+    writeFileSync(join(project, 'main.ts'), blocks[0]!);
+    writeFileSync(join(project, 'webhook.ts'), blocks[1]!);
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['main.ts', 'webhook.ts'] }));
+    const tsc = join(project, 'node_modules', '.bin', 'tsc');
+    const compiled = await run(tsc, ['-p', '.'], project);
+    expect(compiled.code, compiled.stdout + compiled.stderr).toBe(0);
+
+    const preamble = ["import { createPixClient } from 'pix-payments-toolkit/client';", "const pix = createPixClient({ baseUrl: 'http://localhost:3000', baseUrlAlt: 'http://localhost:3000', apiKey: 'sk_x' });"];
+    writeFileSync(join(project, 'wrong.ts'), [...preamble, ...mustNotCompile.map(([, { line }]) => line), 'export {};', ''].join('\n'));
+    writeFileSync(join(project, 'tsconfig.wrong.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: ['wrong.ts'] }));
+    const refused = await run(tsc, ['-p', 'tsconfig.wrong.json'], project);
+    const errors = [...refused.stdout.matchAll(/^wrong\.ts\((\d+),\d+\): error (TS\d+)/gm)].map(([, line, code]) => `${line} ${code}`);
+    expect(errors, refused.stdout).toEqual(mustNotCompile.map(([, { code }], i) => `${preamble.length + 1 + i} ${code}`));
+
+    const port = await freePort();
+    const server = startBuiltServer({ DATABASE_PATH: join(work, 'payments.db'), PORT: String(port) });
+    await listening(server);
+    const base = `http://localhost:${port}`;
+    const ran = await run(process.execPath, ['out/main.js'], project, { PIX_BASE_URL: base, PIX_BASE_URL_ALT: base, PIX_API_KEY: printedKey(server) });
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(new RegExp(`^charge (char_\\w+) for 7980 cents: ${base}/pay/\\1$`, 'm'));
+    expect(ran.stdout).toMatch(/^charge char_\w+ is PAID$/m);
+
+    for (const command of ['pix-keys', 'pix-conformance']) {
+      const bin = await run(join(project, 'node_modules', '.bin', command), ['--help'], project);
+      expect(bin.code).toBe(2);
+      expect(bin.stderr).toContain(`${command} runs from a clone of the repository`);
+    }
+  });
+});
