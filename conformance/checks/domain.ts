@@ -29,7 +29,8 @@ import type { CheckName, Exchange } from '../engine/types.js';
 import { devModeField, validBodies } from '../data/bodies.js';
 import { fixtureFor } from '../data/fixtures.js';
 import { pathParameterExamples } from '../data/schema.js';
-import { describeExchange, documentedResponses, followRef, isObject, pointerToken } from './responses.js';
+import { describeExchange, documentedResponses, isObject, schemaPointerFor } from './responses.js';
+import { followRef } from '../../lib/contract/bundled.js';
 import { isSuccess, jsonOf } from './stateful.js';
 
 export const statelessReason = '--stateless: the target keeps no state, so it cannot return the charge the run created';
@@ -81,9 +82,7 @@ export const domainCheck: CheckModule = {
 /** The JSON schema pointer of an operation's first documented 2xx response. */
 function successSchemaPointer(ctx: RunContext, operationId: string): string | undefined {
   const success = documentedResponses(ctx.contract, ctx.operation(operationId)).find((r) => /^2/.test(r.key));
-  const content = success && isObject(success.response.content) ? success.response.content : undefined;
-  const type = content && Object.keys(content).find((t) => /json/i.test(t));
-  return success && type ? `${success.pointer}/content/${pointerToken(type)}/schema` : undefined;
+  return success ? schemaPointerFor(success, undefined) : undefined;
 }
 
 /** The schema of the property at `path` (names of nested properties) in an operation's success body, `$ref`s followed. */

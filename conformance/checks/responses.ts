@@ -6,11 +6,15 @@
  * departure fails or is only information comes from its `x-decision` / `x-decided` marks.
  */
 import type { ErrorObject } from 'ajv';
-import { resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { escapeToken } from '../../lib/contract/pointer.js';
+import { contentOf, documentedResponse, documentedResponses, mediaTypeMatches, mediaTypeOf, schemaPointerFor, type DocumentedResponse } from '../../lib/contract/responses.js';
+export { documentedResponse, documentedResponses, mediaTypeOf, schemaPointerFor, type DocumentedResponse };
+import { followRef, resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { isPlainObject as isObject, operationPointer, toPointer } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { CheckName, Exchange } from '../engine/types.js';
+import { splitPointer } from '../../lib/contract/pointer.js';
 
 // ---------------------------------------------------------------------------
 // Reading the contract (shared with the other check modules of this folder)
@@ -18,68 +22,17 @@ import type { CheckName, Exchange } from '../engine/types.js';
 
 export { isPlainObject as isObject } from '../data/schema.js';
 
-/** One token of a JSON Pointer (RFC 6901). */
-export function pointerToken(token: string): string {
-  return toPointer([token]).slice(1);
-}
 
-/** Follows local `$ref`s from `node` (found at `pointer`), returning the object reached and its own pointer. */
-export function followRef(doc: JsonObject, node: unknown, pointer: string): { node: unknown; pointer: string } {
-  let current = node;
-  let at = pointer;
-  const seen = new Set<string>();
-  while (isObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#') && !seen.has(current.$ref)) {
-    seen.add(current.$ref);
-    at = current.$ref.slice(1);
-    current = resolvePointer(doc, at);
-  }
-  return { node: current, pointer: at };
-}
 
-export interface DocumentedResponse {
-  /** The key it is documented under: `201`, `4XX` or `default`. */
-  key: string;
-  /** The response object, `$ref` followed. */
-  response: JsonObject;
-  /** The JSON Pointer of that response object. */
-  pointer: string;
-}
 
-/** Every response the operation documents, in document order. */
-export function documentedResponses(doc: JsonObject, op: ContractOperation): DocumentedResponse[] {
-  const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-  return Object.entries(responses).flatMap(([key, raw]) => {
-    const { node, pointer } = followRef(doc, raw, `${operationPointer(op)}/responses/${pointerToken(key)}`);
-    return isObject(node) ? [{ key, response: node, pointer }] : [];
-  });
-}
 
-/** The response documented for `status`: the exact code, else its range (`4XX`), else `default`. */
-export function documentedResponse(doc: JsonObject, op: ContractOperation, status: number): DocumentedResponse | undefined {
-  const all = documentedResponses(doc, op);
-  return (
-    all.find((r) => r.key === String(status)) ??
-    all.find((r) => r.key.toUpperCase() === `${String(status)[0]}XX`) ??
-    all.find((r) => r.key === 'default')
-  );
-}
 
 /** Whether a documented response key covers a status class (`2` for 2xx). */
 function keyClass(key: string): string | undefined {
   return /^[1-5]/.test(key) ? key[0] : undefined;
 }
 
-/** The media type of a Content-Type value, lower case, without parameters. */
-export function mediaTypeOf(contentType: string | undefined): string | undefined {
-  const type = contentType?.split(';')[0]?.trim().toLowerCase();
-  return type ? type : undefined;
-}
 
-function mediaTypeMatches(documented: string, actual: string): boolean {
-  const d = documented.toLowerCase();
-  if (d === actual || d === '*/*') return true;
-  return d.endsWith('/*') && actual.startsWith(d.slice(0, -1));
-}
 
 /** `POST /charge/payment-link → 201`: how a finding names its exchange. */
 export function describeExchange(exchange: Exchange): string {
@@ -131,7 +84,7 @@ const composing = ['allOf', 'anyOf', 'oneOf'];
  */
 function decisionOnPath(contract: JsonObject, pointer: string, instancePath: string): string | undefined {
   let node = followRef(contract, resolvePointer(contract, pointer), pointer).node;
-  const tokens = instancePath.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = splitPointer(instancePath);
   for (let i = 0; ; i++) {
     if (!isObject(node)) return undefined;
     const marked = RunContext.decisionOf(node) ?? composing.map((k) => RunContext.decisionOf(node, k)).find(Boolean);
@@ -279,10 +232,6 @@ function mostCommon(values: string[]): string | undefined {
   return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
-function contentOf(documented: DocumentedResponse): JsonObject | undefined {
-  const content = documented.response.content;
-  return isObject(content) && Object.keys(content).length > 0 ? content : undefined;
-}
 
 function checkContentType(judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
   const check = 'content_type_conformance';
@@ -307,16 +256,6 @@ function checkContentType(judge: Judge, op: ContractOperation, exchange: Exchang
   judge.depart(op.operationId, check, `${what}: Content-Type ${actual ?? '(none)'}, documented ${types.join(' or ')}`, exchange, decision);
 }
 
-/** The documented media type whose schema judges this response: the one matching its Content-Type, else the first JSON one. */
-function schemaPointerFor(documented: DocumentedResponse, contentType: string | undefined): string | undefined {
-  const content = contentOf(documented);
-  if (!content) return undefined;
-  const types = Object.keys(content);
-  const actual = mediaTypeOf(contentType);
-  const type = (actual ? types.find((t) => mediaTypeMatches(t, actual)) : undefined) ?? types.find((t) => /json/i.test(t)) ?? types[0];
-  if (type === undefined || !isObject(content[type]) || !('schema' in content[type])) return undefined;
-  return `${documented.pointer}/content/${pointerToken(type)}/schema`;
-}
 
 function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
   const check = 'response_schema_conformance';
@@ -361,7 +300,7 @@ function checkHeaders(ctx: RunContext, judge: Judge, op: ContractOperation, exch
   let ok = true;
   for (const [name, raw] of Object.entries(headers)) {
     if (name.toLowerCase() === 'content-type') continue; // OpenAPI ignores it here
-    const { node, pointer } = followRef(ctx.contract, raw, `${documented.pointer}/headers/${pointerToken(name)}`);
+    const { node, pointer } = followRef(ctx.contract, raw, `${documented.pointer}/headers/${escapeToken(name)}`);
     if (!isObject(node)) continue;
     const decision = RunContext.decisionOf(node) ?? RunContext.decisionOf(documented.response);
     const value = exchange.response!.headers[name.toLowerCase()];

@@ -1,5 +1,6 @@
 import { deref, resolvePointer, type ContractOperation, isJsonObject as isPlainObject, type JsonObject } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
+import { toPointer } from '../../lib/contract/pointer.js';
 
 /**
  * Reading request schemas of the bundled contract the way the data generators need them:
@@ -93,15 +94,10 @@ export function isDeprecated(view: SchemaView): boolean {
   return view.parts.some((part) => part.schema.deprecated === true);
 }
 
-/** RFC 6901 pointer of a path of keys. */
-export function toPointer(path: readonly string[]): string {
-  return path.map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-}
+export { toPointer } from '../../lib/contract/pointer.js';
 
-/** A JSON pointer into the contract for an operation (its path item and method). */
-export function operationPointer(op: ContractOperation): string {
-  return `${toPointer(['paths', op.path])}/${op.method}`;
-}
+import { operationPointer } from '../../lib/contract/responses.js';
+export { operationPointer };
 
 export interface RequestBodyInfo {
   /** Pointer of the request body's schema in the contract (valid in the seed view too). */

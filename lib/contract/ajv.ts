@@ -2,6 +2,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { loadBundledContract, type JsonObject } from './bundled.js';
 import { addContractFormats, customFormats } from './formats.js';
+import { escapeToken } from './pointer.js';
 
 // CommonJS interop: the class is also the module's `default`, which is what NodeNext types see.
 const Ajv2020 = Ajv2020Module.default;
@@ -92,9 +93,9 @@ function describe(error: ErrorObject): FieldError {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return { pointer: `${at}/${escape(String(params.missingProperty))}`, detail: 'is required', keyword: 'required' };
+      return { pointer: `${at}/${escapeToken(String(params.missingProperty))}`, detail: 'is required', keyword: 'required' };
     case 'additionalProperties':
-      return { pointer: `${at}/${escape(String(params.additionalProperty))}`, detail: 'is not a field of this request', keyword: 'additionalProperties' };
+      return { pointer: `${at}/${escapeToken(String(params.additionalProperty))}`, detail: 'is not a field of this request', keyword: 'additionalProperties' };
     case 'format': {
       const format = customFormats[params.format as keyof typeof customFormats];
       return { pointer: at, detail: format?.message ?? `must be a valid ${String(params.format)}`, keyword: 'format' };
@@ -117,6 +118,4 @@ function describe(error: ErrorObject): FieldError {
   }
 }
 
-function escape(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
+

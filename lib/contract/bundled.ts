@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load } from 'js-yaml';
+import { splitPointer } from './pointer.js';
 
 /**
  * The bundled contract (`generated/openapi.yaml`) is the single input of every
@@ -54,24 +55,35 @@ export function parseContract(text: string): JsonObject {
 
 /** Follows local `$ref`s (`#/components/...`) until a non-reference object is reached. */
 export function deref<T = JsonObject>(doc: JsonObject, value: unknown): T {
-  let current = value;
+  return followRef(doc, value, '').node as T;
+}
+
+/**
+ * Follows local `$ref`s from `value` (found at `pointer`), returning the object reached and the
+ * pointer it lives at: the one `$ref` resolver of the contract's readers. A reference out of the
+ * document, in a circle or to nothing is an error in the contract, and thrown.
+ */
+export function followRef(doc: JsonObject, value: unknown, pointer: string): { node: unknown; pointer: string } {
+  let node = value;
+  let at = pointer;
   const seen = new Set<string>();
-  while (current && typeof current === 'object' && typeof (current as JsonObject).$ref === 'string') {
-    const ref = (current as JsonObject).$ref as string;
-    if (!ref.startsWith('#/')) throw new Error(`Only local references are supported, got ${ref}`);
-    if (seen.has(ref)) throw new Error(`Circular reference ${ref}`);
+  while (isJsonObject(node) && typeof node.$ref === 'string') {
+    const ref = node.$ref;
+    if (!ref.startsWith('#')) throw new Error(`${at}: only local references are supported, got ${ref}`);
+    if (seen.has(ref)) throw new Error(`${at}: circular reference ${ref}`);
     seen.add(ref);
-    current = resolvePointer(doc, ref.slice(1));
+    at = decodeURIComponent(ref.slice(1));
+    node = resolvePointer(doc, at);
+    if (node === undefined) throw new Error(`${pointer}: reference ${ref} does not resolve`);
   }
-  return current as T;
+  return { node, pointer: at };
 }
 
 /** Resolves a JSON Pointer (RFC 6901) such as `/components/schemas/Charge`. */
 export function resolvePointer(doc: unknown, pointer: string): unknown {
   if (pointer === '' || pointer === '/') return doc;
   let current: unknown = doc;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const key of splitPointer(pointer)) {
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as JsonObject)[key];
   }

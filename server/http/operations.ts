@@ -1,6 +1,7 @@
 import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
 import { contractNormaliser, type Normaliser } from '../../lib/contract/normalise.js';
+import { escapeToken } from '../../lib/contract/pointer.js';
 
 interface ParameterRule {
   name: string;
@@ -127,6 +128,4 @@ export class OperationCatalog {
   }
 }
 
-function escapeToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
+

@@ -1,6 +1,7 @@
 import { deref, listOperations, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { ContractValidator } from '../../lib/contract/ajv.js';
 import { pathPattern } from '../../lib/contract/paths.js';
+import { contentOf, documentedResponses, schemaPointerFor } from '../../lib/contract/responses.js';
 
 /**
  * Checks a response against the bundled contract: its status is documented for the
@@ -28,17 +29,17 @@ export class ResponseChecker {
     const op = this.operations.find((o) => o.method.toUpperCase() === (head ? 'GET' : normalised) && o.pattern.test(path));
     if (!op) return this.checkProblem(`${method} ${path}`, response, head);
     const doc = this.validator.contract;
-    const responses = (op.operation.responses ?? {}) as Record<string, unknown>;
+    const responses = documentedResponses(doc, op);
     const status = String(response.status);
-    if (!responses[status]) return [`${op.operationId}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
-    const documented = deref<JsonObject>(doc, responses[status]);
+    // The reference server documents every status it answers exactly: no range, no default.
+    const documented = responses.find((r) => r.key === status);
+    if (!documented) return [`${op.operationId}: status ${status} is not documented (documented: ${responses.map((r) => r.key).join(', ')})`];
     const violations: string[] = [];
-    for (const [name, raw] of Object.entries((documented.headers ?? {}) as Record<string, unknown>)) {
+    for (const [name, raw] of Object.entries((documented.response.headers ?? {}) as Record<string, unknown>)) {
       const header = deref<JsonObject>(doc, raw);
       if (header.required === true && !response.headers.has(name)) violations.push(`${op.operationId} ${status}: required header ${name} is missing`);
     }
-    const content = (documented.content ?? {}) as Record<string, unknown>;
-    const mediaTypes = Object.keys(content);
+    const mediaTypes = Object.keys(contentOf(documented) ?? {});
     if (mediaTypes.length === 0 || head) return violations;
     const got = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!mediaTypes.includes(got)) return [...violations, `${op.operationId} ${status}: media type ${got || '(none)'} is not ${mediaTypes.join(' or ')}`];
@@ -49,7 +50,8 @@ export class ResponseChecker {
     } catch {
       return [...violations, `${op.operationId} ${status}: body is not JSON: ${text.slice(0, 200)}`];
     }
-    const pointer = responsePointer(op, status, got, responses[status]);
+    const pointer = schemaPointerFor(documented, got);
+    if (!pointer) return violations;
     const validate = this.validator.at(pointer);
     if (!validate(body)) {
       for (const error of validate.errors ?? []) violations.push(`${op.operationId} ${status}: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`);
@@ -67,9 +69,3 @@ export class ResponseChecker {
   }
 }
 
-function responsePointer(op: ContractOperation, status: string, mediaType: string, raw: unknown): string {
-  const escapedMedia = mediaType.replace(/~/g, '~0').replace(/\//g, '~1');
-  const ref = (raw as JsonObject).$ref;
-  const base = typeof ref === 'string' ? ref.slice(1) : `/paths/${op.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${op.method}/responses/${status}`;
-  return `${base}/content/${escapedMedia}/schema`;
-}

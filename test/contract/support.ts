@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadBundledContract, resolvePointer, isJsonObject as isObject, type JsonObject } from '../../lib/contract/bundled.js';
+import { followRef, loadBundledContract, resolvePointer, isJsonObject as isObject, type JsonObject } from '../../lib/contract/bundled.js';
+import { childPointer, toPointer } from '../../lib/contract/pointer.js';
 
 export type { JsonObject };
 
@@ -41,29 +42,10 @@ export function loadContract(path = generatedBundlePath): Loaded<JsonObject> {
   }
 }
 
-/** RFC 6901 escaping of one reference token. */
-export function escapeToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
-}
+export { childPointer, escapeToken, lastToken, pointerToFragment } from '../../lib/contract/pointer.js';
 
 export function pointerOf(...tokens: Array<string | number>): string {
-  return tokens.map((t) => `/${escapeToken(t)}`).join('');
-}
-
-export function childPointer(pointer: string, token: string | number): string {
-  return `${pointer}/${escapeToken(token)}`;
-}
-
-/** Last reference token of a pointer, unescaped. */
-export function lastToken(pointer: string): string | undefined {
-  if (pointer === '') return undefined;
-  const raw = pointer.slice(pointer.lastIndexOf('/') + 1);
-  return raw.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-/** Pointer as a URI fragment (`#/paths/~1charge~1%7Bid%7D/...`), for `$ref`s handed to Ajv. */
-export function pointerToFragment(pointer: string): string {
-  return `#${pointer.split('/').map(encodeURIComponent).join('/')}`;
+  return toPointer(tokens);
 }
 
 export type Visitor = (value: unknown, pointer: string, key: string | number | undefined, parent: unknown) => void;
@@ -78,21 +60,6 @@ export function walk(value: unknown, visit: Visitor, pointer = '', key?: string 
   }
 }
 
-/** Follows local `$ref`s, returning the target and the pointer it lives at. */
-export function follow(doc: JsonObject, value: unknown, pointer: string): { node: unknown; pointer: string } {
-  let node = value;
-  let at = pointer;
-  const seen = new Set<string>();
-  while (isObject(node) && typeof node.$ref === 'string') {
-    const ref = node.$ref;
-    if (!ref.startsWith('#')) throw new Error(`${at}: only local references are supported, got ${ref}`);
-    if (seen.has(ref)) throw new Error(`${at}: circular reference ${ref}`);
-    seen.add(ref);
-    at = decodeURIComponent(ref.slice(1));
-    node = resolvePointer(doc, at);
-    if (node === undefined) throw new Error(`${pointer}: reference ${ref} does not resolve`);
-  }
-  return { node, pointer: at };
-}
+export { followRef as follow };
 
 export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
