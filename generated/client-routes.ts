@@ -16,8 +16,11 @@ export const routes = {
   listWebhookDeliveries: { method: 'get', path: '/webhook/{id}/deliveries', server: 'base_url', idempotencyKey: false },
   updateSubscription: { method: 'put', path: '/subscription', server: 'base_url_alt', idempotencyKey: false },
   createSubscription: { method: 'post', path: '/subscription', server: 'base_url_alt', idempotencyKey: false },
+  getSubscription: { method: 'get', path: '/subscription/{id}', server: 'base_url_alt', idempotencyKey: false },
   createProduct: { method: 'post', path: '/product', server: 'base_url_alt', idempotencyKey: false },
+  getProduct: { method: 'get', path: '/product/{id}', server: 'base_url_alt', idempotencyKey: false },
   createOrder: { method: 'post', path: '/order', server: 'base_url_alt', idempotencyKey: false },
+  getOrder: { method: 'get', path: '/order/{id}', server: 'base_url_alt', idempotencyKey: false },
 } as const;
 
 /** The server variables, one per base URL. */

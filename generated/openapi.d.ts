@@ -252,6 +252,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscription/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a subscription
+         * @description Returns a subscription of the caller's company as it is now, in the form its create answered. A
+         *     subscription that does not exist, or belongs to another company, is `404` (**D27**). Not in the
+         *     source document: a read of what the company created, added by **D37**.
+         */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/product": {
         parameters: {
             query?: never;
@@ -268,6 +290,28 @@ export interface paths {
          *     `ACTIVE` (**D32**). Requires `X-API-KEY` (**D03**).
          */
         post: operations["createProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/product/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product
+         * @description Returns a product of the caller's company as it is now, in the form its create answered. A
+         *     product that does not exist, or belongs to another company, is `404` (**D27**). Not in the
+         *     source document: a read of what the company created, added by **D37**.
+         */
+        get: operations["getProduct"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -293,6 +337,28 @@ export interface paths {
          *     (**D30**). Requires `X-API-KEY` (**D03**).
          */
         post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a order
+         * @description Returns a order of the caller's company as it is now, in the form its create answered. A
+         *     order that does not exist, or belongs to another company, is `404` (**D27**). Not in the
+         *     source document: a read of what the company created, added by **D37**.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1907,6 +1973,21 @@ export interface components {
          */
         WebhookIdPath: string;
         /**
+         * @description Identifier of the subscription. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @example subs_hgm2c2vxv8mtcz6th8t18gxh
+         */
+        SubscriptionIdPath: string;
+        /**
+         * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @example prod_mjdw1b86ech194xb06eh3isz
+         */
+        ProductIdPath: string;
+        /**
+         * @description Identifier of the order. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @example ordr_hhv1mo23s9wqvdt0d9yl4rqg
+         */
+        OrderIdPath: string;
+        /**
          * @description Identifier of the event; the same on every retry of one event, so receivers can drop duplicates (Standard Webhooks) (**D14**).
          * @example msg_w2k7c9a5xq0m1n3p5r7t9v1b
          */
@@ -2593,6 +2674,46 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the subscription. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example subs_hgm2c2vxv8mtcz6th8t18gxh
+                 */
+                id: components["parameters"]["SubscriptionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No subscription with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     createProduct: {
         parameters: {
             query?: never;
@@ -2634,6 +2755,46 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example prod_mjdw1b86ech194xb06eh3isz
+                 */
+                id: components["parameters"]["ProductIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No product with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     createOrder: {
         parameters: {
             query?: never;
@@ -2670,6 +2831,46 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the order. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @example ordr_hhv1mo23s9wqvdt0d9yl4rqg
+                 */
+                id: components["parameters"]["OrderIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No order with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

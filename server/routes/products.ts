@@ -1,5 +1,6 @@
 import { defineOperation, type ResourceOperations } from '../http/define-operation.js';
 import { newId } from '../domain/ids.js';
+import { notFound } from '../http/problems.js';
 import type { ProductDoc } from '../store/types.js';
 
 export const productOperations: ResourceOperations = (deps) => [
@@ -26,5 +27,11 @@ export const productOperations: ResourceOperations = (deps) => [
     };
     await deps.store.insertProduct(product);
     return { status: 201, body: product };
+  }),
+
+  defineOperation('getProduct', async ({ params: { id }, company }) => {
+    const product = (await deps.store.getProducts(company.doc.id, [id])).get(id);
+    if (!product) throw notFound('product', id);
+    return { status: 200, body: product };
   }),
 ];

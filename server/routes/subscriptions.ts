@@ -72,4 +72,10 @@ export const subscriptionOperations: ResourceOperations = (deps) => [
     await deps.store.replaceSubscription(companyId, next);
     return { status: 200, body: next };
   }),
+
+  defineOperation('getSubscription', async ({ params: { id }, company }) => {
+    const subscription = await deps.store.getSubscription(company.doc.id, id);
+    if (!subscription) throw notFound('subscription', id);
+    return { status: 200, body: subscription };
+  }),
 ];
