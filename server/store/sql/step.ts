@@ -21,12 +21,12 @@ export interface Statement<P extends readonly Param[], R> {
 export type AnyStatement = Statement<readonly Param[], unknown>;
 
 /**
- * What a step asks of its engine: one row (or undefined), every row, the number of rows a write
- * changed, or a row lock that only an engine with row locks takes (SQLite's write steps already
- * hold the whole database).
+ * What a step asks of its engine: one row (or undefined), every row, the first column of every
+ * row, the number of rows a write changed, or a row lock that only an engine with row locks takes
+ * (SQLite's write steps already hold the whole database).
  */
 export interface Op {
-  kind: 'get' | 'all' | 'run' | 'lock';
+  kind: 'get' | 'all' | 'column' | 'run' | 'lock';
   statement: AnyStatement;
   params: readonly Param[];
 }
@@ -42,6 +42,11 @@ export function* get<P extends readonly Param[], R>(statement: Statement<P, R>, 
 
 export function* all<P extends readonly Param[], R>(statement: Statement<P, R>, ...params: P): Step<R[]> {
   return (yield { kind: 'all', statement, params }) as R[];
+}
+
+/** The value of each row's only column: no row objects made, for long lists sent on as they are. */
+export function* column<P extends readonly Param[], R>(statement: Statement<P, R>, ...params: P): Step<Array<R[keyof R]>> {
+  return (yield { kind: 'column', statement, params }) as Array<R[keyof R]>;
 }
 
 /** Runs a write; returns how many rows it changed. */
