@@ -25,7 +25,9 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 const pgDialect: Dialect = {
   parameters: numberParameters,
   jsonMember: (column, name) => `(${column}::jsonb)->>'${name}'`,
-  jsonArrayValues: (parameter) => `SELECT jsonb_array_elements_text(CAST(${parameter} AS jsonb))`,
+  // = ANY(ARRAY(…)), not IN (SELECT …): the array is computed once and each id found by index,
+  // where IN would hash-join a scan of every product of the company.
+  inJsonArray: (column, parameter) => `${column} = ANY(ARRAY(SELECT jsonb_array_elements_text(CAST(${parameter} AS jsonb))))`,
   rowLock: (clause) => clause,
 };
 

@@ -13,8 +13,8 @@ export interface Dialect {
   parameters(sql: string): string;
   /** The member `name` of the JSON document in `column`, as SQL NULL where it is missing. */
   jsonMember(column: string, name: string): string;
-  /** A subquery of the string values of the JSON array `parameter` is bound to. */
-  jsonArrayValues(parameter: string): string;
+  /** `column` is one of the strings of the JSON array bound to `parameter`, looked up by index. */
+  inJsonArray(column: string, parameter: string): string;
   /** The clause on PostgreSQL; nothing on SQLite, whose write steps hold the whole database. */
   rowLock(clause: RowLock): string;
 }
@@ -43,7 +43,7 @@ export function sharedStatements(d: Dialect) {
     listClients: q<[companyId: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id'),
 
     insertProduct: q<[id: string, companyId: string, doc: string]>('INSERT INTO products (id, company_id, doc) VALUES (?, ?, ?)'),
-    productsAmong: q<[companyId: string, idsJson: string], DocRow & { id: string }>(`SELECT id, doc FROM products WHERE company_id = ? AND id IN (${d.jsonArrayValues('?')})`),
+    productsAmong: q<[companyId: string, idsJson: string], DocRow & { id: string }>(`SELECT id, doc FROM products WHERE company_id = ? AND ${d.inJsonArray('id', '?')}`),
 
     insertSubscription: q<[id: string, companyId: string, doc: string]>('INSERT INTO subscriptions (id, company_id, doc) VALUES (?, ?, ?)'),
     getSubscription: q<[companyId: string, id: string], DocRow>('SELECT doc FROM subscriptions WHERE company_id = ? AND id = ?'),

@@ -9,7 +9,7 @@ import type { AnyStatement, Op, Step } from '../sql/step.js';
 const sqliteDialect: Dialect = {
   parameters: (sql) => sql,
   jsonMember: (column, name) => `json_extract(${column}, '$.${name}')`,
-  jsonArrayValues: (parameter) => `SELECT value FROM json_each(${parameter})`,
+  inJsonArray: (column, parameter) => `${column} IN (SELECT value FROM json_each(${parameter}))`,
   rowLock: () => '',
 };
 
