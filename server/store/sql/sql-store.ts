@@ -1,0 +1,290 @@
+import type {
+  ApiKeyRecord,
+  AttemptOutcome,
+  ClientDoc,
+  CompanyRecord,
+  DueDelivery,
+  IdempotencyClaim,
+  IdempotencyClaimInput,
+  NewEvent,
+  OrderDoc,
+  ProductDoc,
+  Store,
+  StoredCharge,
+  StoredResponse,
+  SubscriptionDoc,
+  WebhookDeliveryDoc,
+  WebhookDoc,
+} from '../types.js';
+import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf } from './rows.js';
+import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
+import { all, column, get, lock, run, type Step } from './step.js';
+
+export interface WriteOptions<T> {
+  /** The step is one statement, atomic on its own: PostgreSQL needs no transaction for it. */
+  single?: boolean;
+  /**
+   * False when the caller need not wait for the commit (SQLite's group commit then resolves at
+   * once; the write is still seen by the requests that follow). PostgreSQL always commits first.
+   */
+  waitForCommit?: (result: T) => boolean;
+}
+
+/**
+ * The Store over SQL, once for both engines: every statement, row mapping and rule (the outbox
+ * fan-out, idempotency claims, attempt recording) is here. An engine supplies how a step runs
+ * (`read`, `write`: its transactions and group commit), its dialect, and what only it has.
+ */
+export abstract class SqlStore implements Store {
+  protected readonly sql: SharedStatements;
+
+  constructor(dialect: Dialect) {
+    this.sql = sharedStatements(dialect);
+  }
+
+  /** Runs a step that only reads. */
+  protected abstract read<T>(step: Step<T>): Promise<T>;
+  /** Runs a step that writes, all or nothing. */
+  protected abstract write<T>(step: Step<T>, options?: WriteOptions<T>): Promise<T>;
+
+  abstract countRequest(keyId: string, windowStart: number): Promise<number>;
+  abstract close(): Promise<void>;
+
+  async countCompanies(): Promise<number> {
+    return (await this.read(get(this.sql.countCompanies)))?.n ?? 0;
+  }
+
+  async createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void> {
+    await this.write(this.createCompanyStep(company, key));
+  }
+
+  async getCompany(companyId: string): Promise<CompanyRecord | undefined> {
+    const row = await this.read(get(this.sql.getCompany, companyId));
+    return row && companyOfRow(row);
+  }
+
+  async findApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.read(get(this.sql.findApiKey, keyId));
+    return row && apiKeyOfRow(row);
+  }
+
+  async insertClient(client: ClientDoc): Promise<void> {
+    await this.write(this.insertClientStep(client), { single: true });
+  }
+
+  async getClient(companyId: string, id: string): Promise<ClientDoc | undefined> {
+    return docOf(await this.read(get(this.sql.getClient, companyId, id)));
+  }
+
+  async listClientsJson(companyId: string): Promise<string> {
+    return `[${(await this.read(column(this.sql.listClients, companyId))).join(',')}]`;
+  }
+
+  async insertProduct(product: ProductDoc): Promise<void> {
+    await this.write(run(this.sql.insertProduct, product.id, product.companyId, JSON.stringify(product)), { single: true });
+  }
+
+  async getProducts(companyId: string, ids: readonly string[]): Promise<Map<string, ProductDoc>> {
+    const unique = [...new Set(ids)];
+    const result = new Map<string, ProductDoc>();
+    if (unique.length === 0) return result;
+    const rows = await this.read(all(this.sql.productsAmong, companyId, JSON.stringify(unique)));
+    const found = new Map(rows.map((row) => [row.id, row.doc]));
+    // In the order asked.
+    for (const id of unique) {
+      const doc = found.get(id);
+      if (doc !== undefined) result.set(id, JSON.parse(doc) as ProductDoc);
+    }
+    return result;
+  }
+
+  async insertSubscription(companyId: string, subscription: SubscriptionDoc): Promise<void> {
+    await this.write(run(this.sql.insertSubscription, subscription.id, companyId, JSON.stringify(subscription)), { single: true });
+  }
+
+  async getSubscription(companyId: string, id: string): Promise<SubscriptionDoc | undefined> {
+    return docOf(await this.read(get(this.sql.getSubscription, companyId, id)));
+  }
+
+  async replaceSubscription(companyId: string, subscription: SubscriptionDoc): Promise<void> {
+    await this.write(run(this.sql.replaceSubscription, JSON.stringify(subscription), companyId, subscription.id), { single: true });
+  }
+
+  async insertOrder(companyId: string, build: (orderNumber: number) => OrderDoc): Promise<OrderDoc> {
+    return this.write(this.insertOrderStep(companyId, build));
+  }
+
+  async insertCharge(charge: StoredCharge, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void> {
+    await this.write(this.insertChargeStep(charge, companyId, extras));
+  }
+
+  async getCharge(companyId: string, id: string): Promise<StoredCharge | undefined> {
+    return docOf(await this.read(get(this.sql.getCharge, companyId, id)));
+  }
+
+  async getChargeJson(companyId: string, id: string): Promise<string | undefined> {
+    return (await this.read(get(this.sql.getCharge, companyId, id)))?.doc;
+  }
+
+  async setChargeImage(companyId: string, id: string, brCodeBase64: string): Promise<void> {
+    await this.write(run(this.sql.setChargeImage, JSON.stringify(brCodeBase64), companyId, id), { single: true });
+  }
+
+  async findCharge(id: string): Promise<{ companyId: string; charge: StoredCharge } | undefined> {
+    const row = await this.read(get(this.sql.findCharge, id));
+    return row && { companyId: row.company_id, charge: JSON.parse(row.doc) as StoredCharge };
+  }
+
+  async transitionCharge(companyId: string, id: string, apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] }): Promise<StoredCharge | undefined> {
+    return this.write(this.transitionChargeStep(companyId, id, apply));
+  }
+
+  async openChargesDue(now: string, limit: number): Promise<Array<{ companyId: string; id: string }>> {
+    const rows = await this.read(all(this.sql.openChargesDue, now, limit));
+    return rows.map((row) => ({ companyId: row.company_id, id: row.id }));
+  }
+
+  async insertWebhook(webhook: WebhookDoc, secret: string): Promise<void> {
+    await this.write(run(this.sql.insertWebhook, webhook.id, webhook.companyId, secret, JSON.stringify(webhook), webhook.status, webhook.createdAt), { single: true });
+  }
+
+  async getWebhook(companyId: string, id: string): Promise<WebhookDoc | undefined> {
+    return docOf(await this.read(get(this.sql.getWebhook, companyId, id)));
+  }
+
+  async listWebhooks(companyId: string): Promise<WebhookDoc[]> {
+    const rows = await this.read(all(this.sql.listWebhooks, companyId));
+    return rows.map((row) => JSON.parse(row.doc) as WebhookDoc);
+  }
+
+  async replaceWebhook(companyId: string, webhook: WebhookDoc): Promise<void> {
+    await this.write(run(this.sql.replaceWebhook, JSON.stringify(webhook), webhook.status, companyId, webhook.id), { single: true });
+  }
+
+  async deleteWebhook(companyId: string, id: string): Promise<boolean> {
+    return this.write(this.deleteWebhookStep(companyId, id));
+  }
+
+  async listDeliveryAttempts(companyId: string, webhookId: string): Promise<WebhookDeliveryDoc[]> {
+    const rows = await this.read(all(this.sql.listAttempts, companyId, webhookId));
+    return rows.map((row) => JSON.parse(row.doc) as WebhookDeliveryDoc);
+  }
+
+  async claimDueDeliveries(now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
+    return this.write(this.claimDueDeliveriesStep(now, leaseUntil, limit));
+  }
+
+  async recordAttempt(outcome: AttemptOutcome): Promise<void> {
+    await this.write(this.recordAttemptStep(outcome));
+  }
+
+  async claimIdempotencyKey(input: IdempotencyClaimInput): Promise<IdempotencyClaim> {
+    return this.write(
+      this.claimIdempotencyKeyStep(input),
+      // A claim need only be seen by the requests that follow, and it is committed with or before
+      // the charge whose response it guards. A replay repeats a response that must be committed.
+      { waitForCommit: (claim) => claim.kind === 'replay' },
+    );
+  }
+
+  async releaseIdempotencyKey(companyId: string, key: string): Promise<void> {
+    // Not waited for either: lost in a crash, the claim frees itself when its lease ends.
+    await this.write(run(this.sql.releaseIdempotency, companyId, key), { single: true, waitForCommit: () => false });
+  }
+
+  // The steps of the methods above that run more than one statement. Generator methods, not
+  // generator closures made per call: V8 makes a closure of a generator function ten times slower.
+
+  private *createCompanyStep(company: CompanyRecord, key: ApiKeyRecord): Step<void> {
+    yield* run(this.sql.insertCompany, company.doc.id, company.city, company.color, company.pixKey ?? null, company.doc.createdAt, JSON.stringify(company.doc));
+    yield* run(this.sql.insertApiKey, key.id, key.companyId, key.secretHash, key.createdAt);
+  }
+
+  private *insertOrderStep(companyId: string, build: (orderNumber: number) => OrderDoc): Step<OrderDoc> {
+    // Orders of one company are numbered one at a time, whichever instance stores them.
+    yield* lock(this.sql.lockCompany, companyId);
+    const orderNumber = (yield* get(this.sql.nextOrderNumber, companyId))?.n ?? 1;
+    const order = build(orderNumber);
+    yield* run(this.sql.insertOrder, order.id, companyId, orderNumber, JSON.stringify(order));
+    return order;
+  }
+
+  private *insertChargeStep(charge: StoredCharge, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Step<void> {
+    if (extras.newClient) yield* this.insertClientStep(extras.newClient);
+    yield* run(this.sql.insertCharge, charge.id, companyId, charge.expiresAt, JSON.stringify(charge));
+    yield* this.addEvents(companyId, extras.events ?? []);
+    const r = extras.response;
+    if (r) yield* run(this.sql.completeIdempotency, r.status, r.body, r.companyId, r.key);
+  }
+
+  private *transitionChargeStep(companyId: string, id: string, apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] }): Step<StoredCharge | undefined> {
+    const current = docOf<StoredCharge>(yield* get(this.sql.getChargeToMove, companyId, id));
+    if (!current) return undefined;
+    const { charge, events } = apply(current);
+    yield* run(this.sql.replaceCharge, JSON.stringify(charge), charge.status === 'OPEN' ? 1 : 0, companyId, id);
+    yield* this.addEvents(companyId, events);
+    return charge;
+  }
+
+  private *deleteWebhookStep(companyId: string, id: string): Step<boolean> {
+    if ((yield* run(this.sql.deleteWebhook, companyId, id)) === 0) return false;
+    yield* run(this.sql.deleteWebhookDeliveries, id);
+    yield* run(this.sql.deleteWebhookAttempts, id);
+    return true;
+  }
+
+  private *claimDueDeliveriesStep(now: string, leaseUntil: string, limit: number): Step<DueDelivery[]> {
+    const rows = yield* all(this.sql.dueDeliveries, now, limit);
+    for (const row of rows) yield* run(this.sql.leaseDelivery, leaseUntil, row.event_id, row.webhook_id);
+    return rows.map(dueDeliveryOf);
+  }
+
+  private *recordAttemptStep({ attempt, companyId, state, disableWebhook }: AttemptOutcome): Step<void> {
+    const webhook = docOf<WebhookDoc>(yield* get(this.sql.getWebhookToRecord, companyId, attempt.webhookId));
+    // A webhook deleted while its attempt was in flight took its deliveries along: nothing to record.
+    if (!webhook) return;
+    yield* run(this.sql.updateDelivery, state, attempt.attempt, attempt.nextAttemptAt ?? attempt.requestedAt, attempt.eventId, attempt.webhookId);
+    yield* run(this.sql.insertAttempt, attempt.id, companyId, attempt.webhookId, attempt.eventId, attempt.requestedAt, JSON.stringify(attempt));
+    if (disableWebhook) {
+      yield* run(this.sql.replaceWebhook, JSON.stringify({ ...webhook, status: 'INACTIVE', updatedAt: attempt.requestedAt }), 'INACTIVE', companyId, webhook.id);
+    }
+  }
+
+  private *claimIdempotencyKeyStep(input: IdempotencyClaimInput): Step<IdempotencyClaim> {
+    // A row released between the INSERT and the SELECT (by another instance) is claimed on the next round.
+    for (;;) {
+      if ((yield* run(this.sql.insertIdempotency, input.companyId, input.key, input.fingerprint, input.leaseUntil, input.expiresAt)) === 1) return { kind: 'claimed' };
+      const row = yield* get(this.sql.getIdempotency, input.companyId, input.key);
+      if (!row) continue;
+      const stored = claimOfStoredKey(row, input.now, input.fingerprint);
+      if (stored) return stored;
+      // Taken over under the row lock: a concurrent claim waits for this commit and then sees the new claim.
+      yield* run(this.sql.takeOverIdempotency, input.fingerprint, input.leaseUntil, input.expiresAt, input.companyId, input.key);
+      return { kind: 'claimed' };
+    }
+  }
+
+  private insertClientStep(client: ClientDoc): Step<number> {
+    return run(this.sql.insertClient, client.id, client.companyId, client.createdAt, JSON.stringify(client));
+  }
+
+  /** Puts events in the outbox, numbered per company, with a delivery per subscribed ACTIVE webhook. */
+  private *addEvents(companyId: string, events: readonly NewEvent[]): Step<void> {
+    if (events.length === 0) return;
+    const rows = yield* all(this.sql.subscribers, companyId);
+    const subscribers = rows.map((row) => ({ id: row.id, events: (JSON.parse(row.doc) as WebhookDoc).events }));
+    // An event no webhook subscribes to would never be sent: it is not written (most charges
+    // of a company without webhooks are created, read and left to expire).
+    const wanted = events.filter((event) => subscribers.some((webhook) => webhook.events.includes(event.type)));
+    if (wanted.length === 0) return;
+    yield* lock(this.sql.lockCompany, companyId);
+    let seq = (yield* get(this.sql.nextEventSeq, companyId))?.n ?? 1;
+    for (const event of wanted) {
+      yield* run(this.sql.insertEvent, event.id, companyId, seq, event.type, event.createdAt, event.body);
+      for (const webhook of subscribers) {
+        if (webhook.events.includes(event.type)) yield* run(this.sql.insertDelivery, event.id, webhook.id, seq, event.createdAt);
+      }
+      seq += 1;
+    }
+  }
+}

@@ -1,0 +1,146 @@
+import type { DueDeliveryRow, CompanyRow, ApiKeyRow, DocRow, IdempotencyRow } from './rows.js';
+import type { Param, Statement } from './step.js';
+
+/** The row locks PostgreSQL takes; see where each is used. */
+export type RowLock = 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR KEY SHARE' | 'FOR UPDATE OF d SKIP LOCKED';
+
+/**
+ * What the two engines spell differently; everything else in a statement is the SQL both share.
+ * The engine of each dialect lives beside its store.
+ */
+export interface Dialect {
+  /** The statement in the engine's parameter syntax: shared text writes `?` for each parameter, in order. */
+  parameters(sql: string): string;
+  /** The member `name` of the JSON document in `column`, as SQL NULL where it is missing. */
+  jsonMember(column: string, name: string): string;
+  /** `column` is one of the strings of the JSON array bound to `parameter`, looked up by index. */
+  inJsonArray(column: string, parameter: string): string;
+  /** The clause on PostgreSQL; nothing on SQLite, whose write steps hold the whole database. */
+  rowLock(clause: RowLock): string;
+}
+
+/** Every statement of the store, rendered for one engine (once, when the store is created). */
+export function sharedStatements(d: Dialect) {
+  const q = <P extends readonly Param[], R = never>(sql: string): Statement<P, R> => ({ sql: d.parameters(sql) });
+  return {
+    // CAST: PostgreSQL's COUNT is a bigint, which its driver returns as a string.
+    countCompanies: q<[], { n: number }>('SELECT CAST(COUNT(*) AS INTEGER) AS n FROM companies'),
+    insertCompany: q<[id: string, city: string, color: string, pixKey: string | null, createdAt: string, doc: string]>(
+      'INSERT INTO companies (id, city, color, pix_key, created_at, doc) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    getCompany: q<[id: string], CompanyRow>('SELECT city, color, pix_key, doc FROM companies WHERE id = ?'),
+    /**
+     * Locks the company's row until commit: what is numbered per company (orders, events) is numbered by
+     * one transaction at a time. NO KEY UPDATE, not UPDATE: it does not conflict with the KEY SHARE
+     * locks that inserts referencing the company take, so those neither wait nor deadlock with it.
+     */
+    lockCompany: q<[id: string], unknown>(`SELECT 1 FROM companies WHERE id = ? ${d.rowLock('FOR NO KEY UPDATE')}`),
+    insertApiKey: q<[id: string, companyId: string, secretHash: string, createdAt: string]>('INSERT INTO api_keys (id, company_id, secret_hash, created_at) VALUES (?, ?, ?, ?)'),
+    findApiKey: q<[id: string], ApiKeyRow>('SELECT id, company_id, secret_hash, created_at FROM api_keys WHERE id = ?'),
+
+    insertClient: q<[id: string, companyId: string, createdAt: string, doc: string]>('INSERT INTO clients (id, company_id, created_at, doc) VALUES (?, ?, ?, ?)'),
+    getClient: q<[companyId: string, id: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? AND id = ?'),
+    listClients: q<[companyId: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id'),
+
+    insertProduct: q<[id: string, companyId: string, doc: string]>('INSERT INTO products (id, company_id, doc) VALUES (?, ?, ?)'),
+    productsAmong: q<[companyId: string, idsJson: string], DocRow & { id: string }>(`SELECT id, doc FROM products WHERE company_id = ? AND ${d.inJsonArray('id', '?')}`),
+
+    insertSubscription: q<[id: string, companyId: string, doc: string]>('INSERT INTO subscriptions (id, company_id, doc) VALUES (?, ?, ?)'),
+    getSubscription: q<[companyId: string, id: string], DocRow>('SELECT doc FROM subscriptions WHERE company_id = ? AND id = ?'),
+    replaceSubscription: q<[doc: string, companyId: string, id: string]>('UPDATE subscriptions SET doc = ? WHERE company_id = ? AND id = ?'),
+
+    nextOrderNumber: q<[companyId: string], { n: number }>('SELECT COALESCE(MAX(order_number), 0) + 1 AS n FROM orders WHERE company_id = ?'),
+    insertOrder: q<[id: string, companyId: string, orderNumber: number, doc: string]>('INSERT INTO orders (id, company_id, order_number, doc) VALUES (?, ?, ?, ?)'),
+
+    insertCharge: q<[id: string, companyId: string, expiresAt: string, doc: string]>('INSERT INTO charges (id, company_id, expires_at, doc) VALUES (?, ?, ?, ?)'),
+    getCharge: q<[companyId: string, id: string], DocRow>('SELECT doc FROM charges WHERE company_id = ? AND id = ?'),
+    /** Locked until commit: a concurrent move of the same charge waits and then applies to this one's result. */
+    getChargeToMove: q<[companyId: string, id: string], DocRow>(`SELECT doc FROM charges WHERE company_id = ? AND id = ? ${d.rowLock('FOR UPDATE')}`),
+    findCharge: q<[id: string], DocRow & { company_id: string }>('SELECT company_id, doc FROM charges WHERE id = ?'),
+    replaceCharge: q<[doc: string, open: number, companyId: string, id: string]>('UPDATE charges SET doc = ?, open = ? WHERE company_id = ? AND id = ?'),
+    /**
+     * The member is appended to the text as written, rather than the document re-serialised (which
+     * PostgreSQL's jsonb would reorder and respace). The condition is checked again on the row's
+     * latest version by a concurrent update, so the first image stays. Documents are compact JSON.
+     */
+    setChargeImage: q<[imageJson: string, companyId: string, id: string]>(
+      `UPDATE charges
+       SET doc = substr(doc, 1, length(doc) - 1) || CASE WHEN doc = '{}' THEN '' ELSE ',' END || '"brCodeBase64":' || ? || '}'
+       WHERE company_id = ? AND id = ? AND ${d.jsonMember('doc', 'brCodeBase64')} IS NULL`,
+    ),
+    openChargesDue: q<[now: string, limit: number], { company_id: string; id: string }>('SELECT company_id, id FROM charges WHERE open = 1 AND expires_at <= ? ORDER BY expires_at LIMIT ?'),
+
+    insertWebhook: q<[id: string, companyId: string, secret: string, doc: string, status: string, createdAt: string]>(
+      'INSERT INTO webhooks (id, company_id, secret, doc, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    getWebhook: q<[companyId: string, id: string], DocRow>('SELECT doc FROM webhooks WHERE company_id = ? AND id = ?'),
+    /**
+     * Locked so that a concurrent deleteWebhook waits (or has already taken the deliveries along), and
+     * a concurrent change of the webhook is not overwritten by an attempt that disables it.
+     */
+    getWebhookToRecord: q<[companyId: string, id: string], DocRow>(`SELECT doc FROM webhooks WHERE company_id = ? AND id = ? ${d.rowLock('FOR NO KEY UPDATE')}`),
+    listWebhooks: q<[companyId: string], DocRow>('SELECT doc FROM webhooks WHERE company_id = ? ORDER BY created_at, id'),
+    replaceWebhook: q<[doc: string, status: string, companyId: string, id: string]>('UPDATE webhooks SET doc = ?, status = ? WHERE company_id = ? AND id = ?'),
+    deleteWebhook: q<[companyId: string, id: string]>('DELETE FROM webhooks WHERE company_id = ? AND id = ?'),
+    deleteWebhookDeliveries: q<[webhookId: string]>('DELETE FROM webhook_deliveries WHERE webhook_id = ?'),
+    deleteWebhookAttempts: q<[webhookId: string]>('DELETE FROM webhook_attempts WHERE webhook_id = ?'),
+    /**
+     * KEY SHARE: a webhook being deleted is waited for (and then not a subscriber), and one read here
+     * cannot be deleted before this commits, so no delivery is left without its webhook. By id, so
+     * that concurrent fan-outs take these locks in one order.
+     */
+    subscribers: q<[companyId: string], DocRow & { id: string }>(`SELECT id, doc FROM webhooks WHERE company_id = ? AND status = 'ACTIVE' ORDER BY id ${d.rowLock('FOR KEY SHARE')}`),
+
+    nextEventSeq: q<[companyId: string], { n: number }>('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM webhook_events WHERE company_id = ?'),
+    insertEvent: q<[id: string, companyId: string, seq: number, type: string, createdAt: string, body: string]>(
+      'INSERT INTO webhook_events (id, company_id, seq, type, created_at, body) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    insertDelivery: q<[eventId: string, webhookId: string, seq: number, nextAttemptAt: string]>(
+      `INSERT INTO webhook_deliveries (event_id, webhook_id, seq, state, attempts, next_attempt_at) VALUES (?, ?, ?, 'PENDING', 0, ?)`,
+    ),
+    /**
+     * SKIP LOCKED: a delivery another worker is claiming right now is left to it. One it claimed and
+     * committed is re-read at its new next_attempt_at (the lease) and is not due.
+     */
+    dueDeliveries: q<[now: string, limit: number], DueDeliveryRow>(
+      `SELECT d.event_id, d.webhook_id, e.company_id, e.type, e.body, d.attempts, ${d.jsonMember('w.doc', 'url')} AS url, w.secret
+       FROM webhook_deliveries d
+       JOIN webhook_events e ON e.id = d.event_id
+       JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'ACTIVE'
+       WHERE d.state = 'PENDING' AND d.next_attempt_at <= ?
+         AND d.seq = (SELECT MIN(d2.seq) FROM webhook_deliveries d2 WHERE d2.webhook_id = d.webhook_id AND d2.state = 'PENDING')
+       ORDER BY d.next_attempt_at
+       LIMIT ?
+       ${d.rowLock('FOR UPDATE OF d SKIP LOCKED')}`,
+    ),
+    leaseDelivery: q<[leaseUntil: string, eventId: string, webhookId: string]>('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND webhook_id = ?'),
+    updateDelivery: q<[state: string, attempts: number, nextAttemptAt: string, eventId: string, webhookId: string]>(
+      'UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ? WHERE event_id = ? AND webhook_id = ?',
+    ),
+    insertAttempt: q<[id: string, companyId: string, webhookId: string, eventId: string, requestedAt: string, doc: string]>(
+      'INSERT INTO webhook_attempts (id, company_id, webhook_id, event_id, requested_at, doc) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    /** Ties of requested_at broken by attempt number (the later attempt of one event is the newer), then id. */
+    listAttempts: q<[companyId: string, webhookId: string], DocRow>(
+      `SELECT doc FROM webhook_attempts WHERE company_id = ? AND webhook_id = ?
+       ORDER BY requested_at DESC, CAST(${d.jsonMember('doc', 'attempt')} AS INTEGER) DESC, id DESC`,
+    ),
+
+    /** A concurrent insert of the same key makes this wait for its commit: one of them inserts. */
+    insertIdempotency: q<[companyId: string, key: string, fingerprint: string, leaseUntil: string, expiresAt: string]>(
+      `INSERT INTO idempotency_keys (company_id, key, fingerprint, lease_until, expires_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (company_id, key) DO NOTHING`,
+    ),
+    getIdempotency: q<[companyId: string, key: string], IdempotencyRow>(
+      `SELECT fingerprint, lease_until, expires_at, status, body FROM idempotency_keys WHERE company_id = ? AND key = ? ${d.rowLock('FOR UPDATE')}`,
+    ),
+    takeOverIdempotency: q<[fingerprint: string, leaseUntil: string, expiresAt: string, companyId: string, key: string]>(
+      `UPDATE idempotency_keys SET fingerprint = ?, lease_until = ?, expires_at = ?, status = NULL, body = NULL
+       WHERE company_id = ? AND key = ?`,
+    ),
+    completeIdempotency: q<[status: number, body: string, companyId: string, key: string]>('UPDATE idempotency_keys SET status = ?, body = ? WHERE company_id = ? AND key = ?'),
+    releaseIdempotency: q<[companyId: string, key: string]>('DELETE FROM idempotency_keys WHERE company_id = ? AND key = ? AND status IS NULL'),
+  };
+}
+
+export type SharedStatements = ReturnType<typeof sharedStatements>;
