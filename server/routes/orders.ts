@@ -5,7 +5,7 @@ import { toCents, toReais } from '../domain/money.js';
 import { amountErrors, saleFees } from '../domain/orders.js';
 import { toUtcTimestamp } from '../domain/time.js';
 import { definedFields } from '../domain/defined-fields.js';
-import { validationProblem } from '../http/problems.js';
+import { notFound, validationProblem } from '../http/problems.js';
 import type { OrderDoc } from '../store/types.js';
 import { clientCreateResult } from '../domain/clients.js';
 import { companyIdMustMatch } from '../domain/company-scope.js';
@@ -104,5 +104,11 @@ export const orderOperations: ResourceOperations = (deps) => [
       return doc;
     });
     return { status: 201, body: { ...order, ...newOrderState } };
+  }),
+
+  defineOperation('getOrder', async ({ params: { id }, company }) => {
+    const order = await deps.store.getOrder(company.doc.id, id);
+    if (!order) throw notFound('order', id);
+    return { status: 200, body: order };
   }),
 ];

@@ -122,6 +122,7 @@ export interface Store {
 
   /** Stores the order under the company's next order number, which `build` receives. */
   insertOrder(companyId: string, build: (orderNumber: number) => OrderDoc): Promise<OrderDoc>;
+  getOrder(companyId: string, id: string): Promise<OrderDoc | undefined>;
 
   /**
    * Stores a charge, the client it creates (if any) and, for an idempotent request, the

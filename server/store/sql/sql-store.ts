@@ -114,6 +114,10 @@ export abstract class SqlStore implements Store {
     return this.write(this.insertOrderStep(companyId, build));
   }
 
+  async getOrder(companyId: string, id: string): Promise<OrderDoc | undefined> {
+    return docOf(await this.read(get(this.sql.getOrder, companyId, id)));
+  }
+
   async insertCharge(charge: StoredCharge, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void> {
     await this.write(this.insertChargeStep(charge, companyId, extras));
   }

@@ -51,6 +51,7 @@ export function sharedStatements(d: Dialect) {
 
     nextOrderNumber: q<[companyId: string], { n: number }>('SELECT COALESCE(MAX(order_number), 0) + 1 AS n FROM orders WHERE company_id = ?'),
     insertOrder: q<[id: string, companyId: string, orderNumber: number, doc: string]>('INSERT INTO orders (id, company_id, order_number, doc) VALUES (?, ?, ?, ?)'),
+    getOrder: q<[companyId: string, id: string], DocRow>('SELECT doc FROM orders WHERE company_id = ? AND id = ?'),
 
     insertCharge: q<[id: string, companyId: string, expiresAt: string, doc: string]>('INSERT INTO charges (id, company_id, expires_at, doc) VALUES (?, ?, ?, ?)'),
     getCharge: q<[companyId: string, id: string], DocRow>('SELECT doc FROM charges WHERE company_id = ? AND id = ?'),
