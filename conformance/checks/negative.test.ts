@@ -16,6 +16,7 @@ import type { Profile } from '../engine/types.js';
 import { negativeCheck } from './negative.js';
 import { getOnlyReason as readOnlyReason } from './stateful.js';
 import { contextOn, is, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { pathPattern } from '../../lib/contract/paths.js';
 
 const check = 'negative_data_rejection';
 const bodyOperations = ['createPaymentLink', 'createClient', 'updateSubscription', 'createSubscription', 'createProduct', 'createOrder'];
@@ -39,7 +40,7 @@ function seedOnlyDeployment(): typeof fetch {
   return (async (input: string, init?: RequestInit) => {
     const method = (init?.method ?? 'GET').toLowerCase();
     const path = new URL(input).pathname;
-    const op = operations.find((o) => o.method === method && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+    const op = operations.find((o) => o.method === method && pathPattern(o.path).test(path));
     const info = op && requestBodyOf(contract, op);
     const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
     if (!info) return json(404, {});
