@@ -1,6 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-const everything = ['test/**/*.test.ts', 'server/**/*.test.ts', 'conformance/**/*.test.ts', 'lib/**/*.test.ts', 'scripts/**/*.test.ts', 'client/**/*.test.ts', 'examples/**/*.test.ts'];
+const everything = [
+  'test/**/*.test.ts',
+  'server/**/*.test.ts',
+  'conformance/**/*.test.ts',
+  'lib/**/*.test.ts',
+  'scripts/**/*.test.ts',
+  'client/**/*.test.ts',
+  'examples/**/*.test.ts',
+];
 
 /**
  * Tests run once, not once per engine: the store suite and the two-instance test (which choose
@@ -20,7 +28,9 @@ const runOnce = [
 // (.ci/run sets it); without it the PostgreSQL run is skipped, and said so.
 const postgres = process.env.TEST_DATABASE_URL;
 if (!postgres) {
-  console.warn('NOTICE: TEST_DATABASE_URL is not set: the server tests run on SQLite only (set it, e.g. postgres://root@127.0.0.1:5432/test, to run them on PostgreSQL too).');
+  console.warn(
+    'NOTICE: TEST_DATABASE_URL is not set: the server tests run on SQLite only (set it, e.g. postgres://root@127.0.0.1:5432/test, to run them on PostgreSQL too).',
+  );
 }
 
 export default defineConfig({

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 /** tsx's loader API, once `entry` (relative to bin/) is known to be here; else a message and exit 2. */
 export async function fromRepository(command, entry) {
   if (!existsSync(fileURLToPath(new URL(entry, import.meta.url)))) {
-    console.error(`${command} runs from a clone of the repository (git clone …, npm ci, then npx ${command} …): this installed package holds the TypeScript client only.`);
+    console.error(
+      `${command} runs from a clone of the repository (git clone …, npm ci, then npx ${command} …): this installed package holds the TypeScript client only.`,
+    );
     process.exit(2);
   }
   return import('tsx/esm/api');

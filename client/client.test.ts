@@ -12,7 +12,10 @@ const baseUrlAlt = 'http://pix-alt.test';
 const coffee = { name: 'Café especial 250 g', description: 'Grãos torrados do Cerrado Mineiro', price: 39.9, sku: 'CAFE-250', displayId: 'cafe-250' };
 
 /** A client whose requests are recorded and answered by `answer` (default: 201 with a JSON body). */
-function recorded(answer: (request: Request, call: number) => Response = () => Response.json({ data: { id: 'char_x' } }, { status: 201 }), retry?: PixClientOptions['retry']) {
+function recorded(
+  answer: (request: Request, call: number) => Response = () => Response.json({ data: { id: 'char_x' } }, { status: 201 }),
+  retry?: PixClientOptions['retry'],
+) {
   const sent: Request[] = [];
   const pix = createPixClient({
     baseUrl,
@@ -60,13 +63,39 @@ describe('requests', () => {
     expect(sent[0]!.headers.get('Idempotency-Key')).not.toBe(sent[1]!.headers.get('Idempotency-Key'));
   });
 
-  const retryCases: Array<[string, { given: { call: (pix: ReturnType<typeof recorded>['pix']) => Promise<unknown>; retry?: PixClientOptions['retry'] }; want: { attempts: number; key: boolean } }]> = [
-    ['a payment link is retried', { given: { call: (pix) => pix.base.POST('/charge/payment-link', { body: { total: 500 } }) }, want: { attempts: 4, key: true } }],
+  const retryCases: Array<
+    [
+      string,
+      {
+        given: { call: (pix: ReturnType<typeof recorded>['pix']) => Promise<unknown>; retry?: PixClientOptions['retry'] };
+        want: { attempts: number; key: boolean };
+      },
+    ]
+  > = [
+    [
+      'a payment link is retried',
+      { given: { call: (pix) => pix.base.POST('/charge/payment-link', { body: { total: 500 } }) }, want: { attempts: 4, key: true } },
+    ],
     ['a product is not retried (it takes no key)', { given: { call: (pix) => pix.alt.POST('/product', { body: coffee }) }, want: { attempts: 1, key: false } }],
-    ['a read is not retried unless asked', { given: { call: (pix) => pix.base.GET('/charge/{id}', { params: { path: { id: 'char_x' } } }) }, want: { attempts: 1, key: false } }],
-    ['a read the caller names is retried', { given: { call: (pix) => pix.base.GET('/charge/{id}', { params: { path: { id: 'char_x' } } }), retry: { operations: ['getCharge'] } }, want: { attempts: 4, key: false } }],
-    ['naming one operation retries no other', { given: { call: (pix) => pix.base.GET('/webhook'), retry: { operations: ['getCharge'] } }, want: { attempts: 1, key: false } }],
-    ['attempts can be lowered', { given: { call: (pix) => pix.base.POST('/charge/payment-link', { body: { total: 500 } }), retry: { attempts: 2 } }, want: { attempts: 2, key: true } }],
+    [
+      'a read is not retried unless asked',
+      { given: { call: (pix) => pix.base.GET('/charge/{id}', { params: { path: { id: 'char_x' } } }) }, want: { attempts: 1, key: false } },
+    ],
+    [
+      'a read the caller names is retried',
+      {
+        given: { call: (pix) => pix.base.GET('/charge/{id}', { params: { path: { id: 'char_x' } } }), retry: { operations: ['getCharge'] } },
+        want: { attempts: 4, key: false },
+      },
+    ],
+    [
+      'naming one operation retries no other',
+      { given: { call: (pix) => pix.base.GET('/webhook'), retry: { operations: ['getCharge'] } }, want: { attempts: 1, key: false } },
+    ],
+    [
+      'attempts can be lowered',
+      { given: { call: (pix) => pix.base.POST('/charge/payment-link', { body: { total: 500 } }), retry: { attempts: 2 } }, want: { attempts: 2, key: true } },
+    ],
   ];
   test.each(retryCases)('%s', async (_name, { given, want }) => {
     const { pix, sent } = recorded(unavailable, given.retry);
@@ -77,7 +106,11 @@ describe('requests', () => {
 
   test('every operation that takes an Idempotency-Key in the contract gets one', () => {
     // The client decides from the generated table; this pins what the table says today.
-    expect(Object.entries(routes).filter(([, r]) => r.idempotencyKey).map(([id]) => id)).toEqual(['createPaymentLink']);
+    expect(
+      Object.entries(routes)
+        .filter(([, r]) => r.idempotencyKey)
+        .map(([id]) => id),
+    ).toEqual(['createPaymentLink']);
   });
 
   const optionCases: Array<[string, { given: Partial<PixClientOptions>; want: RegExp }]> = [
@@ -97,7 +130,8 @@ describe('against the reference server', () => {
   });
   afterAll(async () => server?.close());
 
-  const client = (apiKey = server.apiKey) => createPixClient({ baseUrl: 'http://localhost', baseUrlAlt: 'http://localhost', apiKey, fetch: async (request) => server.app.fetch(request) });
+  const client = (apiKey = server.apiKey) =>
+    createPixClient({ baseUrl: 'http://localhost', baseUrlAlt: 'http://localhost', apiKey, fetch: async (request) => server.app.fetch(request) });
 
   test('a product, a payment link for it, read back and paid in the sandbox', async () => {
     const pix = client();
@@ -116,17 +150,33 @@ describe('against the reference server', () => {
 
   test('the same Idempotency-Key answers the same charge', async () => {
     const pix = client();
-    const send = () => pix.base.POST('/charge/payment-link', { body: { total: 500, devMode: true }, params: { header: { 'Idempotency-Key': 'client-test-1' } } });
+    const send = () =>
+      pix.base.POST('/charge/payment-link', { body: { total: 500, devMode: true }, params: { header: { 'Idempotency-Key': 'client-test-1' } } });
     const first = await send();
     const again = await send();
     expect(again.data?.data.id).toBe(first.data?.data.id);
     expect(again.response.headers.get('Idempotent-Replayed')).toBe('true');
   });
 
-  const problemCases: Array<[string, { given: (pix: ReturnType<typeof client>) => Promise<{ error?: { type: string; status: number; detail: string } }>; key?: string; want: { type: string; status: number } }]> = [
+  const problemCases: Array<
+    [
+      string,
+      {
+        given: (pix: ReturnType<typeof client>) => Promise<{ error?: { type: string; status: number; detail: string } }>;
+        key?: string;
+        want: { type: string; status: number };
+      },
+    ]
+  > = [
     ['an unknown key', { given: (pix) => pix.base.GET('/webhook'), key: 'sk_nope_nope', want: { type: '/problems/unauthorized', status: 401 } }],
-    ['a charge that does not exist', { given: (pix) => pix.base.GET('/charge/{id}', { params: { path: { id: 'char_missing' } } }), want: { type: '/problems/not-found', status: 404 } }],
-    ['a total below the minimum', { given: (pix) => pix.base.POST('/charge/payment-link', { body: { total: 1 } }), want: { type: '/problems/validation-error', status: 422 } }],
+    [
+      'a charge that does not exist',
+      { given: (pix) => pix.base.GET('/charge/{id}', { params: { path: { id: 'char_missing' } } }), want: { type: '/problems/not-found', status: 404 } },
+    ],
+    [
+      'a total below the minimum',
+      { given: (pix) => pix.base.POST('/charge/payment-link', { body: { total: 1 } }), want: { type: '/problems/validation-error', status: 422 } },
+    ],
   ];
   test.each(problemCases)('errors are Problems: %s', async (_name, { given, key, want }) => {
     const { error } = await given(client(key));

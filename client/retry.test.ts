@@ -42,15 +42,33 @@ describe('fetchWithRetry', () => {
   const cases: Array<[string, { given: Step[]; want: { attempts: number; slept: number[]; outcome: number | string } }]> = [
     ['a success is final', { given: [{ status: 201 }], want: { attempts: 1, slept: [], outcome: 201 } }],
     ['a 422 is final', { given: [{ status: 422 }], want: { attempts: 1, slept: [], outcome: 422 } }],
-    ['a 409 of another kind is final', { given: [{ status: 409, problemType: '/problems/invalid-transition' }], want: { attempts: 1, slept: [], outcome: 409 } }],
-    ['a 409 in progress is retried with backoff', { given: [{ status: 409, problemType: inProgress }, { status: 201 }], want: { attempts: 2, slept: [100], outcome: 201 } }],
-    ['a 409 in progress as an absolute URI is retried', { given: [{ status: 409, problemType: `http://pix.test${inProgress}` }, { status: 201 }], want: { attempts: 2, slept: [100], outcome: 201 } }],
-    ['5xx backs off exponentially', { given: [{ status: 500 }, { status: 502 }, { status: 503 }, { status: 201 }], want: { attempts: 4, slept: [100, 200, 400], outcome: 201 } }],
+    [
+      'a 409 of another kind is final',
+      { given: [{ status: 409, problemType: '/problems/invalid-transition' }], want: { attempts: 1, slept: [], outcome: 409 } },
+    ],
+    [
+      'a 409 in progress is retried with backoff',
+      { given: [{ status: 409, problemType: inProgress }, { status: 201 }], want: { attempts: 2, slept: [100], outcome: 201 } },
+    ],
+    [
+      'a 409 in progress as an absolute URI is retried',
+      { given: [{ status: 409, problemType: `http://pix.test${inProgress}` }, { status: 201 }], want: { attempts: 2, slept: [100], outcome: 201 } },
+    ],
+    [
+      '5xx backs off exponentially',
+      { given: [{ status: 500 }, { status: 502 }, { status: 503 }, { status: 201 }], want: { attempts: 4, slept: [100, 200, 400], outcome: 201 } },
+    ],
     ['network errors are retried', { given: ['network-error', 'network-error', { status: 201 }], want: { attempts: 3, slept: [100, 200], outcome: 201 } }],
     ['the last failure is thrown when attempts run out', { given: ['network-error'], want: { attempts: 4, slept: [100, 200, 400], outcome: 'fetch failed' } }],
     ['the last answer is returned when attempts run out', { given: [{ status: 503 }], want: { attempts: 4, slept: [100, 200, 400], outcome: 503 } }],
-    ['429 waits its Retry-After when longer than the backoff', { given: [{ status: 429, retryAfter: '2' }, { status: 201 }], want: { attempts: 2, slept: [2000], outcome: 201 } }],
-    ['429 waits the backoff when Retry-After is shorter', { given: [{ status: 429, retryAfter: '0' }, { status: 201 }], want: { attempts: 2, slept: [100], outcome: 201 } }],
+    [
+      '429 waits its Retry-After when longer than the backoff',
+      { given: [{ status: 429, retryAfter: '2' }, { status: 201 }], want: { attempts: 2, slept: [2000], outcome: 201 } },
+    ],
+    [
+      '429 waits the backoff when Retry-After is shorter',
+      { given: [{ status: 429, retryAfter: '0' }, { status: 201 }], want: { attempts: 2, slept: [100], outcome: 201 } },
+    ],
     ['a Retry-After beyond the limit is not waited for', { given: [{ status: 429, retryAfter: '60' }], want: { attempts: 1, slept: [], outcome: 429 } }],
   ];
   test.each(cases)('%s', async (_name, { given, want }) => {

@@ -24,7 +24,8 @@ function pick(headers: WebhookHeaders): Record<string, string> {
   for (const name of signedHeaders) {
     const value = headers instanceof Headers ? headers.get(name) : (headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]);
     const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(' ') : undefined;
-    if (text === undefined) throw new WebhookVerificationFailed(`webhook delivery has no ${name} header: it was not sent by the service, or a proxy dropped the header`);
+    if (text === undefined)
+      throw new WebhookVerificationFailed(`webhook delivery has no ${name} header: it was not sent by the service, or a proxy dropped the header`);
     picked[name] = text;
   }
   return picked;
@@ -36,7 +37,8 @@ function pick(headers: WebhookHeaders): Record<string, string> {
  * matches its signature. Throws `WebhookVerificationFailed` saying why otherwise.
  */
 export function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: string | Uint8Array): WebhookEvent {
-  if (!secret.startsWith('whsec_')) throw new WebhookVerificationFailed('the webhook secret must be the whsec_… value the service answered when the webhook was registered');
+  if (!secret.startsWith('whsec_'))
+    throw new WebhookVerificationFailed('the webhook secret must be the whsec_… value the service answered when the webhook was registered');
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   let verified: unknown;
   try {
@@ -44,7 +46,10 @@ export function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: 
   } catch (error) {
     if (error instanceof WebhookVerificationFailed) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new WebhookVerificationFailed(`webhook delivery failed verification (${reason}): check that the secret is this registration's and that the body is passed unparsed`, { cause: error });
+    throw new WebhookVerificationFailed(
+      `webhook delivery failed verification (${reason}): check that the secret is this registration's and that the body is passed unparsed`,
+      { cause: error },
+    );
   }
   if (typeof verified !== 'object' || verified === null) throw new WebhookVerificationFailed('webhook delivery is signed but its body is not a JSON object');
   return verified as WebhookEvent;

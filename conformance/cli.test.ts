@@ -20,7 +20,12 @@ describe('against the reference server', () => {
     const databasePath = join(folder(), 'ref', 'payments.db');
     const port = await freePort();
     // A fast retry, so that the webhook check sees the delivery its receiver refused come again.
-    const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port), WEBHOOK_RETRY_SCHEDULE: '0.5,0.5', WEBHOOK_POLL_MS: '50' });
+    const server = startTsx('server/main.ts', [], {
+      DATABASE_PATH: databasePath,
+      PORT: String(port),
+      WEBHOOK_RETRY_SCHEDULE: '0.5,0.5',
+      WEBHOOK_POLL_MS: '50',
+    });
     await listening(server);
     const apiKey = printedKey(server);
     const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
@@ -30,16 +35,43 @@ describe('against the reference server', () => {
     const junit = join(folder(), 'out', 'junit.xml');
     const html = join(folder(), 'out', 'report.html');
     const base = `http://127.0.0.1:${port}`;
-    const run = await conformance(['--base-url', base, '--api-key', apiKey!, '--second-api-key', secondApiKey, '--profile', 'reference', '--junit', junit, '--html', html, '--run-id', 'clitest', '--webhook-receiver', `127.0.0.1:${await freePort()}`]);
+    const run = await conformance([
+      '--base-url',
+      base,
+      '--api-key',
+      apiKey!,
+      '--second-api-key',
+      secondApiKey,
+      '--profile',
+      'reference',
+      '--junit',
+      junit,
+      '--html',
+      html,
+      '--run-id',
+      'clitest',
+      '--webhook-receiver',
+      `127.0.0.1:${await freePort()}`,
+    ]);
     const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
 
     expect(run.exit.code, failed).toBe(0);
     const lines = run.stdout.split('\n');
     const headers = lines.flatMap((l, i) => (l.startsWith('operation ') ? [i] : []));
-    expect(headers.map((at) => lines[at]!.split(/\s+/).slice(1)).flat().join(' '), failed).toBe('5xx sta cty sch hdr aut neg pos ava idm ten brc qr tot uaf 405 wsg wsc wdl');
+    expect(
+      headers
+        .map((at) => lines[at]!.split(/\s+/).slice(1))
+        .flat()
+        .join(' '),
+      failed,
+    ).toBe('5xx sta cty sch hdr aut neg pos ava idm ten brc qr tot uaf 405 wsg wsc wdl');
     // The deliveries to the suite's own receiver were checked, and passed.
     for (const column of ['wsg', 'wsc', 'wdl']) expect(matrixCell(run.stdout, 'createWebhook', column), `${column}\n${failed}`).toBe('✓');
-    for (const { operationId } of listOperations()) expect(lines.some((l) => new RegExp(`^${operationId}\\s+[✓✗–i·]`).test(l)), operationId).toBe(true);
+    for (const { operationId } of listOperations())
+      expect(
+        lines.some((l) => new RegExp(`^${operationId}\\s+[✓✗–i·]`).test(l)),
+        operationId,
+      ).toBe(true);
     expect(run.stdout).toMatch(/Checks: \d+ passed, 0 failed, \d+ info, \d+ skipped/);
     // The server's default rate limit is on: the run must wait out 429s, not skip what they blocked.
     expect(run.stdout, failed).not.toMatch(/answered 429/);
@@ -85,7 +117,9 @@ test('a target that breaks: exit 1, each failure with its request and response, 
     expect(run.stdout).toMatch(/^listClients\s+✗/m);
     expect(run.stdout).toMatch(/Checks: \d+ passed, [1-9]\d* failed/);
     expect(run.stdout).toMatch(/Failures \(\d+\)\n\n✗ getCharge › not_a_server_error\n/);
-    expect(run.stdout).toMatch(new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`),
+    );
     expect(run.stdout).toContain('boom for key sk_bro…****');
     expect(run.stdout + run.stderr).not.toContain(apiKey);
   } finally {
@@ -99,16 +133,39 @@ describe('exit code 2', () => {
     const junit = join(folder(), 'unreachable.xml');
     const run = await conformance(['--base-url', `http://127.0.0.1:${port}`, '--api-key', 'sk_whatever_key', '--junit', junit]);
     expect(run.exit.code, run.stderr).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^conformance: target unreachable: http://127\\.0\\.0\\.1:${port} does not answer: `))]);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^conformance: target unreachable: http://127\\.0\\.0\\.1:${port} does not answer: `)),
+    ]);
     expect(run.stdout).not.toContain('operation ');
     expect(existsSync(junit)).toBe(false);
   });
 
   const cases: Array<[string, { given: string[]; want: RegExp; usage: boolean }]> = [
     ['no options at all', { given: [], want: /^conformance: a base URL is required: --base-url URL or CONFORMANCE_BASE_URL$/, usage: true }],
-    ['an unknown profile', { given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--profile', 'strict'], want: /^conformance: --profile must be seed or reference, got "strict"$/, usage: true }],
-    ['a report that cannot be written', { given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--html', 'package.json/report.html'], want: /^conformance: cannot write --html package\.json\/report\.html: EEXIST$/, usage: false }],
-    ['an unknown operation', { given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--only', 'nope'], want: /^conformance: --only: unknown operationId "nope"; valid: createPaymentLink, /, usage: true }],
+    [
+      'an unknown profile',
+      {
+        given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--profile', 'strict'],
+        want: /^conformance: --profile must be seed or reference, got "strict"$/,
+        usage: true,
+      },
+    ],
+    [
+      'a report that cannot be written',
+      {
+        given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--html', 'package.json/report.html'],
+        want: /^conformance: cannot write --html package\.json\/report\.html: EEXIST$/,
+        usage: false,
+      },
+    ],
+    [
+      'an unknown operation',
+      {
+        given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--only', 'nope'],
+        want: /^conformance: --only: unknown operationId "nope"; valid: createPaymentLink, /,
+        usage: true,
+      },
+    ],
   ];
   test.each(cases)('bad arguments: %s → the message (then the usage) on stderr', async (_name, { given, want, usage }) => {
     const run = await conformance(given);

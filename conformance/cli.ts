@@ -157,7 +157,9 @@ function finish(report: RunReport, options: ConformanceOptions, reporter: Counti
   const failedResults = report.results.filter((r) => r.outcome === 'fail').length;
   const vitestTests = c.passed + c.failed + c.skipped;
   if (c.failed !== failedResults || vitestTests !== report.results.length) {
-    process.stderr.write(`conformance: vitest counted ${vitestTests} test(s), ${c.failed} failed, but the report has ${report.results.length} check(s), ${failedResults} failed\n`);
+    process.stderr.write(
+      `conformance: vitest counted ${vitestTests} test(s), ${c.failed} failed, but the report has ${report.results.length} check(s), ${failedResults} failed\n`,
+    );
     return 1;
   }
   return failedResults > 0 ? 1 : 0;

@@ -96,7 +96,9 @@ function parseFlags(argv: string[]): Partial<Record<Flag | 'help', string | bool
       case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
         throw new UsageError(`unexpected argument ${shown(/'([^']*)'/.exec(message)?.[1] ?? '')}`);
       case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-        throw new UsageError(message.includes('does not take an argument') ? `${flag} takes no value` : `${flag} needs a value (write ${flag}=VALUE for one starting with "-")`);
+        throw new UsageError(
+          message.includes('does not take an argument') ? `${flag} takes no value` : `${flag} needs a value (write ${flag}=VALUE for one starting with "-")`,
+        );
       default:
         throw new UsageError(message.split('\n')[0] ?? message);
     }
@@ -141,10 +143,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
   if (apiKey.value.trim() === '') throw new UsageError(`${apiKey.from} is empty`);
   const secondApiKey = text('second-api-key');
   if (secondApiKey && secondApiKey.value.trim() === '') throw new UsageError(`${secondApiKey.from} is empty`);
-  if (secondApiKey && secondApiKey.value === apiKey.value) throw new UsageError(`${secondApiKey.from} must be another company's key, not the same as ${apiKey.from}`);
+  if (secondApiKey && secondApiKey.value === apiKey.value)
+    throw new UsageError(`${secondApiKey.from} must be another company's key, not the same as ${apiKey.from}`);
 
   const profile = text('profile') ?? { value: 'seed', from: '' };
-  if (!(profiles as readonly string[]).includes(profile.value)) throw new UsageError(`${profile.from} must be ${profiles.join(' or ')}, got ${shown(profile.value)}`);
+  if (!(profiles as readonly string[]).includes(profile.value))
+    throw new UsageError(`${profile.from} must be ${profiles.join(' or ')}, got ${shown(profile.value)}`);
 
   const options: ConformanceOptions = {
     baseUrl,
@@ -194,7 +198,8 @@ function httpUrlOf(source: Source<string>): URL {
   } catch {
     url = undefined;
   }
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    throw new UsageError(`${source.from} must be an absolute http(s) URL, got ${shown(source.value)}`);
   return url;
 }
 
@@ -215,13 +220,21 @@ function timeoutOf(source: Source<string> | undefined): number {
   if (!source) return DEFAULT_TIMEOUT_MS;
   const value = source.value.trim();
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > MAX_TIMEOUT_MS) throw new UsageError(`${source.from} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${shown(source.value)}`);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_TIMEOUT_MS)
+    throw new UsageError(`${source.from} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${shown(source.value)}`);
   return n;
 }
 
 function onlyOf(source: Source<string>, contract: JsonObject): string[] {
   const valid = listOperations(contract).map((op) => op.operationId);
-  const ids = [...new Set(source.value.split(',').map((id) => id.trim()).filter((id) => id !== ''))];
+  const ids = [
+    ...new Set(
+      source.value
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
+  ];
   if (ids.length === 0) throw new UsageError(`${source.from} names no operation; valid: ${valid.join(', ')}`);
   const unknown = ids.filter((id) => !valid.includes(id));
   if (unknown.length > 0) throw new UsageError(`${source.from}: unknown operationId ${unknown.map(shown).join(', ')}; valid: ${valid.join(', ')}`);
@@ -246,7 +259,11 @@ export interface SuiteInput {
 }
 
 /** What the suite writes to `reportPath`. */
-export type SuiteOutcome = { kind: 'report'; report: RunReport } | { kind: 'unreachable'; message: string } | { kind: 'refused'; message: string } | { kind: 'error'; message: string };
+export type SuiteOutcome =
+  | { kind: 'report'; report: RunReport }
+  | { kind: 'unreachable'; message: string }
+  | { kind: 'refused'; message: string }
+  | { kind: 'error'; message: string };
 
 /**
  * The suite's input: the CLI's JSON when it started the suite; otherwise (vitest run on the
@@ -256,6 +273,7 @@ export function suiteInputFrom(env: NodeJS.ProcessEnv): SuiteInput {
   const json = env[SUITE_INPUT_ENV];
   if (json === undefined) return { options: parseOptions([], env), progress: 'plain' };
   const input = JSON.parse(json) as SuiteInput;
-  if (!input || typeof input !== 'object' || !input.options || typeof input.options.baseUrl !== 'string') throw new Error(`${SUITE_INPUT_ENV} holds no run options`);
+  if (!input || typeof input !== 'object' || !input.options || typeof input.options.baseUrl !== 'string')
+    throw new Error(`${SUITE_INPUT_ENV} holds no run options`);
   return input;
 }

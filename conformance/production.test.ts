@@ -8,7 +8,18 @@ import { describe, expect, test } from 'vitest';
 import type { components } from '../generated/openapi.js';
 import { unknownApiKey, malformedApiKey } from './checks/auth.js';
 import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
-import { freePort, listening, type ChildVars, printedKey, repoRoot, startBuiltServer, startTsx, useChildProcesses, within, type Running } from '../server/test-support/processes.js';
+import {
+  freePort,
+  listening,
+  type ChildVars,
+  printedKey,
+  repoRoot,
+  startBuiltServer,
+  startTsx,
+  useChildProcesses,
+  within,
+  type Running,
+} from '../server/test-support/processes.js';
 import { waitFor } from '../server/test-support/webhook-receiver.js';
 import { matrixCell, runToEnd, RUN_MS } from './test-support/cli-process.js';
 import { startTlsTunnel, tunnelHostName } from '../server/test-support/tls-tunnel.js';
@@ -23,17 +34,29 @@ async function startProduction(name: string, vars: ChildVars = {}): Promise<{ se
   const databasePath = join(folder(), name, 'payments.db');
   const port = await freePort();
   // Retries close together, so refused deliveries are retried during the run.
-  const server = startBuiltServer({ NODE_ENV: 'production', DATABASE_PATH: databasePath, PORT: String(port), WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2', WEBHOOK_POLL_MS: '50', ...vars });
+  const server = startBuiltServer({
+    NODE_ENV: 'production',
+    DATABASE_PATH: databasePath,
+    PORT: String(port),
+    WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
+    WEBHOOK_POLL_MS: '50',
+    ...vars,
+  });
   await listening(server);
   return { server, base: `http://127.0.0.1:${port}`, apiKey: printedKey(server), databasePath };
 }
 
-test('profile reference, as the README runs it in CI (npm run -s, keys in the environment): 0 failures, webhooks at .invalid, their failed deliveries harmless, no key in any output', { timeout: RUN_MS + 30_000 }, async () => {
+test('profile reference, as the README runs it in CI (npm run -s, keys in the environment): 0 failures, webhooks at .invalid, their failed deliveries harmless, no key in any output', {
+  timeout: RUN_MS + 30_000,
+}, async () => {
   const { server, base, apiKey, databasePath } = await startProduction('run');
   const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
   expect((await within(keys.exited, 'the keys command')).code, keys.stderr()).toBe(0);
   const secondApiKey = (JSON.parse(keys.stdout()) as { apiKey: string }).apiKey;
-  const run = await runToEnd('npm', ['run', '-s', 'conformance', '--', '--base-url', base, '--profile', 'reference', '--run-id', 'prodrun'], { CONFORMANCE_API_KEY: apiKey, CONFORMANCE_SECOND_API_KEY: secondApiKey });
+  const run = await runToEnd('npm', ['run', '-s', 'conformance', '--', '--base-url', base, '--profile', 'reference', '--run-id', 'prodrun'], {
+    CONFORMANCE_API_KEY: apiKey,
+    CONFORMANCE_SECOND_API_KEY: secondApiKey,
+  });
   const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
   expect(run.exit.code, failed).toBe(0);
   expect(run.stdout, failed).toMatch(/Checks: \d+ passed, 0 failed, 0 info, \d+ skipped/);
@@ -51,7 +74,11 @@ test('profile reference, as the README runs it in CI (npm run -s, keys in the en
   // The deliveries were tried, failed (the name never resolves) and are retried, and nothing broke.
   await waitFor('a failed delivery attempt in the log', () => server.stdout().includes('webhook attempt failed'));
   expect((await fetch(`${base}/client`, { headers: { 'X-API-KEY': apiKey } })).status).toBe(200);
-  const logged = server.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; status?: number });
+  const logged = server
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; status?: number });
   expect(logged.filter((line) => line.level >= 50)).toEqual([]);
   expect(logged.filter((line) => (line.status ?? 0) >= 500)).toEqual([]);
 });
@@ -74,7 +101,26 @@ describe('profile reference with --webhook-receiver behind an https tunnel', asy
     try {
       const { base, apiKey } = await startProduction('webhooks', { NODE_EXTRA_CA_CERTS: tunnel.certificatePath });
       const webhookUrl = `${tunnel.origin}/hooks/conformance`;
-      const run = await runToEnd('npm', ['run', '-s', 'conformance', '--', '--base-url', base, '--profile', 'reference', '--run-id', 'prodhooks', '--webhook-receiver', `127.0.0.1:${receiverPort}`, '--webhook-url', webhookUrl], { CONFORMANCE_API_KEY: apiKey });
+      const run = await runToEnd(
+        'npm',
+        [
+          'run',
+          '-s',
+          'conformance',
+          '--',
+          '--base-url',
+          base,
+          '--profile',
+          'reference',
+          '--run-id',
+          'prodhooks',
+          '--webhook-receiver',
+          `127.0.0.1:${receiverPort}`,
+          '--webhook-url',
+          webhookUrl,
+        ],
+        { CONFORMANCE_API_KEY: apiKey },
+      );
       const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
       expect(run.exit.code, failed).toBe(0);
       expect(run.stdout, failed).toMatch(/Checks: \d+ passed, 0 failed, 0 info, \d+ skipped/);
@@ -93,7 +139,11 @@ describe('a refused key ends the run: exit 2, one line on stderr, no suite run',
   const cases: Array<[string, (apiKey: string) => string[], string]> = [
     ['a well-formed key no one issued', () => ['--api-key', unknownApiKey()], line('the API key', '--api-key')],
     ['garbage', () => ['--api-key', malformedApiKey], line('the API key', '--api-key')],
-    ['a good key and a garbage second key', (apiKey) => ['--api-key', apiKey, '--second-api-key', malformedApiKey], line('the second API key', '--second-api-key')],
+    [
+      'a good key and a garbage second key',
+      (apiKey) => ['--api-key', apiKey, '--second-api-key', malformedApiKey],
+      line('the second API key', '--second-api-key'),
+    ],
   ];
   test.each(cases)('%s', async (name, keys, want) => {
     const { base, apiKey } = await startProduction(name.replace(/\W+/g, '-'));

@@ -75,7 +75,9 @@ export function clientRoutesSource(doc: JsonObject): string {
     '',
     '/** Every operation of the contract: its method, path, the server variable of its base URL, and whether it takes an `Idempotency-Key`. */',
     'export const routes = {',
-    ...routes.map((r) => `  ${r.operationId}: { method: ${quote(r.method)}, path: ${quote(r.path)}, server: ${quote(r.server)}, idempotencyKey: ${r.idempotencyKey} },`),
+    ...routes.map(
+      (r) => `  ${r.operationId}: { method: ${quote(r.method)}, path: ${quote(r.path)}, server: ${quote(r.server)}, idempotencyKey: ${r.idempotencyKey} },`,
+    ),
     '} as const;',
     '',
     '/** The server variables, one per base URL. */',

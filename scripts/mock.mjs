@@ -69,7 +69,7 @@ const prism = spawn(process.execPath, [prismBin, 'mock', specPath, '--host', pri
 let front;
 let stopping = false;
 let listening = false;
-createInterface({ input: prism.stdout }).on('line', line => {
+createInterface({ input: prism.stdout }).on('line', (line) => {
   // Integrators only ever see the front's address.
   const shown = line.split(prismUrl).join(publicUrl);
   if (front || !/Prism is listening on /.test(stripAnsi(line))) {
@@ -77,7 +77,7 @@ createInterface({ input: prism.stdout }).on('line', line => {
     return;
   }
   front = createFront({ upstream: { host: prismHost, port: prismPort }, rewrite: (request, answer) => currentRewriter()(request, answer) });
-  front.on('error', error => {
+  front.on('error', (error) => {
     console.error(`mock: cannot listen on ${host}:${port}: ${error.message}`);
     stop('SIGTERM');
   });
@@ -106,7 +106,7 @@ function stop(signal) {
 
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stop(signal));
 
-prism.on('error', error => {
+prism.on('error', (error) => {
   console.error(`mock: could not start Prism (${prismBin}): ${error.message}`);
   process.exit(1);
 });
@@ -172,7 +172,7 @@ function banner() {
   const title = doc?.info?.title ? ` of "${doc.info.title}"${doc.info.version ? ` ${doc.info.version}` : ''}` : '';
   lines.push(`  Mock server${title} is up: ${url}`);
   const vars = doc ? serverVariables(doc) : [];
-  const varList = vars.length ? vars.map(v => `{${v}}`).join(' and ') : 'every base URL';
+  const varList = vars.length ? vars.map((v) => `{${v}}`).join(' and ') : 'every base URL';
   lines.push(`  ${varList} ${vars.length === 1 ? 'is' : 'are both'} served on this one port: use ${url} for ${vars.length > 1 ? 'each' : 'it'}.`);
   const examples = doc ? safe(() => curlExamples(doc, url), []) : [];
   if (examples.length) {
@@ -182,7 +182,7 @@ function banner() {
   lines.push(
     '',
     '  `Prefer: code=<status>, example=<name>` picks any documented response. A refused request gets a problem',
-    '  whose `errors` name what is wrong (Prism\'s findings, also in the `sl-violations` header). The mock keeps no state.',
+    "  whose `errors` name what is wrong (Prism's findings, also in the `sl-violations` header). The mock keeps no state.",
     `  Prism reloads when ${specPath === defaultSpec ? 'generated/openapi.yaml changes (npm run bundle)' : `${specPath} changes`}. Ctrl+C stops it.`,
     '',
   );
@@ -214,7 +214,7 @@ function deref(doc, value) {
     current = ref
       .slice(2)
       .split('/')
-      .map(part => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
       .reduce((node, key) => (node && typeof node === 'object' ? node[key] : undefined), doc);
   }
   return current;
@@ -227,7 +227,7 @@ function operations(doc) {
     for (const method of METHODS) {
       const op = item[method];
       if (!op || typeof op !== 'object') continue;
-      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(p => deref(doc, p)).filter(Boolean);
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(doc, p)).filter(Boolean);
       result.push({ method, path, op, item, parameters });
     }
   }
@@ -236,7 +236,7 @@ function operations(doc) {
 
 function serverVariables(doc) {
   const names = new Set();
-  const collect = servers => {
+  const collect = (servers) => {
     for (const server of servers ?? []) for (const [, name] of String(server?.url ?? '').matchAll(/\{(\w+)\}/g)) names.add(name);
   };
   collect(doc.servers);
@@ -266,14 +266,14 @@ function apiKeyHeader(doc, entry) {
       if (scheme?.type === 'apiKey' && scheme.in === 'header') return scheme.name;
     }
   }
-  return entry.parameters.find(p => p.in === 'header' && /^x-api-key$/i.test(p.name))?.name;
+  return entry.parameters.find((p) => p.in === 'header' && /^x-api-key$/i.test(p.name))?.name;
 }
 
 function requestHeaders(doc, entry) {
   const headers = [];
   const apiKey = apiKeyHeader(doc, entry);
   if (apiKey) {
-    const param = entry.parameters.find(p => p.in === 'header' && p.name.toLowerCase() === apiKey.toLowerCase());
+    const param = entry.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === apiKey.toLowerCase());
     headers.push([apiKey, String(exampleOf(doc, param) ?? 'my-api-key')]);
   }
   for (const p of entry.parameters) {
@@ -285,12 +285,12 @@ function requestHeaders(doc, entry) {
 
 function concretePath(doc, entry) {
   let path = entry.path.replace(/\{([^}]+)\}/g, (whole, name) => {
-    const param = entry.parameters.find(p => p.in === 'path' && p.name === name);
+    const param = entry.parameters.find((p) => p.in === 'path' && p.name === name);
     return encodeURIComponent(String(exampleOf(doc, param) ?? name));
   });
   const query = entry.parameters
-    .filter(p => p.in === 'query' && p.required)
-    .map(p => `${encodeURIComponent(p.name)}=${encodeURIComponent(String(exampleOf(doc, p) ?? ''))}`);
+    .filter((p) => p.in === 'query' && p.required)
+    .map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(String(exampleOf(doc, p) ?? ''))}`);
   if (query.length) path += `?${query.join('&')}`;
   return path;
 }
@@ -317,18 +317,18 @@ function curl(doc, url, entry, { extraHeaders = [], body } = {}) {
 function curlExamples(doc, url) {
   const ops = operations(doc);
   const examples = [];
-  const label = entry => `${entry.method.toUpperCase()} ${entry.path}`;
+  const label = (entry) => `${entry.method.toUpperCase()} ${entry.path}`;
 
   const get =
-    ops.find(e => e.method === 'get' && e.path === '/charge/{id}') ??
-    ops.find(e => e.method === 'get' && e.path.includes('{')) ??
-    ops.find(e => e.method === 'get');
+    ops.find((e) => e.method === 'get' && e.path === '/charge/{id}') ??
+    ops.find((e) => e.method === 'get' && e.path.includes('{')) ??
+    ops.find((e) => e.method === 'get');
   if (get) examples.push({ comment: `${label(get)} (${get.op.summary ?? get.op.operationId ?? 'read'})`, command: curl(doc, url, get) });
 
   // The POST with the shortest documented request example makes the friendliest one-liner.
   const post = ops
-    .filter(e => e.method === 'post')
-    .map(e => ({ entry: e, body: requestBodyExample(doc, e) }))
+    .filter((e) => e.method === 'post')
+    .map((e) => ({ entry: e, body: requestBodyExample(doc, e) }))
     .filter(({ body }) => body !== undefined)
     .sort((a, b) => JSON.stringify(a.body).length - JSON.stringify(b.body).length)[0];
   if (post) {
@@ -350,7 +350,7 @@ function curlExamples(doc, url) {
       }
     }
   }
-  const rank = c => (c.status === '404' ? 0 : 2) + (c.entry === get ? 0 : 1);
+  const rank = (c) => (c.status === '404' ? 0 : 2) + (c.entry === get ? 0 : 1);
   const forced = candidates.sort((a, b) => rank(a) - rank(b))[0];
   if (forced) {
     const body = forced.entry.method === 'get' ? undefined : requestBodyExample(doc, forced.entry);

@@ -34,7 +34,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // status, time): nothing to redact, and redaction was a third of the cost of the line. Made
   // again if the logger is replaced (tests capture lines that way).
   let requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) };
-  const requestLogger = () => (requestLog.of === deps.logger ? requestLog.log : (requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) }).log);
+  const requestLogger = () =>
+    requestLog.of === deps.logger ? requestLog.log : (requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) }).log;
 
   // One middleware around everything: the request id and the log line of every request, and
   // anything thrown that is not an Error made one (Hono hands only Errors to onError).
@@ -69,7 +70,13 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   app.route('/', docsRoutes(deps));
   app.route('/', payRoutes(deps));
-  mountOperations(app, deps, catalog, operation, resources.flatMap((operations) => operations(deps)));
+  mountOperations(
+    app,
+    deps,
+    catalog,
+    operation,
+    resources.flatMap((operations) => operations(deps)),
+  );
 
   const knownPaths = catalog.all().map((rules) => ({ pattern: pathPattern(rules.path), method: rules.method.toUpperCase() }));
 
@@ -89,7 +96,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       if (kind) return problem(c, new ProblemError(kind, error.message || problemTypes[kind].title));
     }
     deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unexpected error');
-    return problem(c, new ProblemError('internal', `An unexpected error occurred; nothing was changed. Quote request id ${c.get('requestId')} when reporting it.`));
+    return problem(
+      c,
+      new ProblemError('internal', `An unexpected error occurred; nothing was changed. Quote request id ${c.get('requestId')} when reporting it.`),
+    );
   });
 
   return app;

@@ -13,7 +13,10 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   // Nothing secret is ever passed to the logger; the redaction is a second line of defence.
   // Lines are written asynchronously (a write per burst of lines, not a blocking write per
   // request); pino flushes what is left when the process exits.
-  return pino({ level: config.logLevel, redact: ['apiKey', 'secret', '*.apiKey', '*.secret', 'headers["x-api-key"]'] }, pino.destination({ dest: 1, sync: false }));
+  return pino(
+    { level: config.logLevel, redact: ['apiKey', 'secret', '*.apiKey', '*.secret', 'headers["x-api-key"]'] },
+    pino.destination({ dest: 1, sync: false }),
+  );
 }
 
 /** PostgreSQL when `DATABASE_URL` is set (its driver loaded only then), else the SQLite file. */

@@ -161,7 +161,8 @@ function postgresUrl(env: ConfigEnv): string | undefined {
   } catch {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`DATABASE_URL must be a postgres:// or postgresql:// URL, got a ${url.protocol}// URL`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new ConfigError(`DATABASE_URL must be a postgres:// or postgresql:// URL, got a ${url.protocol}// URL`);
   return raw;
 }
 

@@ -40,7 +40,10 @@ async function call(port: number, path: string, init: RequestInit & { apiKey?: s
 
 /** The first JSON log line with this `msg`, parsed. */
 function logLine(running: Running, msg: string): Record<string, unknown> | undefined {
-  const line = running.stdout().split('\n').find((l) => l.startsWith('{') && l.includes(`"msg":"${msg}"`));
+  const line = running
+    .stdout()
+    .split('\n')
+    .find((l) => l.startsWith('{') && l.includes(`"msg":"${msg}"`));
   return line === undefined ? undefined : (JSON.parse(line) as Record<string, unknown>);
 }
 
@@ -134,7 +137,10 @@ describe('a bad configuration stops the server before it starts', () => {
     const exit = await within(running.exited, 'the misconfigured server to exit');
 
     expect(exit).toEqual({ code: 2, signal: null });
-    const lines = running.stderr().split('\n').filter((line) => line.trim() !== '');
+    const lines = running
+      .stderr()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(want.variable);
     expect(running.stderr()).not.toContain('    at ');

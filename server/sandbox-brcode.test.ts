@@ -97,7 +97,9 @@ describe('the BR Code of a sandbox charge cannot be paid (D43)', () => {
       expect(pix.transactionAmount, name).toBe(given.total / 100);
       expect(pix.txid, name).toBe(read.id.slice('char_'.length));
       const html = await payPage(deployment.port, read.id);
-      expect(html, name).toContain(`<p class="test-code" id="test-code" role="note"><strong>${TEST_CODE_NOTICE}</strong> não pague este QR Code com dinheiro real`);
+      expect(html, name).toContain(
+        `<p class="test-code" id="test-code" role="note"><strong>${TEST_CODE_NOTICE}</strong> não pague este QR Code com dinheiro real`,
+      );
     }
   });
 
@@ -106,24 +108,27 @@ describe('the BR Code of a sandbox charge cannot be paid (D43)', () => {
     ['a random key (EVP)', { given: randomUUID(), want: '' }],
     ['an e-mail key, written in mixed case', { given: 'Financeiro@Padaria-Pao-Quente.com.br', want: 'financeiro@padaria-pao-quente.com.br' }],
   ];
-  test.each(keyCases)('a company created with --pix-key (%s): its live charges name the key, its development charges never do', async (_name, { given, want }) => {
-    const expectedKey = want || given;
-    const deployment = await startDeployment(`with-key-${++deployments}`);
-    const { apiKey } = await createCompany(deployment, ['--company', 'Padaria Pão Quente', '--tax-id', '11222333000181', '--pix-key', given]);
+  test.each(keyCases)(
+    'a company created with --pix-key (%s): its live charges name the key, its development charges never do',
+    async (_name, { given, want }) => {
+      const expectedKey = want || given;
+      const deployment = await startDeployment(`with-key-${++deployments}`);
+      const { apiKey } = await createCompany(deployment, ['--company', 'Padaria Pão Quente', '--tax-id', '11222333000181', '--pix-key', given]);
 
-    const live = await charge(deployment.port, apiKey, 4590, false);
-    const livePix = parsed(live.brCode);
-    expect(livePix.pixKey).toBe(expectedKey);
-    expect(livePix.transactionAmount).toBe(45.9);
-    expect(await payPage(deployment.port, live.id)).not.toContain(TEST_CODE_NOTICE);
+      const live = await charge(deployment.port, apiKey, 4590, false);
+      const livePix = parsed(live.brCode);
+      expect(livePix.pixKey).toBe(expectedKey);
+      expect(livePix.transactionAmount).toBe(45.9);
+      expect(await payPage(deployment.port, live.id)).not.toContain(TEST_CODE_NOTICE);
 
-    for (const total of [500, 4590, 99_999_999_999]) {
-      const sandbox = await charge(deployment.port, apiKey, total, true);
-      const pix = parsed(sandbox.brCode);
-      expect(pix.pixKey).toBe(UNREGISTRABLE);
-      expect(pix.transactionAmount).toBe(total / 100);
-      expect(sandbox.brCode).not.toContain(expectedKey);
-      expect(sandbox.brCode).not.toContain('11222333000181');
-    }
-  });
+      for (const total of [500, 4590, 99_999_999_999]) {
+        const sandbox = await charge(deployment.port, apiKey, total, true);
+        const pix = parsed(sandbox.brCode);
+        expect(pix.pixKey).toBe(UNREGISTRABLE);
+        expect(pix.transactionAmount).toBe(total / 100);
+        expect(sandbox.brCode).not.toContain(expectedKey);
+        expect(sandbox.brCode).not.toContain('11222333000181');
+      }
+    },
+  );
 });

@@ -66,9 +66,21 @@ describe('localOrigin', () => {
 describe('keysCommand', () => {
   test.each<[string, { databasePath: string; databaseUrl: string | undefined }, string]>([
     ['the default file', { databasePath: './data/payments.db', databaseUrl: undefined }, 'npm run keys -- create --company "Name"'],
-    ['another file', { databasePath: '/tmp/pix/db.sqlite', databaseUrl: undefined }, 'DATABASE_PATH=/tmp/pix/db.sqlite npm run keys -- create --company "Name"'],
-    ['a file with a space and a quote', { databasePath: "/tmp/my pix/o'brien.db", databaseUrl: undefined }, `DATABASE_PATH='/tmp/my pix/o'\\''brien.db' npm run keys -- create --company "Name"`],
-    ['PostgreSQL (the URL is never shown)', { databasePath: './data/payments.db', databaseUrl: 'postgres://pix:hunter2@db/pix' }, 'npm run keys -- create --company "Name"  (with the same DATABASE_URL)'],
+    [
+      'another file',
+      { databasePath: '/tmp/pix/db.sqlite', databaseUrl: undefined },
+      'DATABASE_PATH=/tmp/pix/db.sqlite npm run keys -- create --company "Name"',
+    ],
+    [
+      'a file with a space and a quote',
+      { databasePath: "/tmp/my pix/o'brien.db", databaseUrl: undefined },
+      `DATABASE_PATH='/tmp/my pix/o'\\''brien.db' npm run keys -- create --company "Name"`,
+    ],
+    [
+      'PostgreSQL (the URL is never shown)',
+      { databasePath: './data/payments.db', databaseUrl: 'postgres://pix:hunter2@db/pix' },
+      'npm run keys -- create --company "Name"  (with the same DATABASE_URL)',
+    ],
   ])('%s', (_what, config, want) => {
     expect(keysCommand(config)).toBe(want);
   });
@@ -80,8 +92,18 @@ describe('startUpLines', () => {
 
   test.each<[string, typeof config, boolean, string[]]>([
     ['a new database (its key is printed above)', config, false, [where]],
-    ['a database with companies', config, true, [where, 'This database already has companies, so no key is shown. For a new key: npm run keys -- create --company "Name"']],
-    ['payment pages elsewhere', { ...config, publicUrl: 'https://pay.example.com' }, false, [where, 'Payment pages link to https://pay.example.com (PUBLIC_URL).']],
+    [
+      'a database with companies',
+      config,
+      true,
+      [where, 'This database already has companies, so no key is shown. For a new key: npm run keys -- create --company "Name"'],
+    ],
+    [
+      'payment pages elsewhere',
+      { ...config, publicUrl: 'https://pay.example.com' },
+      false,
+      [where, 'Payment pages link to https://pay.example.com (PUBLIC_URL).'],
+    ],
   ])('%s', (_what, given, hadCompanies, want) => {
     expect(startUpLines(given, 'http://localhost:3000', hadCompanies)).toBe(`${want.join('\n')}\n\n`);
   });

@@ -57,7 +57,17 @@ const faults: Record<string, Fault> = {
 };
 
 function options(profile: Profile, over: Partial<ConformanceOptions> = {}): ConformanceOptions {
-  return { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: server.apiKey, profile, readOnly: false, stateless: false, timeoutMs: 5_000, runId: 'confauth', ...over };
+  return {
+    baseUrl: 'http://ref.test',
+    baseUrlAlt: 'http://ref.test',
+    apiKey: server.apiKey,
+    profile,
+    readOnly: false,
+    stateless: false,
+    timeoutMs: 5_000,
+    runId: 'confauth',
+    ...over,
+  };
 }
 
 async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOptions> = {}): Promise<RunContext> {
@@ -69,7 +79,12 @@ async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOpti
 }
 
 const outcomes = (ctx: RunContext): Record<string, Outcome> =>
-  Object.fromEntries(ctx.recorder.results(ctx.operations.map((op) => op.operationId)).filter((r) => r.check === 'ignored_auth').map((r) => [r.operationId, r.outcome]));
+  Object.fromEntries(
+    ctx.recorder
+      .results(ctx.operations.map((op) => op.operationId))
+      .filter((r) => r.check === 'ignored_auth')
+      .map((r) => [r.operationId, r.outcome]),
+  );
 
 const everyOperation = (outcome: Outcome): Record<string, Outcome> => Object.fromEntries(listOperations(contract).map((op) => [op.operationId, outcome]));
 
@@ -87,8 +102,17 @@ const cases: Array<[string, { given: keyof typeof faults; want: Record<Profile, 
       },
     },
   ],
-  ['only the presence of a key is checked', { given: 'presenceOnly', want: { seed: { listClients: 'fail', getCharge: 'fail', createClient: 'info' }, reference: { listClients: 'fail', createClient: 'fail' } } }],
-  ['403 instead of 401 departs from D02 only', { given: 'forbiddenNotUnauthorized', want: { seed: everyOperation('info'), reference: everyOperation('fail') } }],
+  [
+    'only the presence of a key is checked',
+    {
+      given: 'presenceOnly',
+      want: { seed: { listClients: 'fail', getCharge: 'fail', createClient: 'info' }, reference: { listClients: 'fail', createClient: 'fail' } },
+    },
+  ],
+  [
+    '403 instead of 401 departs from D02 only',
+    { given: 'forbiddenNotUnauthorized', want: { seed: everyOperation('info'), reference: everyOperation('fail') } },
+  ],
   [
     'the request is looked at before the key: 404 or 422 before 401',
     {
@@ -148,8 +172,9 @@ describe('authCheck', () => {
     expect(ctx.recorder.results(['listClients'])[0]!.findings[0]!.message).toMatch(/--stateless/);
   });
 
-  test('a 5xx to the keyless request is not_a_server_error\'s finding: the 401s to the others pass', async () => {
-    const crashWithoutKey: Fault = (request, next) => (request.headers.get('x-api-key') ? next(request) : Promise.resolve(new Response('boom', { status: 500 })));
+  test("a 5xx to the keyless request is not_a_server_error's finding: the 401s to the others pass", async () => {
+    const crashWithoutKey: Fault = (request, next) =>
+      request.headers.get('x-api-key') ? next(request) : Promise.resolve(new Response('boom', { status: 500 }));
     const ctx = await run('reference', crashWithoutKey, { only: ['listClients'] });
     const [result] = ctx.recorder.results(['listClients']);
     expect(result).toMatchObject({ check: 'ignored_auth', outcome: 'pass' });
@@ -157,7 +182,11 @@ describe('authCheck', () => {
   });
 
   test('a target that does not answer is skipped, not judged', async () => {
-    const ctx = new RunContext(options('seed', { only: ['listClients'] }), { fetch: (async () => { throw new Error('connection refused'); }) as typeof fetch });
+    const ctx = new RunContext(options('seed', { only: ['listClients'] }), {
+      fetch: (async () => {
+        throw new Error('connection refused');
+      }) as typeof fetch,
+    });
     await authCheck.run(ctx);
     expect(ctx.recorder.results(['listClients'])).toMatchObject([{ check: 'ignored_auth', outcome: 'skip' }]);
   });
@@ -172,8 +201,19 @@ describe('request material', () => {
 
   test('the bodies sent are valid ones: fixtures, the run id, devMode', async () => {
     const ctx = await run('seed', faults.correct!, { only: ['createPaymentLink', 'createOrder'] });
-    const sent = (op: string) => ctx.exchanges.filter((e) => e.operationId === op && e.request.headers['X-API-KEY'] === undefined).map((e) => JSON.parse(e.request.body!) as Record<string, unknown>);
-    expect(sent('createPaymentLink')).toEqual([expect.objectContaining({ items: [{ productId: fixtures.productId, quantity: 2 }], devMode: true, externalId: expect.stringMatching(/-confauth-\d+$/) })]);
-    expect(sent('createOrder')).toEqual([expect.objectContaining({ clientId: fixtures.clientId, items: [expect.objectContaining({ productId: fixtures.productId })], name: expect.stringMatching(/ confauth$/) })]);
+    const sent = (op: string) =>
+      ctx.exchanges
+        .filter((e) => e.operationId === op && e.request.headers['X-API-KEY'] === undefined)
+        .map((e) => JSON.parse(e.request.body!) as Record<string, unknown>);
+    expect(sent('createPaymentLink')).toEqual([
+      expect.objectContaining({ items: [{ productId: fixtures.productId, quantity: 2 }], devMode: true, externalId: expect.stringMatching(/-confauth-\d+$/) }),
+    ]);
+    expect(sent('createOrder')).toEqual([
+      expect.objectContaining({
+        clientId: fixtures.clientId,
+        items: [expect.objectContaining({ productId: fixtures.productId })],
+        name: expect.stringMatching(/ confauth$/),
+      }),
+    ]);
   });
 });

@@ -23,8 +23,7 @@ import type { Exchange } from '../engine/types.js';
 import { describeExchange, documentedResponse } from './responses.js';
 import { getOnlyReason } from './stateful.js';
 
-const alphabet = (chars: string, n: number): string =>
-  [...randomBytes(n)].map((byte) => chars[byte % chars.length]).join('');
+const alphabet = (chars: string, n: number): string => [...randomBytes(n)].map((byte) => chars[byte % chars.length]).join('');
 
 /**
  * A key of the reference server's shape (`sk_` + 24 lower-case letters and digits + `_` +
@@ -81,7 +80,10 @@ async function checkOperation(ctx: RunContext, op: ContractOperation): Promise<v
     }
     const what = `${describeExchange(exchange)} ${label}`;
     if (status >= 400 && status < 500) {
-      const why = status === 403 ? 'refused with 403 where the contract answers 401' : 'the request was judged before the key (the contract answers a missing or unknown key with 401)';
+      const why =
+        status === 403
+          ? 'refused with 403 where the contract answers 401'
+          : 'the request was judged before the key (the contract answers a missing or unknown key with 401)';
       ctx.judge(op.operationId, 'ignored_auth', false, `${what}: ${why}`, { decision: securityDecision ?? unauthorizedDecision, exchange });
     } else {
       ctx.judge(op.operationId, 'ignored_auth', false, `${what}: not refused, the key was not checked`, { decision: securityDecision, exchange });

@@ -51,7 +51,12 @@ function hideCreatedClients(): Wrapper {
 }
 
 const notFound: Wrapper = async (request, next) =>
-  is(request, 'GET', charge) ? new Response(JSON.stringify({ type: '/problems/not-found', title: 'Not found', status: 404, detail: 'x' }), { status: 404, headers: { 'content-type': 'application/problem+json' } }) : next(request);
+  is(request, 'GET', charge)
+    ? new Response(JSON.stringify({ type: '/problems/not-found', title: 'Not found', status: 404, detail: 'x' }), {
+        status: 404,
+        headers: { 'content-type': 'application/problem+json' },
+      })
+    : next(request);
 
 describe('ensure_resource_availability', () => {
   test.each<Profile>(['seed', 'reference'])('passes on the reference server (%s profile)', async (profile) => {
@@ -67,25 +72,60 @@ describe('ensure_resource_availability', () => {
     created.links = { ...(created.links as JsonObject), ListWebhooks: { operationId: 'listWebhooks' } };
     const ctx = await contextOn(server, { profile: 'reference', contract });
     await availabilityCheck.run(ctx);
-    expect(verdict(ctx, 'createWebhook', check)).toMatchObject({ outcome: 'pass', messages: expect.arrayContaining([expect.stringMatching(/^pass: GET \/webhook lists the record just created/)]) });
+    expect(verdict(ctx, 'createWebhook', check)).toMatchObject({
+      outcome: 'pass',
+      messages: expect.arrayContaining([expect.stringMatching(/^pass: GET \/webhook lists the record just created/)]),
+    });
   });
 
   // A broken deployment: which operation's check must report what, per profile.
   const broken: Array<[string, { given: Wrapper; want: { op: Op; seed: string; reference: string; message: RegExp } }]> = [
-    ['the new charge is 404', { given: notFound, want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ } }],
-    ['the charge reads another total', { given: chargeData((d) => void (d.total = Number(d.total) + 100)), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`total` reads/ } }],
-    ['the charge reads another id', { given: chargeData((d) => void (d.id = 'char_somethingelse')), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`id` reads/ } }],
-    ['the charge has no id', { given: chargeData((d) => void delete d.id), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /has no `id`/ } }],
+    [
+      'the new charge is 404',
+      { given: notFound, want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ } },
+    ],
+    [
+      'the charge reads another total',
+      {
+        given: chargeData((d) => void (d.total = Number(d.total) + 100)),
+        want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`total` reads/ },
+      },
+    ],
+    [
+      'the charge reads another id',
+      {
+        given: chargeData((d) => void (d.id = 'char_somethingelse')),
+        want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`id` reads/ },
+      },
+    ],
+    [
+      'the charge has no id',
+      { given: chargeData((d) => void delete d.id), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /has no `id`/ } },
+    ],
     // Charge.externalId is a decision as a whole (x-decision: D21): the seed's charge has no such field.
-    ['the charge reads another externalId (D21)', { given: chargeData((d) => void (d.externalId = 'someone-else')), want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /`externalId` reads/ } }],
-    ['the charge drops externalId (D21)', { given: chargeData((d) => void delete d.externalId), want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /lacks `externalId`/ } }],
-    ['the new client is not listed', { given: hideCreatedClients(), want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /is not among the/ } }],
+    [
+      'the charge reads another externalId (D21)',
+      {
+        given: chargeData((d) => void (d.externalId = 'someone-else')),
+        want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /`externalId` reads/ },
+      },
+    ],
+    [
+      'the charge drops externalId (D21)',
+      { given: chargeData((d) => void delete d.externalId), want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /lacks `externalId`/ } },
+    ],
+    [
+      'the new client is not listed',
+      { given: hideCreatedClients(), want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /is not among the/ } },
+    ],
     [
       'the list shows another tax number',
       {
         given: async (request, next) => {
           const response = await next(request);
-          return is(request, 'GET', clients) ? rewriteJson(response, (list) => (list as Array<Record<string, unknown>>).map((c) => ({ ...c, taxId: '11444777000161' }))) : response;
+          return is(request, 'GET', clients)
+            ? rewriteJson(response, (list) => (list as Array<Record<string, unknown>>).map((c) => ({ ...c, taxId: '11444777000161' })))
+            : response;
         },
         want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /`taxId` reads "11444777000161"/ },
       },
@@ -95,7 +135,9 @@ describe('ensure_resource_availability', () => {
       {
         given: async (request, next) => {
           const response = await next(request);
-          return is(request, 'GET', clients) ? rewriteJson(response, (list) => (list as Array<Record<string, unknown>>).map(({ name: _name, ...c }) => c)) : response;
+          return is(request, 'GET', clients)
+            ? rewriteJson(response, (list) => (list as Array<Record<string, unknown>>).map(({ name: _name, ...c }) => c))
+            : response;
         },
         want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /lacks `name`/ },
       },
@@ -120,7 +162,8 @@ describe('ensure_resource_availability', () => {
     [
       'the update does not find the new subscription',
       {
-        given: async (request, next) => (is(request, 'PUT', subscription) ? new Response('{}', { status: 404, headers: { 'content-type': 'application/json' } }) : next(request)),
+        given: async (request, next) =>
+          is(request, 'PUT', subscription) ? new Response('{}', { status: 404, headers: { 'content-type': 'application/json' } }) : next(request),
         want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ },
       },
     ],
@@ -136,7 +179,9 @@ describe('ensure_resource_availability', () => {
   });
 
   test('a create that fails is a skip with its status, not a finding', async () => {
-    const ctx = await contextOn(server, { wrap: async (request, next) => (is(request, 'POST', clients) ? new Response('{}', { status: 503 }) : next(request)) });
+    const ctx = await contextOn(server, {
+      wrap: async (request, next) => (is(request, 'POST', clients) ? new Response('{}', { status: 503 }) : next(request)),
+    });
     await availabilityCheck.run(ctx);
     expect(verdict(ctx, 'createClient', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/the create answered 503/) });
     expect(verdict(ctx, 'createPaymentLink', check).outcome).toBe('pass');

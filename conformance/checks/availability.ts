@@ -67,7 +67,12 @@ export const availabilityCheck: CheckModule = {
       return;
     }
     for (const source of sources) {
-      if (ctx.covers(source)) await followLinks(ctx, source, links.filter((link) => link.source.operationId === source));
+      if (ctx.covers(source))
+        await followLinks(
+          ctx,
+          source,
+          links.filter((link) => link.source.operationId === source),
+        );
     }
   },
 };
@@ -83,7 +88,10 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
   const id = linkedIdOf(links, created.body) ?? record?.[identity];
   if (typeof id !== 'string' || id === '' || !record) {
     const { decision } = requiredness(ctx, recordSchema, identity);
-    ctx.judge(source, check, false, `the create answered ${created.exchange.response?.status} without a \`${identity}\`, so the record cannot be read back`, { decision, exchange: created.exchange });
+    ctx.judge(source, check, false, `the create answered ${created.exchange.response?.status} without a \`${identity}\`, so the record cannot be read back`, {
+      decision,
+      exchange: created.exchange,
+    });
     return;
   }
   for (const link of links) {
@@ -120,7 +128,13 @@ async function create(ctx: RunContext, operationId: string): Promise<{ sent: unk
  * as a decision as a whole; a different value is a problem (a decision when the read's
  * property is one as a whole).
  */
-function compareFields(ctx: RunContext, expected: JsonObject, actual: JsonObject, readSchema: unknown, rename: Record<string, string> = {}): { problems: Problem[]; compared: string[] } {
+function compareFields(
+  ctx: RunContext,
+  expected: JsonObject,
+  actual: JsonObject,
+  readSchema: unknown,
+  rename: Record<string, string> = {},
+): { problems: Problem[]; compared: string[] } {
   const readProps = propertiesOf(ctx, readSchema);
   const problems: Problem[] = [];
   const compared: string[] = [];
@@ -174,7 +188,13 @@ async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknow
     return;
   }
   const { problems, compared } = compareFields(ctx, record, actual, enveloped ? propertiesOf(ctx, readSchema).data : readSchema);
-  report(ctx, source, problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })), `${where} shows the record just created (${compared.join(', ')} as created)`, read);
+  report(
+    ctx,
+    source,
+    problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })),
+    `${where} shows the record just created (${compared.join(', ')} as created)`,
+    read,
+  );
 }
 
 /** The list `link.target` answers includes the record, with the values sent. */
@@ -200,7 +220,13 @@ async function listed(ctx: RunContext, link: ContractLink, id: string, sent: unk
   const listSchema = successSchema(ctx, listOp);
   const itemSchema = listSchema ? deref(ctx.contract, listSchema.items) : undefined;
   const { problems, compared } = compareFields(ctx, isObject(sent) ? sent : {}, entry, itemSchema, listNames);
-  report(ctx, source, problems.map((p) => ({ ...p, message: `${where}, ${id}: ${p.message}` })), `${where} lists the record just created (${id}) with the values sent (${compared.join(', ')})`, list);
+  report(
+    ctx,
+    source,
+    problems.map((p) => ({ ...p, message: `${where}, ${id}: ${p.message}` })),
+    `${where} lists the record just created (${id}) with the values sent (${compared.join(', ')})`,
+    list,
+  );
 }
 
 /** The change the link sends (its request body, naming the record) answers the record with those values. */
@@ -226,5 +252,11 @@ async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown
     return;
   }
   const { problems } = compareFields(ctx, body, record, successSchema(ctx, op));
-  report(ctx, source, problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })), `${where} answers the record just created with the values sent`, update);
+  report(
+    ctx,
+    source,
+    problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })),
+    `${where} answers the record just created with the values sent`,
+    update,
+  );
 }

@@ -10,7 +10,8 @@ import { fixtureFor } from '../data/fixtures.js';
 import { giveFixtures } from '../test-support/fixtures.js';
 
 const contract = loadBundledContract();
-const example = (name: string): Record<string, unknown> => structuredClone(resolvePointer(contract, `/components/examples/${name}/value`)) as Record<string, unknown>;
+const example = (name: string): Record<string, unknown> =>
+  structuredClone(resolvePointer(contract, `/components/examples/${name}/value`)) as Record<string, unknown>;
 
 let server: TestServer;
 let otherQr: string;
@@ -59,7 +60,10 @@ const faults: Record<string, Fault> = {
   }),
   noAmount: onCharge((d) => {
     const code = d.brCode as string;
-    const body = parseTlv(code).filter((t) => t.tag !== '54' && t.tag !== '63').map((t) => `${t.tag}${String(t.length).padStart(2, '0')}${t.value}`).join('');
+    const body = parseTlv(code)
+      .filter((t) => t.tag !== '54' && t.tag !== '63')
+      .map((t) => `${t.tag}${String(t.length).padStart(2, '0')}${t.value}`)
+      .join('');
     d.brCode = `${body}6304${crc16CcittFalse(`${body}6304`)}`;
   }),
   qrOfAnotherText: onCharge((d) => {
@@ -94,7 +98,17 @@ const faults: Record<string, Fault> = {
 };
 
 function options(profile: Profile, over: Partial<ConformanceOptions> = {}): ConformanceOptions {
-  return { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: server.apiKey, profile, readOnly: false, stateless: false, timeoutMs: 5_000, runId: 'confdomain', ...over };
+  return {
+    baseUrl: 'http://ref.test',
+    baseUrlAlt: 'http://ref.test',
+    apiKey: server.apiKey,
+    profile,
+    readOnly: false,
+    stateless: false,
+    timeoutMs: 5_000,
+    runId: 'confdomain',
+    ...over,
+  };
 }
 
 function deployment(fault: Fault): typeof fetch {
@@ -115,26 +129,110 @@ async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOpti
 const result = (ctx: RunContext, op: string, check: CheckName): CheckResult | undefined => ctx.recorder.results([op]).find((r) => r.check === check);
 
 type Want = Partial<Record<`${'createPaymentLink' | 'getCharge'}.${CheckName}`, Outcome>>;
-const allPass: Want = { 'createPaymentLink.total_in_cents': 'pass', 'getCharge.total_in_cents': 'pass', 'getCharge.brcode_well_formed': 'pass', 'getCharge.qr_matches_brcode': 'pass' };
+const allPass: Want = {
+  'createPaymentLink.total_in_cents': 'pass',
+  'getCharge.total_in_cents': 'pass',
+  'getCharge.brcode_well_formed': 'pass',
+  'getCharge.qr_matches_brcode': 'pass',
+};
 
 // Each case: a fault, and outcomes per profile (seed facts fail in both; a decision is info in seed).
 const cases: Array<[string, { given: keyof typeof faults; want: Record<Profile, Want>; message?: RegExp; decision?: string }]> = [
   ['a correct server', { given: 'correct', want: { seed: allPass, reference: allPass } }],
-  ['a CRC that does not match', { given: 'brokenCrc', want: { seed: { 'getCharge.brcode_well_formed': 'fail' }, reference: { 'getCharge.brcode_well_formed': 'fail' } }, message: /CRC .* does not match/ }],
-  ['a valid BR Code for another amount', { given: 'amountNotTheTotal', want: { seed: { 'getCharge.brcode_well_formed': 'fail' }, reference: { 'getCharge.brcode_well_formed': 'fail' } }, message: /amount \(field 54\) is 100 cents, the charge 1234/ }],
+  [
+    'a CRC that does not match',
+    {
+      given: 'brokenCrc',
+      want: { seed: { 'getCharge.brcode_well_formed': 'fail' }, reference: { 'getCharge.brcode_well_formed': 'fail' } },
+      message: /CRC .* does not match/,
+    },
+  ],
+  [
+    'a valid BR Code for another amount',
+    {
+      given: 'amountNotTheTotal',
+      want: { seed: { 'getCharge.brcode_well_formed': 'fail' }, reference: { 'getCharge.brcode_well_formed': 'fail' } },
+      message: /amount \(field 54\) is 100 cents, the charge 1234/,
+    },
+  ],
   // The BCB manual's dynamic BR Code carries no field 54: an amount in the code is D28, not the seed.
-  ['a BR Code without an amount (its presence is D28)', { given: 'noAmount', want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } }, message: /no amount \(field 54\)/, decision: 'D28' }],
-  ['a QR code of another text', { given: 'qrOfAnotherText', want: { seed: { 'getCharge.qr_matches_brcode': 'fail', 'getCharge.brcode_well_formed': 'pass' }, reference: { 'getCharge.qr_matches_brcode': 'fail' } }, message: /the QR code holds "00020126not the brCode", not data.brCode/ }],
-  ['an image that is no PNG', { given: 'qrNotAPng', want: { seed: { 'getCharge.qr_matches_brcode': 'fail' }, reference: { 'getCharge.qr_matches_brcode': 'fail' } }, message: /not a readable PNG/ }],
-  ['the created total in reais', { given: 'totalInReaisOnCreate', want: { seed: { 'createPaymentLink.total_in_cents': 'fail', 'getCharge.total_in_cents': 'pass' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } }, message: /data.total 12.34 is not an integer number of cents/ }],
-  ['the read total as text', { given: 'totalAsTextOnRead', want: { seed: { 'getCharge.total_in_cents': 'fail' }, reference: { 'getCharge.total_in_cents': 'fail' } }, message: /data.total "1234" is not an integer/ }],
-  ['a computed total that ignores the quantity', { given: 'computedTotalIgnoresQuantity', want: { seed: { 'createPaymentLink.total_in_cents': 'fail' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } }, message: /\(items 2 × 64.95\): data.total is 6495, not 12990 \(2 × price 64.95 in cents\)/ }],
+  [
+    'a BR Code without an amount (its presence is D28)',
+    {
+      given: 'noAmount',
+      want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } },
+      message: /no amount \(field 54\)/,
+      decision: 'D28',
+    },
+  ],
+  [
+    'a QR code of another text',
+    {
+      given: 'qrOfAnotherText',
+      want: { seed: { 'getCharge.qr_matches_brcode': 'fail', 'getCharge.brcode_well_formed': 'pass' }, reference: { 'getCharge.qr_matches_brcode': 'fail' } },
+      message: /the QR code holds "00020126not the brCode", not data.brCode/,
+    },
+  ],
+  [
+    'an image that is no PNG',
+    {
+      given: 'qrNotAPng',
+      want: { seed: { 'getCharge.qr_matches_brcode': 'fail' }, reference: { 'getCharge.qr_matches_brcode': 'fail' } },
+      message: /not a readable PNG/,
+    },
+  ],
+  [
+    'the created total in reais',
+    {
+      given: 'totalInReaisOnCreate',
+      want: {
+        seed: { 'createPaymentLink.total_in_cents': 'fail', 'getCharge.total_in_cents': 'pass' },
+        reference: { 'createPaymentLink.total_in_cents': 'fail' },
+      },
+      message: /data.total 12.34 is not an integer number of cents/,
+    },
+  ],
+  [
+    'the read total as text',
+    {
+      given: 'totalAsTextOnRead',
+      want: { seed: { 'getCharge.total_in_cents': 'fail' }, reference: { 'getCharge.total_in_cents': 'fail' } },
+      message: /data.total "1234" is not an integer/,
+    },
+  ],
+  [
+    'a computed total that ignores the quantity',
+    {
+      given: 'computedTotalIgnoresQuantity',
+      want: { seed: { 'createPaymentLink.total_in_cents': 'fail' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } },
+      message: /\(items 2 × 64.95\): data.total is 6495, not 12990 \(2 × price 64.95 in cents\)/,
+    },
+  ],
   [
     "a development charge's BR Code with a key someone may hold (D43)",
-    { given: 'payableSandboxKey', want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } }, message: /names the Pix key "45723174000110"/, decision: 'D43' },
+    {
+      given: 'payableSandboxKey',
+      want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } },
+      message: /names the Pix key "45723174000110"/,
+      decision: 'D43',
+    },
   ],
-  ['no brCode in the charge (its presence is D21)', { given: 'noBrCode', want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } }, message: /data.brCode is missing/ }],
-  ['no total in the payment link (its presence is D21)', { given: 'noTotalOnCreate', want: { seed: { 'createPaymentLink.total_in_cents': 'info' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } }, message: /data.total is missing/ }],
+  [
+    'no brCode in the charge (its presence is D21)',
+    {
+      given: 'noBrCode',
+      want: { seed: { 'getCharge.brcode_well_formed': 'info' }, reference: { 'getCharge.brcode_well_formed': 'fail' } },
+      message: /data.brCode is missing/,
+    },
+  ],
+  [
+    'no total in the payment link (its presence is D21)',
+    {
+      given: 'noTotalOnCreate',
+      want: { seed: { 'createPaymentLink.total_in_cents': 'info' }, reference: { 'createPaymentLink.total_in_cents': 'fail' } },
+      message: /data.total is missing/,
+    },
+  ],
 ];
 
 describe('domainCheck', () => {
@@ -175,7 +273,10 @@ describe('domainCheck', () => {
     await domainCheck.run(ctx);
     const product = ctx.exchanges.find((e) => e.operationId === 'createProduct');
     expect(JSON.parse(product!.request.body!)).toMatchObject({ price: 12.34, name: expect.stringMatching(/confdomain$/) });
-    expect(result(ctx, 'createPaymentLink', 'total_in_cents')?.findings.map((f) => f.message)).toEqual([expect.stringMatching(/data.total 1234 cents/), expect.stringMatching(/\(items 2 × 12.34\): data.total 2468 cents/)]);
+    expect(result(ctx, 'createPaymentLink', 'total_in_cents')?.findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/data.total 1234 cents/),
+      expect.stringMatching(/\(items 2 × 12.34\): data.total 2468 cents/),
+    ]);
   });
 
   test('no product fixture: only the charge from a total', async () => {
@@ -195,17 +296,22 @@ describe('domainCheck', () => {
   });
 
   test('a refused payment link is skipped with the answer, not judged', async () => {
-    const refuse: Fault = async (request, next) => (request.method === 'POST' && request.url.endsWith('/charge/payment-link') ? new Response('{}', { status: 422, headers: { 'Content-Type': 'application/problem+json' } }) : next(request));
+    const refuse: Fault = async (request, next) =>
+      request.method === 'POST' && request.url.endsWith('/charge/payment-link')
+        ? new Response('{}', { status: 422, headers: { 'Content-Type': 'application/problem+json' } })
+        : next(request);
     const ctx = await run('reference', refuse, {}, false);
-    expect(result(ctx, 'getCharge', 'brcode_well_formed')).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/→ 422: the payment link \(total 1234\) was not created/) });
+    expect(result(ctx, 'getCharge', 'brcode_well_formed')).toMatchObject({
+      outcome: 'skip',
+      skipReason: expect.stringMatching(/→ 422: the payment link \(total 1234\) was not created/),
+    });
   });
 });
 
 describe('domainCheck --stateless (a mock answering the contract example for its example id)', () => {
   const chargeFound = example('ChargeFound');
   const exampleId = (chargeFound.data as Data).id as string;
-  const mock =
-    (change: (data: Data) => void = () => {}): typeof fetch =>
+  const mock = (change: (data: Data) => void = () => {}): typeof fetch =>
     (async (url: string | URL | Request) => {
       const path = new URL(url instanceof Request ? url.url : url).pathname;
       if (path !== `/charge/${exampleId}`) return new Response('{}', { status: 404, headers: { 'Content-Type': 'application/problem+json' } });
@@ -215,7 +321,18 @@ describe('domainCheck --stateless (a mock answering the contract example for its
     }) as typeof fetch;
 
   const cases: Array<[string, { given: (data: Data) => void; want: Want }]> = [
-    ['the example charge', { given: () => {}, want: { 'createPaymentLink.total_in_cents': 'skip', 'getCharge.brcode_well_formed': 'pass', 'getCharge.qr_matches_brcode': 'pass', 'getCharge.total_in_cents': 'pass' } }],
+    [
+      'the example charge',
+      {
+        given: () => {},
+        want: {
+          'createPaymentLink.total_in_cents': 'skip',
+          'getCharge.brcode_well_formed': 'pass',
+          'getCharge.qr_matches_brcode': 'pass',
+          'getCharge.total_in_cents': 'pass',
+        },
+      },
+    ],
     ['an example whose BR Code amount is not its total', { given: (d) => (d.total = 5000), want: { 'getCharge.brcode_well_formed': 'fail' } }],
     ['an example whose QR is another code', { given: (d) => (d.brCodeBase64 = otherQr), want: { 'getCharge.qr_matches_brcode': 'fail' } }],
     ['an example total in reais', { given: (d) => (d.total = 129.9), want: { 'getCharge.total_in_cents': 'fail' } }],

@@ -173,12 +173,26 @@ function checkBrCode(ctx: RunContext, exchange: Exchange, data: JsonObject, expe
   // can register (D43). The seed says nothing of keys, so this is a decision.
   const key = brCodePixKey(brCode);
   const payableSandbox = data.devMode === true && !(key !== undefined && isUnregistrablePixKey(key));
-  if (amount === undefined) ctx.judge(readOp, check, false, `${what}: the BR Code has no amount (field 54) for a charge of ${cents ?? '?'} cents`, { decision: brCodeDecision(ctx), exchange });
-  else if (cents !== undefined && amount !== cents) ctx.judge(readOp, check, false, `${what}: the BR Code amount (field 54) is ${amount} cents, the charge ${cents}`, { exchange });
+  if (amount === undefined)
+    ctx.judge(readOp, check, false, `${what}: the BR Code has no amount (field 54) for a charge of ${cents ?? '?'} cents`, {
+      decision: brCodeDecision(ctx),
+      exchange,
+    });
+  else if (cents !== undefined && amount !== cents)
+    ctx.judge(readOp, check, false, `${what}: the BR Code amount (field 54) is ${amount} cents, the charge ${cents}`, { exchange });
   else if (payableSandbox) {
     const decision = RunContext.decisionOf(successSchemaAt(ctx, readOp, ['data', 'brCode']), 'description');
-    ctx.judge(readOp, check, false, `${what}: a development charge's BR Code names the Pix key ${JSON.stringify(key)}, which someone may have registered; a sandbox code must name a key no one can (an e-mail at .invalid)`, { decision, exchange });
-  } else ctx.judge(readOp, check, true, `${what}: a valid BR Code of ${amount} cents${data.devMode === true ? `, naming the unregistrable key ${key}` : ''}`, { exchange });
+    ctx.judge(
+      readOp,
+      check,
+      false,
+      `${what}: a development charge's BR Code names the Pix key ${JSON.stringify(key)}, which someone may have registered; a sandbox code must name a key no one can (an e-mail at .invalid)`,
+      { decision, exchange },
+    );
+  } else
+    ctx.judge(readOp, check, true, `${what}: a valid BR Code of ${amount} cents${data.devMode === true ? `, naming the unregistrable key ${key}` : ''}`, {
+      exchange,
+    });
   return brCode;
 }
 
@@ -204,7 +218,8 @@ function checkQr(ctx: RunContext, exchange: Exchange, data: JsonObject, brCode: 
   const qr = qrTextOfDataUri(image);
   if ('problem' in qr) ctx.judge(readOp, check, false, `${what}: data.brCodeBase64 is ${qr.problem}`, { exchange });
   else if (typeof brCode !== 'string') ctx.recorder.skip(readOp, check, `${what}: no brCode to compare the QR code with`);
-  else if (qr.text !== brCode) ctx.judge(readOp, check, false, `${what}: the QR code holds ${JSON.stringify(qr.text.slice(0, 60))}, not data.brCode`, { exchange });
+  else if (qr.text !== brCode)
+    ctx.judge(readOp, check, false, `${what}: the QR code holds ${JSON.stringify(qr.text.slice(0, 60))}, not data.brCode`, { exchange });
   else ctx.judge(readOp, check, true, `${what}: the QR code holds exactly data.brCode`, { exchange });
 }
 

@@ -69,10 +69,16 @@ describe('idempotency_replay', () => {
 
   // A broken deployment and what the check reports, per profile.
   const broken: Array<[string, { given: () => Wrapper; want: { seed: string; reference: string; message: RegExp } }]> = [
-    ['no replay: the retry creates a second charge', { given: () => dropKey('always'), want: { seed: 'fail', reference: 'fail', message: /did not return the first response's body: `id` is "char_/ } }],
+    [
+      'no replay: the retry creates a second charge',
+      { given: () => dropKey('always'), want: { seed: 'fail', reference: 'fail', message: /did not return the first response's body: `id` is "char_/ } },
+    ],
     [
       'the replay answers another status',
-      { given: () => onAnswer(async (r) => rewriteJson(r, (j) => j, 200), 'replay'), want: { seed: 'fail', reference: 'fail', message: /answered 200, the first request 201/ } },
+      {
+        given: () => onAnswer(async (r) => rewriteJson(r, (j) => j, 200), 'replay'),
+        want: { seed: 'fail', reference: 'fail', message: /answered 200, the first request 201/ },
+      },
     ],
     [
       'the replay answers another total',
@@ -118,7 +124,10 @@ describe('idempotency_replay', () => {
         want: { seed: 'info', reference: 'fail', message: /first response to a new Idempotency-Key is marked/ },
       },
     ],
-    ['the key reused with another body is accepted', { given: () => dropKey('other body'), want: { seed: 'info', reference: 'fail', message: /different body was accepted \(201\)/ } }],
+    [
+      'the key reused with another body is accepted',
+      { given: () => dropKey('other body'), want: { seed: 'info', reference: 'fail', message: /different body was accepted \(201\)/ } },
+    ],
     [
       'the key reused with another body is 409, not 422',
       {
@@ -146,7 +155,9 @@ describe('idempotency_replay', () => {
   });
 
   test('a first request that fails is a skip with its status', async () => {
-    const ctx = await contextOn(server, { wrap: async (request, next) => (is(request, 'POST', paymentLink) ? new Response('{}', { status: 400 }) : next(request)) });
+    const ctx = await contextOn(server, {
+      wrap: async (request, next) => (is(request, 'POST', paymentLink) ? new Response('{}', { status: 400 }) : next(request)),
+    });
     await idempotencyCheck.run(ctx);
     expect(verdict(ctx, op, check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/first request with Idempotency-Key answered 400/) });
   });

@@ -34,7 +34,12 @@ export const idempotencyCheck: CheckModule = {
     const operations = idempotentOperations(ctx);
     const reason = statefulSkipReason(ctx);
     if (reason) {
-      skipAll(ctx, operations.map((o) => o.op.operationId), check, reason);
+      skipAll(
+        ctx,
+        operations.map((o) => o.op.operationId),
+        check,
+        reason,
+      );
       return;
     }
     for (const { op, parameter } of operations) await replay(ctx, op, parameter);
@@ -127,13 +132,25 @@ async function replay(ctx: RunContext, op: ContractOperation, parameter: JsonObj
 
   const first = await ctx.request(op, { headers: { [name]: key }, body });
   if (!isSuccess(first)) {
-    ctx.recorder.skip(opId, check, `the first request with ${name} ${answered(first)}, so there is nothing to replay (positive_data_acceptance judges valid bodies)`);
+    ctx.recorder.skip(
+      opId,
+      check,
+      `the first request with ${name} ${answered(first)}, so there is nothing to replay (positive_data_acceptance judges valid bodies)`,
+    );
     return;
   }
   if (marker) {
     const value = header(first, marker.name);
     const fresh = value !== marker.value;
-    ctx.judge(opId, check, fresh, fresh ? `the first response to a new ${name} is not marked as a replay` : `the first response to a new ${name} is marked \`${marker.name}: ${value}\` although nothing was replayed`, { decision: marker.decision, exchange: first });
+    ctx.judge(
+      opId,
+      check,
+      fresh,
+      fresh
+        ? `the first response to a new ${name} is not marked as a replay`
+        : `the first response to a new ${name} is marked \`${marker.name}: ${value}\` although nothing was replayed`,
+      { decision: marker.decision, exchange: first },
+    );
   }
 
   // Seed §4.1: the same key again returns the earlier response.
@@ -145,17 +162,47 @@ async function replay(ctx: RunContext, op: ContractOperation, parameter: JsonObj
     const firstJson = jsonOf(first);
     // A first body that is not JSON (response_schema_conformance reports that) is compared as text.
     const sameJson = firstJson !== undefined ? isDeepStrictEqual(jsonOf(second), firstJson) : second.response.body === first.response!.body;
-    if (!sameStatus) ctx.judge(opId, check, false, `the retry with the same ${name} and body answered ${second.response.status}, the first request ${first.response!.status}`, { exchange: second });
-    if (!sameJson) ctx.judge(opId, check, false, `the retry with the same ${name} and body did not return the first response's body${describeDifference(firstJson, jsonOf(second))}`, { exchange: second });
+    if (!sameStatus)
+      ctx.judge(
+        opId,
+        check,
+        false,
+        `the retry with the same ${name} and body answered ${second.response.status}, the first request ${first.response!.status}`,
+        { exchange: second },
+      );
+    if (!sameJson)
+      ctx.judge(
+        opId,
+        check,
+        false,
+        `the retry with the same ${name} and body did not return the first response's body${describeDifference(firstJson, jsonOf(second))}`,
+        { exchange: second },
+      );
     if (sameStatus && sameJson) {
-      ctx.judge(opId, check, true, `the retry with the same ${name} and body returned the first response (status ${second.response.status}, same JSON body)`, { exchange: second });
+      ctx.judge(opId, check, true, `the retry with the same ${name} and body returned the first response (status ${second.response.status}, same JSON body)`, {
+        exchange: second,
+      });
       // D10: byte for byte, and marked as a replay.
       const sameText = second.response.body === first.response!.body;
-      ctx.judge(opId, check, sameText, sameText ? 'the replayed body is byte for byte the first one' : 'the replayed body is the same JSON but not byte for byte the first response', { decision, exchange: second });
+      ctx.judge(
+        opId,
+        check,
+        sameText,
+        sameText ? 'the replayed body is byte for byte the first one' : 'the replayed body is the same JSON but not byte for byte the first response',
+        { decision, exchange: second },
+      );
     }
     if (marker && isSuccess(second)) {
       const value = header(second, marker.name);
-      ctx.judge(opId, check, value === marker.value, value === marker.value ? `the replay is marked \`${marker.name}: ${value}\`` : `the replay does not carry \`${marker.name}: ${marker.value}\`${value === undefined ? '' : ` (got ${show(value)})`}`, { decision: marker.decision, exchange: second });
+      ctx.judge(
+        opId,
+        check,
+        value === marker.value,
+        value === marker.value
+          ? `the replay is marked \`${marker.name}: ${value}\``
+          : `the replay does not carry \`${marker.name}: ${marker.value}\`${value === undefined ? '' : ` (got ${show(value)})`}`,
+        { decision: marker.decision, exchange: second },
+      );
     }
   }
 
@@ -174,7 +221,10 @@ async function replay(ctx: RunContext, op: ContractOperation, parameter: JsonObj
   }
   const expected = reusedKeyStatus(ctx, op);
   if (expected !== undefined && status !== expected) {
-    ctx.judge(opId, check, false, `the same ${name} with a different body was refused with ${status}, not ${expected} (the reused-key problem)`, { decision, exchange: third });
+    ctx.judge(opId, check, false, `the same ${name} with a different body was refused with ${status}, not ${expected} (the reused-key problem)`, {
+      decision,
+      exchange: third,
+    });
     return;
   }
   ctx.judge(opId, check, true, `the same ${name} with a different body was refused with ${status}`, { exchange: third });

@@ -53,7 +53,12 @@ function seedOnlyContext(profile: Profile, stateless = false): RunContext {
     { baseUrl: 'http://seed.test', baseUrlAlt: 'http://seed.test', apiKey: 'k', profile, readOnly: false, stateless, timeoutMs: 1000, runId: 'confseedonly' },
     { fetch: seedOnlyDeployment() },
   );
-  giveFixtures(ctx, { productId: 'prod_seedonlyproduct0000000', subscriptionProductId: 'prod_seedonlysubscription00', clientId: 'clnt_seedonlyclient00000000', companyId: 'comp_seedonlycompany0000000' });
+  giveFixtures(ctx, {
+    productId: 'prod_seedonlyproduct0000000',
+    subscriptionProductId: 'prod_seedonlysubscription00',
+    clientId: 'clnt_seedonlyclient00000000',
+    companyId: 'comp_seedonlycompany0000000',
+  });
   return ctx;
 }
 
@@ -66,14 +71,27 @@ describe('negative_data_rejection', () => {
       expect(got.outcome, `${op}:\n${got.messages.filter((m) => !m.startsWith('pass')).join('\n')}`).toBe('pass');
       expect(got.messages.length, op).toBeGreaterThan(20);
     }
-    for (const op of ['getCharge', 'listClients', 'getWebhook']) expect(verdict(ctx, op, check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no request body or header parameter/) });
+    for (const op of ['getCharge', 'listClients', 'getWebhook'])
+      expect(verdict(ctx, op, check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no request body or header parameter/) });
     expect(verdict(ctx, 'createPaymentLink', check).messages).toContain('pass: /customer/taxId: wrong check digit (breaks decision D23): refused (422)');
   });
 
   test.each<[string, { given: { profile: Profile; stateless?: boolean }; want: { outcome: string; decisions: string[] } }]>([
-    ['a seed-only deployment departs from decisions only: info in the seed profile', { given: { profile: 'seed' }, want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] } }],
+    [
+      'a seed-only deployment departs from decisions only: info in the seed profile',
+      {
+        given: { profile: 'seed' },
+        want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] },
+      },
+    ],
     ['the same deployment fails the reference profile', { given: { profile: 'reference' }, want: { outcome: 'fail', decisions: [] } }],
-    ['--stateless: the mutations are sent all the same', { given: { profile: 'seed', stateless: true }, want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] } }],
+    [
+      '--stateless: the mutations are sent all the same',
+      {
+        given: { profile: 'seed', stateless: true },
+        want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] },
+      },
+    ],
   ])('%s', async (_name, { given, want }) => {
     const ctx = seedOnlyContext(given.profile, given.stateless);
     await negativeCheck.run(ctx);
@@ -114,7 +132,10 @@ describe('negative_data_rejection', () => {
         given: {
           profile: 'seed',
           operationId: 'createProduct',
-          wrap: async (request, next) => (is(request, 'POST', /^\/product$/) && (await request.clone().text()).includes('conformanceUnknownField') ? new Response('boom', { status: 500 }) : next(request)),
+          wrap: async (request, next) =>
+            is(request, 'POST', /^\/product$/) && (await request.clone().text()).includes('conformanceUnknownField')
+              ? new Response('boom', { status: 500 })
+              : next(request),
         },
         want: { outcome: 'fail', message: /^fail: \/: unknown property \(breaks decision D22\): expected a 4xx refusal, got 500$/m },
       },
@@ -150,7 +171,10 @@ describe('negative_data_rejection', () => {
     expect(verdict(ctx, 'updateSubscription', check).outcome).toBe('pass');
     const created = ctx.exchanges.find((e) => e.operationId === 'createSubscription')!;
     const id = JSON.parse(created.response!.body).id;
-    const withId = ctx.exchanges.filter((e) => e.operationId === 'updateSubscription').map((e) => JSON.parse(e.request.body!).id).filter((v) => v !== undefined);
+    const withId = ctx.exchanges
+      .filter((e) => e.operationId === 'updateSubscription')
+      .map((e) => JSON.parse(e.request.body!).id)
+      .filter((v) => v !== undefined);
     expect(withId.filter((v) => v === id).length).toBeGreaterThan(20);
   });
 

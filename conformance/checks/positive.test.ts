@@ -25,7 +25,10 @@ afterEach(async () => {
 });
 
 const problem = (status: number, detail: string) =>
-  new Response(JSON.stringify({ type: '/problems/validation', title: 'Invalid', status, detail }), { status, headers: { 'Content-Type': 'application/problem+json' } });
+  new Response(JSON.stringify({ type: '/problems/validation', title: 'Invalid', status, detail }), {
+    status,
+    headers: { 'Content-Type': 'application/problem+json' },
+  });
 
 /** Answers `status` to requests matching `when` (method and path, and optionally the JSON body). */
 function refuse(method: string, path: RegExp, when: (body: any) => boolean, status = 422): Wrapper {
@@ -37,7 +40,7 @@ function refuse(method: string, path: RegExp, when: (body: any) => boolean, stat
 }
 
 describe('createFixtures', () => {
-  test('creates what the contract\'s use links name (a product, a subscription product, a client) with each key, tagged with the run id', async () => {
+  test("creates what the contract's use links name (a product, a subscription product, a client) with each key, tagged with the run id", async () => {
     const ctx = await contextOn(server);
     const ids = (records: ReadonlyMap<string, { id: string }> | undefined) => Object.fromEntries([...(records ?? [])].map(([key, record]) => [key, record.id]));
     const want = {
@@ -54,7 +57,12 @@ describe('createFixtures', () => {
     const other = (await (await server.request('/client', { apiKey: server.other.apiKey })).json()) as Array<{ id: string }>;
     expect(other.map((c) => c.id)).toEqual([ctx.fixtures.other!.get('createClient')!.id]);
     const products = ctx.exchanges.filter((e) => e.operationId === 'createProduct').map((e) => JSON.parse(e.response!.body));
-    expect(products.map((p) => [p.isSubscription, p.sku.includes(ctx.runId)])).toEqual([[false, true], [true, true], [false, true], [true, true]]);
+    expect(products.map((p) => [p.isSubscription, p.sku.includes(ctx.runId)])).toEqual([
+      [false, true],
+      [true, true],
+      [false, true],
+      [true, true],
+    ]);
   });
 
   test('without a second key, no fixtures of another company', async () => {
@@ -75,43 +83,60 @@ describe('createFixtures', () => {
 });
 
 describe('positive_data_acceptance', () => {
-  test.each<Profile>(['seed', 'reference'])('passes on the reference server (%s profile), every operation, webhooks the run registers included', async (profile) => {
-    const ctx = await contextOn(server, { profile });
-    await positiveCheck.run(ctx);
-    for (const op of ctx.operations) {
-      const got = verdict(ctx, op.operationId, check);
-      expect(got.outcome, `${op.operationId}:\n${got.messages.join('\n')}`).toBe('pass');
-      expect(got.messages.length).toBeGreaterThanOrEqual(1);
-    }
-    expect(verdict(ctx, 'createPaymentLink', check).messages.length).toBe(7);
-    // The charge read back is one the run created; the update changed the run's own subscription.
-    const read = ctx.exchanges.find((e) => e.operationId === 'getCharge')!;
-    const charges = ctx.exchanges.filter((e) => e.operationId === 'createPaymentLink').flatMap((e) => idOf(e) ?? []);
-    expect(read.request.url).toBe(`http://ref.test/charge/${charges[0]}`);
-    const updates = ctx.exchanges.filter((e) => e.operationId === 'updateSubscription');
-    for (const update of updates) expect(JSON.parse(update.request.body!).id).toBe(ctx.fixtures.own.get('createSubscription')?.id);
-  });
+  test.each<Profile>(['seed', 'reference'])(
+    'passes on the reference server (%s profile), every operation, webhooks the run registers included',
+    async (profile) => {
+      const ctx = await contextOn(server, { profile });
+      await positiveCheck.run(ctx);
+      for (const op of ctx.operations) {
+        const got = verdict(ctx, op.operationId, check);
+        expect(got.outcome, `${op.operationId}:\n${got.messages.join('\n')}`).toBe('pass');
+        expect(got.messages.length).toBeGreaterThanOrEqual(1);
+      }
+      expect(verdict(ctx, 'createPaymentLink', check).messages.length).toBe(7);
+      // The charge read back is one the run created; the update changed the run's own subscription.
+      const read = ctx.exchanges.find((e) => e.operationId === 'getCharge')!;
+      const charges = ctx.exchanges.filter((e) => e.operationId === 'createPaymentLink').flatMap((e) => idOf(e) ?? []);
+      expect(read.request.url).toBe(`http://ref.test/charge/${charges[0]}`);
+      const updates = ctx.exchanges.filter((e) => e.operationId === 'updateSubscription');
+      for (const update of updates) expect(JSON.parse(update.request.body!).id).toBe(ctx.fixtures.own.get('createSubscription')?.id);
+    },
+  );
 
   test.each<[string, { given: { profile: Profile; wrap: Wrapper; operationId: string }; want: { outcome: string; message: RegExp; decision?: string } }]>([
     [
       'a refused order body fails, in the seed profile too',
-      { given: { profile: 'seed', operationId: 'createOrder', wrap: refuse('POST', /^\/order$/, (b) => b.notes !== undefined) }, want: { outcome: 'fail', message: /example sedexDelivery: a valid body was refused \(422: refused by the test wrapper\)/ } },
+      {
+        given: { profile: 'seed', operationId: 'createOrder', wrap: refuse('POST', /^\/order$/, (b) => b.notes !== undefined) },
+        want: { outcome: 'fail', message: /example sedexDelivery: a valid body was refused \(422: refused by the test wrapper\)/ },
+      },
     ],
     [
       'a 5xx on a valid client fails',
-      { given: { profile: 'seed', operationId: 'createClient', wrap: refuse('POST', /^\/client$/, (b) => b.status === 'INACTIVE', 500) }, want: { outcome: 'fail', message: /enumerated values shifted by 1: a valid body was refused \(500/ } },
+      {
+        given: { profile: 'seed', operationId: 'createClient', wrap: refuse('POST', /^\/client$/, (b) => b.status === 'INACTIVE', 500) },
+        want: { outcome: 'fail', message: /enumerated values shifted by 1: a valid body was refused \(500/ },
+      },
     ],
     [
       'a payment link without a customer refused: departs from D18 only (seed profile)',
       {
-        given: { profile: 'seed', operationId: 'createPaymentLink', wrap: refuse('POST', /^\/charge\/payment-link$/, (b) => b.customer === undefined && b.customerId === undefined) },
+        given: {
+          profile: 'seed',
+          operationId: 'createPaymentLink',
+          wrap: refuse('POST', /^\/charge\/payment-link$/, (b) => b.customer === undefined && b.customerId === undefined),
+        },
         want: { outcome: 'info', message: /required fields only: a valid body was refused \(422.*rests on decision D18/, decision: 'D18' },
       },
     ],
     [
       'the same refusal fails in the reference profile',
       {
-        given: { profile: 'reference', operationId: 'createPaymentLink', wrap: refuse('POST', /^\/charge\/payment-link$/, (b) => b.customer === undefined && b.customerId === undefined) },
+        given: {
+          profile: 'reference',
+          operationId: 'createPaymentLink',
+          wrap: refuse('POST', /^\/charge\/payment-link$/, (b) => b.customer === undefined && b.customerId === undefined),
+        },
         want: { outcome: 'fail', message: /required fields only: a valid body was refused/ },
       },
     ],
@@ -131,7 +156,10 @@ describe('positive_data_acceptance', () => {
     ],
     [
       'a charge that cannot be read back fails getCharge',
-      { given: { profile: 'seed', operationId: 'getCharge', wrap: async (r, next) => (is(r, 'GET', /^\/charge\//) ? problem(404, 'gone') : next(r)) }, want: { outcome: 'fail', message: /GET with id=char_\w+: a valid request was refused \(404: gone\)/ } },
+      {
+        given: { profile: 'seed', operationId: 'getCharge', wrap: async (r, next) => (is(r, 'GET', /^\/charge\//) ? problem(404, 'gone') : next(r)) },
+        want: { outcome: 'fail', message: /GET with id=char_\w+: a valid request was refused \(404: gone\)/ },
+      },
     ],
   ])('%s', async (_name, { given, want }) => {
     const ctx = await contextOn(server, { profile: given.profile, wrap: given.wrap });
@@ -145,7 +173,12 @@ describe('positive_data_acceptance', () => {
   test('a missing fixture makes the operations that need it skip with the reason', async () => {
     const ctx = await contextOn(server, { wrap: refuse('POST', /^\/product$/, (b) => b.isSubscription === true) });
     await positiveCheck.run(ctx);
-    expect(verdict(ctx, 'createSubscription', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no createProduct\(isSubscription=true\) fixture \(creating the createProduct\(isSubscription=true\) fixture through createProduct failed \(422/) });
+    expect(verdict(ctx, 'createSubscription', check)).toMatchObject({
+      outcome: 'skip',
+      skipReason: expect.stringMatching(
+        /no createProduct\(isSubscription=true\) fixture \(creating the createProduct\(isSubscription=true\) fixture through createProduct failed \(422/,
+      ),
+    });
     expect(verdict(ctx, 'updateSubscription', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no subscription to change/) });
   });
 
@@ -180,7 +213,19 @@ describe('positive_data_acceptance', () => {
       sent.push({ url: input, body: String(init?.body ?? '') });
       return new Response('{}', { status: init?.method === 'GET' ? 200 : 201, headers: { 'Content-Type': 'application/json' } });
     }) as unknown as typeof fetch;
-    const ctx = new RunContext({ baseUrl: 'http://mock.test', baseUrlAlt: 'http://mock.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: true, timeoutMs: 1000, runId: 'confstateless' }, { fetch: fetchFn });
+    const ctx = new RunContext(
+      {
+        baseUrl: 'http://mock.test',
+        baseUrlAlt: 'http://mock.test',
+        apiKey: 'k',
+        profile: 'seed',
+        readOnly: false,
+        stateless: true,
+        timeoutMs: 1000,
+        runId: 'confstateless',
+      },
+      { fetch: fetchFn },
+    );
     await positiveCheck.run(ctx);
     for (const op of ctx.operations) expect(verdict(ctx, op.operationId, check).outcome, op.operationId).toBe('pass');
     expect(sent.map((s) => s.url)).toContain('http://mock.test/webhook/wbhk_dc8jpm71g9rd6pigp0yzzvwd');

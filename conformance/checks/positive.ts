@@ -52,10 +52,16 @@ async function bodyOperation(ctx: RunContext, op: ContractOperation): Promise<vo
     // The first record of a kind another request names (a subscription an update changes) is the run's.
     if (ok) registerCreated(ctx, opId, exchange);
     const why = decision ? ` (what it leaves out or how it writes its values rests on decision ${decision})` : '';
-    ctx.judge(opId, check, ok, ok ? `${name}: accepted (${exchange.response!.status})` : `${name}: a valid body was refused (${describeAnswer(exchange)})${why}`, {
-      decision,
-      exchange,
-    });
+    ctx.judge(
+      opId,
+      check,
+      ok,
+      ok ? `${name}: accepted (${exchange.response!.status})` : `${name}: a valid body was refused (${describeAnswer(exchange)})${why}`,
+      {
+        decision,
+        exchange,
+      },
+    );
   }
 }
 
@@ -68,6 +74,13 @@ async function requestWithoutBody(ctx: RunContext, op: ContractOperation): Promi
   const exchange = await ctx.request(op, { pathParams });
   const ok = isSuccess(exchange);
   const method = op.method.toUpperCase();
-  const what = Object.keys(pathParams).length > 0 ? `${method} with ${Object.entries(pathParams).map(([k, v]) => `${k}=${v}`).join(', ')}` : method;
-  ctx.judge(opId, check, ok, ok ? `${what}: answered ${exchange.response!.status}` : `${what}: a valid request was refused (${describeAnswer(exchange)})`, { exchange });
+  const what =
+    Object.keys(pathParams).length > 0
+      ? `${method} with ${Object.entries(pathParams)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}`
+      : method;
+  ctx.judge(opId, check, ok, ok ? `${what}: answered ${exchange.response!.status}` : `${what}: a valid request was refused (${describeAnswer(exchange)})`, {
+    exchange,
+  });
 }

@@ -75,42 +75,222 @@ interface Want {
 // Each case: the answers of a run, and the outcome of one check in each profile.
 const cases: Array<[string, { given: Answer[]; want: Want }]> = [
   // not_a_server_error
-  ['a 201 is no server error', { given: [{ status: 201, headers: location, body: created }], want: { check: 'not_a_server_error', seed: 'pass', reference: 'pass' } }],
-  ['a 500 is a server error even though documented', { given: [{ status: 500, contentType: problemJson, body: example('ProblemInternalError') }], want: { check: 'not_a_server_error', seed: 'fail', reference: 'fail', message: /→ 500: a server error/ } }],
-  ['a 502 is a server error', { given: [{ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }], want: { check: 'not_a_server_error', seed: 'fail', reference: 'fail' } }],
+  [
+    'a 201 is no server error',
+    { given: [{ status: 201, headers: location, body: created }], want: { check: 'not_a_server_error', seed: 'pass', reference: 'pass' } },
+  ],
+  [
+    'a 500 is a server error even though documented',
+    {
+      given: [{ status: 500, contentType: problemJson, body: example('ProblemInternalError') }],
+      want: { check: 'not_a_server_error', seed: 'fail', reference: 'fail', message: /→ 500: a server error/ },
+    },
+  ],
+  [
+    'a 502 is a server error',
+    {
+      given: [{ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }],
+      want: { check: 'not_a_server_error', seed: 'fail', reference: 'fail' },
+    },
+  ],
   // status_code_conformance
-  ['documented 201', { given: [{ status: 201, headers: location, body: created }], want: { check: 'status_code_conformance', seed: 'pass', reference: 'pass' } }],
-  ['documented 401 (an error response)', { given: [{ status: 401, contentType: problemJson, body: unauthorized }], want: { check: 'status_code_conformance', seed: 'pass', reference: 'pass' } }],
-  ['200 where the decided success code is 201 (D01)', { given: [{ status: 200, body: { ...created, status: 200 } }], want: { check: 'status_code_conformance', seed: 'info', reference: 'fail', decision: 'D01', message: /200 is not documented for createPaymentLink/ } }],
-  ['200 where the seed gives 201 (POST /subscription)', { given: [{ op: 'createSubscription', status: 200, body: example('SubscriptionCreated') }], want: { op: 'createSubscription', check: 'status_code_conformance', seed: 'fail', reference: 'fail' } }],
-  ['undocumented 404 on GET /client: errors are decisions (D02)', { given: [{ op: 'listClients', status: 404, contentType: problemJson, body: example('ProblemChargeNotFound') }], want: { op: 'listClients', check: 'status_code_conformance', seed: 'info', reference: 'fail', decision: 'D02' } }],
-  ['a redirect is documented nowhere', { given: [{ op: 'listClients', status: 302, contentType: null, headers: { location: '/login' } }], want: { op: 'listClients', check: 'status_code_conformance', seed: 'fail', reference: 'fail' } }],
+  [
+    'documented 201',
+    { given: [{ status: 201, headers: location, body: created }], want: { check: 'status_code_conformance', seed: 'pass', reference: 'pass' } },
+  ],
+  [
+    'documented 401 (an error response)',
+    { given: [{ status: 401, contentType: problemJson, body: unauthorized }], want: { check: 'status_code_conformance', seed: 'pass', reference: 'pass' } },
+  ],
+  [
+    '200 where the decided success code is 201 (D01)',
+    {
+      given: [{ status: 200, body: { ...created, status: 200 } }],
+      want: { check: 'status_code_conformance', seed: 'info', reference: 'fail', decision: 'D01', message: /200 is not documented for createPaymentLink/ },
+    },
+  ],
+  [
+    '200 where the seed gives 201 (POST /subscription)',
+    {
+      given: [{ op: 'createSubscription', status: 200, body: example('SubscriptionCreated') }],
+      want: { op: 'createSubscription', check: 'status_code_conformance', seed: 'fail', reference: 'fail' },
+    },
+  ],
+  [
+    'undocumented 404 on GET /client: errors are decisions (D02)',
+    {
+      given: [{ op: 'listClients', status: 404, contentType: problemJson, body: example('ProblemChargeNotFound') }],
+      want: { op: 'listClients', check: 'status_code_conformance', seed: 'info', reference: 'fail', decision: 'D02' },
+    },
+  ],
+  [
+    'a redirect is documented nowhere',
+    {
+      given: [{ op: 'listClients', status: 302, contentType: null, headers: { location: '/login' } }],
+      want: { op: 'listClients', check: 'status_code_conformance', seed: 'fail', reference: 'fail' },
+    },
+  ],
   // content_type_conformance
-  ['JSON success', { given: [{ status: 201, contentType: 'application/json; charset=utf-8', headers: location, body: created }], want: { check: 'content_type_conformance', seed: 'pass', reference: 'pass' } }],
-  ['a success that is not JSON', { given: [{ status: 201, contentType: 'text/plain', headers: location, body: 'created' }], want: { check: 'content_type_conformance', seed: 'fail', reference: 'fail', message: /Content-Type text\/plain, documented application\/json/ } }],
-  ['a success without Content-Type', { given: [{ status: 201, contentType: null, headers: location, body: created }], want: { check: 'content_type_conformance', seed: 'fail', reference: 'fail' } }],
-  ['a 401 as plain JSON instead of a problem (D02)', { given: [{ status: 401, contentType: json, body: unauthorized }], want: { check: 'content_type_conformance', seed: 'info', reference: 'fail', decision: 'D02' } }],
+  [
+    'JSON success',
+    {
+      given: [{ status: 201, contentType: 'application/json; charset=utf-8', headers: location, body: created }],
+      want: { check: 'content_type_conformance', seed: 'pass', reference: 'pass' },
+    },
+  ],
+  [
+    'a success that is not JSON',
+    {
+      given: [{ status: 201, contentType: 'text/plain', headers: location, body: 'created' }],
+      want: { check: 'content_type_conformance', seed: 'fail', reference: 'fail', message: /Content-Type text\/plain, documented application\/json/ },
+    },
+  ],
+  [
+    'a success without Content-Type',
+    {
+      given: [{ status: 201, contentType: null, headers: location, body: created }],
+      want: { check: 'content_type_conformance', seed: 'fail', reference: 'fail' },
+    },
+  ],
+  [
+    'a 401 as plain JSON instead of a problem (D02)',
+    {
+      given: [{ status: 401, contentType: json, body: unauthorized }],
+      want: { check: 'content_type_conformance', seed: 'info', reference: 'fail', decision: 'D02' },
+    },
+  ],
   // response_schema_conformance
-  ['the example body', { given: [{ status: 201, headers: location, body: created }], want: { check: 'response_schema_conformance', seed: 'pass', reference: 'pass' } }],
-  ['total in reais (the seed says cents, an integer)', { given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, total: 129.9 } } }], want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /\/data\/total must be integer/ } }],
-  ['devMode as a string (the seed says boolean)', { given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, devMode: 'true' } } }], want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /\/data\/devMode must be boolean/ } }],
-  ['a charge id of another format (D13)', { given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, id: '12345' } } }], want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D13', message: /\/data\/id must match pattern/ } }],
-  ['no devMode in the result (presence is D21)', { given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, devMode: undefined } } }], want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D21' } }],
-  ['a success body that is not JSON', { given: [{ status: 201, headers: location, body: '<html>' }], want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /not JSON/ } }],
-  ['an empty success body', { given: [{ status: 201, headers: location }], want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /an empty body/ } }],
-  ['a 401 whose body is not JSON (D02)', { given: [{ status: 401, contentType: problemJson, body: 'Unauthorized' }], want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D02' } }],
-  ['a 401 that is not a problem (D02)', { given: [{ status: 401, contentType: problemJson, body: { error: 'unauthorized' } }], want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D02' } }],
-  ['a 200 instead of 201 is still held to the 201 body', { given: [{ status: 200, body: { ...created, data: { ...createdData, total: '12990' } } }], want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail' } }],
-  ['a client list of one client missing its seed-required email', { given: [{ op: 'listClients', status: 200, body: example<Array<Record<string, unknown>>>('ClientList').map((c, i) => (i === 0 ? { ...c, email: undefined } : c)) }], want: { op: 'listClients', check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /\/0 must have required property 'email'/ } }],
+  [
+    'the example body',
+    { given: [{ status: 201, headers: location, body: created }], want: { check: 'response_schema_conformance', seed: 'pass', reference: 'pass' } },
+  ],
+  [
+    'total in reais (the seed says cents, an integer)',
+    {
+      given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, total: 129.9 } } }],
+      want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /\/data\/total must be integer/ },
+    },
+  ],
+  [
+    'devMode as a string (the seed says boolean)',
+    {
+      given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, devMode: 'true' } } }],
+      want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /\/data\/devMode must be boolean/ },
+    },
+  ],
+  [
+    'a charge id of another format (D13)',
+    {
+      given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, id: '12345' } } }],
+      want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D13', message: /\/data\/id must match pattern/ },
+    },
+  ],
+  [
+    'no devMode in the result (presence is D21)',
+    {
+      given: [{ status: 201, headers: location, body: { ...created, data: { ...createdData, devMode: undefined } } }],
+      want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D21' },
+    },
+  ],
+  [
+    'a success body that is not JSON',
+    {
+      given: [{ status: 201, headers: location, body: '<html>' }],
+      want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /not JSON/ },
+    },
+  ],
+  [
+    'an empty success body',
+    { given: [{ status: 201, headers: location }], want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /an empty body/ } },
+  ],
+  [
+    'a 401 whose body is not JSON (D02)',
+    {
+      given: [{ status: 401, contentType: problemJson, body: 'Unauthorized' }],
+      want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D02' },
+    },
+  ],
+  [
+    'a 401 that is not a problem (D02)',
+    {
+      given: [{ status: 401, contentType: problemJson, body: { error: 'unauthorized' } }],
+      want: { check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D02' },
+    },
+  ],
+  [
+    'a 200 instead of 201 is still held to the 201 body',
+    {
+      given: [{ status: 200, body: { ...created, data: { ...createdData, total: '12990' } } }],
+      want: { check: 'response_schema_conformance', seed: 'fail', reference: 'fail' },
+    },
+  ],
+  [
+    'a client list of one client missing its seed-required email',
+    {
+      given: [
+        {
+          op: 'listClients',
+          status: 200,
+          body: example<Array<Record<string, unknown>>>('ClientList').map((c, i) => (i === 0 ? { ...c, email: undefined } : c)),
+        },
+      ],
+      want: { op: 'listClients', check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /\/0 must have required property 'email'/ },
+    },
+  ],
   // response_headers_conformance
-  ['Location present and valid', { given: [{ status: 201, headers: location, body: created }], want: { check: 'response_headers_conformance', seed: 'pass', reference: 'pass' } }],
-  ['Location missing (D01)', { given: [{ status: 201, body: created }], want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D01', message: /required header Location is missing/ } }],
-  ['Location not a URI reference (D01)', { given: [{ status: 201, headers: { location: '/charge/a b' }, body: created }], want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D01', message: /header Location/ } }],
-  ['Idempotent-Replayed with another value (D10)', { given: [{ status: 201, headers: { ...location, 'idempotent-replayed': 'yes' }, body: created }], want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D10', message: /must be equal to one of the allowed values/ } }],
-  ['429 with its headers', { given: [{ status: 429, contentType: problemJson, headers: rateHeaders, body: rateLimited }], want: { check: 'response_headers_conformance', seed: 'pass', reference: 'pass' } }],
-  ['429 without Retry-After (D11)', { given: [{ status: 429, contentType: problemJson, headers: { ...rateHeaders, 'retry-after': undefined as unknown as string }, body: rateLimited }], want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D11', message: /Retry-After is missing/ } }],
-  ['429 with an HTTP-date Retry-After (D11)', { given: [{ status: 429, contentType: problemJson, headers: { ...rateHeaders, 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }, body: rateLimited }], want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D11' } }],
-  ['no headers documented: nothing to report', { given: [{ op: 'listClients', status: 200, body: [] }], want: { op: 'listClients', check: 'response_headers_conformance', seed: undefined, reference: undefined } }],
+  [
+    'Location present and valid',
+    { given: [{ status: 201, headers: location, body: created }], want: { check: 'response_headers_conformance', seed: 'pass', reference: 'pass' } },
+  ],
+  [
+    'Location missing (D01)',
+    {
+      given: [{ status: 201, body: created }],
+      want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D01', message: /required header Location is missing/ },
+    },
+  ],
+  [
+    'Location not a URI reference (D01)',
+    {
+      given: [{ status: 201, headers: { location: '/charge/a b' }, body: created }],
+      want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D01', message: /header Location/ },
+    },
+  ],
+  [
+    'Idempotent-Replayed with another value (D10)',
+    {
+      given: [{ status: 201, headers: { ...location, 'idempotent-replayed': 'yes' }, body: created }],
+      want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D10', message: /must be equal to one of the allowed values/ },
+    },
+  ],
+  [
+    '429 with its headers',
+    {
+      given: [{ status: 429, contentType: problemJson, headers: rateHeaders, body: rateLimited }],
+      want: { check: 'response_headers_conformance', seed: 'pass', reference: 'pass' },
+    },
+  ],
+  [
+    '429 without Retry-After (D11)',
+    {
+      given: [{ status: 429, contentType: problemJson, headers: { ...rateHeaders, 'retry-after': undefined as unknown as string }, body: rateLimited }],
+      want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D11', message: /Retry-After is missing/ },
+    },
+  ],
+  [
+    '429 with an HTTP-date Retry-After (D11)',
+    {
+      given: [{ status: 429, contentType: problemJson, headers: { ...rateHeaders, 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }, body: rateLimited }],
+      want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D11' },
+    },
+  ],
+  [
+    'no headers documented: nothing to report',
+    {
+      given: [{ op: 'listClients', status: 200, body: [] }],
+      want: { op: 'listClients', check: 'response_headers_conformance', seed: undefined, reference: undefined },
+    },
+  ],
 ];
 
 describe('responseChecks', () => {
@@ -128,13 +308,21 @@ describe('responseChecks', () => {
   });
 
   test('an exchange without an answer fails not_a_server_error and nothing else', async () => {
-    const ctx = await judge('seed', [{ operationId: 'listClients', request: { method: 'GET', url: 'http://ref.test/client', headers: {} }, error: 'no answer within 5000 ms', ms: 5000 }]);
+    const ctx = await judge('seed', [
+      { operationId: 'listClients', request: { method: 'GET', url: 'http://ref.test/client', headers: {} }, error: 'no answer within 5000 ms', ms: 5000 },
+    ]);
     expect(ctx.recorder.results(['listClients']).map((r) => [r.check, r.outcome])).toEqual([['not_a_server_error', 'fail']]);
   });
 
   test('passes are recorded once per operation and check; every departure on its own', async () => {
     const good = exchange({ status: 201, headers: location, body: created });
-    const ctx = await judge('reference', [good, good, good, exchange({ status: 500, contentType: problemJson, body: example('ProblemInternalError') }), exchange({ status: 503, contentType: 'text/plain', body: 'down' })]);
+    const ctx = await judge('reference', [
+      good,
+      good,
+      good,
+      exchange({ status: 500, contentType: problemJson, body: example('ProblemInternalError') }),
+      exchange({ status: 503, contentType: 'text/plain', body: 'down' }),
+    ]);
     const results = ctx.recorder.results(['createPaymentLink']);
     expect(results.find((r) => r.check === 'status_code_conformance')?.findings.map((f) => f.outcome)).toEqual(['pass', 'fail']);
     expect(results.find((r) => r.check === 'not_a_server_error')?.findings.map((f) => f.outcome)).toEqual(['pass', 'fail', 'fail']);
@@ -179,7 +367,17 @@ describe('helpers', () => {
     const ctx = new RunContext(options('seed'));
     const pointer = '/components/schemas/ClientCreateResult';
     const validate = ctx.full.at(pointer);
-    const client = { id: 'clnt_abc', cpfCnpj: '52998224725', name: 'Maria', email: 'maria@example.com', phone: '11987654321', status: 'ACTIVE', companyId: '0b9e8a4c-2f1d-4c3b-9a57-6e0d1f2a3b4c', createdAt: '2026-11-21T14:30:00.000Z', updatedAt: '2026-11-21T14:30:00.000Z' };
+    const client = {
+      id: 'clnt_abc',
+      cpfCnpj: '52998224725',
+      name: 'Maria',
+      email: 'maria@example.com',
+      phone: '11987654321',
+      status: 'ACTIVE',
+      companyId: '0b9e8a4c-2f1d-4c3b-9a57-6e0d1f2a3b4c',
+      createdAt: '2026-11-21T14:30:00.000Z',
+      updatedAt: '2026-11-21T14:30:00.000Z',
+    };
     expect(validate(client)).toBe(false);
     expect(decisionsOfErrors(validate.errors ?? [])).toEqual([]);
     expect(decisionsOfErrors(validate.errors ?? [], { contract: ctx.contract, pointer })).toEqual(['D13']);

@@ -7,7 +7,15 @@
  */
 import type { ErrorObject } from 'ajv';
 import { escapeToken } from '../../lib/contract/pointer.js';
-import { contentOf, documentedResponse, documentedResponses, mediaTypeMatches, mediaTypeOf, schemaPointerFor, type DocumentedResponse } from '../../lib/contract/responses.js';
+import {
+  contentOf,
+  documentedResponse,
+  documentedResponses,
+  mediaTypeMatches,
+  mediaTypeOf,
+  schemaPointerFor,
+  type DocumentedResponse,
+} from '../../lib/contract/responses.js';
 export { documentedResponse, documentedResponses, mediaTypeOf, schemaPointerFor, type DocumentedResponse };
 import { followRef, resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { isPlainObject as isObject, operationPointer, toPointer } from '../data/schema.js';
@@ -22,17 +30,10 @@ import { splitPointer } from '../../lib/contract/pointer.js';
 
 export { isPlainObject as isObject } from '../data/schema.js';
 
-
-
-
-
-
 /** Whether a documented response key covers a status class (`2` for 2xx). */
 function keyClass(key: string): string | undefined {
   return /^[1-5]/.test(key) ? key[0] : undefined;
 }
-
-
 
 /** `POST /charge/payment-link → 201`: how a finding names its exchange. */
 export function describeExchange(exchange: Exchange): string {
@@ -69,7 +70,8 @@ export function describeErrors(errors: readonly ErrorObject[], limit = 3): strin
 export function decisionsOfErrors(errors: readonly ErrorObject[], root?: { contract: JsonObject; pointer: string }): string[] {
   const decisions = new Set<string>();
   for (const error of errors) {
-    const decision = RunContext.decisionOf(error.parentSchema, error.keyword) ?? (root ? decisionOnPath(root.contract, root.pointer, error.instancePath) : undefined);
+    const decision =
+      RunContext.decisionOf(error.parentSchema, error.keyword) ?? (root ? decisionOnPath(root.contract, root.pointer, error.instancePath) : undefined);
     if (decision) decisions.add(decision);
   }
   return [...decisions];
@@ -232,7 +234,6 @@ function mostCommon(values: string[]): string | undefined {
   return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
-
 function checkContentType(judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
   const check = 'content_type_conformance';
   const response = exchange.response!;
@@ -255,7 +256,6 @@ function checkContentType(judge: Judge, op: ContractOperation, exchange: Exchang
   // that decision; on a seed response (a success, whose body the seed says is JSON) it fails.
   judge.depart(op.operationId, check, `${what}: Content-Type ${actual ?? '(none)'}, documented ${types.join(' or ')}`, exchange, decision);
 }
-
 
 function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
   const check = 'response_schema_conformance';

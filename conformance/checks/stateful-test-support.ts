@@ -68,7 +68,11 @@ export function resultOf(ctx: RunContext, operationId: string, check: CheckName)
 export function verdict(ctx: RunContext, operationId: string, check: CheckName): { outcome: string; messages: string[]; skipReason?: string | undefined } {
   const result = resultOf(ctx, operationId, check);
   if (!result) return { outcome: 'none', messages: [] };
-  return { outcome: result.outcome, messages: result.findings.map((f) => `${f.outcome}${f.decision ? ` (${f.decision})` : ''}: ${f.message}`), skipReason: result.skipReason };
+  return {
+    outcome: result.outcome,
+    messages: result.findings.map((f) => `${f.outcome}${f.decision ? ` (${f.decision})` : ''}: ${f.message}`),
+    skipReason: result.skipReason,
+  };
 }
 
 /** Whether a request is `METHOD` on a path matching `path`. */
@@ -96,7 +100,10 @@ export async function rewriteJson<T = unknown>(response: Response, edit: (json: 
 }
 
 /** The same request with other headers or another body. */
-export async function withRequest<T = unknown>(request: Request, change: { headers?: (headers: Headers) => void; body?: (json: T) => unknown }): Promise<Request> {
+export async function withRequest<T = unknown>(
+  request: Request,
+  change: { headers?: (headers: Headers) => void; body?: (json: T) => unknown },
+): Promise<Request> {
   const headers = new Headers(request.headers);
   change.headers?.(headers);
   let body: string | undefined = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();

@@ -45,7 +45,11 @@ function ignoresProductOwner(path: RegExp): Wrapper {
     const ids = text.match(/prod_[0-9a-z]+/g) ?? [];
     const firsts = [...(await server.deps.store.getProducts(server.companyId, ids)).keys()];
     if (firsts.length === 0) return next(request);
-    stand ??= (await server.other.api.POST('/product', { body: { name: 'stand-in', description: 'stand-in', price: 10, sku: 'STAND-IN', displayId: '1', isSubscription: true } })).data!.id;
+    stand ??= (
+      await server.other.api.POST('/product', {
+        body: { name: 'stand-in', description: 'stand-in', price: 10, sku: 'STAND-IN', displayId: '1', isSubscription: true },
+      })
+    ).data!.id;
     const swapped = firsts.reduce((body, id) => body.split(id).join(stand!), text);
     return next(await withRequest(request, { body: () => JSON.parse(swapped) }));
   };
@@ -65,18 +69,32 @@ describe('tenant_isolation', () => {
 
   // A broken deployment, the operation whose check must see it, and what it reports per profile.
   const broken: Array<[string, { given: () => Wrapper; want: { op: Op; seed: string; reference: string; message: RegExp } }]> = [
-    ["the second company reads the first's charge", { given: () => asFirstCompany('GET', /^\/charge\/[^/]+$/), want: { op: 'getCharge', seed: 'fail', reference: 'fail', message: /second company read the first company's charge/ } }],
     [
-      "a foreign charge is 403, not 404 (D27)",
+      "the second company reads the first's charge",
+      {
+        given: () => asFirstCompany('GET', /^\/charge\/[^/]+$/),
+        want: { op: 'getCharge', seed: 'fail', reference: 'fail', message: /second company read the first company's charge/ },
+      },
+    ],
+    [
+      'a foreign charge is 403, not 404 (D27)',
       {
         given: () => async (request, next) => {
           const response = await next(request);
-          return is(request, 'GET', /^\/charge\//) && response.status === 404 ? rewriteJson(response, (p) => ({ ...(p as object), status: 403 }), 403) : response;
+          return is(request, 'GET', /^\/charge\//) && response.status === 404
+            ? rewriteJson(response, (p) => ({ ...(p as object), status: 403 }), 403)
+            : response;
         },
         want: { op: 'getCharge', seed: 'info', reference: 'fail', message: /refused to the second company with 403, not 404/ },
       },
     ],
-    ["the second company's list shows the first's clients", { given: () => asFirstCompany('GET', /^\/client$/), want: { op: 'listClients', seed: 'fail', reference: 'fail', message: /lists the first company's client\(s\) clnt_/ } }],
+    [
+      "the second company's list shows the first's clients",
+      {
+        given: () => asFirstCompany('GET', /^\/client$/),
+        want: { op: 'listClients', seed: 'fail', reference: 'fail', message: /lists the first company's client\(s\) clnt_/ },
+      },
+    ],
     [
       "the first company's list shows the second's client",
       {
@@ -91,11 +109,17 @@ describe('tenant_isolation', () => {
     ],
     [
       "a payment link of the second company with the first's product is accepted",
-      { given: () => ignoresProductOwner(/^\/charge\/payment-link$/), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /first company's product was accepted \(201\)/ } },
+      {
+        given: () => ignoresProductOwner(/^\/charge\/payment-link$/),
+        want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /first company's product was accepted \(201\)/ },
+      },
     ],
     [
       "a subscription of the second company to the first's product is accepted",
-      { given: () => ignoresProductOwner(/^\/subscription$/), want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /first company's product was accepted \(201\)/ } },
+      {
+        given: () => ignoresProductOwner(/^\/subscription$/),
+        want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /first company's product was accepted \(201\)/ },
+      },
     ],
     [
       'a foreign product is a server error',
@@ -122,7 +146,10 @@ describe('tenant_isolation', () => {
   test('a refusal that the second company also gets with its own product proves nothing: skip', async () => {
     // Every payment link of the second company is refused, whatever product it names.
     const ctx = await contextOn(server, {
-      wrap: async (request, next) => (is(request, 'POST', /^\/charge\/payment-link$/) && request.headers.get('x-api-key') === server.other.apiKey ? new Response('{}', { status: 403 }) : next(request)),
+      wrap: async (request, next) =>
+        is(request, 'POST', /^\/charge\/payment-link$/) && request.headers.get('x-api-key') === server.other.apiKey
+          ? new Response('{}', { status: 403 })
+          : next(request),
     });
     await tenantCheck.run(ctx);
     expect(verdict(ctx, 'createPaymentLink', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/own product answered 403 too/) });
@@ -131,15 +158,21 @@ describe('tenant_isolation', () => {
   test('a refusal without a product of the second company to control it proves nothing: skip, not pass', async () => {
     // The second company cannot create products, so the run has none of its own to compare with.
     const ctx = await contextOn(server, {
-      wrap: async (request, next) => (is(request, 'POST', /^\/product$/) && request.headers.get('x-api-key') === server.other.apiKey ? new Response('{}', { status: 403 }) : next(request)),
+      wrap: async (request, next) =>
+        is(request, 'POST', /^\/product$/) && request.headers.get('x-api-key') === server.other.apiKey ? new Response('{}', { status: 403 }) : next(request),
     });
     await tenantCheck.run(ctx);
     expect(ctx.fixtures.other?.get('createProduct(isSubscription=false)')).toBeUndefined();
-    expect(verdict(ctx, 'createPaymentLink', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/refused with 422, but the second company has no product of its own for a control/) });
+    expect(verdict(ctx, 'createPaymentLink', check)).toMatchObject({
+      outcome: 'skip',
+      skipReason: expect.stringMatching(/refused with 422, but the second company has no product of its own for a control/),
+    });
   });
 
-  test("a 404 the first company gets for its own charge proves nothing: skip", async () => {
-    const ctx = await contextOn(server, { wrap: async (request, next) => (is(request, 'GET', /^\/charge\//) ? new Response('{}', { status: 404 }) : next(request)) });
+  test('a 404 the first company gets for its own charge proves nothing: skip', async () => {
+    const ctx = await contextOn(server, {
+      wrap: async (request, next) => (is(request, 'GET', /^\/charge\//) ? new Response('{}', { status: 404 }) : next(request)),
+    });
     await tenantCheck.run(ctx);
     expect(verdict(ctx, 'getCharge', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/cannot read its own charge/) });
   });
@@ -148,7 +181,10 @@ describe('tenant_isolation', () => {
     ['--stateless', { given: { stateless: true }, want: statelessReason, sends: false }],
     ['--read-only', { given: { readOnly: true }, want: readOnlyReason, sends: false }],
     ['no --second-api-key', { given: { secondApiKey: null }, want: noSecondKeyReason, sends: false }],
-    ['a second key the target refuses', { given: { secondApiKey: 'not-a-real-key-0000' }, want: /^the second API key is not accepted: GET \/client with it answered 401/, sends: true }],
+    [
+      'a second key the target refuses',
+      { given: { secondApiKey: 'not-a-real-key-0000' }, want: /^the second API key is not accepted: GET \/client with it answered 401/, sends: true },
+    ],
   ];
   test.each(skips)('%s: every operation is skipped with the reason', async (_name, { given, want, sends }) => {
     const ctx = await contextOn(server, given);

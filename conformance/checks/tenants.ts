@@ -83,9 +83,12 @@ export const tenantCheck: CheckModule = {
     }
     const outcomes = new Map<string, Outcome[]>();
     const add = (opId: string, outcome: Outcome) => outcomes.set(opId, [...(outcomes.get(opId) ?? []), outcome]);
-    for (const link of linksWithRole(ctx.contract, 'list')) if (ctx.covers(link.target.operationId)) for (const o of await listsStayApart(ctx, secondKey, link)) add(link.target.operationId, o);
-    for (const link of linksWithRole(ctx.contract, 'read')) if (ctx.covers(link.target.operationId)) add(link.target.operationId, await recordStaysHidden(ctx, secondKey, link));
-    for (const ref of referencesWithRole(ctx.contract, 'use')) if (ctx.covers(ref.link.target.operationId)) add(ref.link.target.operationId, await recordStaysOwn(ctx, secondKey, ref));
+    for (const link of linksWithRole(ctx.contract, 'list'))
+      if (ctx.covers(link.target.operationId)) for (const o of await listsStayApart(ctx, secondKey, link)) add(link.target.operationId, o);
+    for (const link of linksWithRole(ctx.contract, 'read'))
+      if (ctx.covers(link.target.operationId)) add(link.target.operationId, await recordStaysHidden(ctx, secondKey, link));
+    for (const ref of referencesWithRole(ctx.contract, 'use'))
+      if (ctx.covers(ref.link.target.operationId)) add(ref.link.target.operationId, await recordStaysOwn(ctx, secondKey, ref));
     for (const [opId, list] of outcomes) report(ctx, opId, list);
   },
 };
@@ -107,7 +110,8 @@ async function createRecord(ctx: RunContext, operationId: string): Promise<{ id?
   if (!valid) return { why: `no valid request body for ${operationId}` };
   const exchange = await ctx.request(operationId, { body: valid.body });
   const id = idOf(exchange);
-  if (id === undefined) return { why: `creating one with the first key ${answered(exchange)}${isSuccess(exchange) ? ` without an ${identity}` : ''}`, exchange };
+  if (id === undefined)
+    return { why: `creating one with the first key ${answered(exchange)}${isSuccess(exchange) ? ` without an ${identity}` : ''}`, exchange };
   return { id, exchange };
 }
 
@@ -131,11 +135,19 @@ async function listsStayApart(ctx: RunContext, secondKey: string, link: Contract
   if (firstIds.length === 0) outcomes.push({ skip: `the first company has no ${noun} to look for: ${created.why ?? 'none was created'}` });
   else {
     const secondList = await ctx.request(listOp, { apiKey: secondKey });
-    if (!isSuccess(secondList) || !Array.isArray(jsonOf(secondList))) outcomes.push({ skip: `the second company's ${where} ${answered(secondList)}${isSuccess(secondList) ? ' without an array' : ''}` });
+    if (!isSuccess(secondList) || !Array.isArray(jsonOf(secondList)))
+      outcomes.push({ skip: `the second company's ${where} ${answered(secondList)}${isSuccess(secondList) ? ' without an array' : ''}` });
     else {
       const seen = idsIn(secondList);
       const leaked = firstIds.filter((id) => seen.has(id));
-      outcomes.push({ pass: leaked.length === 0, message: leaked.length === 0 ? `the second company's ${where} does not list the first company's ${noun}(s) ${firstIds.join(', ')}` : `the second company's ${where} lists the first company's ${noun}(s) ${leaked.join(', ')}`, exchange: secondList });
+      outcomes.push({
+        pass: leaked.length === 0,
+        message:
+          leaked.length === 0
+            ? `the second company's ${where} does not list the first company's ${noun}(s) ${firstIds.join(', ')}`
+            : `the second company's ${where} lists the first company's ${noun}(s) ${leaked.join(', ')}`,
+        exchange: secondList,
+      });
     }
   }
   // The other way round: the second company's fixtures are not in the first company's list.
@@ -144,7 +156,14 @@ async function listsStayApart(ctx: RunContext, secondKey: string, link: Contract
     const firstList = await ctx.request(listOp);
     if (isSuccess(firstList)) {
       const leaked = otherIds.filter((id) => idsIn(firstList).has(id));
-      outcomes.push({ pass: leaked.length === 0, message: leaked.length > 0 ? `the first company's ${where} lists the second company's ${noun} ${leaked.join(', ')}` : `the first company's ${where} does not list the second company's ${noun} ${otherIds.join(', ')}`, exchange: firstList });
+      outcomes.push({
+        pass: leaked.length === 0,
+        message:
+          leaked.length > 0
+            ? `the first company's ${where} lists the second company's ${noun} ${leaked.join(', ')}`
+            : `the first company's ${where} does not list the second company's ${noun} ${otherIds.join(', ')}`,
+        exchange: firstList,
+      });
     }
   }
   return outcomes;
@@ -155,18 +174,28 @@ async function recordStaysHidden(ctx: RunContext, secondKey: string, link: Contr
   const noun = recordNoun(op);
   const created = await createRecord(ctx, link.source.operationId);
   const pathParams = created.exchange && created.id ? linkParameters(link, jsonOf(created.exchange)) : undefined;
-  if (!created.id || !pathParams) return { skip: `no ${noun} of the first company to look for: ${created.why ?? `its answer lacks what link ${link.name} names it by`}` };
+  if (!created.id || !pathParams)
+    return { skip: `no ${noun} of the first company to look for: ${created.why ?? `its answer lacks what link ${link.name} names it by`}` };
   // Control: the owner reads it, so a refusal to the second company is about the company.
   const own = await ctx.request(op, { pathParams });
-  if (!isSuccess(own)) return { skip: `the first company cannot read its own ${noun} ${created.id} either (${op.method.toUpperCase()} ${answered(own)}), so a refusal to the second proves nothing` };
+  if (!isSuccess(own))
+    return {
+      skip: `the first company cannot read its own ${noun} ${created.id} either (${op.method.toUpperCase()} ${answered(own)}), so a refusal to the second proves nothing`,
+    };
   const foreign = await ctx.request(op, { pathParams, apiKey: secondKey });
   const status = foreign.response?.status;
   if (isSuccess(foreign)) return { pass: false, message: `the second company read the first company's ${noun} ${created.id} (${status})`, exchange: foreign };
   // D27 (marked on the path parameter's description): a foreign id is 404, as an unknown one.
   const parameter = ((op.operation.parameters ?? []) as unknown[]).map((p) => deref<JsonObject>(ctx.contract, p)).find((p) => p.in === 'path');
   const decision = RunContext.decisionOf(parameter, 'description');
-  if (status === notFound) return { pass: true, message: `the first company's ${noun} ${created.id} is ${notFound} for the second company (${op.operationId})`, exchange: foreign };
-  return { pass: false, message: `the first company's ${noun} ${created.id} is refused to the second company with ${status ?? answered(foreign)}, not ${notFound} as an unknown ${noun}`, decision, exchange: foreign };
+  if (status === notFound)
+    return { pass: true, message: `the first company's ${noun} ${created.id} is ${notFound} for the second company (${op.operationId})`, exchange: foreign };
+  return {
+    pass: false,
+    message: `the first company's ${noun} ${created.id} is refused to the second company with ${status ?? answered(foreign)}, not ${notFound} as an unknown ${noun}`,
+    decision,
+    exchange: foreign,
+  };
 }
 
 /** The value `ref` puts in a body for a company's record of its fixture. */
@@ -181,7 +210,11 @@ async function recordStaysOwn(ctx: RunContext, secondKey: string, ref: BodyRefer
   const first = valueFor(ctx.fixtures.own, ref);
   if (!first) return { skip: `${field}: the run created no ${noun} with the first key (fixtures), so there is none to misuse` };
   // Every record of the first company a body names maps to the second company's of the same kind.
-  const toSecond = new Map([...ctx.fixtures.own].flatMap(([key, own]) => (key !== ref.fixture.key && ctx.fixtures.other?.get(key) ? [[own.id, ctx.fixtures.other.get(key)!.id] as const] : [])));
+  const toSecond = new Map(
+    [...ctx.fixtures.own].flatMap(([key, own]) =>
+      key !== ref.fixture.key && ctx.fixtures.other?.get(key) ? [[own.id, ctx.fixtures.other.get(key)!.id] as const] : [],
+    ),
+  );
   const named = validBodies(ctx, opId)
     .map((b) => b.body)
     .filter((b) => {
@@ -196,12 +229,28 @@ async function recordStaysOwn(ctx: RunContext, secondKey: string, ref: BodyRefer
   if (foreignBody === undefined) return { skip: `${field}: no valid body of ${opId} names a ${noun} of the run` };
   const foreign = await ctx.request(opId, { body: foreignBody, apiKey: secondKey });
   const status = foreign.response?.status;
-  if (isSuccess(foreign)) return { pass: false, message: `${field}: the second company's request naming the first company's ${noun} was accepted (${status})`, exchange: foreign };
-  if (!isClientError(foreign)) return { pass: false, message: `${field}: the second company's request naming the first company's ${noun} ${answered(foreign)}, not a 4xx refusal`, exchange: foreign };
+  if (isSuccess(foreign))
+    return { pass: false, message: `${field}: the second company's request naming the first company's ${noun} was accepted (${status})`, exchange: foreign };
+  if (!isClientError(foreign))
+    return {
+      pass: false,
+      message: `${field}: the second company's request naming the first company's ${noun} ${answered(foreign)}, not a 4xx refusal`,
+      exchange: foreign,
+    };
   const second = valueFor(ctx.fixtures.other, ref);
   // Without the control a refusal may be about anything else in the request: no verdict.
-  if (!second) return { skip: `${field}: the second company's request naming the first company's ${noun} was refused with ${status}, but the second company has no ${noun} of its own for a control, so that proves nothing about the ${noun}` };
+  if (!second)
+    return {
+      skip: `${field}: the second company's request naming the first company's ${noun} was refused with ${status}, but the second company has no ${noun} of its own for a control, so that proves nothing about the ${noun}`,
+    };
   const control = await ctx.request(opId, { body: replaceValues(foreignBody, new Map([[first, second]])), apiKey: secondKey });
-  if (!isSuccess(control)) return { skip: `${field}: the same request with the second company's own ${noun} ${answered(control)} too, so the refusal (${status}) proves nothing about the ${noun}` };
-  return { pass: true, message: `${field}: the second company's request naming the first company's ${noun} was refused with ${status}; with its own ${noun} it was accepted`, exchange: foreign };
+  if (!isSuccess(control))
+    return {
+      skip: `${field}: the same request with the second company's own ${noun} ${answered(control)} too, so the refusal (${status}) proves nothing about the ${noun}`,
+    };
+  return {
+    pass: true,
+    message: `${field}: the second company's request naming the first company's ${noun} was refused with ${status}; with its own ${noun} it was accepted`,
+    exchange: foreign,
+  };
 }

@@ -48,12 +48,24 @@ export const unsupportedMethodCheck: CheckModule = {
         const probe: ContractOperation = { ...owner, method, operationId: `${owner.operationId} (${method.toUpperCase()} ${path})` };
         const exchange = await ctx.request(probe, { pathParams: params });
         const status = exchange.response?.status;
-        const allow = (exchange.response?.headers.allow ?? '').split(',').map((m) => m.trim().toLowerCase()).filter(Boolean);
+        const allow = (exchange.response?.headers.allow ?? '')
+          .split(',')
+          .map((m) => m.trim().toLowerCase())
+          .filter(Boolean);
         const absent = [...defined].filter((m) => !allow.includes(m));
         const where = `${method.toUpperCase()} ${path}`;
-        if (status !== methodNotAllowed) ctx.judge(owner.operationId, check, false, `${where} ${answered(exchange)}, not ${methodNotAllowed}`, { decision, exchange });
-        else if (absent.length > 0) ctx.judge(owner.operationId, check, false, `${where} answered ${methodNotAllowed} with \`Allow: ${exchange.response?.headers.allow ?? ''}\`, which lacks ${absent.map((m) => m.toUpperCase()).join(', ')}`, { decision, exchange });
-        else ctx.judge(owner.operationId, check, true, `${where} answered ${methodNotAllowed} with \`Allow: ${exchange.response?.headers.allow}\``, { exchange });
+        if (status !== methodNotAllowed)
+          ctx.judge(owner.operationId, check, false, `${where} ${answered(exchange)}, not ${methodNotAllowed}`, { decision, exchange });
+        else if (absent.length > 0)
+          ctx.judge(
+            owner.operationId,
+            check,
+            false,
+            `${where} answered ${methodNotAllowed} with \`Allow: ${exchange.response?.headers.allow ?? ''}\`, which lacks ${absent.map((m) => m.toUpperCase()).join(', ')}`,
+            { decision, exchange },
+          );
+        else
+          ctx.judge(owner.operationId, check, true, `${where} answered ${methodNotAllowed} with \`Allow: ${exchange.response?.headers.allow}\``, { exchange });
       }
     }
   },
@@ -61,10 +73,14 @@ export const unsupportedMethodCheck: CheckModule = {
 
 /** Every method the contract defines on a path, whether or not the run covers its operation. */
 function listedMethods(doc: Parameters<typeof listOperations>[0], path: string): HttpMethod[] {
-  return listOperations(doc).filter((op) => op.path === path).map((op) => op.method);
+  return listOperations(doc)
+    .filter((op) => op.path === path)
+    .map((op) => op.method);
 }
 
 /** Whether another path template of the contract defines `method` on this concrete path. */
 function definedElsewhere(doc: Parameters<typeof listOperations>[0], method: HttpMethod, concrete: string): boolean {
-  return listOperations(doc).some((op) => op.method === method && new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`).test(concrete));
+  return listOperations(doc).some(
+    (op) => op.method === method && new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`).test(concrete),
+  );
 }

@@ -24,7 +24,12 @@ export const useAfterFreeCheck: CheckModule = {
     const deletes = ctx.operations.filter((op) => op.method === 'delete');
     const reason = statefulSkipReason(ctx);
     if (reason) {
-      skipAll(ctx, deletes.map((op) => op.operationId), check, reason);
+      skipAll(
+        ctx,
+        deletes.map((op) => op.operationId),
+        check,
+        reason,
+      );
       return;
     }
     for (const op of deletes) {
@@ -49,7 +54,15 @@ export const useAfterFreeCheck: CheckModule = {
         const after = await ctx.request(read, { pathParams: existing.params });
         const where = `GET ${ctx.url(read, existing.params).replace(/^https?:\/\/[^/]+/, '')}`;
         const ok = after.response?.status === notFound;
-        ctx.judge(opId, check, ok, ok ? `${where} answers ${notFound} after the delete` : `${where} ${answered(after)} after the delete answered ${deleted.response!.status}, not ${notFound}`, { decision, exchange: after });
+        ctx.judge(
+          opId,
+          check,
+          ok,
+          ok
+            ? `${where} answers ${notFound} after the delete`
+            : `${where} ${answered(after)} after the delete answered ${deleted.response!.status}, not ${notFound}`,
+          { decision, exchange: after },
+        );
       }
     }
   },

@@ -65,21 +65,29 @@ describe('skipped, with the reason', () => {
 
 test('the reference server passes all three, the retry after the 500 included', async () => {
   const result = await checked({ profile: 'reference', more: receiving });
-  for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const) expect(result(check).outcome, result(check).messages.join('\n')).toBe('pass');
-  expect(result('webhook_delivery').messages).toEqual([expect.stringMatching(/^pass: charge\.pending, charge\.processing, charge\.paid, charge\.received of charge \S+ arrived once each, in order; the delivery answered 500 came again with the same webhook-id$/)]);
+  for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const)
+    expect(result(check).outcome, result(check).messages.join('\n')).toBe('pass');
+  expect(result('webhook_delivery').messages).toEqual([
+    expect.stringMatching(
+      /^pass: charge\.pending, charge\.processing, charge\.paid, charge\.received of charge \S+ arrived once each, in order; the delivery answered 500 came again with the same webhook-id$/,
+    ),
+  ]);
   // Five deliveries: charge.pending refused, then again, then the three moves.
   expect(result('webhook_signature').messages).toHaveLength(5);
 });
 
-test('behind --webhook-url (a tunnel): only the receiver\'s own registration is judged, though the run\'s other webhooks point at the same address', async () => {
+test("behind --webhook-url (a tunnel): only the receiver's own registration is judged, though the run's other webhooks point at the same address", async () => {
   const port = await freePort();
   const webhookUrl = `http://127.0.0.1:${port}/hooks`;
   const other = async (ctx: RunContext) => {
-    const created = await ctx.request('createWebhook', { body: { url: webhookUrl, name: 'another registration of the run', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] } });
+    const created = await ctx.request('createWebhook', {
+      body: { url: webhookUrl, name: 'another registration of the run', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] },
+    });
     expect(created.response?.status).toBe(201);
   };
   const result = await checked({ profile: 'reference', more: { ...receiving, webhookReceiver: { host: '127.0.0.1', port }, webhookUrl } }, fetch, other);
-  for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const) expect(result(check).outcome, result(check).messages.join('\n')).toBe('pass');
+  for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const)
+    expect(result(check).outcome, result(check).messages.join('\n')).toBe('pass');
   // The receiver's five (charge.pending refused and again, then the three moves), none of the other registration's.
   expect(result('webhook_signature').messages).toHaveLength(5);
 });

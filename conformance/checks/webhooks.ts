@@ -101,7 +101,14 @@ async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: stri
 
     const judged = receiver.deliveries.map((delivery) => ({ delivery, event: parse(delivery.body), exchange: asExchange(receiver.url, delivery) }));
     if (judged.length === 0) {
-      for (const check of checks) ctx.judge(operationId, check, false, `no delivery arrived at ${registered}${registered === receiver.url ? '' : ` (received on ${receiver.url})`} within ${waitMs / 1000} s of creating charge ${chargeId}`, { decision: deliveryDecision(ctx) });
+      for (const check of checks)
+        ctx.judge(
+          operationId,
+          check,
+          false,
+          `no delivery arrived at ${registered}${registered === receiver.url ? '' : ` (received on ${receiver.url})`} within ${waitMs / 1000} s of creating charge ${chargeId}`,
+          { decision: deliveryDecision(ctx) },
+        );
       return;
     }
     for (const item of judged) {
@@ -157,7 +164,13 @@ async function move(ctx: RunContext, chargeId: string): Promise<{ events: string
     if (events.length === 0 && (status === 404 || status === 405)) {
       return { events, note: `simulatePayment answered ${status}: the target has no sandbox control, so only ${createdEvent} was checked` };
     }
-    ctx.judge(operationId, 'webhook_delivery', false, `simulatePayment until ${step.until} on charge ${chargeId} answered ${describeAnswer(exchange)}, so the later events were not checked`, { decision: RunContext.decisionOf(op.operation), exchange });
+    ctx.judge(
+      operationId,
+      'webhook_delivery',
+      false,
+      `simulatePayment until ${step.until} on charge ${chargeId} answered ${describeAnswer(exchange)}, so the later events were not checked`,
+      { decision: RunContext.decisionOf(op.operation), exchange },
+    );
     return { events };
   }
   return { events };
@@ -184,7 +197,13 @@ function eventOf(value: unknown): Event {
 
 /** Every expected event accepted, and the refused first delivery sent again. */
 function complete(deliveries: readonly Delivery[], chargeId: string, expected: readonly string[]): boolean {
-  const accepted = new Set(deliveries.filter((d) => d.answered < 300).map((d) => eventOf(parse(d.body))).filter((e) => e.chargeId === chargeId).map((e) => e.type));
+  const accepted = new Set(
+    deliveries
+      .filter((d) => d.answered < 300)
+      .map((d) => eventOf(parse(d.body)))
+      .filter((e) => e.chargeId === chargeId)
+      .map((e) => e.type),
+  );
   if (!expected.every((type) => accepted.has(type))) return false;
   const [refused, ...later] = deliveries;
   if (!refused) return false;
@@ -249,11 +268,18 @@ function judgeSignature(ctx: RunContext, secret: string, delivery: Delivery, exc
   const id = delivery.headers['webhook-id'];
   const timestamp = delivery.headers['webhook-timestamp'];
   const signatures = delivery.headers['webhook-signature'];
-  const missing = [['webhook-id', id], ['webhook-timestamp', timestamp], ['webhook-signature', signatures]].filter(([, value]) => !value).map(([name]) => name);
+  const missing = [
+    ['webhook-id', id],
+    ['webhook-timestamp', timestamp],
+    ['webhook-signature', signatures],
+  ]
+    .filter(([, value]) => !value)
+    .map(([name]) => name);
   if (missing.length > 0) return fail(`no ${missing.join(', ')} header`);
   if (!/^\d+$/.test(timestamp!)) return fail(`webhook-timestamp ${JSON.stringify(timestamp)} is not whole seconds since the epoch`);
   const offS = Math.round(Number(timestamp) - delivery.receivedAt / 1000);
-  if (Math.abs(offS) > TOLERANCE_S) return fail(`webhook-timestamp is ${Math.abs(offS)} s ${offS < 0 ? 'before' : 'after'} its arrival; a receiver refuses more than ${TOLERANCE_S} s`);
+  if (Math.abs(offS) > TOLERANCE_S)
+    return fail(`webhook-timestamp is ${Math.abs(offS)} s ${offS < 0 ? 'before' : 'after'} its arrival; a receiver refuses more than ${TOLERANCE_S} s`);
   // Signing the same id, timestamp and bytes with the secret gives the one valid v1 signature;
   // the header may carry several, space-separated, and one match is enough.
   let expected: string;
@@ -263,17 +289,25 @@ function judgeSignature(ctx: RunContext, secret: string, delivery: Delivery, exc
     return fail(`the registration's secret cannot sign (${(error as Error).message})`);
   }
   if (!signatures!.split(' ').includes(expected)) return fail(`webhook-signature does not verify with the registration's secret (Standard Webhooks v1)`);
-  ctx.judge(operationId, 'webhook_signature', true, `${label(delivery)}: signed with the registration's secret, timestamp ${Math.abs(offS)} s from its arrival`, { exchange });
+  ctx.judge(
+    operationId,
+    'webhook_signature',
+    true,
+    `${label(delivery)}: signed with the registration's secret, timestamp ${Math.abs(offS)} s from its arrival`,
+    { exchange },
+  );
 }
 
 function judgeSchema(ctx: RunContext, body: unknown, exchange: Exchange): void {
   const schemas = payloads(ctx);
   if (schemas.length === 0) return ctx.recorder.skip(operationId, 'webhook_schema', 'the contract has no webhooks section');
   const delivery = `delivery ${exchange.request.headers['webhook-id'] ?? '(no webhook-id)'}`;
-  if (body === undefined) return ctx.judge(operationId, 'webhook_schema', false, `${delivery}: the body is not JSON`, { decision: deliveryDecision(ctx), exchange });
+  if (body === undefined)
+    return ctx.judge(operationId, 'webhook_schema', false, `${delivery}: the body is not JSON`, { decision: deliveryDecision(ctx), exchange });
   const verdicts = schemas.map((s) => validateBoth(ctx, s.pointer, body));
   const first = verdicts[0]!;
-  if (verdicts.some((v) => v.ok) || first.ok) return ctx.judge(operationId, 'webhook_schema', true, `${delivery}: valid against the contract's webhooks schema`, { exchange });
+  if (verdicts.some((v) => v.ok) || first.ok)
+    return ctx.judge(operationId, 'webhook_schema', true, `${delivery}: valid against the contract's webhooks schema`, { exchange });
   const decision = first.seedErrors.length === 0 ? (first.decisions[0] ?? schemas[0]!.decision ?? unnamedDecision) : undefined;
   ctx.judge(operationId, 'webhook_schema', false, `${delivery}: off the contract's webhooks schema: ${describeErrors(first.errors)}`, { decision, exchange });
 }
@@ -295,16 +329,23 @@ function judgeDelivery(ctx: RunContext, judged: readonly Judged[], chargeId: str
   };
 
   const missing = expected.filter((type) => !ours.some((j) => j.type === type));
-  if (missing.length > 0) fail(`${missing.join(', ')} of charge ${chargeId} never arrived within ${waitMs / 1000} s (expected ${expected.join(', ')})`, { decision: emissionDecision(ctx) });
+  if (missing.length > 0)
+    fail(`${missing.join(', ')} of charge ${chargeId} never arrived within ${waitMs / 1000} s (expected ${expected.join(', ')})`, {
+      decision: emissionDecision(ctx),
+    });
 
   // At least once, deduplicated by webhook-id: one event is one id, one id is one event.
   for (const type of expected) {
     const ids = [...new Set(ours.filter((j) => j.type === type).map((j) => j.id))];
-    if (ids.length > 1) fail(`${type} of charge ${chargeId} arrived under ${ids.length} webhook-ids (${ids.join(', ')}): a receiver dropping repeats by webhook-id processes it ${ids.length} times`);
+    if (ids.length > 1)
+      fail(
+        `${type} of charge ${chargeId} arrived under ${ids.length} webhook-ids (${ids.join(', ')}): a receiver dropping repeats by webhook-id processes it ${ids.length} times`,
+      );
   }
   for (const id of new Set(ours.map((j) => j.id))) {
     const types = [...new Set(ours.filter((j) => j.id === id).map((j) => j.type))];
-    if (types.length > 1) fail(`webhook-id ${id} carried different events (${types.join(', ')}): a receiver dropping repeats by webhook-id loses all but the first`);
+    if (types.length > 1)
+      fail(`webhook-id ${id} carried different events (${types.join(', ')}): a receiver dropping repeats by webhook-id loses all but the first`);
   }
 
   const arrived = [...new Set(ours.map((j) => j.type).filter((type): type is string => type !== undefined && expected.includes(type)))];
@@ -317,7 +358,17 @@ function judgeDelivery(ctx: RunContext, judged: readonly Judged[], chargeId: str
     const again = later.filter((j) => j.delivery.headers['webhook-id'] === first.id || sameEvent(eventOf(j.event), first));
     const changed = again.find((j) => j.delivery.headers['webhook-id'] !== first.id);
     if (again.length === 0) fail(`${label(refused.delivery)} was answered 500 and not sent again within ${waitMs / 1000} s`, { exchange: refused.exchange });
-    else if (changed) fail(`${label(refused.delivery)} was answered 500 and sent again under another webhook-id, ${changed.delivery.headers['webhook-id'] ?? '(none)'}: a receiver cannot tell the retry from a new event`, { exchange: changed.exchange });
+    else if (changed)
+      fail(
+        `${label(refused.delivery)} was answered 500 and sent again under another webhook-id, ${changed.delivery.headers['webhook-id'] ?? '(none)'}: a receiver cannot tell the retry from a new event`,
+        { exchange: changed.exchange },
+      );
   }
-  if (ok) ctx.judge(operationId, check, true, `${expected.join(', ')} of charge ${chargeId} arrived once each, in order; the delivery answered 500 came again with the same webhook-id`);
+  if (ok)
+    ctx.judge(
+      operationId,
+      check,
+      true,
+      `${expected.join(', ')} of charge ${chargeId} arrived once each, in order; the delivery answered 500 came again with the same webhook-id`,
+    );
 }

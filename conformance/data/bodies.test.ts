@@ -22,7 +22,17 @@ const price = 89.9;
 
 function context(options: Partial<ConformanceOptions> = {}, fixtures: Partial<typeof ids> = ids, contract?: JsonObject): RunContext {
   const ctx = new RunContext(
-    { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: 'key', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1000, runId: 'confbodies1', ...options },
+    {
+      baseUrl: 'http://ref.test',
+      baseUrlAlt: 'http://ref.test',
+      apiKey: 'key',
+      profile: 'seed',
+      readOnly: false,
+      stateless: false,
+      timeoutMs: 1000,
+      runId: 'confbodies1',
+      ...options,
+    },
     contract ? { contract } : {},
   );
   giveFixtures(ctx, { ...fixtures, price });
@@ -71,7 +81,17 @@ function valuesAt(body: unknown, path: string): unknown[] {
 
 describe('validBodies against the current contract', () => {
   test('every operation with a request body is covered', () => {
-    expect(bodyOperations.sort()).toEqual(['createClient', 'createOrder', 'createPaymentLink', 'createProduct', 'createSubscription', 'createWebhook', 'simulatePayment', 'updateSubscription', 'updateWebhook']);
+    expect(bodyOperations.sort()).toEqual([
+      'createClient',
+      'createOrder',
+      'createPaymentLink',
+      'createProduct',
+      'createSubscription',
+      'createWebhook',
+      'simulatePayment',
+      'updateSubscription',
+      'updateWebhook',
+    ]);
   });
 
   test.each(bodyOperations)('%s: nothing is dropped, every body validates, names are unique, the examples come first', (operationId) => {
@@ -98,7 +118,7 @@ describe('validBodies against the current contract', () => {
     expect(missing).toEqual([]);
   });
 
-  test.each(bodyOperations)('%s: ids are the run\'s fixtures, names and external ids carry the run id', (operationId) => {
+  test.each(bodyOperations)("%s: ids are the run's fixtures, names and external ids carry the run id", (operationId) => {
     const known = new Set(Object.values(ids));
     for (const { name, body } of validBodies(ctx, operationId)) {
       for (const key of ['productId', 'clientId', 'customerId', 'companyId']) {
@@ -114,12 +134,15 @@ describe('validBodies against the current contract', () => {
     }
   });
 
-  test.each(['createPaymentLink', 'createProduct'])('%s: identifier tags are unique across bodies and calls (a service may hold them unique)', (operationId) => {
-    const sent = [...validBodies(ctx, operationId), ...validBodies(ctx, operationId)].map((b) => b.body);
-    const tags = ['externalId', 'sku', 'displayId'].flatMap((key) => sent.flatMap((body) => valuesOf(body, key)));
-    expect(tags.length).toBeGreaterThanOrEqual(sent.length);
-    expect(new Set(tags).size).toBe(tags.length);
-  });
+  test.each(['createPaymentLink', 'createProduct'])(
+    '%s: identifier tags are unique across bodies and calls (a service may hold them unique)',
+    (operationId) => {
+      const sent = [...validBodies(ctx, operationId), ...validBodies(ctx, operationId)].map((b) => b.body);
+      const tags = ['externalId', 'sku', 'displayId'].flatMap((key) => sent.flatMap((body) => valuesOf(body, key)));
+      expect(tags.length).toBeGreaterThanOrEqual(sent.length);
+      expect(new Set(tags).size).toBe(tags.length);
+    },
+  );
 
   test.each<[string, { given: string; want: (bodies: Array<{ name: string; body: any; decision?: string }>) => void }]>([
     [
@@ -132,7 +155,10 @@ describe('validBodies against the current contract', () => {
           expect(bodies.find((b) => b.name === 'example withTotal')!.body.customerId).toBe(ids.clientId);
           const minimal = bodies.filter((b) => b.name.endsWith('required fields only'));
           // The smallest forms keep the run's tag (externalId): every charge created is findable.
-          expect(minimal.map((b) => Object.keys(b.body).sort())).toEqual([['devMode', 'externalId', 'items'], ['devMode', 'externalId', 'total']]);
+          expect(minimal.map((b) => Object.keys(b.body).sort())).toEqual([
+            ['devMode', 'externalId', 'items'],
+            ['devMode', 'externalId', 'total'],
+          ]);
           for (const b of minimal) expect(b.decision).toBe('D18');
           // customerId and customer exclude each other (D18): no body has both.
           for (const { body } of bodies) expect(body.customer !== undefined && body.customerId !== undefined).toBe(false);
@@ -147,7 +173,8 @@ describe('validBodies against the current contract', () => {
           const cents = (n: unknown) => Math.round(Number(n ?? 0) * 100);
           for (const { name, body } of bodies) {
             expect(cents(body.total), name).toBe(cents(body.subtotal) - cents(body.discount) + cents(body.shippingCost));
-            if (Array.isArray(body.items)) expect(cents(body.subtotal), name).toBe(body.items.reduce((sum: number, i: any) => sum + cents(price) * i.quantity, 0));
+            if (Array.isArray(body.items))
+              expect(cents(body.subtotal), name).toBe(body.items.reduce((sum: number, i: any) => sum + cents(price) * i.quantity, 0));
           }
           const every = bodies.find((b) => b.name.endsWith('every optional field'))!.body;
           expect(every).toMatchObject({ companyId: ids.companyId, trackingCode: expect.any(String), isStorefrontOrder: false });
@@ -182,7 +209,13 @@ describe('validBodies against the current contract', () => {
         given: 'createClient',
         want: (bodies) => {
           expect(bodies[0]!.body.name).toBe('Maria Silva Souza confbodies1');
-          expect(Object.keys(bodies.find((b) => b.name.endsWith('required fields only'))!.body).sort()).toEqual(['cpfCnpj', 'email', 'name', 'phone', 'status']);
+          expect(Object.keys(bodies.find((b) => b.name.endsWith('required fields only'))!.body).sort()).toEqual([
+            'cpfCnpj',
+            'email',
+            'name',
+            'phone',
+            'status',
+          ]);
         },
       },
     ],
@@ -200,7 +233,13 @@ describe('validBodies against the current contract', () => {
           // Only the masks differ: the digits are those of the filled body.
           const digits = (value: unknown) => String(value).replace(/^\+55/, '').replace(/\D/g, '');
           for (const key of ['cpfCnpj', 'phone', 'postalCode']) expect(digits(written.body[key]), key).toBe(every.body[key]);
-          expect({ ...written.body, cpfCnpj: 0, phone: 0, postalCode: 0 }).toEqual({ ...every.body, cpfCnpj: 0, phone: 0, postalCode: 0, name: expect.any(String) });
+          expect({ ...written.body, cpfCnpj: 0, phone: 0, postalCode: 0 }).toEqual({
+            ...every.body,
+            cpfCnpj: 0,
+            phone: 0,
+            postalCode: 0,
+            name: expect.any(String),
+          });
         },
       },
     ],
@@ -219,9 +258,27 @@ describe('validBodies in other situations', () => {
   });
 
   test.each<[string, { given: { operationId: string; missing: Partial<typeof ids> }; want: { count: 'none' | 'some'; dropped: RegExp } }]>([
-    ['no client fixture: the payment link for an existing client loses customerId', { given: { operationId: 'createPaymentLink', missing: { clientId: undefined } }, want: { count: 'some', dropped: /customerId removed, no createClient fixture/ } }],
-    ['no subscription product: no subscription body is valid', { given: { operationId: 'createSubscription', missing: { subscriptionProductId: undefined } }, want: { count: 'none', dropped: /productId removed, no createProduct\(isSubscription=true\) fixture/ } }],
-    ['no subscription yet: no update body', { given: { operationId: 'updateSubscription', missing: { subscriptionId: undefined } }, want: { count: 'none', dropped: /id removed, no createSubscription fixture/ } }],
+    [
+      'no client fixture: the payment link for an existing client loses customerId',
+      {
+        given: { operationId: 'createPaymentLink', missing: { clientId: undefined } },
+        want: { count: 'some', dropped: /customerId removed, no createClient fixture/ },
+      },
+    ],
+    [
+      'no subscription product: no subscription body is valid',
+      {
+        given: { operationId: 'createSubscription', missing: { subscriptionProductId: undefined } },
+        want: { count: 'none', dropped: /productId removed, no createProduct\(isSubscription=true\) fixture/ },
+      },
+    ],
+    [
+      'no subscription yet: no update body',
+      {
+        given: { operationId: 'updateSubscription', missing: { subscriptionId: undefined } },
+        want: { count: 'none', dropped: /id removed, no createSubscription fixture/ },
+      },
+    ],
   ])('%s', (_name, { given, want }) => {
     const partial = context({}, { ...ids, ...given.missing });
     const { bodies, dropped } = validBodiesWithNotes(partial, given.operationId);
@@ -241,8 +298,14 @@ describe('validBodies in other situations', () => {
   });
 
   test.each<[string, { profile: 'seed' | 'reference'; want: { productIds: string[]; decisions: Array<string | undefined>; dropped: RegExp | undefined } }]>([
-    ['seed profile: kept after the others, marked with the id decision (D13)', { profile: 'seed', want: { productIds: ['4711'], decisions: ['D13'], dropped: undefined } }],
-    ['reference profile: dropped, the full contract is the bar', { profile: 'reference', want: { productIds: [], decisions: [], dropped: /productId must match pattern/ } }],
+    [
+      'seed profile: kept after the others, marked with the id decision (D13)',
+      { profile: 'seed', want: { productIds: ['4711'], decisions: ['D13'], dropped: undefined } },
+    ],
+    [
+      'reference profile: dropped, the full contract is the bar',
+      { profile: 'reference', want: { productIds: [], decisions: [], dropped: /productId must match pattern/ } },
+    ],
   ])('a target whose own ids the contract does not admit (a numeric product id): %s', (_name, { profile, want }) => {
     const foreign = context({ profile }, { ...ids, subscriptionProductId: '4711' });
     const { bodies, dropped } = validBodiesWithNotes(foreign, 'createSubscription');

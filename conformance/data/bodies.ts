@@ -3,18 +3,7 @@ import { resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { resolveLinkValue } from '../../lib/contract/links.js';
 import { decisionsOfErrors, unnamedDecision } from '../checks/responses.js';
 import type { RunContext } from '../engine/context.js';
-import {
-  isDeprecated,
-  isPlainObject,
-  itemsOf,
-  keywordOf,
-  propertiesOf,
-  requestBodyOf,
-  requiredOf,
-  sampleValue,
-  viewOf,
-  type SchemaView,
-} from './schema.js';
+import { isDeprecated, isPlainObject, itemsOf, keywordOf, propertiesOf, requestBodyOf, requiredOf, sampleValue, viewOf, type SchemaView } from './schema.js';
 import { bodyReferences, forEachAt, pathText } from './relations.js';
 import { runData } from './state.js';
 import { runWebhookUrl } from './webhook-url.js';
@@ -91,7 +80,9 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
   for (const example of info.examples) {
     candidates.push({ name: `example ${example.name}`, body: stateless ? structuredClone(example.value) : finish(example.value, `example ${example.name}`) });
   }
-  const optionalityDecision = ['required', 'allOf', 'anyOf', 'oneOf', 'minProperties', 'dependentSchemas'].map((k) => keywordOf(view, k)?.decision).find(Boolean);
+  const optionalityDecision = ['required', 'allOf', 'anyOf', 'oneOf', 'minProperties', 'dependentSchemas']
+    .map((k) => keywordOf(view, k)?.decision)
+    .find(Boolean);
   for (const example of info.examples) {
     const minimal = structuredClone(example.value);
     stripOptional(ctx.contract, validate, minimal, minimal, view);
@@ -139,10 +130,15 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
     seen.add(key);
     if (!validate(candidate.body)) {
       if (seedValidate?.(candidate.body) && (validate.errors ?? []).every((e) => targetIds.has(resolvePointer(candidate.body, e.instancePath)))) {
-        seedOnly.push({ ...candidate, decision: candidate.decision ?? decisionsOfErrors(validate.errors ?? [], { contract: ctx.contract, pointer: info.pointer })[0] ?? unnamedDecision });
+        seedOnly.push({
+          ...candidate,
+          decision: candidate.decision ?? decisionsOfErrors(validate.errors ?? [], { contract: ctx.contract, pointer: info.pointer })[0] ?? unnamedDecision,
+        });
         continue;
       }
-      dropped.push(`${candidate.name}: the contract refuses it (${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ')})`);
+      dropped.push(
+        `${candidate.name}: the contract refuses it (${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ')})`,
+      );
       continue;
     }
     bodies.push(candidate);
@@ -377,9 +373,11 @@ function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number)
  */
 const brazilianMasks: Record<string, (digits: string) => string | undefined> = {
   'cpf-cnpj': (d) =>
-    /^\d{11}$/.test(d) ? `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`
-    : /^\d{14}$/.test(d) ? `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`
-    : undefined,
+    /^\d{11}$/.test(d)
+      ? `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`
+      : /^\d{14}$/.test(d)
+        ? `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`
+        : undefined,
   'phone-br': (d) => (/^\d{10,11}$/.test(d) ? `+55 (${d.slice(0, 2)}) ${d.slice(2, -4)}-${d.slice(-4)}` : undefined),
   cep: (d) => (/^\d{8}$/.test(d) ? `${d.slice(0, 5)}-${d.slice(5)}` : undefined),
 };

@@ -31,7 +31,10 @@ export async function createFixtures(ctx: RunContext): Promise<void> {
     ctx.fixtures.other = other;
     for (const spec of specs) {
       // The second company's record is the first's, naming the second company's records where it names any.
-      const body = replaceValues(fixtureBody(ctx, spec), new Map([...ctx.fixtures.own].flatMap(([key, own]) => (other.has(key) ? [[own.id, other.get(key)!.id] as const] : []))));
+      const body = replaceValues(
+        fixtureBody(ctx, spec),
+        new Map([...ctx.fixtures.own].flatMap(([key, own]) => (other.has(key) ? [[own.id, other.get(key)!.id] as const] : []))),
+      );
       const made = await createFixture(ctx, spec, body, `other.${spec.key}`, true, { apiKey: secondKey });
       if ('id' in made) other.set(spec.key, made);
     }
@@ -83,7 +86,14 @@ function fixtureBody(ctx: RunContext, spec: FixtureSpec): unknown {
 }
 
 /** Sends one fixture body; a refusal is remembered as why the fixture is missing (and, upfront, failed). */
-async function createFixture(ctx: RunContext, spec: FixtureSpec, body: unknown, name: string, upfront: boolean, init: RequestInit = {}): Promise<FixtureRecord | { reason: string }> {
+async function createFixture(
+  ctx: RunContext,
+  spec: FixtureSpec,
+  body: unknown,
+  name: string,
+  upfront: boolean,
+  init: RequestInit = {},
+): Promise<FixtureRecord | { reason: string }> {
   const state = runData(ctx);
   const operationId = spec.source.operationId;
   if (body === undefined) {
@@ -166,12 +176,19 @@ export async function existingPathParams(ctx: RunContext, op: ContractOperation)
   // A read or an update may reuse a record; a delete or a move (simulate-…) changes the state
   // the next request would start from (D39), so it gets a record of its own.
   const reuse = op.method === 'get' || op.method === 'put' || op.method === 'patch';
-  const earlier = reuse ? ctx.exchanges.filter((e) => e.operationId === link.source.operationId && idOf(e)).map((e) => linkParameters(link, parseJson(e.response!.body))).find(Boolean) : undefined;
+  const earlier = reuse
+    ? ctx.exchanges
+        .filter((e) => e.operationId === link.source.operationId && idOf(e))
+        .map((e) => linkParameters(link, parseJson(e.response!.body)))
+        .find(Boolean)
+    : undefined;
   if (earlier) return { params: earlier };
   const record = await createRecord(ctx, link.source.operationId);
   if ('reason' in record) return { reason: record.reason };
   const params = record.exchange ? linkParameters(link, parseJson(record.exchange.response!.body)) : undefined;
-  return params ? { params } : { reason: `the answer of ${link.source.operationId} lacks what link ${link.name} names ${op.operationId}'s ${names.join(', ')} by` };
+  return params
+    ? { params }
+    : { reason: `the answer of ${link.source.operationId} lacks what link ${link.name} names ${op.operationId}'s ${names.join(', ')} by` };
 }
 
 /** A new record made with the operation's first valid body. */

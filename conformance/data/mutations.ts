@@ -138,7 +138,12 @@ function decisionField(decision: string | undefined): { decision?: string } {
 /** The decision marked on the schema of a failing keyword: first at the mutated place, else anywhere. */
 function decisionOfErrors(errors: readonly ErrorObject[], at: string): string | undefined {
   const marked = (e: ErrorObject) => RunContext.decisionOf(e.parentSchema, e.keyword);
-  return errors.filter((e) => e.instancePath === at).map(marked).find(Boolean) ?? errors.map(marked).find(Boolean);
+  return (
+    errors
+      .filter((e) => e.instancePath === at)
+      .map(marked)
+      .find(Boolean) ?? errors.map(marked).find(Boolean)
+  );
 }
 
 type Breaker = (body: unknown, at: string, keyword: string, only?: boolean) => boolean;
@@ -178,27 +183,49 @@ class BodyMutator {
     const type = keywordOf(view, 'type');
     if (!type) return;
     const at = toPointer(path);
-    const values = typeof value === 'string' ? [12345, true] : typeof value === 'number' ? [String(value), true] : typeof value === 'boolean' ? [String(value), 1] : Array.isArray(value) ? [{}, 'x'] : [[], 'x'];
+    const values =
+      typeof value === 'string'
+        ? [12345, true]
+        : typeof value === 'number'
+          ? [String(value), true]
+          : typeof value === 'boolean'
+            ? [String(value), 1]
+            : Array.isArray(value)
+              ? [{}, 'x']
+              : [[], 'x'];
     const chosen = values.find((v) => this.breaks(withAt(this.root, path, v), at, 'type'));
     if (chosen === undefined) return;
-    this.out.push({ rank: RANK.type, name: `${at}: ${jsonType(chosen)} instead of ${jsonType(value)}`, body: withAt(this.root, path, chosen), at, keyword: 'type', ...(type.decision ? { hint: type.decision } : {}) });
+    this.out.push({
+      rank: RANK.type,
+      name: `${at}: ${jsonType(chosen)} instead of ${jsonType(value)}`,
+      body: withAt(this.root, path, chosen),
+      at,
+      keyword: 'type',
+      ...(type.decision ? { hint: type.decision } : {}),
+    });
   }
 
   private object(view: SchemaView, path: string[], value: JsonObject, at: string, label: string): void {
     for (const [name, decision] of requiredOf(view)) {
       if (value[name] === undefined) continue;
-      this.propose(RANK.required, `${toPointer([...path, name])}: required property missing`, at, 'required', decision, [withAt(this.root, [...path, name], undefined)]);
+      this.propose(RANK.required, `${toPointer([...path, name])}: required property missing`, at, 'required', decision, [
+        withAt(this.root, [...path, name], undefined),
+      ]);
     }
     const additional = keywordOf(view, 'additionalProperties');
     if (additional?.value === false) {
-      this.propose(RANK.structure, `${label}: unknown property`, at, 'additionalProperties', additional.decision, [withAt(this.root, [...path, unknownProperty], 'x')]);
+      this.propose(RANK.structure, `${label}: unknown property`, at, 'additionalProperties', additional.decision, [
+        withAt(this.root, [...path, unknownProperty], 'x'),
+      ]);
     }
     const minProperties = keywordOf(view, 'minProperties');
     if (typeof minProperties?.value === 'number' && minProperties.value > 0) {
       const required = requiredOf(view);
       const keys = Object.keys(value).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
       const reduced = Object.fromEntries(keys.slice(0, minProperties.value - 1).map((k) => [k, value[k]]));
-      this.propose(RANK.structure, `${label}: fewer than ${minProperties.value} properties`, at, 'minProperties', minProperties.decision, [withAt(this.root, path, reduced)]);
+      this.propose(RANK.structure, `${label}: fewer than ${minProperties.value} properties`, at, 'minProperties', minProperties.decision, [
+        withAt(this.root, path, reduced),
+      ]);
     }
     for (const part of view.parts) {
       // An anyOf of `required` branches (e.g. total or items): send none of them.
@@ -207,7 +234,9 @@ class BodyMutator {
       const names = [...new Set(branches.flatMap((b) => (b as JsonObject).required as string[]))];
       if (!names.some((n) => value[n] !== undefined)) continue;
       const reduced = Object.fromEntries(Object.entries(value).filter(([k]) => !names.includes(k)));
-      this.propose(RANK.structure, `${label}: none of ${names.join(', ')}`, at, 'anyOf', RunContext.decisionOf(part.schema, 'anyOf') ?? part.decision, [withAt(this.root, path, reduced)]);
+      this.propose(RANK.structure, `${label}: none of ${names.join(', ')}`, at, 'anyOf', RunContext.decisionOf(part.schema, 'anyOf') ?? part.decision, [
+        withAt(this.root, path, reduced),
+      ]);
     }
     const properties = propertiesOf(this.doc, view);
     for (const part of view.parts) {
@@ -220,10 +249,12 @@ class BodyMutator {
         for (const [excluded, sub] of Object.entries(schema.properties)) {
           if (sub !== false) continue;
           const name = `${label}: ${excluded} together with ${key}`;
-          const missing = value[key] !== undefined && value[excluded] === undefined ? excluded : value[excluded] !== undefined && value[key] === undefined ? key : undefined;
+          const missing =
+            value[key] !== undefined && value[excluded] === undefined ? excluded : value[excluded] !== undefined && value[key] === undefined ? key : undefined;
           const missingView = missing ? properties.get(missing) : undefined;
           const sample = missingView ? sampleValue(this.doc, missingView) : undefined;
-          if (missing && sample !== undefined) this.propose(RANK.structure, name, toPointer([...path, excluded]), 'false schema', decision, [withAt(this.root, [...path, missing], sample)]);
+          if (missing && sample !== undefined)
+            this.propose(RANK.structure, name, toPointer([...path, excluded]), 'false schema', decision, [withAt(this.root, [...path, missing], sample)]);
         }
       }
     }
@@ -236,11 +267,25 @@ class BodyMutator {
   private array(view: SchemaView, path: string[], value: unknown[], at: string): void {
     const minItems = keywordOf(view, 'minItems');
     if (typeof minItems?.value === 'number' && minItems.value > 0 && value.length >= minItems.value) {
-      this.propose(RANK.limit, `${at}: fewer than ${minItems.value} items`, at, 'minItems', minItems.decision, this.replacing(path, [value.slice(0, minItems.value - 1)]));
+      this.propose(
+        RANK.limit,
+        `${at}: fewer than ${minItems.value} items`,
+        at,
+        'minItems',
+        minItems.decision,
+        this.replacing(path, [value.slice(0, minItems.value - 1)]),
+      );
     }
     const maxItems = keywordOf(view, 'maxItems');
     if (typeof maxItems?.value === 'number' && value.length > 0) {
-      this.propose(RANK.limit, `${at}: more than ${maxItems.value} items`, at, 'maxItems', maxItems.decision, this.replacing(path, [Array.from({ length: maxItems.value + 1 }, () => value[0])]));
+      this.propose(
+        RANK.limit,
+        `${at}: more than ${maxItems.value} items`,
+        at,
+        'maxItems',
+        maxItems.decision,
+        this.replacing(path, [Array.from({ length: maxItems.value + 1 }, () => value[0])]),
+      );
     }
     const items = itemsOf(this.doc, view);
     if (items && value.length > 0) this.walk(items, [...path, '0']);
@@ -249,7 +294,8 @@ class BodyMutator {
   private number(view: SchemaView, path: string[], value: number, at: string): void {
     const limit = (keyword: string, what: string, values: (n: number) => number[]) => {
       const found = keywordOf(view, keyword);
-      if (typeof found?.value === 'number') this.propose(RANK.limit, `${at}: ${what} ${found.value}`, at, keyword, found.decision, this.replacing(path, values(found.value)));
+      if (typeof found?.value === 'number')
+        this.propose(RANK.limit, `${at}: ${what} ${found.value}`, at, keyword, found.decision, this.replacing(path, values(found.value)));
     };
     limit('minimum', 'below minimum', (n) => [n - 1]);
     limit('maximum', 'above maximum', (n) => [n + 1]);
@@ -265,11 +311,25 @@ class BodyMutator {
     const maxLength = keywordOf(view, 'maxLength');
     if (typeof maxLength?.value === 'number') {
       const pad = 'x'.repeat(Math.max(maxLength.value + 1 - value.length, 1));
-      this.propose(RANK.limit, `${at}: over maxLength ${maxLength.value}`, at, 'maxLength', maxLength.decision, this.replacing(path, [value + pad, pad + value, 'x'.repeat(maxLength.value + 1)]));
+      this.propose(
+        RANK.limit,
+        `${at}: over maxLength ${maxLength.value}`,
+        at,
+        'maxLength',
+        maxLength.decision,
+        this.replacing(path, [value + pad, pad + value, 'x'.repeat(maxLength.value + 1)]),
+      );
     }
     const minLength = keywordOf(view, 'minLength');
     if (typeof minLength?.value === 'number' && minLength.value > 0) {
-      this.propose(RANK.limit, `${at}: under minLength ${minLength.value}`, at, 'minLength', minLength.decision, this.replacing(path, [value.slice(0, minLength.value - 1)]));
+      this.propose(
+        RANK.limit,
+        `${at}: under minLength ${minLength.value}`,
+        at,
+        'minLength',
+        minLength.decision,
+        this.replacing(path, [value.slice(0, minLength.value - 1)]),
+      );
     }
     const pattern = keywordOf(view, 'pattern');
     if (typeof pattern?.value === 'string') {
@@ -338,7 +398,12 @@ function headerCandidates(ctx: RunContext, headers: HeaderParameter[], body: unk
     const minLength = keywordOf(view, 'minLength')?.value;
     if (typeof minLength === 'number' && minLength > 0) propose(`under minLength ${minLength}`, 'minLength', [example.slice(0, minLength - 1)]);
     const values = keywordOf(view, 'enum')?.value;
-    if (Array.isArray(values)) propose('not in enum', 'enum', [example.toLowerCase(), `${example}_X`].filter((v) => !values.includes(v)));
+    if (Array.isArray(values))
+      propose(
+        'not in enum',
+        'enum',
+        [example.toLowerCase(), `${example}_X`].filter((v) => !values.includes(v)),
+      );
   }
   return out;
 }

@@ -24,11 +24,24 @@ function withCoupons(): JsonObject {
   const copy = structuredClone(contract);
   const paths = copy.paths as Record<string, JsonObject>;
   const responses = (op: JsonObject) => op.responses as Record<string, JsonObject>;
-  const couponSchema = { type: 'object', additionalProperties: false, required: ['code', 'productId'], properties: { code: { type: 'string', minLength: 1 }, productId: { type: 'string' }, clientId: { type: 'string' } } };
+  const couponSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['code', 'productId'],
+    properties: { code: { type: 'string', minLength: 1 }, productId: { type: 'string' }, clientId: { type: 'string' } },
+  };
   paths['/coupon'] = {
     post: {
       operationId: 'createCoupon',
-      requestBody: { required: true, content: { 'application/json': { schema: couponSchema, examples: { tenOff: { value: { code: 'TEN', productId: 'prod_examplecoupon000000000', clientId: 'clnt_examplecoupon000000000' } } } } } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: couponSchema,
+            examples: { tenOff: { value: { code: 'TEN', productId: 'prod_examplecoupon000000000', clientId: 'clnt_examplecoupon000000000' } } },
+          },
+        },
+      },
       responses: {
         '201': {
           description: 'The coupon.',
@@ -46,7 +59,11 @@ function withCoupons(): JsonObject {
     },
   };
   const createdProduct = responses((paths['/product'] as JsonObject).post as JsonObject)['201']!;
-  (createdProduct.links as JsonObject).Coupon = { operationId: 'createCoupon', requestBody: { productId: '{$response.body#/id}' }, 'x-created-with': { isSubscription: false } };
+  (createdProduct.links as JsonObject).Coupon = {
+    operationId: 'createCoupon',
+    requestBody: { productId: '{$response.body#/id}' },
+    'x-created-with': { isSubscription: false },
+  };
   const createdClient = responses((paths['/client'] as JsonObject).post as JsonObject)['201']!;
   (createdClient.links as JsonObject).Coupon = { operationId: 'createCoupon', requestBody: { clientId: '{$response.body#/id}' } };
   return copy;
@@ -56,10 +73,22 @@ const references = (doc: JsonObject, operationId: string) => bodyReferences(doc,
 
 describe('relations of the current contract', () => {
   test.each<[string, { given: string; want: string[] }]>([
-    ['payment links name a product sold once and a client', { given: 'createPaymentLink', want: ['customerId ← createClient', 'items[].productId ← createProduct(isSubscription=false)'] }],
-    ['subscriptions name a subscription product and a client', { given: 'createSubscription', want: ['clientId ← createClient', 'productId ← createProduct(isSubscription=true)'] }],
-    ['orders name a product sold once and a client', { given: 'createOrder', want: ['clientId ← createClient', 'items[].productId ← createProduct(isSubscription=false)'] }],
-    ['an update names the subscription it changes, keeping its product and client', { given: 'updateSubscription', want: ['id ← createSubscription', 'productId ← createSubscription', 'clientId ← createSubscription'] }],
+    [
+      'payment links name a product sold once and a client',
+      { given: 'createPaymentLink', want: ['customerId ← createClient', 'items[].productId ← createProduct(isSubscription=false)'] },
+    ],
+    [
+      'subscriptions name a subscription product and a client',
+      { given: 'createSubscription', want: ['clientId ← createClient', 'productId ← createProduct(isSubscription=true)'] },
+    ],
+    [
+      'orders name a product sold once and a client',
+      { given: 'createOrder', want: ['clientId ← createClient', 'items[].productId ← createProduct(isSubscription=false)'] },
+    ],
+    [
+      'an update names the subscription it changes, keeping its product and client',
+      { given: 'updateSubscription', want: ['id ← createSubscription', 'productId ← createSubscription', 'clientId ← createSubscription'] },
+    ],
     ['a product names nothing', { given: 'createProduct', want: [] }],
   ])('%s', (_name, { given, want }) => {
     expect(references(contract, given)).toEqual(want);
@@ -67,7 +96,15 @@ describe('relations of the current contract', () => {
 
   test('the records made before the checks, and what tenant isolation tries', () => {
     expect(upfrontFixtures(contract).map((f) => f.key)).toEqual(['createClient', 'createProduct(isSubscription=false)', 'createProduct(isSubscription=true)']);
-    expect(tenantOperations(contract)).toEqual(['getCharge', 'getWebhook', 'listWebhookDeliveries', 'listClients', 'createPaymentLink', 'createSubscription', 'createOrder']);
+    expect(tenantOperations(contract)).toEqual([
+      'getCharge',
+      'getWebhook',
+      'listWebhookDeliveries',
+      'listClients',
+      'createPaymentLink',
+      'createSubscription',
+      'createOrder',
+    ]);
   });
 });
 
@@ -75,8 +112,17 @@ describe('an operation the contract links needs no change in conformance/', () =
   const doc = withCoupons();
 
   test.each<[string, { given: () => unknown; want: unknown }]>([
-    ['its body references', { given: () => references(doc, 'createCoupon'), want: ['clientId ← createClient', 'productId ← createProduct(isSubscription=false)'] }],
-    ['the records made before the checks (no new kind: the coupon shares the product and client)', { given: () => upfrontFixtures(doc).map((f) => f.key), want: ['createClient', 'createProduct(isSubscription=false)', 'createProduct(isSubscription=true)'] }],
+    [
+      'its body references',
+      { given: () => references(doc, 'createCoupon'), want: ['clientId ← createClient', 'productId ← createProduct(isSubscription=false)'] },
+    ],
+    [
+      'the records made before the checks (no new kind: the coupon shares the product and client)',
+      {
+        given: () => upfrontFixtures(doc).map((f) => f.key),
+        want: ['createClient', 'createProduct(isSubscription=false)', 'createProduct(isSubscription=true)'],
+      },
+    ],
     ['tenant isolation tries its read and its create', { given: () => tenantOperations(doc), want: expect.arrayContaining(['getCoupon', 'createCoupon']) }],
     ['the fixture filling a field', { given: () => fixtureKeyOf(doc, 'createCoupon', 'productId'), want: 'createProduct(isSubscription=false)' }],
   ])('%s', (_name, { given, want }) => {
@@ -84,7 +130,19 @@ describe('an operation the contract links needs no change in conformance/', () =
   });
 
   test("its bodies carry the run's records, and lose a field whose record the run lacks", () => {
-    const ctx = new RunContext({ baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: 'key', profile: 'reference', readOnly: false, stateless: false, timeoutMs: 1000, runId: 'confrel1' }, { contract: doc });
+    const ctx = new RunContext(
+      {
+        baseUrl: 'http://ref.test',
+        baseUrlAlt: 'http://ref.test',
+        apiKey: 'key',
+        profile: 'reference',
+        readOnly: false,
+        stateless: false,
+        timeoutMs: 1000,
+        runId: 'confrel1',
+      },
+      { contract: doc },
+    );
     ctx.fixtures.own.set('createProduct(isSubscription=false)', { id: 'prod_runproduct000000000000', body: { id: 'prod_runproduct000000000000' } });
     const { bodies, dropped } = validBodiesWithNotes(ctx, 'createCoupon');
     expect(bodies.length).toBeGreaterThan(0);
@@ -98,8 +156,24 @@ describe('an operation the contract links needs no change in conformance/', () =
   });
 
   test('against a stateless target nothing is prepared: the examples are sent as they are', async () => {
-    const ctx = new RunContext({ baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test', apiKey: 'key', profile: 'reference', readOnly: false, stateless: true, timeoutMs: 1000, runId: 'confrel2' }, { contract: doc });
+    const ctx = new RunContext(
+      {
+        baseUrl: 'http://ref.test',
+        baseUrlAlt: 'http://ref.test',
+        apiKey: 'key',
+        profile: 'reference',
+        readOnly: false,
+        stateless: true,
+        timeoutMs: 1000,
+        runId: 'confrel2',
+      },
+      { contract: doc },
+    );
     expect(await prepareBodies(ctx, 'createCoupon')).toBeUndefined();
-    expect(validBodiesWithNotes(ctx, 'createCoupon').bodies[0]!.body).toEqual({ code: 'TEN', productId: 'prod_examplecoupon000000000', clientId: 'clnt_examplecoupon000000000' });
+    expect(validBodiesWithNotes(ctx, 'createCoupon').bodies[0]!.body).toEqual({
+      code: 'TEN',
+      productId: 'prod_examplecoupon000000000',
+      clientId: 'clnt_examplecoupon000000000',
+    });
   });
 });

@@ -26,7 +26,10 @@ describe('RunContext.request', () => {
         ? new Response('{}', { status: 429, headers: { 'Retry-After': '0', 'Content-Type': 'application/problem+json' } })
         : new Response('[]', { status: 200, headers: { 'Content-Type': 'application/json' } });
     }) as typeof fetch;
-    const ctx = new RunContext({ baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 }, { fetch: fetchFn });
+    const ctx = new RunContext(
+      { baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 },
+      { fetch: fetchFn },
+    );
     const exchange = await ctx.request('listClients');
     expect(calls).toBe(2);
     expect(exchange.response?.status).toBe(200);
@@ -39,7 +42,10 @@ describe('RunContext.request', () => {
       calls += 1;
       return new Response('{}', { status: 429, headers: { 'Retry-After': '0' } });
     }) as typeof fetch;
-    const ctx = new RunContext({ baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 }, { fetch: fetchFn });
+    const ctx = new RunContext(
+      { baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 },
+      { fetch: fetchFn },
+    );
     const exchange = await ctx.request('listClients');
     expect(calls).toBe(6);
     expect(exchange.response?.status).toBe(429);
@@ -53,7 +59,10 @@ describe('a target that stops answering', () => {
       calls += 1;
       throw new TypeError('fetch failed');
     }) as typeof fetch;
-    const ctx = new RunContext({ baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 }, { fetch: fetchFn });
+    const ctx = new RunContext(
+      { baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 },
+      { fetch: fetchFn },
+    );
     for (let i = 0; i < 4; i++) expect((await ctx.request('listClients')).error).toBeDefined();
     await expect(ctx.request('listClients')).rejects.toBeInstanceOf(TargetUnreachableError);
     expect(calls).toBe(5);
@@ -66,7 +75,10 @@ describe('a target that stops answering', () => {
       if (calls === 4) return new Response('[]', { status: 200 });
       throw new TypeError('fetch failed');
     }) as typeof fetch;
-    const ctx = new RunContext({ baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 }, { fetch: fetchFn });
+    const ctx = new RunContext(
+      { baseUrl: 'http://t.test', baseUrlAlt: 'http://t.test', apiKey: 'k', profile: 'seed', readOnly: false, stateless: false, timeoutMs: 1_000 },
+      { fetch: fetchFn },
+    );
     for (let i = 0; i < 8; i++) await ctx.request('listClients');
     expect(calls).toBe(8);
   });

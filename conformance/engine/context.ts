@@ -121,7 +121,14 @@ export class RunContext {
     const headers: Record<string, string> = { ...init.headers };
     const apiKey = init.apiKey === undefined ? this.options.apiKey : init.apiKey;
     if (apiKey !== null) headers[this.apiKeyHeader] = apiKey;
-    const input = { operationId: op.operationId, method: op.method, url: this.url(op, init.pathParams), headers, secretHeaders: [this.apiKeyHeader], ...(init.body !== undefined ? { body: init.body } : {}) };
+    const input = {
+      operationId: op.operationId,
+      method: op.method,
+      url: this.url(op, init.pathParams),
+      headers,
+      secretHeaders: [this.apiKeyHeader],
+      ...(init.body !== undefined ? { body: init.body } : {}),
+    };
     let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     // A rate-limited answer is the target protecting itself, not a verdict on the request:
     // like any well-behaved client, wait as long as Retry-After says and send it again.
@@ -133,7 +140,9 @@ export class RunContext {
     // A target that stopped answering would otherwise cost one timeout per remaining request.
     this.unansweredInARow = exchange.error ? this.unansweredInARow + 1 : 0;
     if (this.unansweredInARow >= MAX_UNANSWERED_IN_A_ROW) {
-      throw new TargetUnreachableError(`${input.url} and the ${MAX_UNANSWERED_IN_A_ROW - 1} requests before it got no answer (last: ${exchange.error}); the run stops`);
+      throw new TargetUnreachableError(
+        `${input.url} and the ${MAX_UNANSWERED_IN_A_ROW - 1} requests before it got no answer (last: ${exchange.error}); the run stops`,
+      );
     }
     return exchange;
   }

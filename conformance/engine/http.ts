@@ -31,16 +31,31 @@ export async function send(fetchFn: typeof fetch, input: SendInput, timeoutMs: n
     body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
   }
-  const request: RecordedRequest = { method: input.method.toUpperCase(), url: input.url, headers: maskHeaders(headers, input.secretHeaders ?? []), ...(body !== undefined ? { body } : {}) };
+  const request: RecordedRequest = {
+    method: input.method.toUpperCase(),
+    url: input.url,
+    headers: maskHeaders(headers, input.secretHeaders ?? []),
+    ...(body !== undefined ? { body } : {}),
+  };
   const started = performance.now();
   try {
-    const response = await fetchFn(input.url, { method: request.method, headers, ...(body !== undefined ? { body } : {}), signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetchFn(input.url, {
+      method: request.method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const text = await response.text();
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       responseHeaders[name.toLowerCase()] = value;
     });
-    return { operationId: input.operationId, request, response: { status: response.status, headers: responseHeaders, body: text }, ms: performance.now() - started };
+    return {
+      operationId: input.operationId,
+      request,
+      response: { status: response.status, headers: responseHeaders, body: text },
+      ms: performance.now() - started,
+    };
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
     return { operationId: input.operationId, request, error: reason, ms: performance.now() - started };

@@ -2,7 +2,16 @@ import { expect, test } from 'vitest';
 import { KeyRefusedError, runConformance } from './run.js';
 import type { ConformanceOptions } from './types.js';
 
-const options: ConformanceOptions = { baseUrl: 'http://target.test', baseUrlAlt: 'http://target.test', apiKey: 'sk_the_run_key', secondApiKey: 'sk_the_second_key', profile: 'reference', readOnly: false, stateless: false, timeoutMs: 1_000 };
+const options: ConformanceOptions = {
+  baseUrl: 'http://target.test',
+  baseUrlAlt: 'http://target.test',
+  apiKey: 'sk_the_run_key',
+  secondApiKey: 'sk_the_second_key',
+  profile: 'reference',
+  readOnly: false,
+  stateless: false,
+  timeoutMs: 1_000,
+};
 
 /** A target that answers 401 exactly to the keys in `refused`, and 200 `[]` to everything else. */
 function target(refused: readonly string[]): { fetch: typeof fetch; sent: string[] } {

@@ -24,7 +24,9 @@ export function keyProbeOperation(contract: JsonObject): ContractOperation | und
     const security = (op.operation.security ?? contract.security) as unknown[] | undefined;
     return Array.isArray(security) && security.length > 0 && !security.some((s) => s && typeof s === 'object' && Object.keys(s).length === 0);
   };
-  return listOperations(contract).find((op) => op.method === 'get' && op.server !== 'base_url_alt' && !op.path.includes('{') && op.operation['x-decision'] === undefined && secured(op));
+  return listOperations(contract).find(
+    (op) => op.method === 'get' && op.server !== 'base_url_alt' && !op.path.includes('{') && op.operation['x-decision'] === undefined && secured(op),
+  );
 }
 
 /**
@@ -41,7 +43,11 @@ export async function checkKeysAccepted(options: ConformanceOptions, contract: J
   ];
   for (const [what, flag, key] of keys) {
     if (key === undefined) continue;
-    const exchange = await send(fetchFn, { operationId: op.operationId, method: op.method, url: `${options.baseUrl}${op.path}`, headers: { [apiKeyHeader]: key }, secretHeaders: [apiKeyHeader] }, options.timeoutMs);
+    const exchange = await send(
+      fetchFn,
+      { operationId: op.operationId, method: op.method, url: `${options.baseUrl}${op.path}`, headers: { [apiKeyHeader]: key }, secretHeaders: [apiKeyHeader] },
+      options.timeoutMs,
+    );
     if (exchange.response?.status === 401) {
       throw new KeyRefusedError(`the target refused ${what} (401 on ${op.method.toUpperCase()} ${op.path}); check ${flag}.`);
     }

@@ -28,7 +28,18 @@ export { KeyRefusedError } from './key-check.js';
  * The checks that send their own requests run first, in this order (later ones use what
  * earlier ones created); the response checks then judge every exchange of the run.
  */
-const activeChecks: CheckModule[] = [authCheck, positiveCheck, negativeCheck, availabilityCheck, idempotencyCheck, tenantCheck, domainCheck, useAfterFreeCheck, unsupportedMethodCheck, webhookCheck];
+const activeChecks: CheckModule[] = [
+  authCheck,
+  positiveCheck,
+  negativeCheck,
+  availabilityCheck,
+  idempotencyCheck,
+  tenantCheck,
+  domainCheck,
+  useAfterFreeCheck,
+  unsupportedMethodCheck,
+  webhookCheck,
+];
 
 export async function runConformance(options: ConformanceOptions, deps: RunDeps = {}): Promise<RunReport> {
   const started = Date.now();

@@ -26,13 +26,22 @@ describe('seedView', () => {
     ['a valid client', { given: { schema: 'Client', value: client }, want: { full: true, seed: true } }],
     ['the seed pattern of taxId holds in both', { given: { schema: 'Client', value: { ...client, taxId: '123' } }, want: { full: false, seed: false } }],
     ['check digits are a decision (D23)', { given: { schema: 'Client', value: { ...client, taxId: '52998224726' } }, want: { full: false, seed: true } }],
-    ['the seed maxLength of name holds in both', { given: { schema: 'Client', value: { ...client, name: 'x'.repeat(256) } }, want: { full: false, seed: false } }],
-    ['postalCode format is a decision (D24)', { given: { schema: 'Client', value: { ...client, postalCode: '01310-100' } }, want: { full: false, seed: true } }],
+    [
+      'the seed maxLength of name holds in both',
+      { given: { schema: 'Client', value: { ...client, name: 'x'.repeat(256) } }, want: { full: false, seed: false } },
+    ],
+    [
+      'postalCode format is a decision (D24)',
+      { given: { schema: 'Client', value: { ...client, postalCode: '01310-100' } }, want: { full: false, seed: true } },
+    ],
     ['a missing seed-required field fails both', { given: { schema: 'Client', value: { ...client, phone: undefined } }, want: { full: false, seed: false } }],
     ['the Problem schema is a decision as a whole (D02)', { given: { schema: 'Problem', value: { anything: true } }, want: { full: false, seed: true } }],
     ['charge status values are a decision (D05)', { given: { schema: 'ChargeStatus', value: 'CLOSED' }, want: { full: false, seed: true } }],
     ['charge status must still be a string', { given: { schema: 'ChargeStatus', value: 42 }, want: { full: false, seed: false } }],
-    ['an integer narrowed from the seed number accepts a fraction in the seed view (D25)', { given: { schema: 'ChargeItem', value: { productId: 'prod_ab', companyId: 'comp_ab', quantity: 1.5, product: {} } }, want: { full: false, seed: true } }],
+    [
+      'an integer narrowed from the seed number accepts a fraction in the seed view (D25)',
+      { given: { schema: 'ChargeItem', value: { productId: 'prod_ab', companyId: 'comp_ab', quantity: 1.5, product: {} } }, want: { full: false, seed: true } },
+    ],
     ['subscription period values are the seed', { given: { schema: 'SubscriptionPeriod', value: 'HOURLY' }, want: { full: false, seed: false } }],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {

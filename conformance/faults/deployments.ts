@@ -30,12 +30,10 @@ export type FetchLike = (request: Request) => Promise<Response>;
 
 type Json = Record<string, unknown>;
 
-
 const isListClients = (r: Request) => is(r, 'GET', /^\/client$/);
 const isCreateClient = (r: Request) => is(r, 'POST', /^\/client$/);
 const isGetCharge = (r: Request) => is(r, 'GET', /^\/charge\/[^/]+$/);
 const isCreatePaymentLink = (r: Request) => is(r, 'POST', /^\/charge\/payment-link$/);
-
 
 export const faults: Fault[] = [
   {
@@ -62,7 +60,9 @@ export const faults: Fault[] = [
     only: ['createOrder'],
     wrap: (inner) => async (request) => {
       const response = await inner(request);
-      return is(request, 'POST', /^\/order$/) && response.ok ? rewriteJson(response, (o: Json) => ({ ...o, status: 'PROCESSING', paymentStatus: 'PAID' })) : response;
+      return is(request, 'POST', /^\/order$/) && response.ok
+        ? rewriteJson(response, (o: Json) => ({ ...o, status: 'PROCESSING', paymentStatus: 'PAID' }))
+        : response;
     },
   },
   {
@@ -184,11 +184,16 @@ export const faults: Fault[] = [
     wrap: (inner) => async (request) => {
       if (!isCreatePaymentLink(request)) return inner(request);
       // The service raises a too-small total instead of refusing it.
-      return inner(await withRequest<Json>(request, { body: (body) => (typeof body.total === 'number' && body.total < 500 && body.total >= 0 && Number.isInteger(body.total) ? { ...body, total: 500 } : body) }));
+      return inner(
+        await withRequest<Json>(request, {
+          body: (body) =>
+            typeof body.total === 'number' && body.total < 500 && body.total >= 0 && Number.isInteger(body.total) ? { ...body, total: 500 } : body,
+        }),
+      );
     },
   },
   {
-    name: "a record of another company readable (GET /charge/{id} ignores the company)",
+    name: 'a record of another company readable (GET /charge/{id} ignores the company)',
     expect: { operationId: 'getCharge', check: 'tenant_isolation' },
     only: ['createPaymentLink', 'getCharge'],
     wrap: (inner, keys) => async (request) => {
@@ -230,7 +235,12 @@ interface Outgoing {
   body: string;
 }
 
-const outgoing = (input: Parameters<typeof fetch>[0], init: RequestInit = {}): Outgoing => ({ url: String(input), init, headers: { ...(init.headers as Record<string, string>) }, body: String(init.body) });
+const outgoing = (input: Parameters<typeof fetch>[0], init: RequestInit = {}): Outgoing => ({
+  url: String(input),
+  init,
+  headers: { ...(init.headers as Record<string, string>) },
+  body: String(init.body),
+});
 const eventType = (body: string): unknown => (JSON.parse(body) as Json).type;
 /** Sends a changed delivery, signed again with the registration's secret when `secret` is given. */
 function resend(send: typeof fetch, out: Outgoing, secret: string | undefined): Promise<Response> {
@@ -274,7 +284,8 @@ export const deliveryFaults: Fault[] = [
     expect: { operationId: 'createWebhook', check: 'webhook_delivery' },
     only: webhookRun,
     wrap: passThrough,
-    deliveries: (send) => async (input, init) => (eventType(outgoing(input, init).body) === 'charge.paid' ? new Response(null, { status: 204 }) : send(input, init)),
+    deliveries: (send) => async (input, init) =>
+      eventType(outgoing(input, init).body) === 'charge.paid' ? new Response(null, { status: 204 }) : send(input, init),
   },
   {
     name: 'events out of order (charge.processing sent after charge.paid)',
@@ -340,25 +351,27 @@ function dynamicBrCode(brCode: string): string {
  */
 export const decisionDepartures = {
   decisions: ['D01', 'D02', 'D10', 'D22', 'D28'],
-  wrap: (inner: FetchLike): FetchLike => async (original) => {
-    let request = original;
-    if (request.method !== 'GET') request = await withRequest<Json>(request, { body: ({ [unknownProperty]: _ignored, ...body }) => body });
-    const response = await inner(request);
-    const path = new URL(request.url).pathname;
-    const headers = new Headers(response.headers);
-    headers.delete('idempotent-replayed');
-    headers.delete('location');
-    if (response.status >= 400 && response.status < 500) {
-      headers.set('Content-Type', 'application/json');
-      // 429 stays: a service that rate-limits says so in the standard way, whatever its error bodies.
-      const status = response.status === 401 || response.status === 404 || response.status === 429 ? response.status : 400;
-      return new Response(JSON.stringify({ error: response.statusText || 'refused' }), { status, headers });
-    }
-    const status = request.method === 'POST' && path === '/charge/payment-link' && response.status === 201 ? 200 : response.status;
-    if (!isGetCharge(request) || !response.ok) return new Response(response.body, { status, headers });
-    const envelope = (await response.json()) as { data: Json };
-    const brCode = dynamicBrCode(String(envelope.data.brCode));
-    const data = { ...envelope.data, brCode, brCodeBase64: await QRCode.toDataURL(brCode) };
-    return new Response(JSON.stringify({ ...envelope, data }), { status, headers });
-  },
+  wrap:
+    (inner: FetchLike): FetchLike =>
+    async (original) => {
+      let request = original;
+      if (request.method !== 'GET') request = await withRequest<Json>(request, { body: ({ [unknownProperty]: _ignored, ...body }) => body });
+      const response = await inner(request);
+      const path = new URL(request.url).pathname;
+      const headers = new Headers(response.headers);
+      headers.delete('idempotent-replayed');
+      headers.delete('location');
+      if (response.status >= 400 && response.status < 500) {
+        headers.set('Content-Type', 'application/json');
+        // 429 stays: a service that rate-limits says so in the standard way, whatever its error bodies.
+        const status = response.status === 401 || response.status === 404 || response.status === 429 ? response.status : 400;
+        return new Response(JSON.stringify({ error: response.statusText || 'refused' }), { status, headers });
+      }
+      const status = request.method === 'POST' && path === '/charge/payment-link' && response.status === 201 ? 200 : response.status;
+      if (!isGetCharge(request) || !response.ok) return new Response(response.body, { status, headers });
+      const envelope = (await response.json()) as { data: Json };
+      const brCode = dynamicBrCode(String(envelope.data.brCode));
+      const data = { ...envelope.data, brCode, brCodeBase64: await QRCode.toDataURL(brCode) };
+      return new Response(JSON.stringify({ ...envelope, data }), { status, headers });
+    },
 };

@@ -62,7 +62,13 @@ async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only
 function failures(report: RunReport): string[] {
   return report.results
     .filter((r) => r.outcome === 'fail')
-    .map((r) => `${r.operationId} › ${r.check}: ${r.findings.filter((f) => f.outcome === 'fail').map((f) => f.message).join('; ')}`);
+    .map(
+      (r) =>
+        `${r.operationId} › ${r.check}: ${r.findings
+          .filter((f) => f.outcome === 'fail')
+          .map((f) => f.message)
+          .join('; ')}`,
+    );
 }
 
 describe('the reference server conforms', () => {
@@ -76,7 +82,7 @@ describe('the reference server conforms', () => {
   });
 });
 
-describe('a deployment that departs from the contract\'s decisions only (built from the seed alone)', () => {
+describe("a deployment that departs from the contract's decisions only (built from the seed alone)", () => {
   test('the seed profile fails nothing and reports each departure as info naming its decision', async () => {
     const report = await run('seed', decisionDepartures.wrap);
     expect(failures(report)).toEqual([]);
@@ -87,7 +93,13 @@ describe('a deployment that departs from the contract\'s decisions only (built f
   test('the reference profile fails it', async () => {
     const report = await run('reference', decisionDepartures.wrap);
     const failed = new Set(report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.operationId} › ${r.check}`));
-    for (const expected of ['createPaymentLink › status_code_conformance', 'createPaymentLink › idempotency_replay', 'createClient › negative_data_rejection', 'getCharge › brcode_well_formed']) expect([...failed]).toContain(expected);
+    for (const expected of [
+      'createPaymentLink › status_code_conformance',
+      'createPaymentLink › idempotency_replay',
+      'createClient › negative_data_rejection',
+      'getCharge › brcode_well_formed',
+    ])
+      expect([...failed]).toContain(expected);
   });
 });
 
@@ -108,19 +120,34 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
   test('the reference profile fails it: it really departs from the decisions', async () => {
     const report = await run('reference', foreignDeployment.wrap);
     const failed = failures(report).join('\n');
-    for (const expected of [/createProduct › response_schema_conformance: .*\/id must match pattern "\^prod_/, /getCharge › response_schema_conformance: .*\/data\/id must match pattern "\^char_/, /createOrder › negative_data_rejection: .*\/subtotal: string instead of number/]) expect(failed).toMatch(expected);
+    for (const expected of [
+      /createProduct › response_schema_conformance: .*\/id must match pattern "\^prod_/,
+      /getCharge › response_schema_conformance: .*\/data\/id must match pattern "\^char_/,
+      /createOrder › negative_data_rejection: .*\/subtotal: string instead of number/,
+    ])
+      expect(failed).toMatch(expected);
   });
 
-  test.each(foreignSeedViolations.map((v) => [v.name, v] as const))('with a real seed violation on top, the seed profile fails it: %s', async (_name, violation) => {
-    const report = await run('seed', violation.wrap, violation.only);
-    const result = report.results.find((r) => r.operationId === violation.expect.operationId && r.check === violation.expect.check);
-    expect(result?.outcome, `${violation.expect.operationId} › ${violation.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');
-  });
+  test.each(foreignSeedViolations.map((v) => [v.name, v] as const))(
+    'with a real seed violation on top, the seed profile fails it: %s',
+    async (_name, violation) => {
+      const report = await run('seed', violation.wrap, violation.only);
+      const result = report.results.find((r) => r.operationId === violation.expect.operationId && r.check === violation.expect.check);
+      expect(result?.outcome, `${violation.expect.operationId} › ${violation.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe(
+        'fail',
+      );
+    },
+  );
 });
 
 describe('every fault is caught by its check', () => {
   test.each([...faults, ...deliveryFaults].map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
-    const report = await run('reference', (inner) => fault.wrap(inner, { apiKey: server!.apiKey, otherApiKey: server!.other.apiKey }), fault.only, fault.deliveries);
+    const report = await run(
+      'reference',
+      (inner) => fault.wrap(inner, { apiKey: server!.apiKey, otherApiKey: server!.other.apiKey }),
+      fault.only,
+      fault.deliveries,
+    );
     const result = report.results.find((r) => r.operationId === fault.expect.operationId && r.check === fault.expect.check);
     expect(result?.outcome, `${fault.expect.operationId} › ${fault.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');
   });

@@ -46,8 +46,14 @@ async function serve(handle: (request: Request) => Promise<Response>): Promise<{
 /** The CLI to its end, with the parent's environment minus vitest's own (the CLI starts a vitest of its own). */
 async function conformanceCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^(VITEST|CONFORMANCE_)/.test(name) && name !== 'NODE_ENV' && name !== 'TEST') env[name] = value;
-  const child = spawn(tsx, ['conformance/cli.ts', ...args], { cwd: repoRoot, env: { ...env, NO_COLOR: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const [name, value] of Object.entries(process.env))
+    if (!/^(VITEST|CONFORMANCE_)/.test(name) && name !== 'NODE_ENV' && name !== 'TEST') env[name] = value;
+  const child = spawn(tsx, ['conformance/cli.ts', ...args], {
+    cwd: repoRoot,
+    env: { ...env, NO_COLOR: '1' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -64,7 +70,9 @@ async function conformanceCli(args: string[]): Promise<{ code: number | null; st
   }
 }
 
-test('the CLI in the seed profile passes a service answering seed-legal shapes that differ from every decision (UUID ids, extra fields, punctuated tax numbers, ...)', { timeout: RUN_MS + 30_000 }, async () => {
+test('the CLI in the seed profile passes a service answering seed-legal shapes that differ from every decision (UUID ids, extra fields, punctuated tax numbers, ...)', {
+  timeout: RUN_MS + 30_000,
+}, async () => {
   const databasePath = join(folder(), 'foreign', 'payments.db');
   const port = await freePort();
   const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port) });

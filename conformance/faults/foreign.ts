@@ -90,7 +90,11 @@ function foreignShapes(inner: FetchLike): FetchLike {
   const ids = new IdTable();
   return async (original) => {
     const url = new URL(original.url);
-    url.pathname = url.pathname.split('/').map((segment) => ids.toReference(decodeURIComponent(segment))).map(encodeURIComponent).join('/');
+    url.pathname = url.pathname
+      .split('/')
+      .map((segment) => ids.toReference(decodeURIComponent(segment)))
+      .map(encodeURIComponent)
+      .join('/');
     const isOrder = is(original, 'POST', /^\/order$/);
     const request = await withRequest<unknown>(new Request(url, original), {
       body: (body) => {
@@ -183,24 +187,44 @@ function foreignString(value: string, ids: IdTable, where: Where, key: string): 
  * Real seed violations on top of the foreign deployment: the `seed` profile must still fail each
  * on the named check, so its tolerance of other shapes is not blindness.
  */
-export const foreignSeedViolations: Array<{ name: string; expect: { operationId: string; check: CheckName }; only: string[]; wrap: (inner: FetchLike) => FetchLike }> = [
+export const foreignSeedViolations: Array<{
+  name: string;
+  expect: { operationId: string; check: CheckName };
+  only: string[];
+  wrap: (inner: FetchLike) => FetchLike;
+}> = [
   {
-    name: 'client list ids without the seed\'s clnt_ form (seed §2.4)',
+    name: "client list ids without the seed's clnt_ form (seed §2.4)",
     expect: { operationId: 'listClients', check: 'response_schema_conformance' },
     only: ['listClients', 'createClient'],
-    wrap: (inner) => answers(foreignDeployment.wrap(inner), (r) => is(r, 'GET', /^\/client$/), (list: Json[]) => list.map((client) => ({ ...client, id: randomUUID() }))),
+    wrap: (inner) =>
+      answers(
+        foreignDeployment.wrap(inner),
+        (r) => is(r, 'GET', /^\/client$/),
+        (list: Json[]) => list.map((client) => ({ ...client, id: randomUUID() })),
+      ),
   },
   {
-    name: 'an order status outside the seed\'s enum (seed §2.7)',
+    name: "an order status outside the seed's enum (seed §2.7)",
     expect: { operationId: 'createOrder', check: 'response_schema_conformance' },
     only: ['createOrder'],
-    wrap: (inner) => answers(foreignDeployment.wrap(inner), (r) => is(r, 'POST', /^\/order$/), (order: Json) => ({ ...order, status: 'NEW' })),
+    wrap: (inner) =>
+      answers(
+        foreignDeployment.wrap(inner),
+        (r) => is(r, 'POST', /^\/order$/),
+        (order: Json) => ({ ...order, status: 'NEW' }),
+      ),
   },
   {
     name: 'a product price as a decimal string in a response (seed §2.5: number)',
     expect: { operationId: 'createProduct', check: 'response_schema_conformance' },
     only: ['createProduct'],
-    wrap: (inner) => answers(foreignDeployment.wrap(inner), (r) => is(r, 'POST', /^\/product$/), (product: Json) => ({ ...product, price: String(product.price) })),
+    wrap: (inner) =>
+      answers(
+        foreignDeployment.wrap(inner),
+        (r) => is(r, 'POST', /^\/product$/),
+        (product: Json) => ({ ...product, price: String(product.price) }),
+      ),
   },
 ];
 

@@ -44,7 +44,17 @@ test('stateful checks are reported as skipped with the reason', () => {
 
 test('the checks that need no state did run', () => {
   const ran = new Set(report.results.filter((r) => r.outcome === 'pass' || r.outcome === 'info').map((r) => r.check));
-  for (const check of ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'ignored_auth', 'negative_data_rejection', 'positive_data_acceptance', 'brcode_well_formed', 'qr_matches_brcode']) {
+  for (const check of [
+    'not_a_server_error',
+    'status_code_conformance',
+    'content_type_conformance',
+    'response_schema_conformance',
+    'ignored_auth',
+    'negative_data_rejection',
+    'positive_data_acceptance',
+    'brcode_well_formed',
+    'qr_matches_brcode',
+  ]) {
     expect(ran, check).toContain(check);
   }
 });

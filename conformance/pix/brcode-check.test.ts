@@ -99,7 +99,10 @@ describe('brCodePixKey', () => {
   const cases: Array<[string, { given: string; want: string | undefined }]> = [
     ["the BCB manual's example (a random key)", { given: bcbExample, want: '123e4567-e12b-12d1-a456-426655440000' }],
     ['an e-mail key', { given: withCrc(pixBody({ '26': tlv('00', 'br.gov.bcb.pix') + tlv('01', 'sandbox@pix.invalid') })), want: 'sandbox@pix.invalid' }],
-    ['a template without a key (a dynamic code with a URL)', { given: withCrc(pixBody({ '26': tlv('00', 'br.gov.bcb.pix') + tlv('25', 'pix.example.com/qr/v2/x') })), want: undefined }],
+    [
+      'a template without a key (a dynamic code with a URL)',
+      { given: withCrc(pixBody({ '26': tlv('00', 'br.gov.bcb.pix') + tlv('25', 'pix.example.com/qr/v2/x') })), want: undefined },
+    ],
     ['no TLV at all', { given: 'not a BR Code', want: undefined }],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {

@@ -27,4 +27,5 @@ export const pixBody = (over: Record<string, string | undefined> = {}): string =
     .join('');
 };
 /** The static BR Code example of the Banco Central do Brasil's Pix BR Code manual. */
-export const bcbExample = '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
+export const bcbExample =
+  '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';

@@ -32,11 +32,15 @@ describe('formatExchange', () => {
   });
 
   test('no answer: the reason instead of a response', () => {
-    expect(formatExchange(exchange({ response: undefined, error: 'connect ECONNREFUSED 127.0.0.1:9' }))).toMatch(/\n← no answer: connect ECONNREFUSED 127\.0\.0\.1:9 \(12 ms\)$/);
+    expect(formatExchange(exchange({ response: undefined, error: 'connect ECONNREFUSED 127.0.0.1:9' }))).toMatch(
+      /\n← no answer: connect ECONNREFUSED 127\.0\.0\.1:9 \(12 ms\)$/,
+    );
   });
 
   test('an empty body prints nothing; indent prefixes every line', () => {
-    const text = formatExchange(exchange({ request: { method: 'GET', url: 'http://h/x', headers: {} }, response: { status: 204, headers: {}, body: '' } }), { indent: '> ' });
+    const text = formatExchange(exchange({ request: { method: 'GET', url: 'http://h/x', headers: {} }, response: { status: 204, headers: {}, body: '' } }), {
+      indent: '> ',
+    });
     expect(text).toBe('> → GET http://h/x\n> ← 204 (12 ms)');
   });
 });
@@ -45,23 +49,32 @@ describe('formatBody', () => {
   const long = JSON.stringify({ data: Array.from({ length: 500 }, (_, i) => ({ id: `clnt_${i}` })) });
   const cases: Array<[string, { given: string; want: (text: string) => void }]> = [
     ['short JSON is pretty-printed', { given: '{"a":1}', want: (t) => expect(t).toBe('{\n  "a": 1\n}') }],
-    ['long JSON is compact and cut near 2 KB, saying how much is left', {
-      given: long,
-      want: (t) => {
-        expect(t.startsWith('{"data":[{"id":"clnt_0"},')).toBe(true);
-        expect(t.length).toBeLessThan(BODY_LIMIT + 50);
-        expect(t).toMatch(new RegExp(`\\n… \\(${long.length - BODY_LIMIT} more characters\\)$`));
+    [
+      'long JSON is compact and cut near 2 KB, saying how much is left',
+      {
+        given: long,
+        want: (t) => {
+          expect(t.startsWith('{"data":[{"id":"clnt_0"},')).toBe(true);
+          expect(t.length).toBeLessThan(BODY_LIMIT + 50);
+          expect(t).toMatch(new RegExp(`\\n… \\(${long.length - BODY_LIMIT} more characters\\)$`));
+        },
       },
-    }],
-    ['a long string inside JSON (a QR data URI) is shortened', {
-      given: JSON.stringify({ qrCodeImage: `data:image/png;base64,${'A'.repeat(5000)}`, brCode: '000201' }),
-      want: (t) => {
-        expect(t).toContain('…(4722 more characters)');
-        expect(t).toContain('"brCode": "000201"');
+    ],
+    [
+      'a long string inside JSON (a QR data URI) is shortened',
+      {
+        given: JSON.stringify({ qrCodeImage: `data:image/png;base64,${'A'.repeat(5000)}`, brCode: '000201' }),
+        want: (t) => {
+          expect(t).toContain('…(4722 more characters)');
+          expect(t).toContain('"brCode": "000201"');
+        },
       },
-    }],
+    ],
     ['text that is not JSON is kept as it is', { given: '<html>oops</html>', want: (t) => expect(t).toBe('<html>oops</html>') }],
-    ['control characters are shown, not sent to the terminal', { given: 'a\x1b[2Jb\rc\x07\n\td', want: (t) => expect(t).toBe('a\\u001b[2Jb\\u000dc\\u0007\n\td') }],
+    [
+      'control characters are shown, not sent to the terminal',
+      { given: 'a\x1b[2Jb\rc\x07\n\td', want: (t) => expect(t).toBe('a\\u001b[2Jb\\u000dc\\u0007\n\td') },
+    ],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     want(formatBody(given));
@@ -82,12 +95,14 @@ describe('formatFindings', () => {
   const text = formatFindings(redactReport(sampleReport(), [API_KEY]));
   test('every failure with only its failed findings and exchange', () => {
     expect(text).toMatch(/^Failures \(3\)\n\n✗ createPaymentLink › not_a_server_error\n {2}answered 500/);
-    expect(text).toContain('✗ listClients › tenant_isolation\n  another company\'s client is listed\n    → GET http://ref.test/client');
+    expect(text).toContain("✗ listClients › tenant_isolation\n  another company's client is listed\n    → GET http://ref.test/client");
     expect(text).toContain('← no answer: no answer within 10000 ms');
     expect(text).not.toContain('answered 201');
   });
   test('info findings one line each with their decision, and skip reasons counted', () => {
-    expect(text).toContain("Departures from the contract's decisions, not failures under profile seed (1)\ni createPaymentLink › response_schema_conformance: externalId is missing from the charge (departs from D21)");
+    expect(text).toContain(
+      "Departures from the contract's decisions, not failures under profile seed (1)\ni createPaymentLink › response_schema_conformance: externalId is missing from the charge (departs from D21)",
+    );
     expect(text).toContain('Skipped\n– 1 × the target keeps no state (--stateless)\n– 1 × no second API key (--second-api-key)');
   });
   test('info lines are capped', () => {

@@ -37,7 +37,8 @@ export function formatBody(body: string, limit = BODY_LIMIT): string {
   try {
     const parsed: unknown = JSON.parse(body);
     if (parsed !== null && typeof parsed === 'object') {
-      const shorten = (_key: string, value: unknown) => (typeof value === 'string' && value.length > LONG_STRING ? `${value.slice(0, LONG_STRING)}…(${value.length - LONG_STRING} more characters)` : value);
+      const shorten = (_key: string, value: unknown) =>
+        typeof value === 'string' && value.length > LONG_STRING ? `${value.slice(0, LONG_STRING)}…(${value.length - LONG_STRING} more characters)` : value;
       const pretty = JSON.stringify(parsed, shorten, 2);
       text = pretty.length <= limit ? pretty : JSON.stringify(parsed, shorten);
     }
@@ -110,7 +111,8 @@ export function formatFindings(report: RunReport, options: { maxInfoLines?: numb
   }
 
   const reasons = new Map<string, number>();
-  for (const r of report.results) if (r.outcome === 'skip') reasons.set(r.skipReason ?? 'no reason given', (reasons.get(r.skipReason ?? 'no reason given') ?? 0) + 1);
+  for (const r of report.results)
+    if (r.outcome === 'skip') reasons.set(r.skipReason ?? 'no reason given', (reasons.get(r.skipReason ?? 'no reason given') ?? 0) + 1);
   if (reasons.size > 0) sections.push(['Skipped', ...[...reasons].map(([reason, n]) => `– ${n} × ${printable(reason)}`)].join('\n'));
   return sections.join('\n\n');
 }

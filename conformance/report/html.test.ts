@@ -28,13 +28,40 @@ describe('renderHtml', () => {
     const rows = [...html.matchAll(/<tr><td class="op">([^<]+)<\/td>(.*?)<\/tr>/g)];
     expect(rows.map((r) => r[1])).toEqual(['createPaymentLink', 'getCharge', 'listClients']);
     const classes = (row: string) => [...row.matchAll(/<td class="(\w+)"/g)].map((m) => m[1]);
-    expect(classes(rows[0]![2]!)).toEqual(['fail', 'none', 'none', 'info', 'none', 'none', 'none', 'none', 'none', 'skip', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'none', 'none']);
+    expect(classes(rows[0]![2]!)).toEqual([
+      'fail',
+      'none',
+      'none',
+      'info',
+      'none',
+      'none',
+      'none',
+      'none',
+      'none',
+      'skip',
+      'none',
+      'none',
+      'none',
+      'none',
+      'none',
+      'none',
+      'none',
+      'none',
+      'none',
+    ]);
     expect(rows[1]![2]).toContain('title="skipped: no second API key (--second-api-key)"');
   });
 
   test('one <details> per failed or info finding, with its exchange; passes get none', () => {
     const details = [...html.matchAll(/<details class="(fail|info)"(?: id="[\w-]+")?><summary>(.*?)<\/summary>(.*?)<\/details>/gs)];
-    const text = (markup: string) => markup.replace(/<[^>]+>/g, '').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    const text = (markup: string) =>
+      markup
+        .replace(/<[^>]+>/g, '')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&');
     expect(details.map((d) => [d[1], text(d[2]!).slice(0, 60)])).toEqual([
       ['fail', expect.stringMatching(/^✗ createPaymentLink › not_a_server_error — answered 500/)],
       ['fail', "✗ listClients › tenant_isolation — another company's client "],

@@ -37,7 +37,11 @@ dl.legend dd { margin: 0; }
 
 function cell(result: CheckResult | undefined): string {
   const kind: Outcome | 'none' = result?.outcome ?? 'none';
-  const title = result ? (result.outcome === 'skip' ? `skipped: ${result.skipReason ?? ''}` : `${result.outcome}: ${result.findings.length} finding(s)`) : 'not applicable';
+  const title = result
+    ? result.outcome === 'skip'
+      ? `skipped: ${result.skipReason ?? ''}`
+      : `${result.outcome}: ${result.findings.length} finding(s)`
+    : 'not applicable';
   // A cell with failed or info findings leads to them, below the matrix.
   const glyph = result && (kind === 'fail' || kind === 'info') ? `<a href="#${anchor(result)}">${glyphs[kind]}</a>` : glyphs[kind];
   return `<td class="${kind}" title="${htmlEscape(title)}">${glyph}</td>`;
@@ -69,7 +73,8 @@ export function renderHtml(report: RunReport): string {
     return items.length ? `<h2>${heading} (${items.length} finding${items.length === 1 ? '' : 's'})</h2>\n${items.join('\n')}` : '';
   };
   const reasons = new Map<string, string[]>();
-  for (const r of report.results) if (r.outcome === 'skip') reasons.set(r.skipReason ?? 'no reason given', [...(reasons.get(r.skipReason ?? 'no reason given') ?? []), resultTitle(r)]);
+  for (const r of report.results)
+    if (r.outcome === 'skip') reasons.set(r.skipReason ?? 'no reason given', [...(reasons.get(r.skipReason ?? 'no reason given') ?? []), resultTitle(r)]);
   const skipped = reasons.size
     ? `<h2>Skipped (${t.skip})</h2>\n<ul>${[...reasons].map(([reason, titles]) => `<li>${htmlEscape(reason)} — ${titles.length} check(s)<details><summary>which</summary><pre>${htmlEscape(titles.join('\n'))}</pre></details></li>`).join('')}</ul>`
     : '';

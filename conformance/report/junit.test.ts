@@ -21,7 +21,12 @@ describe('the well-formedness check itself', () => {
     expect(() => parseXml(given)).toThrow(want);
   });
   test('accepts what it should, decoding entities', () => {
-    expect(parseXml(`${prolog}<a k="&quot;&#10;"><b/>x &amp; &#x41;</a>`)).toEqual({ name: 'a', attrs: { k: '"\n' }, children: [{ name: 'b', attrs: {}, children: [], text: '' }], text: 'x & A' });
+    expect(parseXml(`${prolog}<a k="&quot;&#10;"><b/>x &amp; &#x41;</a>`)).toEqual({
+      name: 'a',
+      attrs: { k: '"\n' },
+      children: [{ name: 'b', attrs: {}, children: [], text: '' }],
+      text: 'x & A',
+    });
   });
 });
 
@@ -43,7 +48,11 @@ describe('renderJunit', () => {
       ['testsuite', 'getCharge', '2', '0', '1'],
       ['testsuite', 'listClients', '2', '2', '0'],
     ]);
-    expect(suite('getCharge').children.filter((c) => c.name === 'testcase').map((c) => c.attrs.name)).toEqual(['status_code_conformance', 'tenant_isolation']);
+    expect(
+      suite('getCharge')
+        .children.filter((c) => c.name === 'testcase')
+        .map((c) => c.attrs.name),
+    ).toEqual(['status_code_conformance', 'tenant_isolation']);
     expect(suite('getCharge').children[0]!.children.map((p) => [p.attrs.name, p.attrs.value])).toEqual([
       ['profile', 'seed'],
       ['runId', 'conf1234abcd'],
@@ -54,29 +63,43 @@ describe('renderJunit', () => {
 
   const cases: Array<[string, { given: [string, string]; want: (c: XmlElement) => void }]> = [
     ['pass → an empty testcase', { given: ['getCharge', 'status_code_conformance'], want: (c) => expect(c.children).toEqual([]) }],
-    ['skip → <skipped message>', {
-      given: ['getCharge', 'tenant_isolation'],
-      want: (c) => expect(c.children).toEqual([{ name: 'skipped', attrs: { message: 'no second API key (--second-api-key)' }, children: [], text: '' }]),
-    }],
-    ['info → <system-out> with the info text and its decision', {
-      given: ['createPaymentLink', 'response_schema_conformance'],
-      want: (c) => {
-        expect(c.children.map((x) => x.name)).toEqual(['system-out']);
-        expect(c.children[0]!.text).toMatch(/^info: externalId is missing from the charge \(departs from D21\)\n {2}→ POST http:\/\/ref\.test\/charge\/payment-link/);
+    [
+      'skip → <skipped message>',
+      {
+        given: ['getCharge', 'tenant_isolation'],
+        want: (c) => expect(c.children).toEqual([{ name: 'skipped', attrs: { message: 'no second API key (--second-api-key)' }, children: [], text: '' }]),
       },
-    }],
-    ['fail → <failure> with only the failed findings, the exchange and the escaped body', {
-      given: ['createPaymentLink', 'not_a_server_error'],
-      want: (c) => {
-        const failure = c.children[0]!;
-        expect(failure.name).toBe('failure');
-        expect(failure.attrs.message).toBe(`answered 500 to a valid request ${nasty.replace(/[\u0001\u0007\uD800]/g, '\uFFFD')}`);
-        expect(failure.text).toContain('← 500 (12 ms)');
-        expect(failure.text).toContain('<script>alert(\\"x\\")</script>');
-        expect(failure.text).not.toContain('answered 201');
+    ],
+    [
+      'info → <system-out> with the info text and its decision',
+      {
+        given: ['createPaymentLink', 'response_schema_conformance'],
+        want: (c) => {
+          expect(c.children.map((x) => x.name)).toEqual(['system-out']);
+          expect(c.children[0]!.text).toMatch(
+            /^info: externalId is missing from the charge \(departs from D21\)\n {2}→ POST http:\/\/ref\.test\/charge\/payment-link/,
+          );
+        },
       },
-    }],
-    ['fail without an answer → the transport error', { given: ['listClients', 'ignored_auth'], want: (c) => expect(c.children[0]!.text).toContain('← no answer: no answer within 10000 ms') }],
+    ],
+    [
+      'fail → <failure> with only the failed findings, the exchange and the escaped body',
+      {
+        given: ['createPaymentLink', 'not_a_server_error'],
+        want: (c) => {
+          const failure = c.children[0]!;
+          expect(failure.name).toBe('failure');
+          expect(failure.attrs.message).toBe(`answered 500 to a valid request ${nasty.replace(/[\u0001\u0007\uD800]/g, '\uFFFD')}`);
+          expect(failure.text).toContain('← 500 (12 ms)');
+          expect(failure.text).toContain('<script>alert(\\"x\\")</script>');
+          expect(failure.text).not.toContain('answered 201');
+        },
+      },
+    ],
+    [
+      'fail without an answer → the transport error',
+      { given: ['listClients', 'ignored_auth'], want: (c) => expect(c.children[0]!.text).toContain('← no answer: no answer within 10000 ms') },
+    ],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     want(testcase(...given));

@@ -66,9 +66,17 @@ describe('renderMatrix', () => {
   });
 
   test('fits 80 columns with the contract’s longest operationId', () => {
-    const longest = listOperations().map((op) => op.operationId).sort((a, b) => b.length - a.length)[0]!;
+    const longest = listOperations()
+      .map((op) => op.operationId)
+      .sort((a, b) => b.length - a.length)[0]!;
     const wide: RunReport = { ...report, operations: [longest], results: [] };
-    expect(Math.max(...renderMatrix(wide).split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
+    expect(
+      Math.max(
+        ...renderMatrix(wide)
+          .split('\n')
+          .map((l) => [...l].length),
+      ),
+    ).toBeLessThanOrEqual(80);
   });
 
   test('short names are distinct', () => {

@@ -98,7 +98,16 @@ export function renderMatrix(report: RunReport, options: MatrixOptions = {}): st
   const lines: string[] = [];
   // More columns than fit beside the operation names: the matrix goes on below, a block of columns at a time.
   for (const columns of blocks(checkNames, Math.floor((MAX_WIDTH - labelWidth - 1 + cell - shortWidth) / cell))) {
-    lines.push(bold(pad('operation', labelWidth) + ' ' + columns.map((c) => pad(shortNames[c], cell)).join('').trimEnd()));
+    lines.push(
+      bold(
+        pad('operation', labelWidth) +
+          ' ' +
+          columns
+            .map((c) => pad(shortNames[c], cell))
+            .join('')
+            .trimEnd(),
+      ),
+    );
     for (const op of operations) {
       let row = pad(op, labelWidth) + ' ';
       for (const check of columns) {

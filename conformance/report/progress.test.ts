@@ -14,13 +14,20 @@ const events: ProgressEvent[] = [
 function run(mode: ProgressMode): string {
   let out = '';
   let clock = 0;
-  const printer = new ProgressPrinter((t) => (out += t), mode, () => (clock += 100));
+  const printer = new ProgressPrinter(
+    (t) => (out += t),
+    mode,
+    () => (clock += 100),
+  );
   events.forEach(printer.onProgress);
   return out;
 }
 
 const cases: Array<[ProgressMode, { want: string }]> = [
-  ['plain', { want: 'Checking 3 operation(s)…\n  ignored_auth\n  status_code_conformance\nDone: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations).\n' }],
+  [
+    'plain',
+    { want: 'Checking 3 operation(s)…\n  ignored_auth\n  status_code_conformance\nDone: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations).\n' },
+  ],
   ['none', { want: '' }],
 ];
 test.each(cases)('%s progress', (mode, { want }) => {

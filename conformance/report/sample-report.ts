@@ -50,7 +50,14 @@ export function sampleReport(): RunReport {
       operationId: 'createPaymentLink',
       check: 'response_schema_conformance',
       outcome: 'info',
-      findings: [{ outcome: 'info', message: 'externalId is missing from the charge', decision: 'D21', exchange: exchange({ response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"char_1"}' } }) }],
+      findings: [
+        {
+          outcome: 'info',
+          message: 'externalId is missing from the charge',
+          decision: 'D21',
+          exchange: exchange({ response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"char_1"}' } }),
+        },
+      ],
     },
     { operationId: 'createPaymentLink', check: 'idempotency_replay', outcome: 'skip', findings: [], skipReason: 'the target keeps no state (--stateless)' },
     { operationId: 'getCharge', check: 'status_code_conformance', outcome: 'pass', findings: [{ outcome: 'pass', message: '200 is documented' }] },
@@ -67,12 +74,23 @@ export function sampleReport(): RunReport {
             operationId: 'listClients',
             request: { method: 'GET', url: 'http://ref.test/client', headers: { 'X-API-KEY': MASKED } },
             // A target that echoes the key it was sent: the renderers must not pass it on.
-            response: { status: 200, headers: { 'content-type': 'application/json', 'x-echo-key': API_KEY }, body: longBody.replace('Cliente 0', `Cliente ${API_KEY}`) },
+            response: {
+              status: 200,
+              headers: { 'content-type': 'application/json', 'x-echo-key': API_KEY },
+              body: longBody.replace('Cliente 0', `Cliente ${API_KEY}`),
+            },
           }),
         },
       ],
     },
-    { operationId: 'listClients', check: 'ignored_auth', outcome: 'fail', findings: [{ outcome: 'fail', message: 'no answer', exchange: exchange({ operationId: 'listClients', response: undefined, error: 'no answer within 10000 ms' }) }] },
+    {
+      operationId: 'listClients',
+      check: 'ignored_auth',
+      outcome: 'fail',
+      findings: [
+        { outcome: 'fail', message: 'no answer', exchange: exchange({ operationId: 'listClients', response: undefined, error: 'no answer within 10000 ms' }) },
+      ],
+    },
   ];
   return {
     runId: 'conf1234abcd',

@@ -9,7 +9,10 @@ import { junitTotal, shownTotal } from './totals-check.js';
 /** The sample report with every result given one outcome, and the sample as it is. */
 function withOutcome(outcome: Outcome): RunReport {
   const report = sampleReport();
-  return { ...report, results: report.results.map((r) => ({ ...r, outcome, findings: r.findings.map((f) => ({ ...f, outcome: outcome === 'skip' ? 'pass' : outcome })) })) };
+  return {
+    ...report,
+    results: report.results.map((r) => ({ ...r, outcome, findings: r.findings.map((f) => ({ ...f, outcome: outcome === 'skip' ? 'pass' : outcome })) })),
+  };
 }
 
 const cases: Array<[string, RunReport]> = [

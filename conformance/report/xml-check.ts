@@ -25,7 +25,18 @@ function decode(raw: string, where: string): string {
     const m = entity.exec(raw);
     if (!m) throw new Error(`bare & in ${where}: ${raw.slice(i, i + 20)}`);
     const e = m[0];
-    out += e === '&amp;' ? '&' : e === '&lt;' ? '<' : e === '&gt;' ? '>' : e === '&quot;' ? '"' : e === '&apos;' ? "'" : String.fromCodePoint(Number(e.startsWith('&#x') ? `0x${e.slice(3, -1)}` : e.slice(2, -1)));
+    out +=
+      e === '&amp;'
+        ? '&'
+        : e === '&lt;'
+          ? '<'
+          : e === '&gt;'
+            ? '>'
+            : e === '&quot;'
+              ? '"'
+              : e === '&apos;'
+                ? "'"
+                : String.fromCodePoint(Number(e.startsWith('&#x') ? `0x${e.slice(3, -1)}` : e.slice(2, -1)));
     i += e.length - 1;
   }
   return out;

@@ -32,7 +32,13 @@ try {
 } catch (error) {
   progress.abort();
   const message = redactReport((error as Error).message ?? String(error), [options.apiKey, options.secondApiKey]);
-  save(error instanceof TargetUnreachableError ? { kind: 'unreachable', message } : error instanceof KeyRefusedError ? { kind: 'refused', message } : { kind: 'error', message: redactReport((error as Error).stack ?? message, [options.apiKey, options.secondApiKey]) });
+  save(
+    error instanceof TargetUnreachableError
+      ? { kind: 'unreachable', message }
+      : error instanceof KeyRefusedError
+        ? { kind: 'refused', message }
+        : { kind: 'error', message: redactReport((error as Error).stack ?? message, [options.apiKey, options.secondApiKey]) },
+  );
   throw error;
 }
 save({ kind: 'report', report });

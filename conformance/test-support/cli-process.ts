@@ -22,7 +22,8 @@ export interface Done {
  */
 function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^(VITEST|CONFORMANCE_)/.test(name) && name !== 'NODE_ENV' && name !== 'TEST' && name !== 'INIT_CWD') env[name] = value;
+  for (const [name, value] of Object.entries(process.env))
+    if (!/^(VITEST|CONFORMANCE_)/.test(name) && name !== 'NODE_ENV' && name !== 'TEST' && name !== 'INIT_CWD') env[name] = value;
   return { ...env, NO_COLOR: '1', ...vars };
 }
 

@@ -24,15 +24,28 @@ test('an order is paid when charge.paid arrives, verified; a forged delivery is 
     const placed = await fetch(`${shop.url}/orders`, { method: 'POST', body: JSON.stringify({ quantity: 2 }) });
     expect(placed.status).toBe(201);
     const order = (await placed.json()) as Order;
-    expect(order).toMatchObject({ quantity: 2, status: 'AWAITING_PAYMENT', chargeId: expect.stringMatching(/^char_/), payUrl: expect.stringMatching(/\/pay\/char_/) });
+    expect(order).toMatchObject({
+      quantity: 2,
+      status: 'AWAITING_PAYMENT',
+      chargeId: expect.stringMatching(/^char_/),
+      payUrl: expect.stringMatching(/\/pay\/char_/),
+    });
 
     // A delivery signed with another secret, claiming the charge is paid, is refused.
-    const forged = JSON.stringify({ type: 'charge.paid', timestamp: new Date().toISOString(), data: { id: order.chargeId, externalId: order.id, status: 'PAID' } });
+    const forged = JSON.stringify({
+      type: 'charge.paid',
+      timestamp: new Date().toISOString(),
+      data: { id: order.chargeId, externalId: order.id, status: 'PAID' },
+    });
     const now = new Date();
     const forgedAnswer = await fetch(`${shop.url}/webhooks/pix`, {
       method: 'POST',
       body: forged,
-      headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(`whsec_${Buffer.from('not the shop secret, 32 bytes!!!').toString('base64')}`).sign('msg_forged', now, forged) },
+      headers: {
+        'webhook-id': 'msg_forged',
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': new Webhook(`whsec_${Buffer.from('not the shop secret, 32 bytes!!!').toString('base64')}`).sign('msg_forged', now, forged),
+      },
     });
     expect(forgedAnswer.status).toBe(400);
     expect(shop.orders.get(order.id)?.status).toBe('AWAITING_PAYMENT');

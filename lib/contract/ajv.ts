@@ -23,7 +23,10 @@ export class ContractValidator {
    * `useDefaults` fills in the contract's `default`s while validating (the server does, for
    * requests); checkers of responses must not, or a missing field would pass as its default.
    */
-  constructor(readonly contract: JsonObject = loadBundledContract(), options: { useDefaults?: boolean } = {}) {
+  constructor(
+    readonly contract: JsonObject = loadBundledContract(),
+    options: { useDefaults?: boolean } = {},
+  ) {
     this.ajv = new Ajv2020({
       allErrors: true,
       useDefaults: options.useDefaults ?? false,
@@ -117,5 +120,3 @@ function describe(error: ErrorObject): FieldError {
       return { pointer: at, detail: error.message ?? 'is invalid', keyword: error.keyword };
   }
 }
-
-

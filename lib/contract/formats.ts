@@ -23,13 +23,15 @@ export const customFormats = {
   'cpf-cnpj': {
     type: 'string',
     validate: (value: string) => isValidCpfOrCnpj(normaliseTaxId(value)),
-    message: 'must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits, as digits or punctuated the usual way (529.982.247-25, 11.222.333/0001-81)',
+    message:
+      'must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits, as digits or punctuated the usual way (529.982.247-25, 11.222.333/0001-81)',
     normalise: normaliseTaxId,
   } satisfies CustomFormat<string>,
   'phone-br': {
     type: 'string',
     validate: (value: string) => isPhoneDigits(normalisePhone(value)),
-    message: 'must be a Brazilian phone number: area code (DDD) and number, 10 or 11 digits, as digits or written the usual way (+55 11 98765-4321, (11) 98765-4321)',
+    message:
+      'must be a Brazilian phone number: area code (DDD) and number, 10 or 11 digits, as digits or written the usual way (+55 11 98765-4321, (11) 98765-4321)',
     normalise: normalisePhone,
   } satisfies CustomFormat<string>,
   cep: {

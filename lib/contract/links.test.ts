@@ -65,8 +65,17 @@ describe('runtime expressions', () => {
 describe('the body fields a link fills', () => {
   const link = (name: string) => listLinks(contract).find((l) => l.name === name && l.source.operationId === 'createProduct')!;
   test.each<[string, { given: string; want: { fields: unknown; createdWith: unknown } }]>([
-    ['an array item: every item of the target gets it; the literal quantity is an example', { given: 'SellInPaymentLink', want: { fields: [{ path: ['items', 0, 'productId'], expression: '$response.body#/id' }], createdWith: { isSubscription: false } } }],
-    ['a top-level field, from a product created as a subscription product', { given: 'Subscribe', want: { fields: [{ path: ['productId'], expression: '$response.body#/id' }], createdWith: { isSubscription: true } } }],
+    [
+      'an array item: every item of the target gets it; the literal quantity is an example',
+      {
+        given: 'SellInPaymentLink',
+        want: { fields: [{ path: ['items', 0, 'productId'], expression: '$response.body#/id' }], createdWith: { isSubscription: false } },
+      },
+    ],
+    [
+      'a top-level field, from a product created as a subscription product',
+      { given: 'Subscribe', want: { fields: [{ path: ['productId'], expression: '$response.body#/id' }], createdWith: { isSubscription: true } } },
+    ],
   ])('%s', (_name, { given, want }) => {
     expect(linkedFields(link(given))).toEqual(want.fields);
     expect(link(given).createdWith).toEqual(want.createdWith);

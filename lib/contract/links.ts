@@ -164,6 +164,9 @@ export function linkedIdOf(links: readonly ContractLink[], responseBody: unknown
 function firstString(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.map(firstString).find((v) => v !== undefined);
-  if (value && typeof value === 'object') return Object.values(value).map(firstString).find((v) => v !== undefined);
+  if (value && typeof value === 'object')
+    return Object.values(value)
+      .map(firstString)
+      .find((v) => v !== undefined);
   return undefined;
 }

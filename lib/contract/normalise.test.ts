@@ -29,7 +29,13 @@ describe('contractNormaliser on a schema of its own', () => {
   const normalise = contractNormaliser(toy, '/components/schemas/Doc');
   const cases: Array<[string, { given: unknown; want: unknown }]> = [
     ['through allOf and $ref', { given: { tax: '529.982.247-25', plain: '529.982.247-25' }, want: { tax: '52998224725', plain: '529.982.247-25' } }],
-    ['array items', { given: { list: [{ phone: '+55 11 98765-4321', cep: '01310-100' }, { phone: '(21) 3456-7890' }] }, want: { list: [{ phone: '11987654321', cep: '01310100' }, { phone: '2134567890' }] } }],
+    [
+      'array items',
+      {
+        given: { list: [{ phone: '+55 11 98765-4321', cep: '01310-100' }, { phone: '(21) 3456-7890' }] },
+        want: { list: [{ phone: '11987654321', cep: '01310100' }, { phone: '2134567890' }] },
+      },
+    ],
     ['a schema that refers to itself', { given: { self: { self: { tax: '11.222.333/0001-81' } } }, want: { self: { self: { tax: '11222333000181' } } } }],
     ['values of another type are left alone', { given: { tax: 52998224725, list: 'x' }, want: { tax: 52998224725, list: 'x' } }],
   ];
@@ -50,15 +56,34 @@ describe('contractNormaliser on the contract request bodies (D46)', () => {
       'a client',
       {
         schema: 'ClientCreate',
-        given: { name: 'Maria', status: 'ACTIVE', cpfCnpj: '529.982.247-25', email: 'maria@example.com', phone: '(11) 98765-4321', postalCode: '01310-100', number: '1-A' },
-        want: { name: 'Maria', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'maria@example.com', phone: '11987654321', postalCode: '01310100', number: '1-A' },
+        given: {
+          name: 'Maria',
+          status: 'ACTIVE',
+          cpfCnpj: '529.982.247-25',
+          email: 'maria@example.com',
+          phone: '(11) 98765-4321',
+          postalCode: '01310-100',
+          number: '1-A',
+        },
+        want: {
+          name: 'Maria',
+          status: 'ACTIVE',
+          cpfCnpj: '52998224725',
+          email: 'maria@example.com',
+          phone: '11987654321',
+          postalCode: '01310100',
+          number: '1-A',
+        },
       },
     ],
     [
       'a payment link customer',
       {
         schema: 'PaymentLinkCreate',
-        given: { total: 500, customer: { name: 'Maria', taxId: '11.222.333/0001-81', email: 'maria@example.com', phone: '+55 11 98765-4321', postalCode: '01310-100' } },
+        given: {
+          total: 500,
+          customer: { name: 'Maria', taxId: '11.222.333/0001-81', email: 'maria@example.com', phone: '+55 11 98765-4321', postalCode: '01310-100' },
+        },
         want: { total: 500, customer: { name: 'Maria', taxId: '11222333000181', email: 'maria@example.com', phone: '11987654321', postalCode: '01310100' } },
       },
     ],

@@ -32,11 +32,7 @@ export function documentedResponses(doc: JsonObject, op: ContractOperation): Doc
 /** The response documented for `status`: the exact code, else its range (`4XX`), else `default`. */
 export function documentedResponse(doc: JsonObject, op: ContractOperation, status: number): DocumentedResponse | undefined {
   const all = documentedResponses(doc, op);
-  return (
-    all.find((r) => r.key === String(status)) ??
-    all.find((r) => r.key.toUpperCase() === `${String(status)[0]}XX`) ??
-    all.find((r) => r.key === 'default')
-  );
+  return all.find((r) => r.key === String(status)) ?? all.find((r) => r.key.toUpperCase() === `${String(status)[0]}XX`) ?? all.find((r) => r.key === 'default');
 }
 
 /** The media type of a Content-Type value, lower case, without parameters. */

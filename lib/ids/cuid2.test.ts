@@ -27,9 +27,20 @@ describe('cuid2', () => {
     const at = Date.parse(given.time);
     vi.useFakeTimers({ now: at, toFake: ['Date'] });
     let theirCount = given.count;
-    const theirs = init({ random: sequence(given.seed), counter: () => theirCount++, fingerprint: given.fingerprint, ...(given.length ? { length: given.length } : {}) });
+    const theirs = init({
+      random: sequence(given.seed),
+      counter: () => theirCount++,
+      fingerprint: given.fingerprint,
+      ...(given.length ? { length: given.length } : {}),
+    });
     let ourCount = given.count;
-    const ours = cuid2Generator({ random: sequence(given.seed), counter: () => ourCount++, fingerprint: given.fingerprint, now: () => at, ...(given.length ? { length: given.length } : {}) });
+    const ours = cuid2Generator({
+      random: sequence(given.seed),
+      counter: () => ourCount++,
+      fingerprint: given.fingerprint,
+      now: () => at,
+      ...(given.length ? { length: given.length } : {}),
+    });
     const want = [theirs(), theirs(), theirs()];
     expect([ours(), ours(), ours()]).toEqual(want);
     expect(want[0]).toHaveLength(given.length ?? 24);

@@ -45,7 +45,9 @@ function startCounter(start: number): () => number {
 
 /** The base-36 SHA3-512 of the text, without its first digit (which is biased). */
 function hash(input: string): string {
-  return BigInt(`0x${createHash('sha3-512').update(input).digest('hex')}`).toString(36).slice(1);
+  return BigInt(`0x${createHash('sha3-512').update(input).digest('hex')}`)
+    .toString(36)
+    .slice(1);
 }
 
 function entropy(length: number, random: () => number): string {

@@ -7,9 +7,33 @@ import { crc16Hex } from './crc16.js';
 // The builder is checked by the contract tests' independent BR Code parser, not by itself.
 describe('buildBrCode', () => {
   const cases: Array<[string, { given: Parameters<typeof buildBrCode>[0]; want: { amount: number; name: string; city: string } }]> = [
-    ['accented names', { given: { pixKey: '45723174000110', amountCents: 12990, merchantName: 'Café Aurora Ltda', merchantCity: 'São Paulo', txid: 'abc123' }, want: { amount: 12990, name: 'CAFE AURORA LTDA', city: 'SAO PAULO' } }],
-    ['long name and city are cut', { given: { pixKey: '52998224725', amountCents: 500, merchantName: 'Companhia Brasileira de Distribuição Alimentar', merchantCity: 'Santa Rita do Passa Quatro', txid: 'x' }, want: { amount: 500, name: 'COMPANHIA BRASILEIRA DE D', city: 'SANTA RITA DO P' } }],
-    ['large amount', { given: { pixKey: '45723174000110', amountCents: 99999999999, merchantName: 'A', merchantCity: 'B', txid: 'z9' }, want: { amount: 99999999999, name: 'A', city: 'B' } }],
+    [
+      'accented names',
+      {
+        given: { pixKey: '45723174000110', amountCents: 12990, merchantName: 'Café Aurora Ltda', merchantCity: 'São Paulo', txid: 'abc123' },
+        want: { amount: 12990, name: 'CAFE AURORA LTDA', city: 'SAO PAULO' },
+      },
+    ],
+    [
+      'long name and city are cut',
+      {
+        given: {
+          pixKey: '52998224725',
+          amountCents: 500,
+          merchantName: 'Companhia Brasileira de Distribuição Alimentar',
+          merchantCity: 'Santa Rita do Passa Quatro',
+          txid: 'x',
+        },
+        want: { amount: 500, name: 'COMPANHIA BRASILEIRA DE D', city: 'SANTA RITA DO P' },
+      },
+    ],
+    [
+      'large amount',
+      {
+        given: { pixKey: '45723174000110', amountCents: 99999999999, merchantName: 'A', merchantCity: 'B', txid: 'z9' },
+        want: { amount: 99999999999, name: 'A', city: 'B' },
+      },
+    ],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     const code = buildBrCode(given);

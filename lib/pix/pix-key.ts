@@ -41,7 +41,8 @@ export function readPixKey(input: string): PixKeyReading {
     if (given.length === 14) return isValidCnpj(given) ? { key: given, kind: 'cnpj' } : { problem: 'a CNPJ key needs valid check digits' };
     return { problem: 'a key of digits is a CPF (11) or a CNPJ (14)' };
   }
-  if (given.startsWith('+')) return PHONE.test(given) ? { key: given, kind: 'phone' } : { problem: 'a phone key is +55, the DDD and a nine-digit mobile number (+5511987654321)' };
+  if (given.startsWith('+'))
+    return PHONE.test(given) ? { key: given, kind: 'phone' } : { problem: 'a phone key is +55, the DDD and a nine-digit mobile number (+5511987654321)' };
   const lower = given.toLowerCase();
   if (EVP.test(lower)) return { key: lower, kind: 'evp' };
   if (lower.includes('@')) {

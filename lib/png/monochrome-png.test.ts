@@ -4,7 +4,13 @@ import { encodeMonochromePng, type CellGrid } from './monochrome-png.js';
 
 /** A grid from rows of '#' (dark) and '.' (light). */
 function grid(rows: string[]): CellGrid {
-  return { size: rows.length, data: rows.join('').split('').map((ch) => (ch === '#' ? 1 : 0)) };
+  return {
+    size: rows.length,
+    data: rows
+      .join('')
+      .split('')
+      .map((ch) => (ch === '#' ? 1 : 0)),
+  };
 }
 
 /** Whether the decoded pixel at (x, y) is dark (the decoder gives RGBA). */
@@ -18,7 +24,16 @@ describe('encodeMonochromePng', () => {
     ['a checkerboard at 4 px with a 2-cell margin', { given: { rows: ['#.#', '.#.', '#.#'], scale: 4, margin: 2 } }],
     ['a width that is not a multiple of 8 bits (5 cells x 3 px)', { given: { rows: ['#...#', '.#.#.', '..#..', '.#.#.', '#...#'], scale: 3, margin: 0 } }],
     ['an all-light grid with a margin', { given: { rows: ['...', '...', '...'], scale: 2, margin: 1 } }],
-    ['a 21-cell grid at 4 px (a version 1 QR code)', { given: { rows: Array.from({ length: 21 }, (_, r) => Array.from({ length: 21 }, (_, c) => ((r * 7 + c * 3) % 5 === 0 ? '#' : '.')).join('')), scale: 4, margin: 2 } }],
+    [
+      'a 21-cell grid at 4 px (a version 1 QR code)',
+      {
+        given: {
+          rows: Array.from({ length: 21 }, (_, r) => Array.from({ length: 21 }, (_, c) => ((r * 7 + c * 3) % 5 === 0 ? '#' : '.')).join('')),
+          scale: 4,
+          margin: 2,
+        },
+      },
+    ],
   ];
 
   test.each(cases)('%s decodes to the same cells', (_name, { given }) => {

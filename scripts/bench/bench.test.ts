@@ -18,9 +18,14 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-    execFile(tsx, [join(repoRoot, 'scripts', 'bench', 'run.ts'), ...args], { cwd: repoRoot, timeout: 110_000, maxBuffer: 10 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
+    execFile(
+      tsx,
+      [join(repoRoot, 'scripts', 'bench', 'run.ts'), ...args],
+      { cwd: repoRoot, timeout: 110_000, maxBuffer: 10 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -28,7 +28,8 @@ Exit code: 0 every target holds, 1 a target fails, 2 the harness failed.`;
 export class UsageError extends Error {}
 
 function positiveInteger(flag: string, raw: string | undefined): number {
-  if (raw === undefined || !/^[1-9][0-9]*$/.test(raw)) throw new UsageError(`${flag} needs a positive whole number, got ${raw === undefined ? 'nothing' : `"${raw}"`}`);
+  if (raw === undefined || !/^[1-9][0-9]*$/.test(raw))
+    throw new UsageError(`${flag} needs a positive whole number, got ${raw === undefined ? 'nothing' : `"${raw}"`}`);
   return Number(raw);
 }
 

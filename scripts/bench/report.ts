@@ -157,7 +157,11 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]?.length ?? 0)));
   // Text left-aligned, figures right-aligned.
   const numeric = header.map((_, i) => i > 0 && rows.every((row) => /^[0-9.,x -]*$/.test(row[i] ?? '')));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -175,38 +179,53 @@ export function formatResults(results: Results): string {
   for (const scenario of loadScenarios) {
     const figures = medians.scenarios[scenario];
     sections.push(
-      `${scenario}\n${table(['target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB'], [
-        runRow('reference server', figures.reference),
-        runRow('Prism mock', figures.prism),
-        runRow('bare Hono (limit, GET /)', medians.bare),
-      ])}`,
+      `${scenario}\n${table(
+        ['target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB'],
+        [runRow('reference server', figures.reference), runRow('Prism mock', figures.prism), runRow('bare Hono (limit, GET /)', medians.bare)],
+      )}`,
     );
   }
   sections.push(
-    `Start-up to first answered request\n${table(['target', 'ms'], [
-      ['reference server (empty database)', fixed(medians.startup.referenceMs, 0)],
-      ['Prism mock', fixed(medians.startup.prismMs, 0)],
-    ])}`,
+    `Start-up to first answered request\n${table(
+      ['target', 'ms'],
+      [
+        ['reference server (empty database)', fixed(medians.startup.referenceMs, 0)],
+        ['Prism mock', fixed(medians.startup.prismMs, 0)],
+      ],
+    )}`,
   );
   sections.push(
-    `brCodeBase64 PNG (${qr.payloads} BR Codes x ${qr.passes} passes)\n${table(['encoder', 'ms per PNG'], [
-      ['reference qrPngDataUri', fixed(qr.referenceMsPerPng, 3)],
-      ['qrcode toDataURL', fixed(qr.qrcodeMsPerPng, 3)],
-    ])}\nreference / qrcode: ${fixed(qr.ratio, 3)}`,
+    `brCodeBase64 PNG (${qr.payloads} BR Codes x ${qr.passes} passes)\n${table(
+      ['encoder', 'ms per PNG'],
+      [
+        ['reference qrPngDataUri', fixed(qr.referenceMsPerPng, 3)],
+        ['qrcode toDataURL', fixed(qr.qrcodeMsPerPng, 3)],
+      ],
+    )}\nreference / qrcode: ${fixed(qr.ratio, 3)}`,
   );
   sections.push(
-    `Ratios (median of per-round ratios)\n${table(['scenario', 'reference / bare Hono', 'reference / Prism'], [
-      ...loadScenarios.map((scenario) => [scenario, fixed(ratios.scenarios[scenario].referenceToBare, 2), fixed(ratios.scenarios[scenario].referenceToPrism, 2)]),
-      ['start-up time (lower is faster)', '-', fixed(ratios.startupReferenceToPrism, 3)],
-    ])}`,
+    `Ratios (median of per-round ratios)\n${table(
+      ['scenario', 'reference / bare Hono', 'reference / Prism'],
+      [
+        ...loadScenarios.map((scenario) => [
+          scenario,
+          fixed(ratios.scenarios[scenario].referenceToBare, 2),
+          fixed(ratios.scenarios[scenario].referenceToPrism, 2),
+        ]),
+        ['start-up time (lower is faster)', '-', fixed(ratios.startupReferenceToPrism, 3)],
+      ],
+    )}`,
   );
   sections.push(
-    `Targets\n${table(['target', 'measured', 'limit', 'result'], results.targets.map((target) => [
-      target.name,
-      `${fixed(target.measured, target.unit === 'x' ? 3 : 1)} ${target.unit}`,
-      `${target.comparison} ${target.limit} ${target.unit}`,
-      target.pass ? 'pass' : 'FAIL',
-    ]))}`,
+    `Targets\n${table(
+      ['target', 'measured', 'limit', 'result'],
+      results.targets.map((target) => [
+        target.name,
+        `${fixed(target.measured, target.unit === 'x' ? 3 : 1)} ${target.unit}`,
+        `${target.comparison} ${target.limit} ${target.unit}`,
+        target.pass ? 'pass' : 'FAIL',
+      ]),
+    )}`,
   );
   sections.push(results.pass ? 'Every target holds.' : `${results.targets.filter((t) => !t.pass).length} target(s) fail.`);
   return `${sections.join('\n\n')}\n`;

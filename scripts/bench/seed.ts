@@ -42,6 +42,8 @@ export async function seedReference(baseUrl: string, apiKey: string): Promise<Se
     const created = (await post(baseUrl, apiKey, '/product', productBody(product))) as { id: string };
     productIds.push(created.id);
   }
-  const link = (await post(baseUrl, apiKey, '/charge/payment-link', paymentLinkBody(productIds), { 'Idempotency-Key': randomUUID() })) as { data: { id: string } };
+  const link = (await post(baseUrl, apiKey, '/charge/payment-link', paymentLinkBody(productIds), { 'Idempotency-Key': randomUUID() })) as {
+    data: { id: string };
+  };
   return { chargeId: link.data.id, productIds };
 }

@@ -54,7 +54,6 @@ export function removeTempDir(dir: string): void {
   tempDirs.delete(dir);
 }
 
-
 /** Compiles dist/server/main.mjs, as `npm start` does before it runs the server. */
 export function buildReference(): void {
   try {
@@ -169,7 +168,9 @@ export async function pollUntil<T>(target: Target, waitingFor: string, pollMs: n
       lastProblem = cause?.code ?? (error as Error).message;
     }
     if (performance.now() > deadline) {
-      throw new HarnessError(`the ${targetLabels[target.name]} did not provide ${waitingFor} within ${READY_TIMEOUT_MS / 1000} s (last: ${lastProblem}); its log:\n${logTail(target)}`);
+      throw new HarnessError(
+        `the ${targetLabels[target.name]} did not provide ${waitingFor} within ${READY_TIMEOUT_MS / 1000} s (last: ${lastProblem}); its log:\n${logTail(target)}`,
+      );
     }
     await sleep(pollMs);
   }

@@ -25,7 +25,16 @@ export function buildDocs(): string {
   try {
     execFileSync(
       join(root, 'node_modules', '.bin', 'redocly'),
-      ['build-docs', spec, '--output', output, '--inlineBundle', '--config', join(root, 'redocly.yaml'), ...(config.seo?.title ? ['--title', config.seo.title] : [])],
+      [
+        'build-docs',
+        spec,
+        '--output',
+        output,
+        '--inlineBundle',
+        '--config',
+        join(root, 'redocly.yaml'),
+        ...(config.seo?.title ? ['--title', config.seo.title] : []),
+      ],
       { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
     );
   } finally {
@@ -39,7 +48,9 @@ export function buildDocs(): string {
 /** A plain word mark in place of Redoc's attribution logo, which it loads from its CDN. */
 const attributionMark =
   'data:image/svg+xml,' +
-  encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#555">Redoc</text></svg>');
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#555">Redoc</text></svg>',
+  );
 
 /**
  * `--inlineBundle` inlines Redoc's script, but two things still leave the host: the

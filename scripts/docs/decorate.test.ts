@@ -47,7 +47,8 @@ describe('decorateForDocs', () => {
 
 describe('selfContained', () => {
   test('replaces every resource Redoc would fetch from its CDN, and declares an icon', () => {
-    const html = '<html><head><title>x</title></head><body><img src="https://cdn.redoc.ly/redoc/logo-mini-full.svg"><img src="https://cdn.redoc.ly/redoc/logo-mini.svg"></body></html>';
+    const html =
+      '<html><head><title>x</title></head><body><img src="https://cdn.redoc.ly/redoc/logo-mini-full.svg"><img src="https://cdn.redoc.ly/redoc/logo-mini.svg"></body></html>';
     const out = selfContained(html);
     expect(out).not.toContain('cdn.redoc.ly');
     expect(out).toContain('<head><link rel="icon" href="data:,">');

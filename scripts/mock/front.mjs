@@ -23,10 +23,16 @@ export function createFront({ upstream, rewrite }) {
     for (const name of HOP_BY_HOP) delete headers[name];
     let forward;
     try {
-      forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, agent }, answer => relay(answer));
+      forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => relay(answer));
     } catch (error) {
       // Node refuses to send some requests its own parser let in; that must not end the mock.
-      return sendProblem(res, 400, 'Malformed request', `The request cannot be passed to Prism (${error instanceof Error ? error.message : String(error)}).`, req.url);
+      return sendProblem(
+        res,
+        400,
+        'Malformed request',
+        `The request cannot be passed to Prism (${error instanceof Error ? error.message : String(error)}).`,
+        req.url,
+      );
     }
 
     function relay(answer) {
@@ -38,7 +44,7 @@ export function createFront({ upstream, rewrite }) {
         return;
       }
       const chunks = [];
-      answer.on('data', chunk => chunks.push(chunk));
+      answer.on('data', (chunk) => chunks.push(chunk));
       answer.on('error', () => res.destroy());
       answer.on('end', () => {
         const raw = Buffer.concat(chunks);
@@ -66,7 +72,7 @@ export function createFront({ upstream, rewrite }) {
         res.end(body);
       });
     }
-    forward.on('error', error => {
+    forward.on('error', (error) => {
       if (res.headersSent) return res.destroy();
       sendProblem(res, 502, 'Bad Gateway', `The mock's Prism process did not answer (${error.message}).`, req.url);
     });

@@ -42,15 +42,15 @@ export function refusalRewriter(doc) {
     const base = (detail, extra = {}) => ({ ...kindOf(answer.status, prismBody), status: answer.status, detail, instance, ...extra });
 
     if (violations.length > 0) {
-      const errors = dedupe(violations.filter(v => v.location.length > 1).map(v => fieldError(v, headerNames)));
-      const general = violations.filter(v => v.location.length === 1);
+      const errors = dedupe(violations.filter((v) => v.location.length > 1).map((v) => fieldError(v, headerNames)));
+      const general = violations.filter((v) => v.location.length === 1);
       if (answer.status === 401) return { status: 401, problem: base(unauthorizedDetail(request, apiKeyHeaders, general)), headers: {} };
       if (answer.status === 415) return { status: 415, problem: base(mediaTypeDetail(request, general)), headers: {} };
       const parts = [];
       if (errors.length > 0) {
         const places = new Set(errors.map(placeOf)).size;
         const count = places === 1 ? '1 invalid field' : `${places} invalid fields`;
-        parts.push(`The request has ${count}: ${errors.map(e => `${placeOf(e)} ${e.detail}`).join('; ')}.`);
+        parts.push(`The request has ${count}: ${errors.map((e) => `${placeOf(e)} ${e.detail}`).join('; ')}.`);
       }
       for (const v of general) parts.push(sentence(v.message));
       return { status: answer.status, problem: base(parts.join(' '), errors.length > 0 ? { errors } : {}), headers: {} };
@@ -71,10 +71,10 @@ export function refusalRewriter(doc) {
   // --- problem texts -----------------------------------------------------------------------
 
   function unauthorizedDetail(request, names, general) {
-    const sent = names.filter(name => request.headers[name.toLowerCase()] !== undefined);
+    const sent = names.filter((name) => request.headers[name.toLowerCase()] !== undefined);
     const list = names.join(' or ') || 'API key';
     const why = sent.length === 0 ? `No ${list} header was sent` : `The ${sent.join(', ')} header is empty`;
-    const prism = general.map(v => v.message).join('; ');
+    const prism = general.map((v) => v.message).join('; ');
     return `${why}; the mock accepts any non-empty value${prism ? ` (Prism: ${prism})` : ''}.`;
   }
 }
@@ -82,7 +82,7 @@ export function refusalRewriter(doc) {
 function mediaTypeDetail(request, general) {
   const sent = firstValue(request.headers['content-type']);
   const what = sent ? `The request body is ${sent}` : 'The request body has no Content-Type';
-  const prism = general.map(v => v.message).join('; ');
+  const prism = general.map((v) => v.message).join('; ');
   return `${what}${prism ? `; ${prism}` : ''}.`;
 }
 
@@ -92,7 +92,7 @@ function prismDetail(body, text, status) {
       return `The request body is not valid JSON${typeof body.error.message === 'string' ? ` (Prism: ${body.error.message})` : ''}.`;
     }
     const detail = typeof body.detail === 'string' ? body.detail : typeof body.message === 'string' ? body.message : '';
-    const findings = Array.isArray(body.validation) ? body.validation.filter(isObject).map(v => `${locationText(v.location)}: ${v.message}`) : [];
+    const findings = Array.isArray(body.validation) ? body.validation.filter(isObject).map((v) => `${locationText(v.location)}: ${v.message}`) : [];
     const all = [detail, ...findings].filter(Boolean);
     if (all.length > 0) return all.map(sentence).join(' ');
   }
@@ -116,7 +116,9 @@ function requestViolations(raw) {
   if (!text) return [];
   const parsed = parseJson(text);
   if (!Array.isArray(parsed)) return [];
-  return parsed.filter(v => isObject(v) && Array.isArray(v.location) && v.location[0] === 'request' && v.severity === 'Error' && typeof v.message === 'string');
+  return parsed.filter(
+    (v) => isObject(v) && Array.isArray(v.location) && v.location[0] === 'request' && v.severity === 'Error' && typeof v.message === 'string',
+  );
 }
 
 /**
@@ -128,7 +130,7 @@ function requestViolations(raw) {
 function foldEitherOr(doc, bodySchema, violations) {
   if (!bodySchema) return violations;
   const dropped = new Set();
-  const folded = violations.map(v => {
+  const folded = violations.map((v) => {
     if (v.code !== 'anyOf' || v.location[1] !== 'body') return v;
     const at = schemaAt(doc, bodySchema, v.location.slice(2));
     const alternatives = eitherOrNames(doc, at);
@@ -140,7 +142,7 @@ function foldEitherOr(doc, bodySchema, violations) {
     }
     return { ...v, message: `must have at least one of: ${alternatives.join(', ')}` };
   });
-  return folded.filter(v => !dropped.has(v));
+  return folded.filter((v) => !dropped.has(v));
 }
 
 function sameLocation(a, b) {
@@ -163,7 +165,12 @@ function fieldError(violation, headerNames) {
     path.push(unknown[1]);
     detail = 'is not a field of this request';
   }
-  const error = where === 'body' ? { pointer: path.map(token => `/${escapePointer(token)}`).join('') } : where === 'header' ? { header: headerNames.get(String(path[0]).toLowerCase()) ?? path[0] ?? '' } : { parameter: path[0] ?? '' };
+  const error =
+    where === 'body'
+      ? { pointer: path.map((token) => `/${escapePointer(token)}`).join('') }
+      : where === 'header'
+        ? { header: headerNames.get(String(path[0]).toLowerCase()) ?? path[0] ?? '' }
+        : { parameter: path[0] ?? '' };
   return { ...error, detail, ...(keyword ? { keyword } : {}) };
 }
 
@@ -181,7 +188,7 @@ function placeOf(error) {
 
 function dedupe(errors) {
   const seen = new Set();
-  return errors.filter(e => {
+  return errors.filter((e) => {
     const key = `${placeOf(e)}\u0000${e.detail}`;
     if (seen.has(key)) return false;
     seen.add(key);
@@ -199,7 +206,7 @@ function escapePointer(token) {
  */
 export function instanceOf(target) {
   const path = String(target).split('?')[0] || '/';
-  return path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, ch => encodeURIComponent(ch));
+  return path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
 }
 
 // --- what the contract says ----------------------------------------------------------------
@@ -218,8 +225,14 @@ function problemTable(doc) {
 /** The title the contract's examples give each problem type. */
 function problemTitles(doc) {
   const titles = new Map();
-  walk(doc, node => {
-    if (typeof node.type === 'string' && node.type.startsWith('/problems/') && typeof node.title === 'string' && typeof node.status === 'number' && !titles.has(node.type)) {
+  walk(doc, (node) => {
+    if (
+      typeof node.type === 'string' &&
+      node.type.startsWith('/problems/') &&
+      typeof node.title === 'string' &&
+      typeof node.status === 'number' &&
+      !titles.has(node.type)
+    ) {
       titles.set(node.type, node.title);
     }
   });
@@ -229,7 +242,7 @@ function problemTitles(doc) {
 /** Header parameter names as the contract spells them, by lower case (Prism reports them lower-cased). */
 function headerParameterNames(doc) {
   const names = new Map();
-  walk(doc, node => {
+  walk(doc, (node) => {
     if (node.in === 'header' && typeof node.name === 'string') names.set(node.name.toLowerCase(), node.name);
   });
   return names;
@@ -237,8 +250,8 @@ function headerParameterNames(doc) {
 
 function apiKeyHeaderNames(doc) {
   return Object.values(doc?.components?.securitySchemes ?? {})
-    .filter(s => isObject(s) && s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string')
-    .map(s => s.name);
+    .filter((s) => isObject(s) && s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string')
+    .map((s) => s.name);
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
@@ -249,16 +262,16 @@ function routes(doc) {
     pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
     item: deref(doc, item) ?? {},
   }));
-  return target => {
+  return (target) => {
     const path = String(target).split('?')[0];
-    return table.find(route => route.pattern.test(path))?.item;
+    return table.find((route) => route.pattern.test(path))?.item;
   };
 }
 
 /** The methods the path of a request has (for `Allow`). */
 function allowedMethods(routeOf, target) {
   const item = routeOf(target) ?? {};
-  return METHODS.filter(m => isObject(item[m])).map(m => m.toUpperCase());
+  return METHODS.filter((m) => isObject(item[m])).map((m) => m.toUpperCase());
 }
 
 /** The JSON request body schema of the operation a request is for. */
@@ -279,7 +292,12 @@ function schemaAt(doc, schema, path) {
 
 function memberSchema(doc, schema, token) {
   if (!isObject(schema)) return undefined;
-  const direct = isObject(schema.properties) && token in schema.properties ? schema.properties[token] : /^\d+$/.test(token) && isObject(schema.items) ? schema.items : undefined;
+  const direct =
+    isObject(schema.properties) && token in schema.properties
+      ? schema.properties[token]
+      : /^\d+$/.test(token) && isObject(schema.items)
+        ? schema.items
+        : undefined;
   if (direct) return deref(doc, direct);
   for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) {
     const found = memberSchema(doc, deref(doc, part), token);
@@ -292,11 +310,11 @@ function memberSchema(doc, schema, token) {
 function eitherOrNames(doc, schema) {
   if (!isObject(schema)) return [];
   const names = [];
-  const groups = [schema.anyOf, ...(Array.isArray(schema.allOf) ? schema.allOf.map(part => deref(doc, part)?.anyOf) : [])];
+  const groups = [schema.anyOf, ...(Array.isArray(schema.allOf) ? schema.allOf.map((part) => deref(doc, part)?.anyOf) : [])];
   for (const group of groups) {
     if (!Array.isArray(group)) continue;
-    const branches = group.map(branch => deref(doc, branch));
-    if (!branches.every(b => isObject(b) && Array.isArray(b.required) && Object.keys(b).every(k => k === 'required' || k === 'description'))) continue;
+    const branches = group.map((branch) => deref(doc, branch));
+    if (!branches.every((b) => isObject(b) && Array.isArray(b.required) && Object.keys(b).every((k) => k === 'required' || k === 'description'))) continue;
     for (const branch of branches) names.push(...branch.required);
   }
   return [...new Set(names)];
@@ -304,7 +322,7 @@ function eitherOrNames(doc, schema) {
 
 function requiredOf(doc, schema) {
   if (!isObject(schema)) return [];
-  const parts = Array.isArray(schema.allOf) ? schema.allOf.map(part => requiredOf(doc, deref(doc, part))) : [];
+  const parts = Array.isArray(schema.allOf) ? schema.allOf.map((part) => requiredOf(doc, deref(doc, part))) : [];
   return [...(Array.isArray(schema.required) ? schema.required : []), ...parts.flat()];
 }
 
@@ -316,7 +334,7 @@ function deref(doc, value) {
     current = current.$ref
       .slice(2)
       .split('/')
-      .map(part => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
       .reduce((node, key) => (isObject(node) || Array.isArray(node) ? node[key] : undefined), doc);
   }
   return current;

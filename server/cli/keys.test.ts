@@ -67,7 +67,22 @@ describe('keys create', () => {
 
   test('the plain form prints the key, which works', async () => {
     const databasePath = freshDatabase();
-    const result = await keys(['create', '--company', 'Padaria Pão Quente', '--tax-id', '11222333000181', '--pix-key', 'Pix@PadariaPaoQuente.com.br', '--city', 'Recife', '--color', '#112233'], databasePath);
+    const result = await keys(
+      [
+        'create',
+        '--company',
+        'Padaria Pão Quente',
+        '--tax-id',
+        '11222333000181',
+        '--pix-key',
+        'Pix@PadariaPaoQuente.com.br',
+        '--city',
+        'Recife',
+        '--color',
+        '#112233',
+      ],
+      databasePath,
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const apiKey = /sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/.exec(result.stdout)?.[0];
@@ -81,7 +96,12 @@ describe('keys create', () => {
       expect(listed.status).toBe(200);
       const company = await server.deps.store.getCompany(companyId!);
       // The key as the DICT holds it (lower case), and said so on the terminal (D43).
-      expect(company).toMatchObject({ city: 'Recife', color: '#112233', pixKey: 'pix@padariapaoquente.com.br', doc: { name: 'Padaria Pão Quente', cpfCnpj: '11222333000181' } });
+      expect(company).toMatchObject({
+        city: 'Recife',
+        color: '#112233',
+        pixKey: 'pix@padariapaoquente.com.br',
+        doc: { name: 'Padaria Pão Quente', cpfCnpj: '11222333000181' },
+      });
       expect(result.stdout).toContain('Its live charges carry the Pix key pix@padariapaoquente.com.br.');
     } finally {
       await server.close();
@@ -123,11 +143,29 @@ describe('keys with bad arguments', () => {
     ['missing --company', { given: ['create'], want: { stderr: /^--company must be/, lines: 1 } }],
     ['blank --company', { given: ['create', '--company', '   '], want: { stderr: /^--company must be/, lines: 1 } }],
     ['--company without a value', { given: ['create', '--company'], want: { stderr: /--company/ } }],
-    ['--tax-id with bad check digits', { given: ['create', '--company', 'Acme', '--tax-id', '11222333000182'], want: { stderr: /^--tax-id must be/, lines: 1 } }],
-    ['--pix-key that is no Pix key', { given: ['create', '--company', 'Acme', '--pix-key', 'acme'], want: { stderr: /^--pix-key must be a Pix key: /, lines: 1 } }],
-    ['--pix-key, a CNPJ with bad check digits', { given: ['create', '--company', 'Acme', '--pix-key', '11222333000182'], want: { stderr: /^--pix-key must be a Pix key: a CNPJ key needs valid check digits\n?$/, lines: 1 } }],
-    ['--pix-key, a landline', { given: ['create', '--company', 'Acme', '--pix-key', '+551133334444'], want: { stderr: /^--pix-key must be a Pix key: a phone key/, lines: 1 } }],
-    ['--pix-key, the unpayable key', { given: ['create', '--company', 'Acme', '--pix-key', 'sandbox@pix.invalid'], want: { stderr: /^--pix-key must be a Pix key: .*\.invalid/, lines: 1 } }],
+    [
+      '--tax-id with bad check digits',
+      { given: ['create', '--company', 'Acme', '--tax-id', '11222333000182'], want: { stderr: /^--tax-id must be/, lines: 1 } },
+    ],
+    [
+      '--pix-key that is no Pix key',
+      { given: ['create', '--company', 'Acme', '--pix-key', 'acme'], want: { stderr: /^--pix-key must be a Pix key: /, lines: 1 } },
+    ],
+    [
+      '--pix-key, a CNPJ with bad check digits',
+      {
+        given: ['create', '--company', 'Acme', '--pix-key', '11222333000182'],
+        want: { stderr: /^--pix-key must be a Pix key: a CNPJ key needs valid check digits\n?$/, lines: 1 },
+      },
+    ],
+    [
+      '--pix-key, a landline',
+      { given: ['create', '--company', 'Acme', '--pix-key', '+551133334444'], want: { stderr: /^--pix-key must be a Pix key: a phone key/, lines: 1 } },
+    ],
+    [
+      '--pix-key, the unpayable key',
+      { given: ['create', '--company', 'Acme', '--pix-key', 'sandbox@pix.invalid'], want: { stderr: /^--pix-key must be a Pix key: .*\.invalid/, lines: 1 } },
+    ],
     ['--color that is not hex', { given: ['create', '--company', 'Acme', '--color', 'red'], want: { stderr: /^--color must be/, lines: 1 } }],
     ['an unknown flag', { given: ['create', '--company', 'Acme', '--bogus'], want: { stderr: /--bogus[\s\S]*Usage: npm run keys/ } }],
   ])('%s → exit 2 with a message and no key', async (_name, { given, want }) => {

@@ -73,7 +73,9 @@ async function main(): Promise<void> {
     });
     if (values.json) console.log(JSON.stringify({ companyId, apiKey }));
     else {
-      const pix = pixKey ? `Its live charges carry the Pix key ${pixKey}.` : `It has no Pix key: its charges carry ${UNPAYABLE_PIX_KEY} and cannot be paid (--pix-key sets one).`;
+      const pix = pixKey
+        ? `Its live charges carry the Pix key ${pixKey}.`
+        : `It has no Pix key: its charges carry ${UNPAYABLE_PIX_KEY} and cannot be paid (--pix-key sets one).`;
       console.log(`Created company ${companyId} (${name}).\n${pix}\nAPI key (shown only now):\n\n  ${apiKey}\n`);
     }
   } finally {

@@ -67,7 +67,16 @@ describe('the QR image of a charge', () => {
     const { s, renders, id } = await setUp();
     const at = s.deps.now().toISOString();
     await s.deps.store.insertWebhook(
-      { id: newId('webhook'), url: 'https://hooks.example.com/pix', name: 'Loja', companyId: s.companyId, status: 'ACTIVE', events: ['charge.processing'], createdAt: at, updatedAt: at },
+      {
+        id: newId('webhook'),
+        url: 'https://hooks.example.com/pix',
+        name: 'Loja',
+        companyId: s.companyId,
+        status: 'ACTIVE',
+        events: ['charge.processing'],
+        createdAt: at,
+        updatedAt: at,
+      },
       'whsec_' + Buffer.alloc(32, 1).toString('base64'),
     );
     // The pending event was written at creation; simulate a payment to write processing/paid events too.

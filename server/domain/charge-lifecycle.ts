@@ -97,7 +97,10 @@ export async function simulatePayment(deps: Deps, companyId: string, id: string,
     // Decided on the charge read inside the store's transaction, so a concurrent move cannot slip in between.
     const path = paymentPath(stored.paymentStatus, options);
     if (path.length === 0) {
-      throw new ProblemError('invalidTransition', `The charge ${id} is ${stored.paymentStatus}; a simulated payment up to ${options.until} has no move to make from there.`);
+      throw new ProblemError(
+        'invalidTransition',
+        `The charge ${id} is ${stored.paymentStatus}; a simulated payment up to ${options.until} has no move to make from there.`,
+      );
     }
     return applyMoves(stored, path, now);
   });

@@ -23,7 +23,12 @@ const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
  * products, its customer a reference or a new client, its BR Code; stored with its first event
  * (D15) and, under an Idempotency-Key, with the answer a retry gets (D10), in one transaction.
  */
-export async function createCharge(deps: Deps, company: CompanyRecord, body: PaymentLinkCreate, key: string | undefined): Promise<Serialised<PaymentLinkResponse>> {
+export async function createCharge(
+  deps: Deps,
+  company: CompanyRecord,
+  body: PaymentLinkCreate,
+  key: string | undefined,
+): Promise<Serialised<PaymentLinkResponse>> {
   const companyId = company.doc.id;
   const now = deps.now();
 
@@ -66,7 +71,11 @@ export async function createCharge(deps: Deps, company: CompanyRecord, body: Pay
   if (body.total === undefined && !validCents(total)) {
     const broken = toFieldErrors(validCents.errors ?? [])[0];
     throw validationProblem([
-      { pointer: '/items', detail: `the total computed from the items is ${total} cents; it ${broken?.detail ?? 'is out of range'}`, keyword: broken?.keyword ?? 'total' },
+      {
+        pointer: '/items',
+        detail: `the total computed from the items is ${total} cents; it ${broken?.detail ?? 'is out of range'}`,
+        keyword: broken?.keyword ?? 'total',
+      },
     ]);
   }
 
@@ -111,6 +120,10 @@ export async function createCharge(deps: Deps, company: CompanyRecord, body: Pay
   const text = serialise(response);
   const stored: StoredResponse | undefined = key ? { companyId, key, status: 201, body: text } : undefined;
   // D15: a new charge emits charge.pending, in the transaction that stores it.
-  await deps.store.insertCharge(charge, companyId, { ...(newClient ? { newClient } : {}), ...(stored ? { response: stored } : {}), events: [chargeEvent(charge, now)] });
+  await deps.store.insertCharge(charge, companyId, {
+    ...(newClient ? { newClient } : {}),
+    ...(stored ? { response: stored } : {}),
+    events: [chargeEvent(charge, now)],
+  });
   return text;
 }

@@ -12,11 +12,19 @@ export function amountErrors(input: { subtotal: number; discount: number; shippi
   const errors: FieldError[] = [];
   const subtotal = toCents(input.subtotal);
   if (input.itemsCents !== undefined && input.itemsCents !== subtotal) {
-    errors.push({ pointer: '/subtotal', detail: `must equal the sum of the items (${(input.itemsCents / 100).toFixed(2)}), got ${input.subtotal}`, keyword: 'sum' });
+    errors.push({
+      pointer: '/subtotal',
+      detail: `must equal the sum of the items (${(input.itemsCents / 100).toFixed(2)}), got ${input.subtotal}`,
+      keyword: 'sum',
+    });
   }
   const expected = subtotal - toCents(input.discount) + toCents(input.shippingCost);
   if (toCents(input.total) !== expected) {
-    errors.push({ pointer: '/total', detail: `must equal subtotal − discount + shippingCost (${(expected / 100).toFixed(2)}), got ${input.total}`, keyword: 'sum' });
+    errors.push({
+      pointer: '/total',
+      detail: `must equal subtotal − discount + shippingCost (${(expected / 100).toFixed(2)}), got ${input.total}`,
+      keyword: 'sum',
+    });
   }
   return errors;
 }

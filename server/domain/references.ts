@@ -22,13 +22,21 @@ export async function itemProducts(
   companyId: string,
   items: ReadonlyArray<{ productId: string }>,
 ): Promise<{ products: Map<string, ProductDoc>; errors: FieldError[] }> {
-  const products = await deps.store.getProducts(companyId, items.map((item) => item.productId));
+  const products = await deps.store.getProducts(
+    companyId,
+    items.map((item) => item.productId),
+  );
   const errors = items.flatMap((item, i) => referenceError(products.get(item.productId), `/items/${i}/productId`, 'product'));
   return { products, errors };
 }
 
 /** The company's client named by a body field, and its field errors (D27, D45); no errors when the field was not sent. */
-export async function referencedClient(deps: Deps, companyId: string, id: string | undefined, pointer: string): Promise<{ client?: ClientDoc; errors: FieldError[] }> {
+export async function referencedClient(
+  deps: Deps,
+  companyId: string,
+  id: string | undefined,
+  pointer: string,
+): Promise<{ client?: ClientDoc; errors: FieldError[] }> {
   if (id === undefined) return { errors: [] };
   const client = await deps.store.getClient(companyId, id);
   return { ...(client ? { client } : {}), errors: referenceError(client, pointer, 'client') };

@@ -57,7 +57,12 @@ afterAll(async () => {
   await server.close();
 });
 
-async function expectDocumentedSuccess(method: string, path: string, answer: Pick<Exchange, 'status' | 'headers' | 'body'>, operationId: string): Promise<void> {
+async function expectDocumentedSuccess(
+  method: string,
+  path: string,
+  answer: Pick<Exchange, 'status' | 'headers' | 'body'>,
+  operationId: string,
+): Promise<void> {
   expect(answer.status, answer.body).toBe(successStatus(operationId));
   const response = new Response(answer.status === 204 ? null : answer.body, { status: answer.status!, headers: answer.headers });
   expect(await checker.check(method, path, response)).toEqual([]);
@@ -77,7 +82,7 @@ describe.each(bodyless.map((op) => [op.operationId, op] as const))('%s without a
     await expectDocumentedSuccess(method, path, answer, operationId);
   });
 
-  test('with Content-Length: 0 and a JSON Content-Type (curl -d \'\')', async () => {
+  test("with Content-Length: 0 and a JSON Content-Type (curl -d '')", async () => {
     const path = await targets[operationId]!(server);
     const method = op.method.toUpperCase();
     const answer = await exchange(port, rawRequest(method, path, { 'X-API-KEY': server.apiKey, 'Content-Type': 'application/json', 'Content-Length': '0' }));
@@ -100,7 +105,11 @@ describe.skipIf(!curl)('curl itself', () => {
     const path = await targets[operationId]!(server);
     const method = op.method.toUpperCase();
     // Not execFileSync: the server answering curl runs in this very process.
-    const { stdout } = await promisify(execFile)('curl', ['-s', '-X', method, `http://127.0.0.1:${port}${path}`, '-H', `X-API-KEY: ${server.apiKey}`, '-o', '/dev/null', '-w', '%{http_code}'], { encoding: 'utf8' });
+    const { stdout } = await promisify(execFile)(
+      'curl',
+      ['-s', '-X', method, `http://127.0.0.1:${port}${path}`, '-H', `X-API-KEY: ${server.apiKey}`, '-o', '/dev/null', '-w', '%{http_code}'],
+      { encoding: 'utf8' },
+    );
     expect(Number(stdout)).toBe(successStatus(operationId));
   });
 });

@@ -12,7 +12,10 @@ declare const webhook: components['schemas']['Webhook'];
 // What the contract documents compiles: a 201 with a Product, a 204 without a body, a serialised Charge envelope.
 defineOperation('createProduct', async ({ body }) => ({ status: 201, body: { ...product, name: body.name } }));
 defineOperation('deleteWebhook', async ({ params: { id } }) => ({ status: 204, headers: { 'X-Deleted': id } }));
-defineOperation('getCharge', async () => ({ status: 200, body: serialise({ status: 200, message: 'Charge found', data: {} as components['schemas']['Charge'] }) }));
+defineOperation('getCharge', async () => ({
+  status: 200,
+  body: serialise({ status: 200, message: 'Charge found', data: {} as components['schemas']['Charge'] }),
+}));
 
 // @ts-expect-error a status the operation does not document as a success (createProduct answers 201)
 defineOperation('createProduct', async () => ({ status: 200, body: product }));

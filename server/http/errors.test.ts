@@ -30,7 +30,12 @@ function allowedAt(path: string): Set<string> {
 }
 
 function allowHeader(response: Response): Set<string> {
-  return new Set((response.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean));
+  return new Set(
+    (response.headers.get('allow') ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean),
+  );
 }
 
 /** A request to an operation with the given raw body and headers. */
@@ -67,7 +72,17 @@ afterEach(() => {
 
 test('the contract has the nine operations of the seed, each covered by the tables below (D37)', () => {
   expect(operations.map((op) => op.operationId)).toEqual(
-    expect.arrayContaining(['createPaymentLink', 'getCharge', 'listClients', 'createClient', 'getWebhook', 'createSubscription', 'updateSubscription', 'createProduct', 'createOrder']),
+    expect.arrayContaining([
+      'createPaymentLink',
+      'getCharge',
+      'listClients',
+      'createClient',
+      'getWebhook',
+      'createSubscription',
+      'updateSubscription',
+      'createProduct',
+      'createOrder',
+    ]),
   );
   expect(withBody.map((op) => op.operationId)).toEqual(
     expect.arrayContaining(['createPaymentLink', 'createClient', 'createSubscription', 'updateSubscription', 'createProduct', 'createOrder']),
@@ -114,7 +129,7 @@ describe('authentication (D03)', () => {
 
 describe('request bodies (D34)', () => {
   const ops = withBody.map((op) => [label(op), op] as const);
-  const cross = <T,>(cases: ReadonlyArray<readonly [string, T]>) =>
+  const cross = <T>(cases: ReadonlyArray<readonly [string, T]>) =>
     withBody.flatMap((op) => cases.map(([what, given]) => [`${label(op)}: ${what}`, { op, given }] as const));
 
   const malformed: Array<[string, string]> = [
@@ -181,7 +196,9 @@ describe('request bodies (D34)', () => {
   // (simulatePayment) it is valid, so the answer is about the unknown charge (404).
   test.for(cross(jsonTypes))('%s is accepted as JSON (an empty object then fails validation, or finds no record)', async ([, { op, given }]) => {
     const response = await call(server, op, { body: '{}', headers: { 'Content-Type': given } });
-    const emptyIsValid = server.deps.validator.at(`/paths/${op.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${op.method}/requestBody/content/application~1json/schema`)({});
+    const emptyIsValid = server.deps.validator.at(
+      `/paths/${op.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${op.method}/requestBody/content/application~1json/schema`,
+    )({});
     if (emptyIsValid) await expectProblem(response, 404, '/problems/not-found', concretePath(op));
     else await expectProblem(response, 422, '/problems/validation-error', concretePath(op));
   });
@@ -298,7 +315,12 @@ describe('paths and methods outside the contract (D37)', () => {
   ];
   const unknownCases = unknownPaths.flatMap(([what, path, methods = ['GET', 'POST', 'DELETE'] as const]) =>
     methods.flatMap((method) =>
-      ([['with a key', undefined], ['without a key', null]] as const).map(([auth, apiKey]) => [`${method} ${what} (${path}) ${auth}`, { method, path, apiKey }] as const),
+      (
+        [
+          ['with a key', undefined],
+          ['without a key', null],
+        ] as const
+      ).map(([auth, apiKey]) => [`${method} ${what} (${path}) ${auth}`, { method, path, apiKey }] as const),
     ),
   );
   test.for(unknownCases)('%s is 404', async ([, { method, path, apiKey }]) => {
@@ -357,10 +379,12 @@ describe('identifiers in the path (D27)', () => {
   });
 
   const longIds = pathOps.flatMap(([name, op]) =>
-    ([
-      ['an id of 256 characters', 'a'.repeat(256)],
-      ['an id of 2000 characters', 'b'.repeat(2000)],
-    ] as const).map(([what, id]) => [`${name} with ${what}`, { op, id }] as const),
+    (
+      [
+        ['an id of 256 characters', 'a'.repeat(256)],
+        ['an id of 2000 characters', 'b'.repeat(2000)],
+      ] as const
+    ).map(([what, id]) => [`${name} with ${what}`, { op, id }] as const),
   );
   test.for(longIds)('%s is 404 like every malformed id (no 422 for the id)', async ([, { op, id }]) => {
     const response = await server.request(concretePath(op, id), validInit(op));
@@ -386,12 +410,41 @@ describe('unexpected faults (D02)', () => {
   type StoreMethod = keyof TestServer['deps']['store'];
   const faults: Array<[string, { given: { method: string; path: string; body?: unknown; fails: StoreMethod; sync?: boolean }; want: number }]> = [
     ['GET /client when the store rejects', { given: { method: 'GET', path: '/client', fails: 'listClientsJson' }, want: 500 }],
-    ['POST /client when the store throws synchronously', { given: { method: 'POST', path: '/client', body: { name: 'Maria', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'm@example.com', phone: '11987654321' }, fails: 'insertClient', sync: true }, want: 500 }],
+    [
+      'POST /client when the store throws synchronously',
+      {
+        given: {
+          method: 'POST',
+          path: '/client',
+          body: { name: 'Maria', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'm@example.com', phone: '11987654321' },
+          fails: 'insertClient',
+          sync: true,
+        },
+        want: 500,
+      },
+    ],
     ['POST /product when the store rejects', { given: { method: 'POST', path: '/product', body: productBody(), fails: 'insertProduct' }, want: 500 }],
-    ['POST /subscription when the store rejects', { given: { method: 'POST', path: '/subscription', body: { productId: unknownId('prod'), period: 'MONTHLY', price: 10, trialDays: 0 }, fails: 'getProducts' }, want: 500 }],
-    ['PUT /subscription when the store rejects', { given: { method: 'PUT', path: '/subscription', body: { id: unknownId('subs'), status: 'ACTIVE' }, fails: 'getSubscription' }, want: 500 }],
+    [
+      'POST /subscription when the store rejects',
+      {
+        given: {
+          method: 'POST',
+          path: '/subscription',
+          body: { productId: unknownId('prod'), period: 'MONTHLY', price: 10, trialDays: 0 },
+          fails: 'getProducts',
+        },
+        want: 500,
+      },
+    ],
+    [
+      'PUT /subscription when the store rejects',
+      { given: { method: 'PUT', path: '/subscription', body: { id: unknownId('subs'), status: 'ACTIVE' }, fails: 'getSubscription' }, want: 500 },
+    ],
     ['POST /order when the store rejects', { given: { method: 'POST', path: '/order', body: { subtotal: 10, total: 10 }, fails: 'insertOrder' }, want: 500 }],
-    ['POST /charge/payment-link when the store rejects', { given: { method: 'POST', path: '/charge/payment-link', body: { total: 1000 }, fails: 'insertCharge' }, want: 500 }],
+    [
+      'POST /charge/payment-link when the store rejects',
+      { given: { method: 'POST', path: '/charge/payment-link', body: { total: 1000 }, fails: 'insertCharge' }, want: 500 },
+    ],
     ['GET /charge/{id} when the store rejects', { given: { method: 'GET', path: `/charge/${unknownId('char')}`, fails: 'getChargeJson' }, want: 500 }],
     ['GET /webhook/{id} when the store rejects', { given: { method: 'GET', path: `/webhook/${unknownId('wbhk')}`, fails: 'getWebhook' }, want: 500 }],
     ['any operation when the API key lookup rejects', { given: { method: 'GET', path: '/client', fails: 'findApiKey' }, want: 500 }],
@@ -406,7 +459,9 @@ describe('unexpected faults (D02)', () => {
           })
         : vi.spyOn(own.deps.store, given.fails).mockRejectedValue(error);
       const response =
-        given.body === undefined ? await own.request(given.path, { method: given.method }) : (await sendJson(own, given.method, given.path, given.body)).response;
+        given.body === undefined
+          ? await own.request(given.path, { method: given.method })
+          : (await sendJson(own, given.method, given.path, given.body)).response;
       expect(spy).toHaveBeenCalled();
       const problem = await expectProblem(response, want, '/problems/internal-error', given.path);
       const text = JSON.stringify(problem);

@@ -110,7 +110,7 @@ describe('a retry with the same key and body', () => {
     expect((await server.api.GET('/client')).data?.map((c) => c.taxId)).toEqual([customers.maria.taxId]);
   });
 
-  test('a body that differs only in the punctuation of the customer\'s numbers is the same request (D46)', async () => {
+  test("a body that differs only in the punctuation of the customer's numbers is the same request (D46)", async () => {
     await start();
     const first = await post(body, { key: 'order-124' });
     expectFresh(first);
@@ -181,10 +181,44 @@ describe('the same key with a different body', () => {
     ['another total', { given: () => [{ total: 1000 }, { total: 1001 }] }],
     ['an added field', { given: () => [{ total: 1000 }, { total: 1000, externalId: 'x' }] }],
     ['a removed field', { given: () => [{ total: 1000, externalId: 'x' }, { total: 1000 }] }],
-    ['another value of a nested field', { given: () => [{ total: 1000, customer: customers.joao }, { total: 1000, customer: { ...customers.joao, phone: '2134567891' } }] }],
+    [
+      'another value of a nested field',
+      {
+        given: () => [
+          { total: 1000, customer: customers.joao },
+          { total: 1000, customer: { ...customers.joao, phone: '2134567891' } },
+        ],
+      },
+    ],
     ['another item quantity', { given: ([a]) => [{ items: [{ productId: a, quantity: 1 }] }, { items: [{ productId: a, quantity: 2 }] }] }],
-    ['the same items in another order', { given: ([a, b]) => [{ items: [{ productId: a, quantity: 1 }, { productId: b, quantity: 1 }] }, { items: [{ productId: b, quantity: 1 }, { productId: a, quantity: 1 }] }] }],
-    ['devMode true instead of false', { given: () => [{ total: 1000, devMode: false }, { total: 1000, devMode: true }] }],
+    [
+      'the same items in another order',
+      {
+        given: ([a, b]) => [
+          {
+            items: [
+              { productId: a, quantity: 1 },
+              { productId: b, quantity: 1 },
+            ],
+          },
+          {
+            items: [
+              { productId: b, quantity: 1 },
+              { productId: a, quantity: 1 },
+            ],
+          },
+        ],
+      },
+    ],
+    [
+      'devMode true instead of false',
+      {
+        given: () => [
+          { total: 1000, devMode: false },
+          { total: 1000, devMode: true },
+        ],
+      },
+    ],
   ];
 
   test.each(cases)('is refused with 422 idempotency-key-reused: %s', async (_name, { given }) => {
@@ -312,7 +346,12 @@ describe('concurrent requests', () => {
     await vi.waitFor(() => expect(inserts).toHaveBeenCalledTimes(1));
 
     const inFlight = problem(await post(body, { key: 'slow' }), 409);
-    expect(inFlight).toMatchObject({ type: '/problems/idempotency-request-in-progress', title: 'Idempotent request in progress', status: 409, instance: '/charge/payment-link' });
+    expect(inFlight).toMatchObject({
+      type: '/problems/idempotency-request-in-progress',
+      title: 'Idempotent request in progress',
+      status: 409,
+      instance: '/charge/payment-link',
+    });
     // Another body with the key in flight is still a reuse.
     expect(problem(await post({ total: 1000 }, { key: 'slow' }), 422).type).toBe('/problems/idempotency-key-reused');
     // Other keys are not blocked.

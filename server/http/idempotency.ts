@@ -12,7 +12,11 @@ import { ProblemError } from './problems.js';
  * remembered in the transaction that makes it (the handler hands `idempotencyKey` to its store
  * call): a key is never answered with a success that was not stored, nor left claimed by a failure.
  */
-export function idempotencyLayer(deps: Deps, rules: OperationRules, replayHeaders: (status: number, body: string) => Record<string, string>): MiddlewareHandler<AppEnv> | undefined {
+export function idempotencyLayer(
+  deps: Deps,
+  rules: OperationRules,
+  replayHeaders: (status: number, body: string) => Record<string, string>,
+): MiddlewareHandler<AppEnv> | undefined {
   if (!rules.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) return undefined;
   return async (c, next) => {
     const key = idempotencyKey(c.req.header('idempotency-key'));
@@ -29,7 +33,10 @@ export function idempotencyLayer(deps: Deps, rules: OperationRules, replayHeader
     });
     switch (claim.kind) {
       case 'replay':
-        return new Response(claim.body, { status: claim.status, headers: { 'Content-Type': 'application/json', ...replayHeaders(claim.status, claim.body), 'Idempotent-Replayed': 'true' } });
+        return new Response(claim.body, {
+          status: claim.status,
+          headers: { 'Content-Type': 'application/json', ...replayHeaders(claim.status, claim.body), 'Idempotent-Replayed': 'true' },
+        });
       case 'in-flight':
         throw new ProblemError('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry after it has finished.');
       case 'mismatch':
@@ -52,7 +59,9 @@ function idempotencyKey(header: string | undefined): string | undefined {
 
 /** What "the same request" means for a key: the same operation and the same body as stored (D46), field order aside. */
 function fingerprint(c: Context<AppEnv>, body: unknown): string {
-  return createHash('sha256').update(`${c.req.method} ${c.req.path}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${c.req.method} ${c.req.path}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 function canonicalJson(value: unknown): string {

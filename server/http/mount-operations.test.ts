@@ -22,7 +22,10 @@ describe('mountOperations', () => {
 
   test.each<[string, { given: OperationId[]; want: RegExp | undefined }]>([
     ['every operation of the contract has a handler', { given: ids, want: undefined }],
-    ['one operation without a handler stops the build, named', { given: ids.filter((id) => id !== 'getCharge'), want: /^No handler for the contract's operations getCharge$/ }],
+    [
+      'one operation without a handler stops the build, named',
+      { given: ids.filter((id) => id !== 'getCharge'), want: /^No handler for the contract's operations getCharge$/ },
+    ],
     ['two handlers of one operation stop the build', { given: [...ids, 'getCharge'], want: /two handlers/ }],
   ])('%s', (_name, { given, want }) => {
     const mount = () => mountOperations(new Hono<AppEnv>(), server.deps, catalog, pass, given.map(answering));

@@ -24,7 +24,10 @@ export function mountOperations(
   defined: readonly DefinedOperation[],
 ): void {
   const handled = new Map(defined.map((op) => [op.operationId as string, op]));
-  const unserved = catalog.all().filter((rules) => !handled.has(rules.operationId)).map((rules) => rules.operationId);
+  const unserved = catalog
+    .all()
+    .filter((rules) => !handled.has(rules.operationId))
+    .map((rules) => rules.operationId);
   if (unserved.length > 0) throw new Error(`No handler for the contract's operations ${unserved.join(', ')}`);
   if (handled.size !== defined.length) throw new Error('An operation has two handlers');
 
@@ -39,7 +42,9 @@ export function mountOperations(
       const at = location?.(status, JSON.parse(body));
       return at ? { Location: at } : {};
     });
-    routes.on(rules.method.toUpperCase(), honoPath(`/${rest.join('/')}`), middleware(operation.operationId), idempotency ?? passOn, (c) => operation.handle(c, location));
+    routes.on(rules.method.toUpperCase(), honoPath(`/${rest.join('/')}`), middleware(operation.operationId), idempotency ?? passOn, (c) =>
+      operation.handle(c, location),
+    );
   }
   for (const [resource, routes] of resources) app.route(`/${resource}`, routes);
 }

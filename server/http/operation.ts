@@ -14,7 +14,9 @@ import { readJsonBody } from './request-body.js';
  * stored form (D46).
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
-  const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds, (key, windowStart) => deps.store.countRequest(key, windowStart));
+  const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds, (key, windowStart) =>
+    deps.store.countRequest(key, windowStart),
+  );
   const authenticator = new Authenticator(deps.store);
   return (operationId: string): MiddlewareHandler<AppEnv> => {
     const rules = catalog.get(operationId);

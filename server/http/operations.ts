@@ -41,9 +41,10 @@ export class OperationCatalog {
       const pointerBase = `/paths/${escapeToken(op.path)}/${op.method}`;
       const parameters = ((op.operation.parameters ?? []) as unknown[]).map((raw, index): ParameterRule => {
         const parameter = deref<JsonObject>(doc, raw);
-        const schemaPointer = typeof (raw as JsonObject).$ref === 'string'
-          ? `${((raw as JsonObject).$ref as string).slice(1)}/schema`
-          : `${pointerBase}/parameters/${index}/schema`;
+        const schemaPointer =
+          typeof (raw as JsonObject).$ref === 'string'
+            ? `${((raw as JsonObject).$ref as string).slice(1)}/schema`
+            : `${pointerBase}/parameters/${index}/schema`;
         return {
           name: String(parameter.name),
           in: parameter.in as ParameterRule['in'],
@@ -127,5 +128,3 @@ export class OperationCatalog {
     return normaliser(body);
   }
 }
-
-

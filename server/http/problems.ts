@@ -48,7 +48,14 @@ export class ProblemError extends HTTPException {
   /** The problem body; `instance` is the path the request was sent to, where one is known. */
   toProblem(pathname?: string): Problem {
     const { type, title, status } = problemTypes[this.kind];
-    return { type, title, status, detail: this.detail, ...(pathname !== undefined ? { instance: instanceOf(pathname) } : {}), ...(this.errors ? { errors: this.errors } : {}) };
+    return {
+      type,
+      title,
+      status,
+      detail: this.detail,
+      ...(pathname !== undefined ? { instance: instanceOf(pathname) } : {}),
+      ...(this.errors ? { errors: this.errors } : {}),
+    };
   }
 }
 
@@ -58,7 +65,10 @@ export class ProblemError extends HTTPException {
  */
 export function problemResponse(error: ProblemError, pathname: string, headers: Record<string, string> = {}): Response {
   const body = error.toProblem(pathname);
-  return new Response(JSON.stringify(body), { status: body.status, headers: { 'Content-Type': 'application/problem+json', ...headers, ...error.extraHeaders } });
+  return new Response(JSON.stringify(body), {
+    status: body.status,
+    headers: { 'Content-Type': 'application/problem+json', ...headers, ...error.extraHeaders },
+  });
 }
 
 /**

@@ -34,13 +34,19 @@ export async function readJsonBody(c: Context, limitBytes: number, { optional = 
 }
 
 function unsupported(contentType: string | undefined): ProblemError {
-  return new ProblemError('unsupportedMediaType', `The request body must be application/json; got ${contentType ? contentType.split(';')[0]!.trim() : 'no Content-Type'}.`);
+  return new ProblemError(
+    'unsupportedMediaType',
+    `The request body must be application/json; got ${contentType ? contentType.split(';')[0]!.trim() : 'no Content-Type'}.`,
+  );
 }
 
 function isJsonMediaType(value: string): boolean {
   const [type, ...params] = value.split(';').map((part) => part.trim().toLowerCase());
   if (type !== 'application/json') return false;
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 

@@ -11,10 +11,22 @@ afterAll(async () => server.close());
 describe('request limits (D34)', () => {
   const cases: Array<[string, { given: { path: string; headers?: Record<string, string> }; want: { status: number; type?: string } }]> = [
     ['a URL at the limit is served', { given: { path: `/client?${'q'.repeat(MAX_URL_BYTES - '/client?'.length)}` }, want: { status: 200 } }],
-    ['a URL one byte over is 414', { given: { path: `/client?${'q'.repeat(MAX_URL_BYTES - '/client?'.length + 1)}` }, want: { status: 414, type: '/problems/uri-too-long' } }],
+    [
+      'a URL one byte over is 414',
+      { given: { path: `/client?${'q'.repeat(MAX_URL_BYTES - '/client?'.length + 1)}` }, want: { status: 414, type: '/problems/uri-too-long' } },
+    ],
     ['a long path is 414 before it is 404', { given: { path: `/${'p'.repeat(MAX_URL_BYTES)}` }, want: { status: 414, type: '/problems/uri-too-long' } }],
-    ['headers under the limit are served', { given: { path: '/client', headers: { 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES - 2_000) } }, want: { status: 200 } }],
-    ['headers over the limit are 431', { given: { path: '/client', headers: { 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES + 1) } }, want: { status: 431, type: '/problems/header-fields-too-large' } }],
+    [
+      'headers under the limit are served',
+      { given: { path: '/client', headers: { 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES - 2_000) } }, want: { status: 200 } },
+    ],
+    [
+      'headers over the limit are 431',
+      {
+        given: { path: '/client', headers: { 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES + 1) } },
+        want: { status: 431, type: '/problems/header-fields-too-large' },
+      },
+    ],
   ];
   test.each(cases)('%s', async (_name, { given, want }) => {
     const response = await server.request(given.path, { headers: given.headers ?? {} });

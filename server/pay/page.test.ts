@@ -30,7 +30,8 @@ const base: ChargeDoc = {
   needShipping: false,
   expiresAt: '2026-11-21T15:30:00.000Z',
   company,
-  brCode: '00020101021226410014br.gov.bcb.pix0119sandbox@pix.invalid5204000053039865406129.905802BR5916CAFE AURORA LTDA6009SAO PAULO62280524ndvw35rd8w4vqozp8gqwwcxt6304E4BC',
+  brCode:
+    '00020101021226410014br.gov.bcb.pix0119sandbox@pix.invalid5204000053039865406129.905802BR5916CAFE AURORA LTDA6009SAO PAULO62280524ndvw35rd8w4vqozp8gqwwcxt6304E4BC',
   brCodeBase64: PNG,
   items: [],
 };
@@ -64,7 +65,13 @@ const cases: Array<[string, { given: (value: string) => Partial<ChargeDoc>; want
     'the company name: title, header and the QR image alt text',
     {
       given: (name) => ({ company: { ...company, name } }),
-      want: { shows: [`<title>Pagar ${AMOUNT} a ${ESCAPED} com Pix</title>`, `<h1 id="company">${ESCAPED}</h1>`, `alt="QR Code Pix para pagar ${AMOUNT} a ${ESCAPED}"`] },
+      want: {
+        shows: [
+          `<title>Pagar ${AMOUNT} a ${ESCAPED} com Pix</title>`,
+          `<h1 id="company">${ESCAPED}</h1>`,
+          `alt="QR Code Pix para pagar ${AMOUNT} a ${ESCAPED}"`,
+        ],
+      },
     },
   ],
   ['a product name, in the item list', { given: (name) => ({ items: [withProduct(name)] }), want: { shows: [`<li>2 × ${ESCAPED}</li>`] } }],
@@ -78,9 +85,15 @@ const cases: Array<[string, { given: (value: string) => Partial<ChargeDoc>; want
   ],
   [
     'failedUrl, its query, as the link of an expired charge',
-    { given: (value) => ({ ...expired, failedUrl: `https://loja.example.com/falhou?pedido=${value}` }), want: { shows: [`id="done-link" href="https://loja.example.com/falhou?pedido=${IN_QUERY}"`] } },
+    {
+      given: (value) => ({ ...expired, failedUrl: `https://loja.example.com/falhou?pedido=${value}` }),
+      want: { shows: [`id="done-link" href="https://loja.example.com/falhou?pedido=${IN_QUERY}"`] },
+    },
   ],
-  ['a successUrl that is no http address, never a link', { given: (successUrl) => ({ ...paid, successUrl }), want: { shows: ['id="done-link" href="#" hidden>'] } }],
+  [
+    'a successUrl that is no http address, never a link',
+    { given: (successUrl) => ({ ...paid, successUrl }), want: { shows: ['id="done-link" href="#" hidden>'] } },
+  ],
   ['the customer name, not shown', { given: (name) => ({ customer: customer({ name }) }), want: { shows: [] } }],
   ['the customer e-mail, not shown', { given: (email) => ({ customer: customer({ email }) }), want: { shows: [] } }],
   ['externalId, not shown', { given: (externalId) => ({ externalId }), want: { shows: [] } }],

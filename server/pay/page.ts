@@ -119,7 +119,9 @@ ${items.map((item) => html`<li>${item.quantity} × ${item.product.name}</li>\n`)
 </details>
 `
       : '';
-  const shipping = charge.needShipping ? html`<p class="shipping" id="shipping">Este pedido será entregue: o endereço de entrega é pedido após o pagamento.</p>\n` : '';
+  const shipping = charge.needShipping
+    ? html`<p class="shipping" id="shipping">Este pedido será entregue: o endereço de entrega é pedido após o pagamento.</p>\n`
+    : '';
   const testCodeNote = testCode
     ? html`<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n`
     : '';

@@ -209,7 +209,13 @@ function plan(n: number, kind: Kind, stock: readonly ProductDoc[], clients: read
     case 'product':
       return write({ name: `Produto ${n}`, description: `Produto de teste ${n}`, price: PRICES[n % PRICES.length]!, sku: `SKU-${n}`, displayId: String(n) });
     case 'client':
-      return write({ name: `Cliente ${n}`, status: 'ACTIVE', cpfCnpj: n % 2 === 0 ? taxIds.cpf : taxIds.cnpj, email: `cliente${n}@example.com`, phone: '11987654321' });
+      return write({
+        name: `Cliente ${n}`,
+        status: 'ACTIVE',
+        cpfCnpj: n % 2 === 0 ? taxIds.cpf : taxIds.cnpj,
+        email: `cliente${n}@example.com`,
+        phone: '11987654321',
+      });
     case 'charge': {
       const items = pick(stock, n, 1 + (n % 3)).map((product, i) => ({ productId: product.id, quantity: 1 + ((n + i) % 4) }));
       const existing = n % 3 === 0 ? clients[n % Math.max(clients.length, 1)] : undefined;
@@ -222,7 +228,10 @@ function plan(n: number, kind: Kind, stock: readonly ProductDoc[], clients: read
       // An item of a product nobody has: refused before anything is stored, the customer included.
       return write(
         {
-          items: [{ productId: stock[0]!.id, quantity: 1 }, { productId: unknownId('prod'), quantity: 1 }],
+          items: [
+            { productId: stock[0]!.id, quantity: 1 },
+            { productId: unknownId('prod'), quantity: 1 },
+          ],
           customer: { name: `Recusado ${n}`, taxId: taxIds.cpf, email: `recusado${n}@example.com`, phone: '11987654321' },
           externalId: `crash-refused-${n}`,
         },
@@ -289,7 +298,14 @@ beforeAll(async () => {
     writes.push(write);
     inFlight.add(write);
     try {
-      write.answer = await call(port, apiKey, 'POST', paths[write.kind], write.body, write.idempotencyKey !== undefined ? { 'Idempotency-Key': write.idempotencyKey } : {});
+      write.answer = await call(
+        port,
+        apiKey,
+        'POST',
+        paths[write.kind],
+        write.body,
+        write.idempotencyKey !== undefined ? { 'Idempotency-Key': write.idempotencyKey } : {},
+      );
     } catch (error) {
       write.lost = String((error as Error).cause ?? error);
     } finally {
@@ -346,7 +362,10 @@ beforeAll(async () => {
     }),
   );
   const replays = await Promise.all(
-    ackedCharges.map(async (write) => ({ write, answer: await call(port, apiKey, 'POST', paths.charge, write.body, { 'Idempotency-Key': write.idempotencyKey! }) })),
+    ackedCharges.map(async (write) => ({
+      write,
+      answer: await call(port, apiKey, 'POST', paths.charge, write.body, { 'Idempotency-Key': write.idempotencyKey! }),
+    })),
   );
   // A lost payment link is sent again with its key; a claim left by the killed request holds the key for its 1 s lease.
   const retries: Run['retries'] = [];
@@ -427,7 +446,9 @@ describe('SIGKILL in the middle of a write stream', () => {
   });
 
   test('every answer the server gave was the expected one: 201 for the valid writes, 422 for the refused ones', () => {
-    const unexpected = run.writes.filter((w) => w.answer !== undefined && w.answer.status !== wanted[w.kind]).map((w) => [w.kind, w.answer!.status, w.answer!.text]);
+    const unexpected = run.writes
+      .filter((w) => w.answer !== undefined && w.answer.status !== wanted[w.kind])
+      .map((w) => [w.kind, w.answer!.status, w.answer!.text]);
     expect(unexpected).toEqual([]);
   });
 });
@@ -464,7 +485,17 @@ describe('after the restart on the same file', () => {
     const acked = of('client', acknowledged).map((w) => w.answer!.json as ClientCreated);
     expect(acked.length).toBeGreaterThan(0);
     expect(acked.map((a) => listed.get(a.id))).toEqual(
-      acked.map(({ id, cpfCnpj, name, email, phone, status, companyId, createdAt, updatedAt }) => ({ id, taxId: cpfCnpj, name, email, phone, status, companyId, createdAt, updatedAt })),
+      acked.map(({ id, cpfCnpj, name, email, phone, status, companyId, createdAt, updatedAt }) => ({
+        id,
+        taxId: cpfCnpj,
+        name,
+        email,
+        phone,
+        status,
+        companyId,
+        createdAt,
+        updatedAt,
+      })),
     );
   });
 
@@ -495,7 +526,10 @@ describe('after the restart on the same file', () => {
     for (const write of withCustomer) {
       const customer = write.body.customer as Schemas['PaymentLinkCustomer'];
       const clients = run.clients.filter((c) => c.name === customer.name);
-      expect(clients.map(({ name, taxId, email, phone }) => ({ name, taxId, email, phone })), customer.name).toEqual([customer]);
+      expect(
+        clients.map(({ name, taxId, email, phone }) => ({ name, taxId, email, phone })),
+        customer.name,
+      ).toEqual([customer]);
     }
   });
 
@@ -535,7 +569,9 @@ describe('after the restart on the same file', () => {
 
   test('orders are whole: numbered 1…n without gap or repeat, three items of existing products each, amounts that add up to the cent', () => {
     const products = new Set(rows<{ id: string }>('SELECT id FROM products').map((row) => row.id));
-    const stored = rows<{ id: string; company_id: string; order_number: number; doc: string }>('SELECT id, company_id, order_number, doc FROM orders ORDER BY order_number');
+    const stored = rows<{ id: string; company_id: string; order_number: number; doc: string }>(
+      'SELECT id, company_id, order_number, doc FROM orders ORDER BY order_number',
+    );
     expect(stored.map((row) => row.order_number)).toEqual(stored.map((_, i) => i + 1));
     for (const row of stored) {
       const order = JSON.parse(row.doc) as OrderDoc;
@@ -557,14 +593,20 @@ describe('after the restart on the same file', () => {
     expect(charges.length).toBeGreaterThan(0);
     for (const charge of charges) {
       expect(charge.customer && clientPeople.has(person(charge.customer)), `customer of ${charge.id}`).toBe(true);
-      expect(events.filter((e) => e.charge === charge.id), `events of ${charge.id}`).toEqual([{ type: 'charge.pending', charge: charge.id }]);
+      expect(
+        events.filter((e) => e.charge === charge.id),
+        `events of ${charge.id}`,
+      ).toEqual([{ type: 'charge.pending', charge: charge.id }]);
       expect(charge.items.filter((item) => !products.has(item.productId))).toEqual([]);
     }
     expect(events).toHaveLength(charges.length);
     // A client made by a payment link's `customer` exists only with that charge.
     for (const client of clients.filter((c) => c.name.startsWith('Pagador '))) {
       const n = client.name.slice('Pagador '.length);
-      expect(charges.filter((c) => c.customer?.name === client.name).map((c) => c.externalId), client.name).toEqual([`crash-${n}`]);
+      expect(
+        charges.filter((c) => c.customer?.name === client.name).map((c) => c.externalId),
+        client.name,
+      ).toEqual([`crash-${n}`]);
     }
     // Each payment link exists at most once.
     const externalIds = charges.map((c) => c.externalId);

@@ -94,41 +94,201 @@ const utf8 = (text: string) => encoder.encode(text);
 /** JSON texts of hostile values, spliced raw into a body (so `1e-400` or `-0` arrive as written). */
 const hostileJson: readonly string[] = [
   // numbers at and past the edges
-  '1e308', '-1e308', '1e309', '-1e309', '-0', '0', '-0.0', '1e-400', '-1e-400', '5e-324', '12345678901234567890', '-12345678901234567890',
-  '123456789012345678901234567890.123456789', '9007199254740993', '2147483648', '99999999999', '100000000000', '999999999.99', '1000000000',
-  '0.001', '1.005', '4.999', '64.951', '1E2', '0e0', '1e2', '10000', '10001',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '-1e309',
+  '-0',
+  '0',
+  '-0.0',
+  '1e-400',
+  '-1e-400',
+  '5e-324',
+  '12345678901234567890',
+  '-12345678901234567890',
+  '123456789012345678901234567890.123456789',
+  '9007199254740993',
+  '2147483648',
+  '99999999999',
+  '100000000000',
+  '999999999.99',
+  '1000000000',
+  '0.001',
+  '1.005',
+  '4.999',
+  '64.951',
+  '1E2',
+  '0e0',
+  '1e2',
+  '10000',
+  '10001',
   // negative amounts
-  '-1', '-0.01', '-64.95', '-500', '-99999999999', '-1000000000',
+  '-1',
+  '-0.01',
+  '-64.95',
+  '-500',
+  '-99999999999',
+  '-1000000000',
   // NaN-like and numbers as strings
-  '"NaN"', '"Infinity"', '"-Infinity"', '"1e308"', '"-0"', '"64.95"', '"12990"', '"0x10"', '" 1"',
+  '"NaN"',
+  '"Infinity"',
+  '"-Infinity"',
+  '"1e308"',
+  '"-0"',
+  '"64.95"',
+  '"12990"',
+  '"0x10"',
+  '" 1"',
   // control characters, lone surrogates, NUL, direction marks, emoji, combining marks
-  '""', '" "', '"\\u0000"', '"a\\u0000b"', '"\\u0000\\u0001\\u001f\\u007f"', '"\\ud800"', '"\\udfff"', '"x\\ud800y"', '"\\udbff\\udfff"',
-  '"\\udc00\\ud800"', '"\\u202eevil"', '"\\ufeff"', '"\\u200b"', '"\\u001b[31mred"', '"line\\nbreak\\r\\n"', '"\\t"', '"😀👩🏽‍💻"', '"e\\u0301\\u0301\\u0301"', '"Ωmega ção"',
+  '""',
+  '" "',
+  '"\\u0000"',
+  '"a\\u0000b"',
+  '"\\u0000\\u0001\\u001f\\u007f"',
+  '"\\ud800"',
+  '"\\udfff"',
+  '"x\\ud800y"',
+  '"\\udbff\\udfff"',
+  '"\\udc00\\ud800"',
+  '"\\u202eevil"',
+  '"\\ufeff"',
+  '"\\u200b"',
+  '"\\u001b[31mred"',
+  '"line\\nbreak\\r\\n"',
+  '"\\t"',
+  '"😀👩🏽‍💻"',
+  '"e\\u0301\\u0301\\u0301"',
+  '"Ωmega ção"',
   // SQL, path and template metacharacters
-  '"\' OR 1=1 --"', '"\\"; DROP TABLE clients; --"', '"1; DELETE FROM charges"', '"%\' OR \'%\'=\'"', '"../../etc/passwd"', '"..%2F..%2F"', '"%00"',
-  '"<script>alert(1)</script>"', '"${jndi:ldap://example.invalid/a}"', '"{{7*7}}"', '"$where"', '"*"',
+  '"\' OR 1=1 --"',
+  '"\\"; DROP TABLE clients; --"',
+  '"1; DELETE FROM charges"',
+  "\"%' OR '%'='\"",
+  '"../../etc/passwd"',
+  '"..%2F..%2F"',
+  '"%00"',
+  '"<script>alert(1)</script>"',
+  '"${jndi:ldap://example.invalid/a}"',
+  '"{{7*7}}"',
+  '"$where"',
+  '"*"',
   // timestamps at and past the edges
-  '"2026-02-30T25:61:61Z"', '"9999-12-31T23:59:59.999-23:59"', '"0000-01-01T00:00:00+23:59"', '"+275760-09-13T00:00:00.000Z"',
-  '"2026-11-21T14:30:00.0000000000000000001Z"', '"2026-12-31T23:59:60Z"', '"2026-11-21"', '"1e308"',
+  '"2026-02-30T25:61:61Z"',
+  '"9999-12-31T23:59:59.999-23:59"',
+  '"0000-01-01T00:00:00+23:59"',
+  '"+275760-09-13T00:00:00.000Z"',
+  '"2026-11-21T14:30:00.0000000000000000001Z"',
+  '"2026-12-31T23:59:60Z"',
+  '"2026-11-21"',
+  '"1e308"',
   // huge strings, the format-checked shapes among them (e-mail, URL)
-  JSON.stringify('x'.repeat(20_000)), JSON.stringify(`${'a'.repeat(15_000)}@example.com`), JSON.stringify(`${'a.'.repeat(8_000)}@x`),
-  JSON.stringify(`https://${'a.'.repeat(8_000)}example.com/`), JSON.stringify(`https://example.com/${'%'.repeat(10_000)}`),
-  `"${'\\ud800'.repeat(2_000)}"`, JSON.stringify('ç'.repeat(9_000)), JSON.stringify('0'.repeat(10_000)),
+  JSON.stringify('x'.repeat(20_000)),
+  JSON.stringify(`${'a'.repeat(15_000)}@example.com`),
+  JSON.stringify(`${'a.'.repeat(8_000)}@x`),
+  JSON.stringify(`https://${'a.'.repeat(8_000)}example.com/`),
+  JSON.stringify(`https://example.com/${'%'.repeat(10_000)}`),
+  `"${'\\ud800'.repeat(2_000)}"`,
+  JSON.stringify('ç'.repeat(9_000)),
+  JSON.stringify('0'.repeat(10_000)),
   // nulls and wrong types
-  'null', 'true', 'false', '[]', '{}', '[null]', '[[]]', '[{}]', '{"$gt":""}', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}',
-  '[1,2,3]', '["charge.paid","charge.paid"]', '{"a":{"b":{"c":null}}}',
+  'null',
+  'true',
+  'false',
+  '[]',
+  '{}',
+  '[null]',
+  '[[]]',
+  '[{}]',
+  '{"$gt":""}',
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+  '[1,2,3]',
+  '["charge.paid","charge.paid"]',
+  '{"a":{"b":{"c":null}}}',
 ];
 
 /** Text that is not JSON (or not only JSON). */
 const malformedJson: readonly string[] = [
-  '{', '}', '[', ']', '{"', '{"a"', '{"a":', '{"a":1,', '{"a":1,}', '[1,]', "{'a':1}", '{a:1}', 'undefined', 'NaN', 'Infinity', '-Infinity',
-  '{"a":NaN}', '{"a":Infinity}', '{"a":-Infinity}', '{"a":undefined}', '{"a":01}', '{"a":1.}', '{"a":.5}', '{"a":+1}', '{"a":0x10}', '{"a":1e}',
-  '{"a":"\\x41"}', '{"a":"\\u12"}', '{"a":"\\ud8"}', '{"a":"line\nbreak"}', '{"a":"nul\u0000"}', '{"a":"tab\there"}', '{"a":1}{"b":2}', '{"a":1} x',
-  '/* comment */ {}', '{"a":1 // comment\n}', '\u0000', '\u0000{}', '\ufeff{}', 'null null', '"unterminated', '{"a":"\\"}', '{}}', '{"a":[}',
-  'true false', 'tru', 'nul', '1e', '-', '--1', '0.', ',', ':', '{,}', '{"a" 1}', '{"a"::1}', '{"":}', '\\', '\\u0000', '<xml/>', 'a=1&b=2',
+  '{',
+  '}',
+  '[',
+  ']',
+  '{"',
+  '{"a"',
+  '{"a":',
+  '{"a":1,',
+  '{"a":1,}',
+  '[1,]',
+  "{'a':1}",
+  '{a:1}',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":-Infinity}',
+  '{"a":undefined}',
+  '{"a":01}',
+  '{"a":1.}',
+  '{"a":.5}',
+  '{"a":+1}',
+  '{"a":0x10}',
+  '{"a":1e}',
+  '{"a":"\\x41"}',
+  '{"a":"\\u12"}',
+  '{"a":"\\ud8"}',
+  '{"a":"line\nbreak"}',
+  '{"a":"nul\u0000"}',
+  '{"a":"tab\there"}',
+  '{"a":1}{"b":2}',
+  '{"a":1} x',
+  '/* comment */ {}',
+  '{"a":1 // comment\n}',
+  '\u0000',
+  '\u0000{}',
+  '\ufeff{}',
+  'null null',
+  '"unterminated',
+  '{"a":"\\"}',
+  '{}}',
+  '{"a":[}',
+  'true false',
+  'tru',
+  'nul',
+  '1e',
+  '-',
+  '--1',
+  '0.',
+  ',',
+  ':',
+  '{,}',
+  '{"a" 1}',
+  '{"a"::1}',
+  '{"":}',
+  '\\',
+  '\\u0000',
+  '<xml/>',
+  'a=1&b=2',
 ];
 
-const extraKeys: readonly string[] = ['extra', '__proto__', 'constructor', 'prototype', 'id', 'companyId', 'status', 'createdAt', '', ' ', '\u0000', '$where', 'a'.repeat(300), '😀', 'name\u0000'];
+const extraKeys: readonly string[] = [
+  'extra',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'id',
+  'companyId',
+  'status',
+  'createdAt',
+  '',
+  ' ',
+  '\u0000',
+  '$where',
+  'a'.repeat(300),
+  '😀',
+  'name\u0000',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Records made before the run, filled in by beforeAll.
@@ -251,7 +411,9 @@ interface BodyChoice {
 
 function bodyArb(examples: readonly unknown[]): fc.Arbitrary<BodyChoice> {
   const example = fc.constantFrom(...(examples.length > 0 ? examples : [{}]));
-  const text = (what: string) => (t: string): BodyChoice => ({ what, body: utf8(t) });
+  const text =
+    (what: string) =>
+    (t: string): BodyChoice => ({ what, body: utf8(t) });
   return fc.oneof(
     // the example as it is: a control that may well succeed
     { arbitrary: example.map((e) => text('valid example')(JSON.stringify(e))), weight: 1 },
@@ -293,11 +455,13 @@ function bodyArb(examples: readonly unknown[]): fc.Arbitrary<BodyChoice> {
       weight: 2,
     },
     {
-      arbitrary: fc.tuple(example, fc.nat(), fc.oneof(fc.constantFrom(...extraKeys), fc.string({ maxLength: 12 })), hostileValue()).map(([e, pick, key, raw]) => {
-        const paths = objectPathsOf(e);
-        const path = paths[pick % paths.length]!;
-        return text(`extra member ${JSON.stringify(key.slice(0, 30))} at /${path.join('/')}`)(withMember(e, path, key, raw));
-      }),
+      arbitrary: fc
+        .tuple(example, fc.nat(), fc.oneof(fc.constantFrom(...extraKeys), fc.string({ maxLength: 12 })), hostileValue())
+        .map(([e, pick, key, raw]) => {
+          const paths = objectPathsOf(e);
+          const path = paths[pick % paths.length]!;
+          return text(`extra member ${JSON.stringify(key.slice(0, 30))} at /${path.join('/')}`)(withMember(e, path, key, raw));
+        }),
       weight: 3,
     },
     {
@@ -314,45 +478,49 @@ function bodyArb(examples: readonly unknown[]): fc.Arbitrary<BodyChoice> {
     { arbitrary: hostileValue().map((raw) => text(`body ${raw.slice(0, 40)}`)(raw)), weight: 2 },
     // deep nesting, at the root and inside a member
     {
-      arbitrary: fc.tuple(example, fc.constantFrom(1_000, 5_000, 10_000), fc.constantFrom('arrays', 'objects', 'unclosed', 'member'), fc.nat()).map(([e, depth, shape, pick]) => {
-        switch (shape) {
-          case 'arrays':
-            return text(`${depth} nested arrays`)(nested(depth, '[', ']'));
-          case 'objects': {
-            const d = Math.min(depth, 5_000);
-            return text(`${d} nested objects`)(nested(d, '{"a":', '}'));
+      arbitrary: fc
+        .tuple(example, fc.constantFrom(1_000, 5_000, 10_000), fc.constantFrom('arrays', 'objects', 'unclosed', 'member'), fc.nat())
+        .map(([e, depth, shape, pick]) => {
+          switch (shape) {
+            case 'arrays':
+              return text(`${depth} nested arrays`)(nested(depth, '[', ']'));
+            case 'objects': {
+              const d = Math.min(depth, 5_000);
+              return text(`${d} nested objects`)(nested(d, '{"a":', '}'));
+            }
+            case 'unclosed':
+              return text(`${depth} unclosed arrays`)('['.repeat(depth));
+            default: {
+              const paths = pathsOf(e);
+              const path = paths[pick % Math.max(paths.length, 1)];
+              const deep = nested(depth, '[', ']');
+              return text(`${depth} nested arrays at /${path?.join('/') ?? ''}`)(path ? withRaw(e, path, deep) : deep);
+            }
           }
-          case 'unclosed':
-            return text(`${depth} unclosed arrays`)('['.repeat(depth));
-          default: {
-            const paths = pathsOf(e);
-            const path = paths[pick % Math.max(paths.length, 1)];
-            const deep = nested(depth, '[', ']');
-            return text(`${depth} nested arrays at /${path?.join('/') ?? ''}`)(path ? withRaw(e, path, deep) : deep);
-          }
-        }
-      }),
+        }),
       weight: 2,
     },
     // over the size limit (and exactly at it)
     {
-      arbitrary: fc.tuple(example, fc.integer({ min: BODY_LIMIT + 1, max: BODY_LIMIT * 3 }), fc.constantFrom('padded', 'string', 'garbage', 'exact')).map(([e, size, shape]) => {
-        const t = JSON.stringify(e);
-        switch (shape) {
-          case 'padded':
-            return text(`valid JSON padded to ${size} bytes`)(`${t}${' '.repeat(Math.max(0, size - t.length))}`);
-          case 'exact':
-            return text(`valid JSON padded to exactly ${BODY_LIMIT} bytes`)(`${t}${' '.repeat(Math.max(0, BODY_LIMIT - t.length))}`);
-          case 'string': {
-            const paths = pathsOf(e);
-            const path = paths[size % Math.max(paths.length, 1)];
-            const big = JSON.stringify('x'.repeat(size));
-            return text(`a ${size}-character member`)(path ? withRaw(e, path, big) : big);
+      arbitrary: fc
+        .tuple(example, fc.integer({ min: BODY_LIMIT + 1, max: BODY_LIMIT * 3 }), fc.constantFrom('padded', 'string', 'garbage', 'exact'))
+        .map(([e, size, shape]) => {
+          const t = JSON.stringify(e);
+          switch (shape) {
+            case 'padded':
+              return text(`valid JSON padded to ${size} bytes`)(`${t}${' '.repeat(Math.max(0, size - t.length))}`);
+            case 'exact':
+              return text(`valid JSON padded to exactly ${BODY_LIMIT} bytes`)(`${t}${' '.repeat(Math.max(0, BODY_LIMIT - t.length))}`);
+            case 'string': {
+              const paths = pathsOf(e);
+              const path = paths[size % Math.max(paths.length, 1)];
+              const big = JSON.stringify('x'.repeat(size));
+              return text(`a ${size}-character member`)(path ? withRaw(e, path, big) : big);
+            }
+            default:
+              return text(`${size} bytes of garbage`)('\u0001'.repeat(size));
           }
-          default:
-            return text(`${size} bytes of garbage`)('\u0001'.repeat(size));
-        }
-      }),
+        }),
       weight: 2,
     },
     // bytes that are not UTF-8 text, or not only
@@ -365,7 +533,10 @@ function bodyArb(examples: readonly unknown[]): fc.Arbitrary<BodyChoice> {
           case 'bom':
             return fc.constant({ what: 'UTF-8 BOM + example', body: new Uint8Array(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(t)])) });
           case 'latin1':
-            return fc.constant({ what: 'example with \\xff bytes in strings', body: new Uint8Array(Buffer.from(t.replace(/"([^"]+)"/, '"$1\xff\xfe"'), 'latin1')) });
+            return fc.constant({
+              what: 'example with \\xff bytes in strings',
+              body: new Uint8Array(Buffer.from(t.replace(/"([^"]+)"/, '"$1\xff\xfe"'), 'latin1')),
+            });
           case 'nul':
             return fc.constant({ what: 'example with a raw NUL byte', body: new Uint8Array(Buffer.from(t.replace(/":"/, '":"\u0000'))) });
           default:
@@ -382,10 +553,61 @@ function bodyArb(examples: readonly unknown[]): fc.Arbitrary<BodyChoice> {
 // Paths.
 
 const idTricks: readonly string[] = [
-  '..%2F..', '..%2F..%2Fclient', '..%2f..%2f..%2fetc%2fpasswd', '%2e%2e%2f%2e%2e', '..', '.', '..%5C..', '%00', 'a%00b', 'char_%00', '%ZZ', '%', '%2', '%ff%fe',
-  '%c0%ae%c0%ae', '%ED%A0%80', '%F0%9F%98%80', encodeURIComponent("' OR 1=1 --"), encodeURIComponent('"; DROP TABLE clients; --'), "'", "1'--", '1;', '*', '%2A', '%25',
-  'null', 'undefined', 'NaN', '0', '-1', '1e308', 'char_', 'wbhk_', 'char_ZZ', `char_${'a'.repeat(32)}`, `wbhk_${'a'.repeat(40)}`, 'x'.repeat(10_000), '%41'.repeat(3_000),
-  'a/b', '../client', '%2e%2e/client', 'a|b', 'a^b', 'a[b]', 'a\\b', 'a{b}', '', ' ', '%20', '+', '%0d%0aX-Injected:%201', '%u0000', '\u00e7', 'ç%C3%A7', '😀',
+  '..%2F..',
+  '..%2F..%2Fclient',
+  '..%2f..%2f..%2fetc%2fpasswd',
+  '%2e%2e%2f%2e%2e',
+  '..',
+  '.',
+  '..%5C..',
+  '%00',
+  'a%00b',
+  'char_%00',
+  '%ZZ',
+  '%',
+  '%2',
+  '%ff%fe',
+  '%c0%ae%c0%ae',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  encodeURIComponent("' OR 1=1 --"),
+  encodeURIComponent('"; DROP TABLE clients; --'),
+  "'",
+  "1'--",
+  '1;',
+  '*',
+  '%2A',
+  '%25',
+  'null',
+  'undefined',
+  'NaN',
+  '0',
+  '-1',
+  '1e308',
+  'char_',
+  'wbhk_',
+  'char_ZZ',
+  `char_${'a'.repeat(32)}`,
+  `wbhk_${'a'.repeat(40)}`,
+  'x'.repeat(10_000),
+  '%41'.repeat(3_000),
+  'a/b',
+  '../client',
+  '%2e%2e/client',
+  'a|b',
+  'a^b',
+  'a[b]',
+  'a\\b',
+  'a{b}',
+  '',
+  ' ',
+  '%20',
+  '+',
+  '%0d%0aX-Injected:%201',
+  '%u0000',
+  '\u00e7',
+  'ç%C3%A7',
+  '😀',
 ];
 
 function idArb(readOnly: boolean, scratchIds: readonly string[]): fc.Arbitrary<string> {
@@ -401,7 +623,19 @@ function idArb(readOnly: boolean, scratchIds: readonly string[]): fc.Arbitrary<s
 
 const querySuffix = fc.oneof(
   { arbitrary: fc.constant(''), weight: 8 },
-  { arbitrary: fc.constantFrom('?', '?id=1%27%20OR%201=1', '?limit=-1&offset=1e308', '?a[b]=1', '?%00=%00', `?q=${'x'.repeat(5_000)}`, '#frag', '?__proto__[x]=1'), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      '?',
+      '?id=1%27%20OR%201=1',
+      '?limit=-1&offset=1e308',
+      '?a[b]=1',
+      '?%00=%00',
+      `?q=${'x'.repeat(5_000)}`,
+      '#frag',
+      '?__proto__[x]=1',
+    ),
+    weight: 1,
+  },
 );
 
 function pathArb(op: ContractOperation): fc.Arbitrary<string> {
@@ -409,14 +643,28 @@ function pathArb(op: ContractOperation): fc.Arbitrary<string> {
     const scratchIds = op.method === 'delete' ? [scratch.doomedWebhook] : [...scratch.charges, scratch.webhook];
     return fc.tuple(idArb(op.method === 'get', scratchIds), querySuffix).map(([id, query]) => `${op.path.replace(/\{[^}]+\}/g, () => id)}${query}`);
   }
-  return fc.tuple(fc.oneof({ arbitrary: fc.constant(op.path), weight: 8 }, fc.constantFrom(`${op.path}/`, `/${op.path}`, `${op.path.toUpperCase()}`, `${op.path};x=1`, `${op.path}%2F`)), querySuffix).map(([p, q]) => `${p}${q}`);
+  return fc
+    .tuple(
+      fc.oneof(
+        { arbitrary: fc.constant(op.path), weight: 8 },
+        fc.constantFrom(`${op.path}/`, `/${op.path}`, `${op.path.toUpperCase()}`, `${op.path};x=1`, `${op.path}%2F`),
+      ),
+      querySuffix,
+    )
+    .map(([p, q]) => `${p}${q}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Headers.
 
 /** Header values the Fetch API accepts: bytes 1–255 but CR and LF (NUL is refused by Headers). */
-const headerValue = fc.string({ unit: fc.integer({ min: 1, max: 255 }).filter((c) => c !== 10 && c !== 13).map((c) => String.fromCharCode(c)), maxLength: 60 });
+const headerValue = fc.string({
+  unit: fc
+    .integer({ min: 1, max: 255 })
+    .filter((c) => c !== 10 && c !== 13)
+    .map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
 const headerName = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,30}$/);
 
 let apiKeyA = '';
@@ -456,11 +704,33 @@ function apiKeyArb(): fc.Arbitrary<HeaderChoice> {
 }
 
 const contentTypes: ReadonlyArray<string | string[]> = [
-  'text/plain', 'text/plain;charset=UTF-8', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1',
-  'application/json; charset=utf-16', 'application/json;charset="UTF-8"', 'APPLICATION/JSON', 'Application/Json; Charset=UTF-8', 'application/jsonx', 'application/json+x',
-  'application/problem+json', 'application/merge-patch+json', 'application/*', '*/*', ';', 'application/json; charset=', 'application/json;;', 'json',
-  'application/json, text/plain', 'application/json; boundary="\u00ff"', 'application/json\u00a0', ['application/json', 'application/json'],
-  ['application/json', 'text/plain'], ['text/plain', 'application/json'], [''],
+  'text/plain',
+  'text/plain;charset=UTF-8',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'application/json;charset="UTF-8"',
+  'APPLICATION/JSON',
+  'Application/Json; Charset=UTF-8',
+  'application/jsonx',
+  'application/json+x',
+  'application/problem+json',
+  'application/merge-patch+json',
+  'application/*',
+  '*/*',
+  ';',
+  'application/json; charset=',
+  'application/json;;',
+  'json',
+  'application/json, text/plain',
+  'application/json; boundary="\u00ff"',
+  'application/json\u00a0',
+  ['application/json', 'application/json'],
+  ['application/json', 'text/plain'],
+  ['text/plain', 'application/json'],
+  [''],
 ];
 
 function contentTypeArb(): fc.Arbitrary<HeaderChoice> {
@@ -482,7 +752,10 @@ const otherHeaders: fc.Arbitrary<Array<[string, string]>> = fc.oneof(
       [['Idempotency-Key', '""']],
       [['Idempotency-Key', 'k'.repeat(300)]],
       [['Idempotency-Key', "' OR 1=1 --"]],
-      [['Idempotency-Key', 'a'], ['Idempotency-Key', 'b']],
+      [
+        ['Idempotency-Key', 'a'],
+        ['Idempotency-Key', 'b'],
+      ],
       [['Content-Length', '0']],
       [['Content-Length', '99999999999']],
       [['Content-Length', '-1']],
@@ -528,13 +801,20 @@ function requestArb(op: ContractOperation): fc.Arbitrary<FuzzRequest> {
       ? bodyArb(examples)
       : fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: bodyArb([{}]), weight: 1 })
     : fc.constant(undefined);
-  return fc.record({ method: methodArb(op), path: pathArb(op), apiKey: apiKeyArb(), contentType: contentTypeArb(), others: otherHeaders, body }).map(({ method, path, apiKey, contentType, others, body }) => {
-    const headers: Array<[string, string]> = apiKey.values.map((v) => ['X-API-KEY', v]);
-    if (body) headers.push(...contentType.values.map((v): [string, string] => ['Content-Type', v]));
-    headers.push(...others);
-    const what = [...(method !== op.method.toUpperCase() ? [`method ${method}`] : []), apiKey.what, ...(body ? [contentType.what, body.what] : []), ...others.map(([n]) => n)].join('; ');
-    return shown({ operationId: op.operationId, what, method, path, headers, ...(body ? { body: body.body } : {}) });
-  });
+  return fc
+    .record({ method: methodArb(op), path: pathArb(op), apiKey: apiKeyArb(), contentType: contentTypeArb(), others: otherHeaders, body })
+    .map(({ method, path, apiKey, contentType, others, body }) => {
+      const headers: Array<[string, string]> = apiKey.values.map((v) => ['X-API-KEY', v]);
+      if (body) headers.push(...contentType.values.map((v): [string, string] => ['Content-Type', v]));
+      headers.push(...others);
+      const what = [
+        ...(method !== op.method.toUpperCase() ? [`method ${method}`] : []),
+        apiKey.what,
+        ...(body ? [contentType.what, body.what] : []),
+        ...others.map(([n]) => n),
+      ].join('; ');
+      return shown({ operationId: op.operationId, what, method, path, headers, ...(body ? { body: body.body } : {}) });
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -588,13 +868,17 @@ function parsedBody(r: FuzzRequest): { value: unknown } | undefined {
 function judgeBody(op: ContractOperation, r: FuzzRequest, status: number): string | undefined {
   if (r.body === undefined || r.method !== op.method.toUpperCase()) return undefined;
   const declared = r.headers.filter(([n]) => n.toLowerCase() === 'content-length').map(([, v]) => Number(v));
-  if (status === 413 && r.body.byteLength <= BODY_LIMIT && !declared.some((n) => n > BODY_LIMIT)) return `413 for a body of ${r.body.byteLength} bytes, within the limit`;
+  if (status === 413 && r.body.byteLength <= BODY_LIMIT && !declared.some((n) => n > BODY_LIMIT))
+    return `413 for a body of ${r.body.byteLength} bytes, within the limit`;
   const parsed = parsedBody(r);
   if (status === 400 && parsed && r.body.byteLength <= BODY_LIMIT) return '400 (malformed) for a body that is JSON';
   if (status >= 200 && status < 300 && op.operation.requestBody !== undefined) {
     if (!parsed) return `${status} for a body that is not JSON`;
-    const validate = requestValidator.at(`/paths/${op.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${op.method}/requestBody/content/application~1json/schema`);
-    if (!validate(parsed.value)) return `${status} for a body the contract refuses: ${JSON.stringify(validate.errors?.slice(0, 3).map((e) => `${e.instancePath} ${e.message}`))}`;
+    const validate = requestValidator.at(
+      `/paths/${op.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${op.method}/requestBody/content/application~1json/schema`,
+    );
+    if (!validate(parsed.value))
+      return `${status} for a body the contract refuses: ${JSON.stringify(validate.errors?.slice(0, 3).map((e) => `${e.instancePath} ${e.message}`))}`;
   }
   return undefined;
 }
@@ -674,8 +958,14 @@ async function makeRecords(api: TestServer['api'], tag: string) {
     await created('charge', api.POST('/charge/payment-link', { body: { total: 12990, devMode: true, customer: customers.joao } })),
     await created('charge', api.POST('/charge/payment-link', { body: { items: [{ productId: products[0]!.id, quantity: 2 }], customerId: clients[0]!.id } })),
   ];
-  const webhook = await created('webhook', api.POST('/webhook', { body: { url: `https://${tag}.example.com/hooks`, name: `Loja ${tag}`, events: ['charge.paid'] } }));
-  const subscription = await created('subscription', api.POST('/subscription', { body: { productId: products[1]!.id, clientId: clients[0]!.id, period: 'MONTHLY', price: 49.9, trialDays: 7 } }));
+  const webhook = await created(
+    'webhook',
+    api.POST('/webhook', { body: { url: `https://${tag}.example.com/hooks`, name: `Loja ${tag}`, events: ['charge.paid'] } }),
+  );
+  const subscription = await created(
+    'subscription',
+    api.POST('/subscription', { body: { productId: products[1]!.id, clientId: clients[0]!.id, period: 'MONTHLY', price: 49.9, trialDays: 7 } }),
+  );
   return { clients, products, charges: charges.map((c) => c.data.id), webhook: webhook.id, subscription: subscription.id };
 }
 
@@ -702,8 +992,26 @@ async function readState(a: Awaited<ReturnType<typeof makeRecords>>, b: Awaited<
     ],
     webhooksB: (await server.other.api.GET('/webhook')).data,
     products: [
-      [server.companyId, a.products.map((p) => p.id), Object.fromEntries(await store.getProducts(server.companyId, a.products.map((p) => p.id)))],
-      [server.other.companyId, b.products.map((p) => p.id), Object.fromEntries(await store.getProducts(server.other.companyId, b.products.map((p) => p.id)))],
+      [
+        server.companyId,
+        a.products.map((p) => p.id),
+        Object.fromEntries(
+          await store.getProducts(
+            server.companyId,
+            a.products.map((p) => p.id),
+          ),
+        ),
+      ],
+      [
+        server.other.companyId,
+        b.products.map((p) => p.id),
+        Object.fromEntries(
+          await store.getProducts(
+            server.other.companyId,
+            b.products.map((p) => p.id),
+          ),
+        ),
+      ],
     ],
     subscriptions: [
       [server.companyId, a.subscription, await store.getSubscription(server.companyId, a.subscription)],
@@ -754,58 +1062,82 @@ test.for(operations.filter((op) => op.operation.requestBody !== undefined).map((
     const examples = bodiesOf(op);
     const body = examples[examples.length - 1];
     const path = op.path.replace('{id}', op.operationId === 'updateWebhook' ? scratch.webhook : scratch.charges[0]!);
-    const answer = await send(shown({ operationId: op.operationId, what: 'live example', method: op.method.toUpperCase(), path, headers: [['X-API-KEY', apiKeyA], ['Content-Type', 'application/json']], body: utf8(JSON.stringify(body)) }));
+    const answer = await send(
+      shown({
+        operationId: op.operationId,
+        what: 'live example',
+        method: op.method.toUpperCase(),
+        path,
+        headers: [
+          ['X-API-KEY', apiKeyA],
+          ['Content-Type', 'application/json'],
+        ],
+        body: utf8(JSON.stringify(body)),
+      }),
+    );
     expect(answer.status, answer.text).toBeGreaterThanOrEqual(200);
     expect(answer.status, answer.text).toBeLessThan(300);
     expect(server.violations).toEqual([]);
   },
 );
 
-test(`${MIN_RUNS}+ generated requests across every operation: 4xx problems or valid 2xx, never a 5xx or a hang; the data survives`, async () => {
-  const sentTo = new Map<string, number>();
-  const statuses = new Map<number, number>();
-  const started = performance.now();
-  await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...operations).chain(requestArb), async (r) => {
-      sentTo.set(r.operationId, (sentTo.get(r.operationId) ?? 0) + 1);
-      const before = server.violations.length;
-      let answer: Answer;
-      try {
-        answer = await send(r);
-      } catch (error) {
-        throw new Error(`${(error as Error).message}\n${describeRequest(r)}`);
-      }
-      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      const why = judge(r, answer) ?? (server.violations.length > before ? `contract violation: ${server.violations.slice(before).join('; ')}` : undefined);
-      // Violations of this request are in the message; they must not fail the later runs too.
-      server.violations.length = before;
-      if (why) throw new Error(`${why}\n${describeRequest(r)}\nanswer ${answer.status} ${answer.contentType}: ${answer.text.slice(0, 500)}`);
-    }),
-    { numRuns, ...(seed !== undefined ? { seed } : {}), ...(replayPath !== undefined ? { path: replayPath } : {}) },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const tally = (m: Map<string | number, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(', ');
-  console.info(`fuzz: ${numRuns} requests in ${seconds.toFixed(1)} s\n  statuses: ${tally(statuses)}\n  operations: ${tally(sentTo)}`);
+test(
+  `${MIN_RUNS}+ generated requests across every operation: 4xx problems or valid 2xx, never a 5xx or a hang; the data survives`,
+  async () => {
+    const sentTo = new Map<string, number>();
+    const statuses = new Map<number, number>();
+    const started = performance.now();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...operations).chain(requestArb), async (r) => {
+        sentTo.set(r.operationId, (sentTo.get(r.operationId) ?? 0) + 1);
+        const before = server.violations.length;
+        let answer: Answer;
+        try {
+          answer = await send(r);
+        } catch (error) {
+          throw new Error(`${(error as Error).message}\n${describeRequest(r)}`);
+        }
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        const why = judge(r, answer) ?? (server.violations.length > before ? `contract violation: ${server.violations.slice(before).join('; ')}` : undefined);
+        // Violations of this request are in the message; they must not fail the later runs too.
+        server.violations.length = before;
+        if (why) throw new Error(`${why}\n${describeRequest(r)}\nanswer ${answer.status} ${answer.contentType}: ${answer.text.slice(0, 500)}`);
+      }),
+      { numRuns, ...(seed !== undefined ? { seed } : {}), ...(replayPath !== undefined ? { path: replayPath } : {}) },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const tally = (m: Map<string | number, number>) =>
+      [...m]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ');
+    console.info(`fuzz: ${numRuns} requests in ${seconds.toFixed(1)} s\n  statuses: ${tally(statuses)}\n  operations: ${tally(sentTo)}`);
 
-  // Every operation of the contract was fuzzed.
-  expect([...sentTo.keys()].sort()).toEqual(operations.map((op) => op.operationId).sort());
-  expect([...sentTo.values()].reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(MIN_RUNS);
-  expect(server.violations).toEqual([]);
+    // Every operation of the contract was fuzzed.
+    expect([...sentTo.keys()].sort()).toEqual(operations.map((op) => op.operationId).sort());
+    expect([...sentTo.values()].reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(MIN_RUNS);
+    expect(server.violations).toEqual([]);
 
-  // The server still answers, reads and writes.
-  expect((await server.api.GET('/client')).response.status).toBe(200);
-  expect((await server.api.POST('/client', { body: clientBody({ name: 'Depois do fuzz' }) })).response.status).toBe(201);
+    // The server still answers, reads and writes.
+    expect((await server.api.GET('/client')).response.status).toBe(200);
+    expect((await server.api.POST('/client', { body: clientBody({ name: 'Depois do fuzz' }) })).response.status).toBe(201);
 
-  // Nothing made before the run changed; company B, never given its key, has exactly what it had.
-  const after = await readState(seededA, seededB);
-  for (const client of snapshot.clientsA) expect(after.clientsA.find((c) => c.id === client.id), client.id).toEqual(client);
-  expect(after.clientsB).toEqual(snapshot.clientsB);
-  expect(after.charges).toEqual(snapshot.charges);
-  expect(after.webhooks).toEqual(snapshot.webhooks);
-  expect(after.webhooksB).toEqual(snapshot.webhooksB);
-  expect(after.products).toEqual(snapshot.products);
-  expect(after.subscriptions).toEqual(snapshot.subscriptions);
-  // No body reached an object's prototype.
-  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  expect(server.violations).toEqual([]);
-}, Math.max(60_000, numRuns * 25));
+    // Nothing made before the run changed; company B, never given its key, has exactly what it had.
+    const after = await readState(seededA, seededB);
+    for (const client of snapshot.clientsA)
+      expect(
+        after.clientsA.find((c) => c.id === client.id),
+        client.id,
+      ).toEqual(client);
+    expect(after.clientsB).toEqual(snapshot.clientsB);
+    expect(after.charges).toEqual(snapshot.charges);
+    expect(after.webhooks).toEqual(snapshot.webhooks);
+    expect(after.webhooksB).toEqual(snapshot.webhooksB);
+    expect(after.products).toEqual(snapshot.products);
+    expect(after.subscriptions).toEqual(snapshot.subscriptions);
+    // No body reached an object's prototype.
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(server.violations).toEqual([]);
+  },
+  Math.max(60_000, numRuns * 25),
+);

@@ -11,7 +11,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, NODE_MAX_HEADER_BYTES } from '../http/request-limits.js';
 import { exchange, get, type Exchange } from '../test-support/raw-http.js';
-import { dropChildSchemas, freePort, killAll, listening, startTsx, WAIT_MS, within, type ChildVars, type Running, printedKey } from '../test-support/processes.js';
+import {
+  dropChildSchemas,
+  freePort,
+  killAll,
+  listening,
+  startTsx,
+  WAIT_MS,
+  within,
+  type ChildVars,
+  type Running,
+  printedKey,
+} from '../test-support/processes.js';
 
 let folder: string;
 beforeAll(() => {
@@ -31,7 +42,13 @@ interface Started {
 
 async function startServer(name: string, vars: ChildVars = {}): Promise<Started> {
   const port = await freePort();
-  const running = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder, name, 'payments.db'), PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_REQUESTS: '0', ...vars });
+  const running = startTsx('server/main.ts', [], {
+    DATABASE_PATH: join(folder, name, 'payments.db'),
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_REQUESTS: '0',
+    ...vars,
+  });
   await listening(running);
   return { running, port, apiKey: printedKey(running) };
 }
@@ -75,13 +92,31 @@ describe('oversized requests: one server, still serving after each', () => {
 
   const cases: Array<[string, { given: () => string; want: { status: 200 } | { status: number; type: string } }]> = [
     ['a URL of exactly 8 KiB is served', { given: () => get(urlOf(MAX_URL_BYTES), { 'X-API-KEY': server.apiKey }), want: { status: 200 } }],
-    ['a URL one byte over 8 KiB is a 414 problem', { given: () => get(urlOf(MAX_URL_BYTES + 1), { 'X-API-KEY': server.apiKey }), want: { status: 414, type: '/problems/uri-too-long' } }],
-    ['a URL of 40 KB (under Node\'s limit) is a 414 problem, before authentication', { given: () => get(urlOf(40_000)), want: { status: 414, type: '/problems/uri-too-long' } }],
-    ['a header section just under 16 KiB is served', { given: () => get('/client', { 'X-API-KEY': server.apiKey, 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES - 1_000) }), want: { status: 200 } }],
-    ['a header over 16 KiB is a 431 problem', { given: () => get('/client', { 'X-API-KEY': server.apiKey, 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES + 1) }), want: { status: 431, type: '/problems/header-fields-too-large' } }],
+    [
+      'a URL one byte over 8 KiB is a 414 problem',
+      { given: () => get(urlOf(MAX_URL_BYTES + 1), { 'X-API-KEY': server.apiKey }), want: { status: 414, type: '/problems/uri-too-long' } },
+    ],
+    [
+      "a URL of 40 KB (under Node's limit) is a 414 problem, before authentication",
+      { given: () => get(urlOf(40_000)), want: { status: 414, type: '/problems/uri-too-long' } },
+    ],
+    [
+      'a header section just under 16 KiB is served',
+      { given: () => get('/client', { 'X-API-KEY': server.apiKey, 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES - 1_000) }), want: { status: 200 } },
+    ],
+    [
+      'a header over 16 KiB is a 431 problem',
+      {
+        given: () => get('/client', { 'X-API-KEY': server.apiKey, 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES + 1) }),
+        want: { status: 431, type: '/problems/header-fields-too-large' },
+      },
+    ],
     [
       'a header section of 40 KB in many headers is a 431 problem',
-      { given: () => get('/client', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`X-Padding-${i}`, 'h'.repeat(1_000)]))), want: { status: 431, type: '/problems/header-fields-too-large' } },
+      {
+        given: () => get('/client', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`X-Padding-${i}`, 'h'.repeat(1_000)]))),
+        want: { status: 431, type: '/problems/header-fields-too-large' },
+      },
     ],
   ];
   test.each(cases)('%s, and the server keeps serving', async (_name, { given, want }) => {
@@ -97,7 +132,7 @@ describe('oversized requests: one server, still serving after each', () => {
   // answers HPE_HEADER_OVERFLOW with a problem (see the 431 test below); Node cannot tell a long request line
   // from long headers there (err.rawPacket is only the last chunk), so a 431 problem is what it can answer,
   // and 414 is accepted too.
-  test('a URL over Node\'s header limit is a 414 or 431 problem, and the server keeps serving', async () => {
+  test("a URL over Node's header limit is a 414 or 431 problem, and the server keeps serving", async () => {
     const answer = await exchange(server.port, get(urlOf(NODE_MAX_HEADER_BYTES + 4_096)));
     expect(answer.status, answer.raw.slice(0, 300)).toBeOneOf([414, 431]);
     expectProblemAnswer(answer, answer.status!, answer.status === 414 ? '/problems/uri-too-long' : '/problems/header-fields-too-large');
@@ -111,7 +146,7 @@ describe('oversized requests: one server, still serving after each', () => {
   // and the body of `new ProblemError('headersTooLarge', …).toProblem(...)` (no instance: the target was not
   // read), then `socket.end()`; other parse errors likewise as a 400 `/problems/malformed-request`;
   // ERR_HTTP_REQUEST_TIMEOUT as the 408 (below); `socket.destroy()` when `!socket.writable`.
-  test('a header section over Node\'s limit is a 431 problem, and the server keeps serving', async () => {
+  test("a header section over Node's limit is a 431 problem, and the server keeps serving", async () => {
     const answer = await exchange(server.port, get('/client', { 'X-API-KEY': server.apiKey, 'X-Padding': 'h'.repeat(NODE_MAX_HEADER_BYTES + 4_096) }));
     expectProblemAnswer(answer, 431, '/problems/header-fields-too-large');
     await expectServing(server);
@@ -148,7 +183,11 @@ describe('oversized requests: one server, still serving after each', () => {
     await expectServing(server);
     // The hang-up is handled by the time the next request has been answered and logged.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const logged = server.running.stdout().slice(before).split('\n').filter((line) => line.startsWith('{'));
+    const logged = server.running
+      .stdout()
+      .slice(before)
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
     expect(logged.length).toBeGreaterThan(0);
     expect(logged.filter((line) => (JSON.parse(line) as { level: number }).level >= 50)).toEqual([]);
   });
@@ -181,7 +220,12 @@ describe('slow requests are closed (D34)', () => {
     expect(answer.status, answer.raw.slice(0, 300)).toBe(408);
     if (answer.body !== '') {
       expect(answer.headers['content-type']).toBe('application/problem+json');
-      expect(JSON.parse(answer.body)).toMatchObject({ status: 408, type: expect.stringMatching(/^\/problems\//), title: expect.any(String), detail: expect.any(String) });
+      expect(JSON.parse(answer.body)).toMatchObject({
+        status: 408,
+        type: expect.stringMatching(/^\/problems\//),
+        title: expect.any(String),
+        detail: expect.any(String),
+      });
     }
     expect(answer.ms).toBeGreaterThanOrEqual(timeoutMs - 100);
     expect(answer.ms).toBeLessThanOrEqual(timeoutMs + 2_500);

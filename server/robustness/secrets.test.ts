@@ -88,7 +88,11 @@ function keyId(apiKey: string): string {
 }
 
 /** Sends a request to the app and records what came back. */
-async function send(label: string, path: string, init: { method?: string; apiKey?: string | null; body?: unknown; text?: string; headers?: Record<string, string> } = {}): Promise<Seen> {
+async function send(
+  label: string,
+  path: string,
+  init: { method?: string; apiKey?: string | null; body?: unknown; text?: string; headers?: Record<string, string> } = {},
+): Promise<Seen> {
   const headers = new Headers(init.headers);
   if (init.apiKey) headers.set('X-API-KEY', init.apiKey);
   const body = init.text ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
@@ -161,9 +165,15 @@ beforeAll(async () => {
 
   // Webhooks: registered (the only answer with the secret), read, listed, renamed.
   const hookA = json<WebhookWithSecret>(
-    await send('A: POST /webhook', '/webhook', { method: 'POST', apiKey: a.apiKey, body: { url: `${base}/a?token=${urlToken}`, name: 'Loja A', events: ['charge.pending', 'charge.paid', 'charge.received', 'charge.expired'] } }),
+    await send('A: POST /webhook', '/webhook', {
+      method: 'POST',
+      apiKey: a.apiKey,
+      body: { url: `${base}/a?token=${urlToken}`, name: 'Loja A', events: ['charge.pending', 'charge.paid', 'charge.received', 'charge.expired'] },
+    }),
   );
-  const hookB = json<WebhookWithSecret>(await send('B: POST /webhook', '/webhook', { method: 'POST', apiKey: b.apiKey, body: { url: `${base}/b`, name: 'Padaria', events: ['charge.paid'] } }));
+  const hookB = json<WebhookWithSecret>(
+    await send('B: POST /webhook', '/webhook', { method: 'POST', apiKey: b.apiKey, body: { url: `${base}/b`, name: 'Padaria', events: ['charge.paid'] } }),
+  );
   signingSecrets.set('/a', hookA.secret);
   signingSecrets.set('/b', hookB.secret);
   Object.assign(secrets, {
@@ -182,17 +192,35 @@ beforeAll(async () => {
   const client = json<{ id: string }>(await send('A: POST /client', '/client', { method: 'POST', apiKey: a.apiKey, body: clientBody() }));
   const product = json<{ id: string }>(await send('A: POST /product', '/product', { method: 'POST', apiKey: a.apiKey, body: productBody() }));
   const linkBody = { devMode: true, customerId: client.id, items: [{ productId: product.id, quantity: 2 }] };
-  const paid = json<PaymentLinkResponse>(await send('A: POST /charge/payment-link', '/charge/payment-link', { method: 'POST', apiKey: a.apiKey, body: linkBody, headers: { 'Idempotency-Key': 'pedido-1001' } }));
-  await send('A: POST /charge/payment-link replayed', '/charge/payment-link', { method: 'POST', apiKey: a.apiKey, body: linkBody, headers: { 'Idempotency-Key': 'pedido-1001' } });
+  const paid = json<PaymentLinkResponse>(
+    await send('A: POST /charge/payment-link', '/charge/payment-link', {
+      method: 'POST',
+      apiKey: a.apiKey,
+      body: linkBody,
+      headers: { 'Idempotency-Key': 'pedido-1001' },
+    }),
+  );
+  await send('A: POST /charge/payment-link replayed', '/charge/payment-link', {
+    method: 'POST',
+    apiKey: a.apiKey,
+    body: linkBody,
+    headers: { 'Idempotency-Key': 'pedido-1001' },
+  });
   await send('A: GET /charge/{id}', `/charge/${paid.data.id}`, { apiKey: a.apiKey });
   await send('A: simulate-payment', `/charge/${paid.data.id}/simulate-payment`, { method: 'POST', apiKey: a.apiKey, body: { settle: true } });
-  const expired = json<PaymentLinkResponse>(await send('A: POST /charge/payment-link (to expire)', '/charge/payment-link', { method: 'POST', apiKey: a.apiKey, body: { devMode: true, total: 990 } }));
+  const expired = json<PaymentLinkResponse>(
+    await send('A: POST /charge/payment-link (to expire)', '/charge/payment-link', { method: 'POST', apiKey: a.apiKey, body: { devMode: true, total: 990 } }),
+  );
   await send('A: simulate-expiration', `/charge/${expired.data.id}/simulate-expiration`, { method: 'POST', apiKey: a.apiKey });
   await send('A: simulate-payment of an expired charge (409)', `/charge/${expired.data.id}/simulate-payment`, { method: 'POST', apiKey: a.apiKey });
-  const live = json<PaymentLinkResponse>(await send('A: POST /charge/payment-link (live)', '/charge/payment-link', { method: 'POST', apiKey: a.apiKey, body: { total: 4500 } }));
+  const live = json<PaymentLinkResponse>(
+    await send('A: POST /charge/payment-link (live)', '/charge/payment-link', { method: 'POST', apiKey: a.apiKey, body: { total: 4500 } }),
+  );
   await send('A: simulate-payment of a live charge (403)', `/charge/${live.data.id}/simulate-payment`, { method: 'POST', apiKey: a.apiKey });
   await send('public payment page', `/pay/${paid.data.id}`);
-  const ofB = json<PaymentLinkResponse>(await send('B: POST /charge/payment-link', '/charge/payment-link', { method: 'POST', apiKey: b.apiKey, body: { devMode: true, total: 1200 } }));
+  const ofB = json<PaymentLinkResponse>(
+    await send('B: POST /charge/payment-link', '/charge/payment-link', { method: 'POST', apiKey: b.apiKey, body: { devMode: true, total: 1200 } }),
+  );
   await send('B: simulate-payment', `/charge/${ofB.data.id}/simulate-payment`, { method: 'POST', apiKey: b.apiKey });
   await send("B: GET /charge/{id} of A's charge", `/charge/${paid.data.id}`, { apiKey: b.apiKey });
 
@@ -217,7 +245,10 @@ beforeAll(async () => {
     ["A's webhook secret as the key", { apiKey: hookA.secret }],
   ];
   for (const [what, given] of wrongKeys) {
-    await send(`GET /client with ${what}`, `/client${given.query ?? ''}`, { ...(given.apiKey ? { apiKey: given.apiKey } : {}), ...(given.headers ? { headers: given.headers } : {}) });
+    await send(`GET /client with ${what}`, `/client${given.query ?? ''}`, {
+      ...(given.apiKey ? { apiKey: given.apiKey } : {}),
+      ...(given.headers ? { headers: given.headers } : {}),
+    });
     await send(`POST /charge/payment-link with ${what}`, `/charge/payment-link${given.query ?? ''}`, {
       method: 'POST',
       body: { total: 1000 },
@@ -230,21 +261,47 @@ beforeAll(async () => {
   await send("A: POST /client with A's key as the email", '/client', { method: 'POST', apiKey: a.apiKey, body: clientBody({ email: a.apiKey }) });
   await send("A: POST /client with A's key as the CPF", '/client', { method: 'POST', apiKey: a.apiKey, body: clientBody({ cpfCnpj: a.apiKey }) });
   await send("A: POST /client with A's key as an unknown field", '/client', { method: 'POST', apiKey: a.apiKey, body: { ...clientBody(), apiKey: a.apiKey } });
-  await send("A: POST /webhook with A's webhook secret as the URL", '/webhook', { method: 'POST', apiKey: a.apiKey, body: { url: hookA.secret, name: 'x', events: ['charge.paid'] } });
+  await send("A: POST /webhook with A's webhook secret as the URL", '/webhook', {
+    method: 'POST',
+    apiKey: a.apiKey,
+    body: { url: hookA.secret, name: 'x', events: ['charge.paid'] },
+  });
   await send("A: malformed JSON carrying A's key", '/client', { method: 'POST', apiKey: a.apiKey, text: `{"apiKey": "${a.apiKey}", }` });
-  await send("A: malformed JSON carrying A's webhook secret", `/webhook/${hookA.id}`, { method: 'PATCH', apiKey: a.apiKey, text: `{"secret": ${hookA.secret}}` });
-  await send("A: a body in text/plain carrying A's key", '/client', { method: 'POST', apiKey: a.apiKey, headers: { 'Content-Type': 'text/plain' }, text: a.apiKey });
+  await send("A: malformed JSON carrying A's webhook secret", `/webhook/${hookA.id}`, {
+    method: 'PATCH',
+    apiKey: a.apiKey,
+    text: `{"secret": ${hookA.secret}}`,
+  });
+  await send("A: a body in text/plain carrying A's key", '/client', {
+    method: 'POST',
+    apiKey: a.apiKey,
+    headers: { 'Content-Type': 'text/plain' },
+    text: a.apiKey,
+  });
 
   // Store errors, thrown where a secret is at hand: storing a new webhook secret, paying (and
   // authenticating a key, at the start: a key is looked up when not seen in the last minute).
   const insertWebhook = vi.spyOn(store, 'insertWebhook').mockRejectedValueOnce(storeError('disk I/O error', 'SQLITE_IOERR'));
-  await send('A: POST /webhook while the insert fails', '/webhook', { method: 'POST', apiKey: a.apiKey, body: { url: `${base}/lost`, name: 'Perdido', events: ['charge.paid'] } });
+  await send('A: POST /webhook while the insert fails', '/webhook', {
+    method: 'POST',
+    apiKey: a.apiKey,
+    body: { url: `${base}/lost`, name: 'Perdido', events: ['charge.paid'] },
+  });
   const lost = insertWebhook.mock.calls[0]?.[1];
   insertWebhook.mockRestore();
   if (lost === undefined) throw new Error('the failing insertWebhook was not called');
-  Object.assign(secrets, { 'the secret of the webhook whose insert failed': lost, 'the random part of the secret whose insert failed': lost.slice('whsec_'.length) });
+  Object.assign(secrets, {
+    'the secret of the webhook whose insert failed': lost,
+    'the random part of the secret whose insert failed': lost.slice('whsec_'.length),
+  });
   const transition = vi.spyOn(store, 'transitionCharge').mockRejectedValueOnce(storeError('database or disk is full', 'SQLITE_FULL'));
-  const another = json<PaymentLinkResponse>(await send('A: POST /charge/payment-link (for a failing payment)', '/charge/payment-link', { method: 'POST', apiKey: a.apiKey, body: { devMode: true, total: 700 } }));
+  const another = json<PaymentLinkResponse>(
+    await send('A: POST /charge/payment-link (for a failing payment)', '/charge/payment-link', {
+      method: 'POST',
+      apiKey: a.apiKey,
+      body: { devMode: true, total: 700 },
+    }),
+  );
   await send('A: simulate-payment while the store fails', `/charge/${another.data.id}/simulate-payment`, { method: 'POST', apiKey: a.apiKey });
   transition.mockRestore();
 
@@ -256,7 +313,7 @@ beforeAll(async () => {
   cells = allCells();
   await store.close();
   readFiles('closed');
-  secrets['the token in the query of A\'s webhook URL'] = urlToken;
+  secrets["the token in the query of A's webhook URL"] = urlToken;
 });
 
 afterAll(async () => {
@@ -273,7 +330,12 @@ function allCells(): Array<{ table: string; column: string; rowid: number; text:
       (db.prepare(`SELECT rowid AS _rowid, * FROM "${name}"`).all() as Array<Record<string, unknown>>).flatMap((row) =>
         Object.entries(row)
           .filter(([column, value]) => column !== '_rowid' && value !== null)
-          .map(([column, value]) => ({ table: name, column, rowid: Number(row._rowid), text: Buffer.isBuffer(value) ? value.toString('latin1') : String(value) })),
+          .map(([column, value]) => ({
+            table: name,
+            column,
+            rowid: Number(row._rowid),
+            text: Buffer.isBuffer(value) ? value.toString('latin1') : String(value),
+          })),
       ),
     );
   } finally {
@@ -333,7 +395,7 @@ describe('responses', () => {
     expect(leaks).toEqual([]);
   });
 
-  test("a webhook secret is in the 201 of the POST /webhook that created it, and in no other response", () => {
+  test('a webhook secret is in the 201 of the POST /webhook that created it, and in no other response', () => {
     const holding = (name: string) => seen.filter((s) => `${s.headers}\n${s.body}`.includes(secrets[name]!)).map((s) => `${s.label} ${s.status}`);
     expect(holding("A's webhook secret")).toEqual(['A: POST /webhook 201']);
     expect(holding("the random part of A's webhook secret")).toEqual(['A: POST /webhook 201']);
@@ -376,7 +438,10 @@ describe('the database file', () => {
       const text = file.bytes.toString('latin1');
       expect(secretsIn(text, apiKeySecrets), `${file.name} (${file.when})`).toEqual([]);
     }
-    const hashes = cells.filter((c) => c.table === 'api_keys' && c.column === 'secret_hash').map((c) => c.text).sort();
+    const hashes = cells
+      .filter((c) => c.table === 'api_keys' && c.column === 'secret_hash')
+      .map((c) => c.text)
+      .sort();
     expect(hashes).toEqual([sha256(secrets["the secret part of A's API key"]!), sha256(secrets["the secret part of B's API key"]!)].sort());
     expect(cells.filter((c) => secretsIn(c.text, apiKeySecrets).length > 0)).toEqual([]);
   });

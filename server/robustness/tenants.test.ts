@@ -21,7 +21,17 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import type { components } from '../../generated/openapi.js';
-import { clientBody, createProduct, expectProblem, expectValidation, read, sendJson, subscriptionBody, unknownId, type RawAnswer } from '../test-support/fixtures.js';
+import {
+  clientBody,
+  createProduct,
+  expectProblem,
+  expectValidation,
+  read,
+  sendJson,
+  subscriptionBody,
+  unknownId,
+  type RawAnswer,
+} from '../test-support/fixtures.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 import { startWebhookWorker } from '../webhooks/worker.js';
 
@@ -68,20 +78,41 @@ interface Case {
 
 /** One case per operation with an id in its path: B names A's record. */
 const pathCases: Array<[string, Case]> = [
-  ["GET /charge/{id} of A's charge", { operationId: 'getCharge', references: [], request: (a) => ({ method: 'GET', path: `/charge/${a.openCharge}` }), want: { status: 404 } }],
+  [
+    "GET /charge/{id} of A's charge",
+    { operationId: 'getCharge', references: [], request: (a) => ({ method: 'GET', path: `/charge/${a.openCharge}` }), want: { status: 404 } },
+  ],
   [
     "POST /charge/{id}/simulate-payment of A's open charge",
-    { operationId: 'simulatePayment', references: [], request: (a) => ({ method: 'POST', path: `/charge/${a.openCharge}/simulate-payment`, body: { settle: true } }), want: { status: 404 } },
+    {
+      operationId: 'simulatePayment',
+      references: [],
+      request: (a) => ({ method: 'POST', path: `/charge/${a.openCharge}/simulate-payment`, body: { settle: true } }),
+      want: { status: 404 },
+    },
   ],
   [
     "POST /charge/{id}/simulate-expiration of A's open charge",
-    { operationId: 'simulateExpiration', references: [], request: (a) => ({ method: 'POST', path: `/charge/${a.openCharge}/simulate-expiration` }), want: { status: 404 } },
+    {
+      operationId: 'simulateExpiration',
+      references: [],
+      request: (a) => ({ method: 'POST', path: `/charge/${a.openCharge}/simulate-expiration` }),
+      want: { status: 404 },
+    },
   ],
   [
     "POST /charge/{id}/simulate-expiration of A's paid charge",
-    { operationId: 'simulateExpiration', references: [], request: (a) => ({ method: 'POST', path: `/charge/${a.paidCharge}/simulate-expiration` }), want: { status: 404 } },
+    {
+      operationId: 'simulateExpiration',
+      references: [],
+      request: (a) => ({ method: 'POST', path: `/charge/${a.paidCharge}/simulate-expiration` }),
+      want: { status: 404 },
+    },
   ],
-  ["GET /webhook/{id} of A's webhook", { operationId: 'getWebhook', references: [], request: (a) => ({ method: 'GET', path: `/webhook/${a.webhook}` }), want: { status: 404 } }],
+  [
+    "GET /webhook/{id} of A's webhook",
+    { operationId: 'getWebhook', references: [], request: (a) => ({ method: 'GET', path: `/webhook/${a.webhook}` }), want: { status: 404 } },
+  ],
   [
     "PATCH /webhook/{id} of A's webhook (status, name, url and events)",
     {
@@ -95,10 +126,18 @@ const pathCases: Array<[string, Case]> = [
       want: { status: 404 },
     },
   ],
-  ["DELETE /webhook/{id} of A's webhook", { operationId: 'deleteWebhook', references: [], request: (a) => ({ method: 'DELETE', path: `/webhook/${a.webhook}` }), want: { status: 404 } }],
+  [
+    "DELETE /webhook/{id} of A's webhook",
+    { operationId: 'deleteWebhook', references: [], request: (a) => ({ method: 'DELETE', path: `/webhook/${a.webhook}` }), want: { status: 404 } },
+  ],
   [
     "GET /webhook/{id}/deliveries of A's webhook",
-    { operationId: 'listWebhookDeliveries', references: [], request: (a) => ({ method: 'GET', path: `/webhook/${a.webhook}/deliveries` }), want: { status: 404 } },
+    {
+      operationId: 'listWebhookDeliveries',
+      references: [],
+      request: (a) => ({ method: 'GET', path: `/webhook/${a.webhook}/deliveries` }),
+      want: { status: 404 },
+    },
   ],
 ];
 
@@ -106,7 +145,12 @@ const pathCases: Array<[string, Case]> = [
 const bodyCases: Array<[string, Case]> = [
   [
     "PUT /subscription with A's subscription id",
-    { operationId: 'updateSubscription', references: ['/id'], request: (a) => ({ method: 'PUT', path: '/subscription', body: { id: a.subscription, status: 'CANCELLED', price: 1 } }), want: { status: 404 } },
+    {
+      operationId: 'updateSubscription',
+      references: ['/id'],
+      request: (a) => ({ method: 'PUT', path: '/subscription', body: { id: a.subscription, status: 'CANCELLED', price: 1 } }),
+      want: { status: 404 },
+    },
   ],
   [
     "PUT /subscription with A's subscription id and A's product and client (the subject is judged first)",
@@ -119,15 +163,30 @@ const bodyCases: Array<[string, Case]> = [
   ],
   [
     "PUT /subscription of B's subscription with A's product",
-    { operationId: 'updateSubscription', references: ['/productId'], request: (a, own) => ({ method: 'PUT', path: '/subscription', body: { id: own.subscription, productId: a.subscriptionProduct } }), want: { status: 422, fields: ['/productId'] } },
+    {
+      operationId: 'updateSubscription',
+      references: ['/productId'],
+      request: (a, own) => ({ method: 'PUT', path: '/subscription', body: { id: own.subscription, productId: a.subscriptionProduct } }),
+      want: { status: 422, fields: ['/productId'] },
+    },
   ],
   [
     "PUT /subscription of B's subscription with A's client",
-    { operationId: 'updateSubscription', references: ['/clientId'], request: (a, own) => ({ method: 'PUT', path: '/subscription', body: { id: own.subscription, clientId: a.client } }), want: { status: 422, fields: ['/clientId'] } },
+    {
+      operationId: 'updateSubscription',
+      references: ['/clientId'],
+      request: (a, own) => ({ method: 'PUT', path: '/subscription', body: { id: own.subscription, clientId: a.client } }),
+      want: { status: 422, fields: ['/clientId'] },
+    },
   ],
   [
     "POST /subscription with A's product",
-    { operationId: 'createSubscription', references: ['/productId'], request: (a) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(a.subscriptionProduct) }), want: { status: 422, fields: ['/productId'] } },
+    {
+      operationId: 'createSubscription',
+      references: ['/productId'],
+      request: (a) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(a.subscriptionProduct) }),
+      want: { status: 422, fields: ['/productId'] },
+    },
   ],
   [
     "POST /subscription with B's product and A's client",
@@ -149,14 +208,29 @@ const bodyCases: Array<[string, Case]> = [
   ],
   [
     "POST /charge/payment-link with A's client as customerId",
-    { operationId: 'createPaymentLink', references: ['/customerId'], request: (a) => ({ method: 'POST', path: '/charge/payment-link', body: { total: 1500, devMode: true, customerId: a.client } }), want: { status: 422, fields: ['/customerId'] } },
+    {
+      operationId: 'createPaymentLink',
+      references: ['/customerId'],
+      request: (a) => ({ method: 'POST', path: '/charge/payment-link', body: { total: 1500, devMode: true, customerId: a.client } }),
+      want: { status: 422, fields: ['/customerId'] },
+    },
   ],
   [
     "POST /charge/payment-link with B's and A's products as items",
     {
       operationId: 'createPaymentLink',
       references: ['/items/*/productId'],
-      request: (a, own) => ({ method: 'POST', path: '/charge/payment-link', body: { devMode: true, items: [{ productId: own.product, quantity: 1 }, { productId: a.product, quantity: 2 }] } }),
+      request: (a, own) => ({
+        method: 'POST',
+        path: '/charge/payment-link',
+        body: {
+          devMode: true,
+          items: [
+            { productId: own.product, quantity: 1 },
+            { productId: a.product, quantity: 2 },
+          ],
+        },
+      }),
       want: { status: 422, fields: ['/items/1/productId'] },
     },
   ],
@@ -165,13 +239,22 @@ const bodyCases: Array<[string, Case]> = [
     {
       operationId: 'createPaymentLink',
       references: ['/customerId', '/items/*/productId'],
-      request: (a) => ({ method: 'POST', path: '/charge/payment-link', body: { devMode: true, customerId: a.client, items: [{ productId: a.product, quantity: 1 }] } }),
+      request: (a) => ({
+        method: 'POST',
+        path: '/charge/payment-link',
+        body: { devMode: true, customerId: a.client, items: [{ productId: a.product, quantity: 1 }] },
+      }),
       want: { status: 422, fields: ['/customerId', '/items/0/productId'] },
     },
   ],
   [
     "POST /order with A's client",
-    { operationId: 'createOrder', references: ['/clientId'], request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 10, total: 10, clientId: a.client } }), want: { status: 422, fields: ['/clientId'] } },
+    {
+      operationId: 'createOrder',
+      references: ['/clientId'],
+      request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 10, total: 10, clientId: a.client } }),
+      want: { status: 422, fields: ['/clientId'] },
+    },
   ],
   [
     "POST /order with A's product as an item",
@@ -187,20 +270,33 @@ const bodyCases: Array<[string, Case]> = [
     {
       operationId: 'createOrder',
       references: ['/clientId', '/items/*/productId'],
-      request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, clientId: a.client, items: [{ productId: a.product, quantity: 1 }] } }),
+      request: (a) => ({
+        method: 'POST',
+        path: '/order',
+        body: { subtotal: 64.95, total: 64.95, clientId: a.client, items: [{ productId: a.product, quantity: 1 }] },
+      }),
       want: { status: 422, fields: ['/clientId', '/items/0/productId'] },
     },
   ],
   [
     "POST /order with A's companyId (D26)",
-    { operationId: 'createOrder', references: ['/companyId'], request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 10, total: 10, companyId: a.company } }), want: { status: 422, fields: ['/companyId'] } },
+    {
+      operationId: 'createOrder',
+      references: ['/companyId'],
+      request: (a) => ({ method: 'POST', path: '/order', body: { subtotal: 10, total: 10, companyId: a.company } }),
+      want: { status: 422, fields: ['/companyId'] },
+    },
   ],
   [
     "POST /order with B's product in an item carrying A's companyId (D26)",
     {
       operationId: 'createOrder',
       references: ['/items/*/companyId'],
-      request: (a, own) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, items: [{ productId: own.product, quantity: 1, companyId: a.company }] } }),
+      request: (a, own) => ({
+        method: 'POST',
+        path: '/order',
+        body: { subtotal: 64.95, total: 64.95, items: [{ productId: own.product, quantity: 1, companyId: a.company }] },
+      }),
       want: { status: 422, fields: ['/items/0/companyId'] },
     },
   ],
@@ -209,13 +305,22 @@ const bodyCases: Array<[string, Case]> = [
     {
       operationId: 'createOrder',
       references: ['/items/*/orderId'],
-      request: (a, own) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, items: [{ productId: own.product, quantity: 1, orderId: a.order }] } }),
+      request: (a, own) => ({
+        method: 'POST',
+        path: '/order',
+        body: { subtotal: 64.95, total: 64.95, items: [{ productId: own.product, quantity: 1, orderId: a.order }] },
+      }),
       want: { status: 201, ignored: 'orderItemOrderId' },
     },
   ],
   [
     "POST /client with A's companyId (D26)",
-    { operationId: 'createClient', references: ['/companyId'], request: (a) => ({ method: 'POST', path: '/client', body: clientBody({ name: 'Cliente de B', companyId: a.company }) }), want: { status: 422, fields: ['/companyId'] } },
+    {
+      operationId: 'createClient',
+      references: ['/companyId'],
+      request: (a) => ({ method: 'POST', path: '/client', body: clientBody({ name: 'Cliente de B', companyId: a.company }) }),
+      want: { status: 422, fields: ['/companyId'] },
+    },
   ],
 ];
 
@@ -273,7 +378,10 @@ describe('the tables cover the contract', () => {
     const covered = new Set(pathCases.map(([, c]) => c.operationId));
     const missing = withPathIds.filter((id) => !covered.has(id));
     expect(missing, `operations with a path id that no case of pathCases covers: add a case for each`).toEqual([]);
-    expect([...covered].filter((id) => !withPathIds.includes(id)), 'pathCases names operations without a path id').toEqual([]);
+    expect(
+      [...covered].filter((id) => !withPathIds.includes(id)),
+      'pathCases names operations without a path id',
+    ).toEqual([]);
   });
 
   test('every id field of every request body is covered by a case or listed as not a reference', () => {
@@ -281,8 +389,11 @@ describe('the tables cover the contract', () => {
     expect(fields.length).toBeGreaterThanOrEqual(10);
     const covered = new Set(allCases.flatMap(([, c]) => c.references.map((pointer) => `${c.operationId} ${pointer}`)));
     const uncovered = fields.filter((field) => !covered.has(field) && !(field in notReferences));
-    expect(uncovered, 'request body id fields that no case sends with A\'s id: add a case, or list the field in notReferences with the reason').toEqual([]);
-    expect([...covered, ...Object.keys(notReferences)].filter((field) => !fields.includes(field)), 'cases or notReferences name fields the contract does not have').toEqual([]);
+    expect(uncovered, "request body id fields that no case sends with A's id: add a case, or list the field in notReferences with the reason").toEqual([]);
+    expect(
+      [...covered, ...Object.keys(notReferences)].filter((field) => !fields.includes(field)),
+      'cases or notReferences name fields the contract does not have',
+    ).toEqual([]);
   });
 
   test('every operation is in a table or listed as naming no record', () => {
@@ -318,13 +429,28 @@ beforeAll(async () => {
 
   const client = await created(api.POST('/client', { body: clientBody() }));
   const product = await createProduct(api);
-  const subscriptionProduct = await createProduct(api, { name: 'Assinatura de café', sku: 'ASS-CAF', displayId: '2001', isSubscription: true, defaultPeriod: 'MONTHLY', defaultTrialDays: 7 });
+  const subscriptionProduct = await createProduct(api, {
+    name: 'Assinatura de café',
+    sku: 'ASS-CAF',
+    displayId: '2001',
+    isSubscription: true,
+    defaultPeriod: 'MONTHLY',
+    defaultTrialDays: 7,
+  });
   const subscription = await created(api.POST('/subscription', { body: subscriptionBody(subscriptionProduct.id, { clientId: client.id }) }));
-  const webhook = await created(api.POST('/webhook', { body: { url: 'http://127.0.0.1:9/hooks/pix', name: 'Loja A', events: ['charge.pending', 'charge.paid', 'charge.received', 'charge.expired'] } }));
-  const open = await created(api.POST('/charge/payment-link', { body: { devMode: true, customerId: client.id, items: [{ productId: product.id, quantity: 2 }] } }));
+  const webhook = await created(
+    api.POST('/webhook', {
+      body: { url: 'http://127.0.0.1:9/hooks/pix', name: 'Loja A', events: ['charge.pending', 'charge.paid', 'charge.received', 'charge.expired'] },
+    }),
+  );
+  const open = await created(
+    api.POST('/charge/payment-link', { body: { devMode: true, customerId: client.id, items: [{ productId: product.id, quantity: 2 }] } }),
+  );
   const paid = await created(api.POST('/charge/payment-link', { body: { devMode: true, total: 2500 } }));
   await created(api.POST('/charge/{id}/simulate-payment', { params: { path: { id: paid.data.id } }, body: { settle: true } }));
-  const order = await created(api.POST('/order', { body: { subtotal: 64.95, total: 64.95, clientId: client.id, items: [{ productId: product.id, quantity: 1 }] } }));
+  const order = await created(
+    api.POST('/order', { body: { subtotal: 64.95, total: 64.95, clientId: client.id, items: [{ productId: product.id, quantity: 1 }] } }),
+  );
 
   // One tick of the delivery worker against an endpoint that fails: A's webhook has attempts to list.
   const worker = startWebhookWorker(server.deps, { polling: false, fetch: async () => new Response('down', { status: 503 }), random: () => 0.5 });
@@ -403,7 +529,10 @@ async function recordsOfA() {
     webhooks: await ok(api.GET('/webhook')),
     webhook: await ok(api.GET('/webhook/{id}', webhookPath)),
     deliveries: await ok(api.GET('/webhook/{id}/deliveries', webhookPath)),
-    charges: [await ok(api.GET('/charge/{id}', { params: { path: { id: a.openCharge } } })), await ok(api.GET('/charge/{id}', { params: { path: { id: a.paidCharge } } }))],
+    charges: [
+      await ok(api.GET('/charge/{id}', { params: { path: { id: a.openCharge } } })),
+      await ok(api.GET('/charge/{id}', { params: { path: { id: a.paidCharge } } })),
+    ],
     // No operation reads products, subscriptions or orders back: the store and the file do.
     products: [...(await server.deps.store.getProducts(a.company, [a.product, a.subscriptionProduct])).values()],
     subscription: await server.deps.store.getSubscription(a.company, a.subscription),

@@ -44,7 +44,16 @@ async function subscribeAll(): Promise<string> {
   const id = newId('webhook');
   const at = clock.iso();
   await s().deps.store.insertWebhook(
-    { id, url: 'http://127.0.0.1:9/hook', name: 'all', companyId: s().companyId, status: 'ACTIVE', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'], createdAt: at, updatedAt: at },
+    {
+      id,
+      url: 'http://127.0.0.1:9/hook',
+      name: 'all',
+      companyId: s().companyId,
+      status: 'ACTIVE',
+      events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'],
+      createdAt: at,
+      updatedAt: at,
+    },
     'whsec_sdHVuaqPLHO1xPKa7ZAxbXS82mz8j25qG3HIcpNsgdM=',
   );
   return id;
@@ -62,7 +71,17 @@ async function queuedEvents(): Promise<string[]> {
     await s().deps.store.recordAttempt({
       companyId: due.companyId,
       state: 'DELIVERED',
-      attempt: { id: newId('webhook').replace('wbhk_', 'dlvr_'), eventId: due.eventId, eventType: due.type, webhookId: due.webhookId, attempt: due.attempts + 1, status: 'SUCCEEDED', httpStatus: 200, requestedAt: at, durationMs: 1 },
+      attempt: {
+        id: newId('webhook').replace('wbhk_', 'dlvr_'),
+        eventId: due.eventId,
+        eventType: due.type,
+        webhookId: due.webhookId,
+        attempt: due.attempts + 1,
+        status: 'SUCCEEDED',
+        httpStatus: 200,
+        requestedAt: at,
+        durationMs: 1,
+      },
     });
   }
 }
@@ -70,9 +89,12 @@ async function queuedEvents(): Promise<string[]> {
 describe('the state machine', () => {
   const all: PaymentStatus[] = ['PENDING', 'PROCESSING', 'PAID', 'RECEIVED', 'EXPIRED'];
   const allowed = new Set(['PENDING>PROCESSING', 'PENDING>PAID', 'PENDING>EXPIRED', 'PROCESSING>PAID', 'PROCESSING>EXPIRED', 'PAID>RECEIVED']);
-  test.each(all.flatMap((from) => all.map((to) => [`${from} → ${to}`, { from, to, want: allowed.has(`${from}>${to}`) }] as const)))('%s', (_name, { from, to, want }) => {
-    expect(canMove(from, to)).toBe(want);
-  });
+  test.each(all.flatMap((from) => all.map((to) => [`${from} → ${to}`, { from, to, want: allowed.has(`${from}>${to}`) }] as const)))(
+    '%s',
+    (_name, { from, to, want }) => {
+      expect(canMove(from, to)).toBe(want);
+    },
+  );
 
   test('status follows paymentStatus, paymentDate is set on PAID, and each move has its event', () => {
     const at = new Date('2026-11-21T14:40:00.000Z');
@@ -87,18 +109,31 @@ describe('the state machine', () => {
 
 describe('POST /charge/{id}/simulate-payment', () => {
   const cases: Array<[string, { given: { body?: unknown }; want: { status: string; paymentStatus: string; events: string[] } }]> = [
-    ['no body: paid and settled', { given: {}, want: { status: 'PAID', paymentStatus: 'RECEIVED', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] } }],
-    ['settle true', { given: { body: { settle: true } }, want: { status: 'PAID', paymentStatus: 'RECEIVED', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] } }],
-    ['settle false stops at PAID', { given: { body: { settle: false } }, want: { status: 'PAID', paymentStatus: 'PAID', events: ['charge.pending', 'charge.processing', 'charge.paid'] } }],
+    [
+      'no body: paid and settled',
+      { given: {}, want: { status: 'PAID', paymentStatus: 'RECEIVED', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] } },
+    ],
+    [
+      'settle true',
+      {
+        given: { body: { settle: true } },
+        want: { status: 'PAID', paymentStatus: 'RECEIVED', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] },
+      },
+    ],
+    [
+      'settle false stops at PAID',
+      { given: { body: { settle: false } }, want: { status: 'PAID', paymentStatus: 'PAID', events: ['charge.pending', 'charge.processing', 'charge.paid'] } },
+    ],
   ];
   test.each(cases)('%s', async (_name, { given, want }) => {
     await start();
     await subscribeAll();
     const id = await charge();
     clock.advance(60_000);
-    const answer = given.body === undefined
-      ? await read(await s().request(`/charge/${id}/simulate-payment`, { method: 'POST' }))
-      : await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, given.body);
+    const answer =
+      given.body === undefined
+        ? await read(await s().request(`/charge/${id}/simulate-payment`, { method: 'POST' }))
+        : await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, given.body);
     expect(answer.status).toBe(200);
     const data = (answer.json as { data: components['schemas']['Charge'] }).data;
     expect([data.status, data.paymentStatus, data.paymentDate]).toEqual([want.status, want.paymentStatus, clock.iso()]);
@@ -137,7 +172,10 @@ describe('POST /charge/{id}/simulate-payment', () => {
   test('refuses a live charge (403), an unknown or foreign one (404), a bad body (422) and no key (401)', async () => {
     await start();
     const live = await charge(false);
-    expect((await s().api.POST('/charge/{id}/simulate-payment', { params: { path: { id: live } } })).error).toMatchObject({ type: '/problems/live-charge', status: 403 });
+    expect((await s().api.POST('/charge/{id}/simulate-payment', { params: { path: { id: live } } })).error).toMatchObject({
+      type: '/problems/live-charge',
+      status: 403,
+    });
     const foreign = await charge(true, s().other.api);
     expect((await s().api.POST('/charge/{id}/simulate-payment', { params: { path: { id: foreign } } })).response.status).toBe(404);
     expect((await s().api.POST('/charge/{id}/simulate-payment', { params: { path: { id: 'char_nope' } } })).response.status).toBe(404);
@@ -160,12 +198,49 @@ describe('every D05 move is reachable by a sandbox call, with its event', () => 
   const cases: Array<[string, { given: Step[]; want: { states: string[]; events: string[] } }]> = [
     ['PENDING → PROCESSING', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }], want: { states: ['OPEN/PROCESSING'], events: ['charge.processing'] } }],
     ['PENDING → PAID', { given: [{ call: 'pay', body: { until: 'PAID', skipProcessing: true } }], want: { states: ['PAID/PAID'], events: ['charge.paid'] } }],
-    ['PROCESSING → PAID', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'pay', body: { until: 'PAID' } }], want: { states: ['OPEN/PROCESSING', 'PAID/PAID'], events: ['charge.processing', 'charge.paid'] } }],
-    ['PAID → RECEIVED', { given: [{ call: 'pay', body: { until: 'PAID', skipProcessing: true } }, { call: 'pay' }], want: { states: ['PAID/PAID', 'PAID/RECEIVED'], events: ['charge.paid', 'charge.received'] } }],
+    [
+      'PROCESSING → PAID',
+      {
+        given: [
+          { call: 'pay', body: { until: 'PROCESSING' } },
+          { call: 'pay', body: { until: 'PAID' } },
+        ],
+        want: { states: ['OPEN/PROCESSING', 'PAID/PAID'], events: ['charge.processing', 'charge.paid'] },
+      },
+    ],
+    [
+      'PAID → RECEIVED',
+      {
+        given: [{ call: 'pay', body: { until: 'PAID', skipProcessing: true } }, { call: 'pay' }],
+        want: { states: ['PAID/PAID', 'PAID/RECEIVED'], events: ['charge.paid', 'charge.received'] },
+      },
+    ],
     ['PENDING → EXPIRED', { given: [{ call: 'expire' }], want: { states: ['EXPIRED/EXPIRED'], events: ['charge.expired'] } }],
-    ['PROCESSING → EXPIRED (simulate-expiration)', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'expire' }], want: { states: ['OPEN/PROCESSING', 'EXPIRED/EXPIRED'], events: ['charge.processing', 'charge.expired'] } }],
-    ['PROCESSING → EXPIRED (at expiresAt)', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'sweep' }], want: { states: ['OPEN/PROCESSING', 'EXPIRED/EXPIRED'], events: ['charge.processing', 'charge.expired'] } }],
-    ['PENDING → PROCESSING → PAID → RECEIVED, one call each', { given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'pay', body: { until: 'PAID' } }, { call: 'pay', body: { until: 'RECEIVED' } }], want: { states: ['OPEN/PROCESSING', 'PAID/PAID', 'PAID/RECEIVED'], events: ['charge.processing', 'charge.paid', 'charge.received'] } }],
+    [
+      'PROCESSING → EXPIRED (simulate-expiration)',
+      {
+        given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'expire' }],
+        want: { states: ['OPEN/PROCESSING', 'EXPIRED/EXPIRED'], events: ['charge.processing', 'charge.expired'] },
+      },
+    ],
+    [
+      'PROCESSING → EXPIRED (at expiresAt)',
+      {
+        given: [{ call: 'pay', body: { until: 'PROCESSING' } }, { call: 'sweep' }],
+        want: { states: ['OPEN/PROCESSING', 'EXPIRED/EXPIRED'], events: ['charge.processing', 'charge.expired'] },
+      },
+    ],
+    [
+      'PENDING → PROCESSING → PAID → RECEIVED, one call each',
+      {
+        given: [
+          { call: 'pay', body: { until: 'PROCESSING' } },
+          { call: 'pay', body: { until: 'PAID' } },
+          { call: 'pay', body: { until: 'RECEIVED' } },
+        ],
+        want: { states: ['OPEN/PROCESSING', 'PAID/PAID', 'PAID/RECEIVED'], events: ['charge.processing', 'charge.paid', 'charge.received'] },
+      },
+    ],
   ];
   test.each(cases)('%s', async (_name, { given, want }) => {
     await start();
@@ -179,7 +254,8 @@ describe('every D05 move is reachable by a sandbox call, with its event', () => 
         expect(await expireDueCharges(s().deps)).toBe(1);
       } else {
         const path = `/charge/${id}/simulate-${step.call === 'pay' ? 'payment' : 'expiration'}`;
-        const answer = step.call === 'pay' && step.body ? await sendJson(s(), 'POST', path, step.body) : await read(await s().request(path, { method: 'POST' }));
+        const answer =
+          step.call === 'pay' && step.body ? await sendJson(s(), 'POST', path, step.body) : await read(await s().request(path, { method: 'POST' }));
         expect(answer.status, answer.text).toBe(200);
       }
       const now = (await s().api.GET('/charge/{id}', { params: { path: { id } } })).data!.data;
@@ -196,25 +272,62 @@ describe('every D05 move is reachable by a sandbox call, with its event', () => 
     clock.advance(5_000);
     const paidAt = clock.iso();
     await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, {});
-    expect((await s().api.GET('/charge/{id}', { params: { path: { id } } })).data?.data).toMatchObject({ status: 'PAID', paymentStatus: 'RECEIVED', paymentDate: paidAt });
+    expect((await s().api.GET('/charge/{id}', { params: { path: { id } } })).data?.data).toMatchObject({
+      status: 'PAID',
+      paymentStatus: 'RECEIVED',
+      paymentDate: paidAt,
+    });
   });
 
   type Before = Array<Record<string, unknown> | 'expire'>;
   const refusals: Array<[string, { given: { before: Before; body: Record<string, unknown> }; want: { status: number; type: string; stays?: string } }]> = [
-    ['until PROCESSING on a PROCESSING charge', { given: { before: [{ until: 'PROCESSING' }], body: { until: 'PROCESSING' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PROCESSING' } }],
-    ['until PROCESSING on a PAID charge', { given: { before: [{ until: 'PAID' }], body: { until: 'PROCESSING' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PAID' } }],
-    ['until PAID on a PAID charge', { given: { before: [{ until: 'PAID' }], body: { until: 'PAID' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PAID' } }],
+    [
+      'until PROCESSING on a PROCESSING charge',
+      {
+        given: { before: [{ until: 'PROCESSING' }], body: { until: 'PROCESSING' } },
+        want: { status: 409, type: '/problems/invalid-transition', stays: 'PROCESSING' },
+      },
+    ],
+    [
+      'until PROCESSING on a PAID charge',
+      { given: { before: [{ until: 'PAID' }], body: { until: 'PROCESSING' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PAID' } },
+    ],
+    [
+      'until PAID on a PAID charge',
+      { given: { before: [{ until: 'PAID' }], body: { until: 'PAID' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'PAID' } },
+    ],
     ['anything on a RECEIVED charge', { given: { before: [{}], body: {} }, want: { status: 409, type: '/problems/invalid-transition', stays: 'RECEIVED' } }],
-    ['a payment of a charge expired while PROCESSING', { given: { before: [{ until: 'PROCESSING' }, 'expire'], body: { until: 'PAID' } }, want: { status: 409, type: '/problems/invalid-transition', stays: 'EXPIRED' } }],
-    ['skipProcessing with until PROCESSING', { given: { before: [], body: { until: 'PROCESSING', skipProcessing: true } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } }],
-    ['settle together with until', { given: { before: [], body: { until: 'PAID', settle: false } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } }],
-    ['an until outside the payment line', { given: { before: [], body: { until: 'EXPIRED' } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } }],
+    [
+      'a payment of a charge expired while PROCESSING',
+      {
+        given: { before: [{ until: 'PROCESSING' }, 'expire'], body: { until: 'PAID' } },
+        want: { status: 409, type: '/problems/invalid-transition', stays: 'EXPIRED' },
+      },
+    ],
+    [
+      'skipProcessing with until PROCESSING',
+      {
+        given: { before: [], body: { until: 'PROCESSING', skipProcessing: true } },
+        want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' },
+      },
+    ],
+    [
+      'settle together with until',
+      { given: { before: [], body: { until: 'PAID', settle: false } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } },
+    ],
+    [
+      'an until outside the payment line',
+      { given: { before: [], body: { until: 'EXPIRED' } }, want: { status: 422, type: '/problems/validation-error', stays: 'PENDING' } },
+    ],
   ];
   test.each(refusals)('refuses %s', async (_name, { given, want }) => {
     await start();
     const id = await charge();
     for (const before of given.before) {
-      const answer = before === 'expire' ? await read(await s().request(`/charge/${id}/simulate-expiration`, { method: 'POST' })) : await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, before);
+      const answer =
+        before === 'expire'
+          ? await read(await s().request(`/charge/${id}/simulate-expiration`, { method: 'POST' }))
+          : await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, before);
       expect(answer.status).toBe(200);
     }
     const answer = await sendJson(s(), 'POST', `/charge/${id}/simulate-payment`, given.body);

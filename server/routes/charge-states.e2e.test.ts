@@ -16,13 +16,20 @@ type Charge = components['schemas']['Charge'];
 const folder = useChildProcesses('pix-charge-states-');
 
 describe('the compiled server, as an integrator drives it', () => {
-  test('a charge stopped at PROCESSING is read, shown and announced as OPEN/PROCESSING, and a later call pays it (D39); D44 fields; D45 refusals', { timeout: 90_000 }, async () => {
+  test('a charge stopped at PROCESSING is read, shown and announced as OPEN/PROCESSING, and a later call pays it (D39); D44 fields; D45 refusals', {
+    timeout: 90_000,
+  }, async () => {
     const port = await freePort();
     const receiverPort = await freePort();
     const running = startBuiltServer({ DATABASE_PATH: join(folder(), 'states', 'payments.db'), PORT: String(port), WEBHOOK_POLL_MS: '50', LOG_LEVEL: 'info' });
     await listening(running);
     const apiKey = printedKey(running);
-    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: any }> => {
+    const call = async (
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; text: string; json: any }> => {
       const response = await fetch(`http://127.0.0.1:${port}${path}`, {
         method,
         headers: { 'X-API-KEY': apiKey, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
@@ -37,16 +44,33 @@ describe('the compiled server, as an integrator drives it', () => {
     const receiver = await startReceiver(receiverPort, secrets);
     const events = () => processed(receiver.received, '/hook').map(({ event }) => event);
     try {
-      const hook = await call('POST', '/webhook', { url: `http://127.0.0.1:${receiverPort}/hook`, name: 'Loja', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'] });
+      const hook = await call('POST', '/webhook', {
+        url: `http://127.0.0.1:${receiverPort}/hook`,
+        name: 'Loja',
+        events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'],
+      });
       expect(hook.status, hook.text).toBe(201);
       secrets.set('/hook', hook.json.secret);
 
       // D44: a product with a picture and a storefront variant; its picture follows it into the charge.
       const imageUrl = 'https://cafeaurora.example.com/img/cafe-especial.jpg';
-      const product = await call('POST', '/product', { name: 'Café especial 250 g', description: 'Grãos do Cerrado', price: 39.9, sku: 'CAFE-250', displayId: 'cafe-250', imageUrl, storefrontVariantId: 'gid://shopify/ProductVariant/1' });
+      const product = await call('POST', '/product', {
+        name: 'Café especial 250 g',
+        description: 'Grãos do Cerrado',
+        price: 39.9,
+        sku: 'CAFE-250',
+        displayId: 'cafe-250',
+        imageUrl,
+        storefrontVariantId: 'gid://shopify/ProductVariant/1',
+      });
       expect(product.status, product.text).toBe(201);
       expect(product.json).toMatchObject({ imageUrl, storefrontVariantId: 'gid://shopify/ProductVariant/1' });
-      const link = await call('POST', '/charge/payment-link', { items: [{ productId: product.json.id, quantity: 2 }], devMode: true, needShipping: true, notifyCustomer: true });
+      const link = await call('POST', '/charge/payment-link', {
+        items: [{ productId: product.json.id, quantity: 2 }],
+        devMode: true,
+        needShipping: true,
+        notifyCustomer: true,
+      });
       expect(link.status, link.text).toBe(201);
       const id: string = link.json.data.id;
 
@@ -76,7 +100,13 @@ describe('the compiled server, as an integrator drives it', () => {
       expect(events().map((e) => e.type)).toEqual(['charge.pending', 'charge.processing', 'charge.paid']);
 
       // D45: an INACTIVE client cannot be charged.
-      const inactive = await call('POST', '/client', { name: 'Cliente Inativo', status: 'INACTIVE', cpfCnpj: '52998224725', email: 'inativo@example.com', phone: '11987654321' });
+      const inactive = await call('POST', '/client', {
+        name: 'Cliente Inativo',
+        status: 'INACTIVE',
+        cpfCnpj: '52998224725',
+        email: 'inativo@example.com',
+        phone: '11987654321',
+      });
       expect(inactive.status, inactive.text).toBe(201);
       const refused = await call('POST', '/charge/payment-link', { total: 1000, customerId: inactive.json.id });
       expect(refused.status).toBe(422);

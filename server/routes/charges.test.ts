@@ -75,7 +75,16 @@ describe('POST /charge/payment-link: the total', () => {
     ['3 × R$ 19,99', { given: [{ price: 19.99, quantity: 3 }], want: 5997 }],
     ['a price inexact in binary, 20 × R$ 0,29', { given: [{ price: 0.29, quantity: 20 }], want: 580 }],
     ['a price inexact in binary, 7 × R$ 1,15', { given: [{ price: 1.15, quantity: 7 }], want: 805 }],
-    ['two products, R$ 10,10 + 3 × R$ 5,05', { given: [{ price: 10.1, quantity: 1 }, { price: 5.05, quantity: 3 }], want: 2525 }],
+    [
+      'two products, R$ 10,10 + 3 × R$ 5,05',
+      {
+        given: [
+          { price: 10.1, quantity: 1 },
+          { price: 5.05, quantity: 3 },
+        ],
+        want: 2525,
+      },
+    ],
     ['exactly the minimum, 1 × R$ 5,00', { given: [{ price: 5, quantity: 1 }], want: 500 }],
     ['exactly the minimum, 2 × R$ 2,50', { given: [{ price: 2.5, quantity: 2 }], want: 500 }],
     ['the largest quantity, 10 000 × R$ 0,01', { given: [{ price: 0.01, quantity: 10_000 }], want: 10_000 }],
@@ -101,8 +110,14 @@ describe('POST /charge/payment-link: the total', () => {
     ['total only: no items', { given: () => ({ total: 5000 }), want: { total: 5000, items: 0 } }],
     ['total only: the minimum', { given: () => ({ total: 500 }), want: { total: 500, items: 0 } }],
     ['total only: the maximum (D25)', { given: () => ({ total: 99_999_999_999 }), want: { total: 99_999_999_999, items: 0 } }],
-    ['both: the sent total wins over the computed 12990', { given: (p) => ({ total: 10_000, items: [{ productId: p.id, quantity: 2 }] }), want: { total: 10_000, items: 1 } }],
-    ['both: a sent total above the computed one', { given: (p) => ({ total: 20_000, items: [{ productId: p.id, quantity: 1 }] }), want: { total: 20_000, items: 1 } }],
+    [
+      'both: the sent total wins over the computed 12990',
+      { given: (p) => ({ total: 10_000, items: [{ productId: p.id, quantity: 2 }] }), want: { total: 10_000, items: 1 } },
+    ],
+    [
+      'both: a sent total above the computed one',
+      { given: (p) => ({ total: 20_000, items: [{ productId: p.id, quantity: 1 }] }), want: { total: 20_000, items: 1 } },
+    ],
   ];
 
   test.each(totalCases)('%s', async (_name, { given, want }) => {
@@ -211,15 +226,55 @@ describe('POST /charge/payment-link: refused requests (422)', () => {
     ['unknown customerId', { given: () => ({ total: 5000, customerId: unknownId('clnt') }), want: { places: ['/customerId'] } }],
     ["another company's customerId", { given: (f) => ({ total: 5000, customerId: f.foreignClientId }), want: { places: ['/customerId'] } }],
     ['malformed customerId', { given: () => ({ total: 5000, customerId: 'maria' }), want: { places: ['/customerId'], keyword: 'pattern' } }],
-    ['unknown productId at index 1', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 1 }, { productId: unknownId('prod'), quantity: 1 }] }), want: { places: ['/items/1/productId'] } }],
-    ["another company's productId at index 0", { given: (f) => ({ items: [{ productId: f.foreignProduct.id, quantity: 1 }, { productId: f.product.id, quantity: 1 }] }), want: { places: ['/items/0/productId'] } }],
-    ['two unknown products, both named', { given: (f) => ({ total: 5000, items: [{ productId: unknownId('prod'), quantity: 1 }, { productId: f.foreignProduct.id, quantity: 2 }] }), want: { places: ['/items/0/productId', '/items/1/productId'] } }],
+    [
+      'unknown productId at index 1',
+      {
+        given: (f) => ({
+          items: [
+            { productId: f.product.id, quantity: 1 },
+            { productId: unknownId('prod'), quantity: 1 },
+          ],
+        }),
+        want: { places: ['/items/1/productId'] },
+      },
+    ],
+    [
+      "another company's productId at index 0",
+      {
+        given: (f) => ({
+          items: [
+            { productId: f.foreignProduct.id, quantity: 1 },
+            { productId: f.product.id, quantity: 1 },
+          ],
+        }),
+        want: { places: ['/items/0/productId'] },
+      },
+    ],
+    [
+      'two unknown products, both named',
+      {
+        given: (f) => ({
+          total: 5000,
+          items: [
+            { productId: unknownId('prod'), quantity: 1 },
+            { productId: f.foreignProduct.id, quantity: 2 },
+          ],
+        }),
+        want: { places: ['/items/0/productId', '/items/1/productId'] },
+      },
+    ],
     // D18, D25: totals
-    ['computed total 499 cents (1 × R$ 4,99)', { given: (f) => ({ items: [{ productId: f.cheap.id, quantity: 1 }] }), want: { places: ['/items'], keyword: 'minimum' } }],
+    [
+      'computed total 499 cents (1 × R$ 4,99)',
+      { given: (f) => ({ items: [{ productId: f.cheap.id, quantity: 1 }] }), want: { places: ['/items'], keyword: 'minimum' } },
+    ],
     ['total 499', { given: () => ({ total: 499 }), want: { places: ['/total'], keyword: 'minimum' } }],
     ['total 0', { given: () => ({ total: 0 }), want: { places: ['/total'], keyword: 'minimum' } }],
     ['total -1000', { given: () => ({ total: -1000 }), want: { places: ['/total'], keyword: 'minimum' } }],
-    ['total 499 with items that come to 12990', { given: (f) => ({ total: 499, items: [{ productId: f.product.id, quantity: 2 }] }), want: { places: ['/total'], keyword: 'minimum' } }],
+    [
+      'total 499 with items that come to 12990',
+      { given: (f) => ({ total: 499, items: [{ productId: f.product.id, quantity: 2 }] }), want: { places: ['/total'], keyword: 'minimum' } },
+    ],
     ['total above the maximum (D25)', { given: () => ({ total: 100_000_000_000 }), want: { places: ['/total'], keyword: 'maximum' } }],
     ['fractional total', { given: () => ({ total: 1000.5 }), want: { places: ['/total'], keyword: 'type' } }],
     ['total as a string', { given: () => ({ total: '1000' }), want: { places: ['/total'], keyword: 'type' } }],
@@ -227,22 +282,67 @@ describe('POST /charge/payment-link: refused requests (422)', () => {
     ['neither total nor items, other fields sent', { given: () => ({ devMode: true, externalId: 'x' }), want: { places: [''], keyword: 'anyOf' } }],
     ['empty items and no total', { given: () => ({ items: [] }), want: { places: ['/items'], keyword: 'minItems' } }],
     // D18: customer
-    ['customerId and customer together', { given: (f) => ({ total: 5000, customerId: f.clientId, customer: customers.maria }), want: { places: ['/customer'] } }],
-    ['customer without email', { given: () => ({ total: 5000, customer: { name: 'Maria', taxId: '52998224725', phone: '11987654321' } }), want: { places: ['/customer/email'], keyword: 'required' } }],
-    ['customer taxId with wrong check digits (D23)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '11144477734' } }), want: { places: ['/customer/taxId'], keyword: 'format' } }],
-    ['customer taxId of 12 digits (D23)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111444777350' } }), want: { places: ['/customer/taxId'] } }],
-    ['customer phone of 12 digits once +55 is dropped (D46)', { given: () => ({ total: 5000, customer: { ...customers.joao, phone: '+55 21 93456-78901' } }), want: { places: ['/customer/phone'], keyword: 'format' } }],
-    ['customer taxId punctuated, with wrong check digits (D23, D46)', { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111.444.777-34' } }), want: { places: ['/customer/taxId'], keyword: 'format' } }],
-    ['customer postalCode of 9 digits with a dash (D46)', { given: () => ({ total: 5000, customer: { ...customers.joao, postalCode: '01310-1000' } }), want: { places: ['/customer/postalCode'], keyword: 'format' } }],
+    [
+      'customerId and customer together',
+      { given: (f) => ({ total: 5000, customerId: f.clientId, customer: customers.maria }), want: { places: ['/customer'] } },
+    ],
+    [
+      'customer without email',
+      {
+        given: () => ({ total: 5000, customer: { name: 'Maria', taxId: '52998224725', phone: '11987654321' } }),
+        want: { places: ['/customer/email'], keyword: 'required' },
+      },
+    ],
+    [
+      'customer taxId with wrong check digits (D23)',
+      { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '11144477734' } }), want: { places: ['/customer/taxId'], keyword: 'format' } },
+    ],
+    [
+      'customer taxId of 12 digits (D23)',
+      { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111444777350' } }), want: { places: ['/customer/taxId'] } },
+    ],
+    [
+      'customer phone of 12 digits once +55 is dropped (D46)',
+      {
+        given: () => ({ total: 5000, customer: { ...customers.joao, phone: '+55 21 93456-78901' } }),
+        want: { places: ['/customer/phone'], keyword: 'format' },
+      },
+    ],
+    [
+      'customer taxId punctuated, with wrong check digits (D23, D46)',
+      { given: () => ({ total: 5000, customer: { ...customers.joao, taxId: '111.444.777-34' } }), want: { places: ['/customer/taxId'], keyword: 'format' } },
+    ],
+    [
+      'customer postalCode of 9 digits with a dash (D46)',
+      {
+        given: () => ({ total: 5000, customer: { ...customers.joao, postalCode: '01310-1000' } }),
+        want: { places: ['/customer/postalCode'], keyword: 'format' },
+      },
+    ],
     // D25: items
     ['quantity 0', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 0 }] }), want: { places: ['/items/0/quantity'], keyword: 'minimum' } }],
     ['quantity 1.5', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 1.5 }] }), want: { places: ['/items/0/quantity'], keyword: 'type' } }],
-    ['quantity 10 001', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 10_001 }] }), want: { places: ['/items/0/quantity'], keyword: 'maximum' } }],
+    [
+      'quantity 10 001',
+      { given: (f) => ({ items: [{ productId: f.product.id, quantity: 10_001 }] }), want: { places: ['/items/0/quantity'], keyword: 'maximum' } },
+    ],
     ['item without quantity', { given: (f) => ({ items: [{ productId: f.product.id }] }), want: { places: ['/items/0/quantity'], keyword: 'required' } }],
     // D22: unknown fields, named
     ['unknown field devmode', { given: () => ({ total: 5000, devmode: true }), want: { places: ['/devmode'], keyword: 'additionalProperties' } }],
-    ['unknown field in customer', { given: () => ({ total: 5000, customer: { ...customers.joao, cpf: '11144477735' } }), want: { places: ['/customer/cpf'], keyword: 'additionalProperties' } }],
-    ['unknown field in an item', { given: (f) => ({ items: [{ productId: f.product.id, quantity: 1, price: 1 }] }), want: { places: ['/items/0/price'], keyword: 'additionalProperties' } }],
+    [
+      'unknown field in customer',
+      {
+        given: () => ({ total: 5000, customer: { ...customers.joao, cpf: '11144477735' } }),
+        want: { places: ['/customer/cpf'], keyword: 'additionalProperties' },
+      },
+    ],
+    [
+      'unknown field in an item',
+      {
+        given: (f) => ({ items: [{ productId: f.product.id, quantity: 1, price: 1 }] }),
+        want: { places: ['/items/0/price'], keyword: 'additionalProperties' },
+      },
+    ],
     // D24: formats
     ['successUrl not http(s)', { given: () => ({ total: 5000, successUrl: 'ftp://example.com/ok' }), want: { places: ['/successUrl'] } }],
     ['empty externalId', { given: () => ({ total: 5000, externalId: '' }), want: { places: ['/externalId'], keyword: 'minLength' } }],
@@ -416,7 +516,9 @@ describe('GET /charge/{id}: the full charge', () => {
     const inactive = await createProduct(server.api, { price: 10, status: 'INACTIVE' });
     const refused = await postPaymentLink(server, { items: [{ productId: inactive.id, quantity: 50 }] });
     expect(refused.status).toBe(422);
-    expect((refused.json as { errors: Array<{ pointer: string; keyword: string }> }).errors).toEqual([expect.objectContaining({ pointer: '/items/0/productId', keyword: 'active' })]);
+    expect((refused.json as { errors: Array<{ pointer: string; keyword: string }> }).errors).toEqual([
+      expect.objectContaining({ pointer: '/items/0/productId', keyword: 'active' }),
+    ]);
   });
 
   const flagCases: Array<[string, { given: Pick<PaymentLinkCreate, 'devMode' | 'needShipping'>; want: { devMode: boolean; needShipping: boolean } }]> = [
@@ -462,16 +564,31 @@ describe('GET /charge/{id}: the BR Code (D28, D43)', () => {
     ['company B of the harness', { given: 'B', want: { name: 'PADARIA BOM DIA LTDA', key: UNPAYABLE_PIX_KEY, city: 'SAO PAULO' } }],
     [
       'a long accented name is cut to 25 characters',
-      { given: { name: 'Pão de Açúcar Comércio de Alimentos S.A.', taxId: '47508411000156', pixKey: '47508411000156', city: 'Ribeirão Preto' }, want: { name: 'PAO DE ACUCAR COMERCIO DE', key: '47508411000156', city: 'RIBEIRAO PRETO' } },
+      {
+        given: { name: 'Pão de Açúcar Comércio de Alimentos S.A.', taxId: '47508411000156', pixKey: '47508411000156', city: 'Ribeirão Preto' },
+        want: { name: 'PAO DE ACUCAR COMERCIO DE', key: '47508411000156', city: 'RIBEIRAO PRETO' },
+      },
     ],
     [
       'a cut that ends at a space leaves no trailing space; the city is cut to 15',
-      { given: { name: 'Padaria e Confeitaria do Largo Ltda', taxId: '33000167000101', pixKey: '33000167000101', city: 'São José dos Campos' }, want: { name: 'PADARIA E CONFEITARIA DO', key: '33000167000101', city: 'SAO JOSE DOS CA' } },
+      {
+        given: { name: 'Padaria e Confeitaria do Largo Ltda', taxId: '33000167000101', pixKey: '33000167000101', city: 'São José dos Campos' },
+        want: { name: 'PADARIA E CONFEITARIA DO', key: '33000167000101', city: 'SAO JOSE DOS CA' },
+      },
     ],
-    ['a merchant with a CPF as Pix key', { given: { name: 'Açaí da Ana', taxId: '52998224725', pixKey: '52998224725', city: 'Belém' }, want: { name: 'ACAI DA ANA', key: '52998224725', city: 'BELEM' } }],
+    [
+      'a merchant with a CPF as Pix key',
+      {
+        given: { name: 'Açaí da Ana', taxId: '52998224725', pixKey: '52998224725', city: 'Belém' },
+        want: { name: 'ACAI DA ANA', key: '52998224725', city: 'BELEM' },
+      },
+    ],
     [
       'a merchant with a random key (EVP) as Pix key',
-      { given: { name: 'Açaí da Ana', taxId: '52998224725', pixKey: '3f2b8c1e-7d4a-4e6b-9a1c-5e8f0d2b7c46', city: 'Belém' }, want: { name: 'ACAI DA ANA', key: '3f2b8c1e-7d4a-4e6b-9a1c-5e8f0d2b7c46', city: 'BELEM' } },
+      {
+        given: { name: 'Açaí da Ana', taxId: '52998224725', pixKey: '3f2b8c1e-7d4a-4e6b-9a1c-5e8f0d2b7c46', city: 'Belém' },
+        want: { name: 'ACAI DA ANA', key: '3f2b8c1e-7d4a-4e6b-9a1c-5e8f0d2b7c46', city: 'BELEM' },
+      },
     ],
   ];
 
@@ -538,7 +655,11 @@ describe('GET /charge/{id}: the BR Code (D28, D43)', () => {
     ['the tax number as key, development', { given: { pixKey: '45723174000110', devMode: true }, want: UNPAYABLE_PIX_KEY }],
   ];
   test.each(keyCases)('the Pix key of a charge (D43): %s', async (_name, { given, want }) => {
-    const { apiKey } = await createCompanyWithKey(server.deps.store, { name: 'Café Aurora Ltda', taxId: '45723174000110', ...(given.pixKey ? { pixKey: given.pixKey } : {}) });
+    const { apiKey } = await createCompanyWithKey(server.deps.store, {
+      name: 'Café Aurora Ltda',
+      taxId: '45723174000110',
+      ...(given.pixKey ? { pixKey: given.pixKey } : {}),
+    });
     const charge = await getCharge(await createCharge({ total: 4590, devMode: given.devMode }, apiKey), apiKey);
     expect(brCodeProblems(charge.brCode)).toEqual([]);
     expect(parseTlv(tlvValue(charge.brCode, '26') ?? '').find((t) => t.tag === '01')?.value).toBe(want);

@@ -10,7 +10,10 @@ import type { StoredCharge } from '../store/types.js';
 type Charge = components['schemas']['Charge'];
 
 export const chargeOperations: ResourceOperations = (deps) => [
-  defineOperation('createPaymentLink', async ({ body, company, idempotencyKey }) => ({ status: 201, body: await createCharge(deps, company, body, idempotencyKey) })),
+  defineOperation('createPaymentLink', async ({ body, company, idempotencyKey }) => ({
+    status: 201,
+    body: await createCharge(deps, company, body, idempotencyKey),
+  })),
 
   defineOperation('simulatePayment', async ({ params: { id }, body, company }) => {
     // D39: `settle` is the deprecated form of `until` (the contract refuses both together).
@@ -29,7 +32,9 @@ export const chargeOperations: ResourceOperations = (deps) => [
     const stored = await deps.store.getChargeJson(companyId, id);
     if (stored === undefined) throw notFound('charge', id);
     // The stored JSON is sent as it is; only a charge seen for the first time is parsed, to add its image.
-    const data = chargeJsonHasImage(stored) ? asSerialised<Charge>(stored) : serialise(await withImage(deps.store, companyId, JSON.parse(stored) as StoredCharge));
+    const data = chargeJsonHasImage(stored)
+      ? asSerialised<Charge>(stored)
+      : serialise(await withImage(deps.store, companyId, JSON.parse(stored) as StoredCharge));
     return { status: 200, body: envelopeJson(200, 'Charge found', data) };
   }),
 ];

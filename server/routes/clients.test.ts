@@ -194,7 +194,10 @@ describe('POST /client', () => {
 
   test('refuses an empty object naming every required field', async () => {
     const { response } = await sendJson(server, 'POST', '/client', {});
-    await expectValidation(response, required.map((f) => `/${f}`));
+    await expectValidation(
+      response,
+      required.map((f) => `/${f}`),
+    );
   });
 
   test('names an unknown field with the additionalProperties keyword (D22)', async () => {

@@ -41,8 +41,13 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   routes.get('/docs', (c) => c.redirect('/docs/', 301));
   routes.get('/docs/', page);
   routes.get('/docs/DECISIONS.md', async () => new Response(await docsFile('DECISIONS.md'), { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
-  routes.get('/openapi.yaml', async () => new Response(await once('yaml', () => readFile(bundledContractPath, 'utf8')), { headers: { 'Content-Type': 'application/yaml' } }));
-  routes.get('/openapi.json', async () => new Response(await once('json', async () => JSON.stringify(deps.validator.contract)), { headers: { 'Content-Type': 'application/json' } }));
+  routes.get(
+    '/openapi.yaml',
+    async () => new Response(await once('yaml', () => readFile(bundledContractPath, 'utf8')), { headers: { 'Content-Type': 'application/yaml' } }),
+  );
+  routes.get(
+    '/openapi.json',
+    async () => new Response(await once('json', async () => JSON.stringify(deps.validator.contract)), { headers: { 'Content-Type': 'application/json' } }),
+  );
   return routes;
 }
-

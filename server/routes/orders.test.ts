@@ -98,9 +98,36 @@ describe('POST /order: the created order', () => {
       ],
     });
     expect(order.orderItems).toEqual([
-      { id: expect.stringMatching(idPatterns.orderItem), companyId: server.companyId, productId: coffee.id, orderId: order.id, quantity: 2, createdAt: T0, updatedAt: T0, product: coffee },
-      { id: expect.stringMatching(idPatterns.orderItem), companyId: server.companyId, productId: mug.id, orderId: order.id, quantity: 1, createdAt: T0, updatedAt: T0, product: mug },
-      { id: expect.stringMatching(idPatterns.orderItem), companyId: server.companyId, productId: filter.id, orderId: order.id, quantity: 3, createdAt: T0, updatedAt: T0, product: filter },
+      {
+        id: expect.stringMatching(idPatterns.orderItem),
+        companyId: server.companyId,
+        productId: coffee.id,
+        orderId: order.id,
+        quantity: 2,
+        createdAt: T0,
+        updatedAt: T0,
+        product: coffee,
+      },
+      {
+        id: expect.stringMatching(idPatterns.orderItem),
+        companyId: server.companyId,
+        productId: mug.id,
+        orderId: order.id,
+        quantity: 1,
+        createdAt: T0,
+        updatedAt: T0,
+        product: mug,
+      },
+      {
+        id: expect.stringMatching(idPatterns.orderItem),
+        companyId: server.companyId,
+        productId: filter.id,
+        orderId: order.id,
+        quantity: 3,
+        createdAt: T0,
+        updatedAt: T0,
+        product: filter,
+      },
     ]);
     expect(new Set(order.orderItems.map((i) => i.id)).size).toBe(3);
   });
@@ -167,8 +194,27 @@ describe('POST /order: the created order', () => {
     [
       'every part',
       {
-        given: { postalCode: '01310100', street: 'Avenida Paulista', number: '1578', complement: 'Apto 42', neighborhood: 'Bela Vista', city: 'São Paulo', state: 'SP', addressType: 'RESIDENTIAL' },
-        want: { postalCode: '01310100', street: 'Avenida Paulista', number: '1578', complement: 'Apto 42', neighborhood: 'Bela Vista', city: 'São Paulo', state: 'SP', country: 'BR', addressType: 'RESIDENTIAL' },
+        given: {
+          postalCode: '01310100',
+          street: 'Avenida Paulista',
+          number: '1578',
+          complement: 'Apto 42',
+          neighborhood: 'Bela Vista',
+          city: 'São Paulo',
+          state: 'SP',
+          addressType: 'RESIDENTIAL',
+        },
+        want: {
+          postalCode: '01310100',
+          street: 'Avenida Paulista',
+          number: '1578',
+          complement: 'Apto 42',
+          neighborhood: 'Bela Vista',
+          city: 'São Paulo',
+          state: 'SP',
+          country: 'BR',
+          addressType: 'RESIDENTIAL',
+        },
       },
     ],
     ['only the postal code', { given: { postalCode: '20040002' }, want: { postalCode: '20040002', country: 'BR' } }],
@@ -176,13 +222,26 @@ describe('POST /order: the created order', () => {
     ['only the city and state', { given: { city: 'Curitiba', state: 'PR' }, want: { city: 'Curitiba', state: 'PR', country: 'BR' } }],
     [
       'street, number and a commercial address type',
-      { given: { street: 'Rua XV de Novembro', number: '100', addressType: 'COMMERCIAL' }, want: { street: 'Rua XV de Novembro', number: '100', addressType: 'COMMERCIAL', country: 'BR' } },
+      {
+        given: { street: 'Rua XV de Novembro', number: '100', addressType: 'COMMERCIAL' },
+        want: { street: 'Rua XV de Novembro', number: '100', addressType: 'COMMERCIAL', country: 'BR' },
+      },
     ],
-    ['no postal code, street or city: no address', { given: { number: '12', complement: 'Casa 2', neighborhood: 'Centro', state: 'MG', addressType: 'RESIDENTIAL' }, want: undefined }],
+    [
+      'no postal code, street or city: no address',
+      { given: { number: '12', complement: 'Casa 2', neighborhood: 'Centro', state: 'MG', addressType: 'RESIDENTIAL' }, want: undefined },
+    ],
     ['no address parts at all', { given: {}, want: undefined }],
   ];
   test('keeps the customer data written the Brazilian way as digits, also in shippingAddress (D46)', async () => {
-    const order = await createOrder({ subtotal: 10, total: 10, cpfCnpj: '11.444.777/0001-61', phone: '(21) 3456-7890', postalCode: '20040-002', city: 'Rio de Janeiro' });
+    const order = await createOrder({
+      subtotal: 10,
+      total: 10,
+      cpfCnpj: '11.444.777/0001-61',
+      phone: '(21) 3456-7890',
+      postalCode: '20040-002',
+      city: 'Rio de Janeiro',
+    });
     expect(order).toMatchObject({ cpfCnpj: '11444777000161', phone: '2134567890', postalCode: '20040002' });
     expect(order.shippingAddress).toEqual({ postalCode: '20040002', city: 'Rio de Janeiro', country: 'BR' });
   });
@@ -245,21 +304,60 @@ describe('POST /order: order numbers (D29)', () => {
 
 describe('POST /order: amounts (D29, D17)', () => {
   type Items = Array<{ product: () => Product; quantity: number }>;
-  const totals: Array<[string, { given: { items?: Items; subtotal: number; discount?: number; shippingCost?: number; total: number }; want: { discount: number; shippingCost: number } }]> = [
-    ['one line, defaults for discount and shipping', { given: { items: [{ product: () => coffee, quantity: 2 }], subtotal: 129.9, total: 129.9 }, want: { discount: 0, shippingCost: 0 } }],
+  const totals: Array<
+    [
+      string,
+      { given: { items?: Items; subtotal: number; discount?: number; shippingCost?: number; total: number }; want: { discount: number; shippingCost: number } },
+    ]
+  > = [
+    [
+      'one line, defaults for discount and shipping',
+      { given: { items: [{ product: () => coffee, quantity: 2 }], subtotal: 129.9, total: 129.9 }, want: { discount: 0, shippingCost: 0 } },
+    ],
     [
       'two lines with discount and shipping',
-      { given: { items: [{ product: () => coffee, quantity: 2 }, { product: () => mug, quantity: 1 }], subtotal: 169.8, discount: 10, shippingCost: 15.5, total: 175.3 }, want: { discount: 10, shippingCost: 15.5 } },
+      {
+        given: {
+          items: [
+            { product: () => coffee, quantity: 2 },
+            { product: () => mug, quantity: 1 },
+          ],
+          subtotal: 169.8,
+          discount: 10,
+          shippingCost: 15.5,
+          total: 175.3,
+        },
+        want: { discount: 10, shippingCost: 15.5 },
+      },
     ],
-    ['a price inexact in binary times 3 (4.35 × 3 = 13.05)', { given: { items: [{ product: () => filter, quantity: 3 }], subtotal: 13.05, total: 13.05 }, want: { discount: 0, shippingCost: 0 } }],
+    [
+      'a price inexact in binary times 3 (4.35 × 3 = 13.05)',
+      { given: { items: [{ product: () => filter, quantity: 3 }], subtotal: 13.05, total: 13.05 }, want: { discount: 0, shippingCost: 0 } },
+    ],
     [
       'the same product on two lines',
-      { given: { items: [{ product: () => coffee, quantity: 2 }, { product: () => coffee, quantity: 1 }], subtotal: 194.85, total: 194.85 }, want: { discount: 0, shippingCost: 0 } },
+      {
+        given: {
+          items: [
+            { product: () => coffee, quantity: 2 },
+            { product: () => coffee, quantity: 1 },
+          ],
+          subtotal: 194.85,
+          total: 194.85,
+        },
+        want: { discount: 0, shippingCost: 0 },
+      },
     ],
-    ['the largest quantity', { given: { items: [{ product: () => filter, quantity: 10_000 }], subtotal: 43_500, total: 43_500 }, want: { discount: 0, shippingCost: 0 } }],
+    [
+      'the largest quantity',
+      { given: { items: [{ product: () => filter, quantity: 10_000 }], subtotal: 43_500, total: 43_500 }, want: { discount: 0, shippingCost: 0 } },
+    ],
     ['no items: the subtotal as sent, minus discount', { given: { subtotal: 50, discount: 5.5, total: 44.5 }, want: { discount: 5.5, shippingCost: 0 } }],
     ['no items: plus shipping only', { given: { subtotal: 50, shippingCost: 12.34, total: 62.34 }, want: { discount: 0, shippingCost: 12.34 } }],
-    ['a discount of the whole subtotal', { given: { items: [{ product: () => mug, quantity: 1 }], subtotal: 39.9, discount: 39.9, total: 0 }, want: { discount: 39.9, shippingCost: 0 } }],
+    [
+      'a discount of the whole subtotal',
+      { given: { items: [{ product: () => mug, quantity: 1 }], subtotal: 39.9, discount: 39.9, total: 0 }, want: { discount: 39.9, shippingCost: 0 } },
+    ],
     ['cents that are inexact in binary (0.1 + 0.2)', { given: { subtotal: 0.1, shippingCost: 0.2, total: 0.3 }, want: { discount: 0, shippingCost: 0.2 } }],
   ];
   test.for(totals)('accepts amounts that add up: %s', async ([, { given, want }]) => {
@@ -269,9 +367,15 @@ describe('POST /order: amounts (D29, D17)', () => {
   });
 
   const mismatches: Array<[string, { given: Record<string, unknown>; items?: Items; want: string[] }]> = [
-    ['a subtotal below the sum of the items', { items: [{ product: () => coffee, quantity: 2 }], given: { subtotal: 129.8, total: 129.8 }, want: ['/subtotal'] }],
+    [
+      'a subtotal below the sum of the items',
+      { items: [{ product: () => coffee, quantity: 2 }], given: { subtotal: 129.8, total: 129.8 }, want: ['/subtotal'] },
+    ],
     ['a subtotal one cent above the sum', { items: [{ product: () => coffee, quantity: 2 }], given: { subtotal: 129.91, total: 129.91 }, want: ['/subtotal'] }],
-    ['a subtotal of one unit instead of two', { items: [{ product: () => coffee, quantity: 2 }], given: { subtotal: 64.95, total: 64.95 }, want: ['/subtotal'] }],
+    [
+      'a subtotal of one unit instead of two',
+      { items: [{ product: () => coffee, quantity: 2 }], given: { subtotal: 64.95, total: 64.95 }, want: ['/subtotal'] },
+    ],
     ['a total one cent off', { items: [{ product: () => coffee, quantity: 2 }], given: { subtotal: 129.9, total: 129.89 }, want: ['/total'] }],
     ['both wrong', { items: [{ product: () => coffee, quantity: 2 }], given: { subtotal: 100, total: 90 }, want: ['/subtotal', '/total'] }],
     ['a discount not taken off', { given: { subtotal: 50, discount: 5, total: 50 }, want: ['/total'] }],
@@ -291,7 +395,10 @@ describe('POST /order: amounts (D29, D17)', () => {
     ['a decimal-string total (D17)', { given: { subtotal: 129.9, total: '129.90' }, want: ['/total'] }],
     ['a decimal-string discount (D17)', { given: { subtotal: 129.9, discount: '0.00', total: 129.9 }, want: ['/discount'] }],
     ['a decimal-string shipping cost (D17)', { given: { subtotal: 129.9, shippingCost: '15.00', total: 144.9 }, want: ['/shippingCost'] }],
-    ['every amount as a string', { given: { subtotal: '10.00', discount: '1.00', shippingCost: '2.00', total: '11.00' }, want: ['/discount', '/shippingCost', '/subtotal', '/total'] }],
+    [
+      'every amount as a string',
+      { given: { subtotal: '10.00', discount: '1.00', shippingCost: '2.00', total: '11.00' }, want: ['/discount', '/shippingCost', '/subtotal', '/total'] },
+    ],
     ['a subtotal with 3 decimals', { given: { subtotal: 10.005, total: 10.005 }, want: ['/subtotal', '/total'] }],
     ['a negative discount', { given: { subtotal: 10, discount: -1, total: 11 }, want: ['/discount'] }],
     ['a negative shipping cost', { given: { subtotal: 10, shippingCost: -1, total: 9 }, want: ['/shippingCost'] }],
@@ -388,7 +495,7 @@ describe('POST /order: references (D26, D27)', () => {
     await expectValidation(response, ['/items/1/companyId'], '/order');
   });
 
-  test("refuses the order companyId of company B with 422 /companyId", async () => {
+  test('refuses the order companyId of company B with 422 /companyId', async () => {
     const { response } = await sendJson(server, 'POST', '/order', { subtotal: 10, total: 10, companyId: server.other.companyId });
     await expectValidation(response, ['/companyId'], '/order');
   });
@@ -403,28 +510,60 @@ describe('POST /order: references (D26, D27)', () => {
 describe('POST /order: sales record (D30)', () => {
   // Fees computed by hand: checkoutFee 1 %, gatewayFee PIX 0.99 % / card 4.99 % / boleto R$ 3,49,
   // each rounded half up to the cent; totalValue = total − checkoutFee − gatewayFee.
-  const fees: Array<[string, { given: { total: number; paymentMethod?: PaymentMethod }; want: { checkoutFee: number; gatewayFee: number; totalValue: number } }]> = [
+  const fees: Array<
+    [string, { given: { total: number; paymentMethod?: PaymentMethod }; want: { checkoutFee: number; gatewayFee: number; totalValue: number } }]
+  > = [
     ['PIX by default on 139.80 (1.398 → 1.40; 1.38402 → 1.38)', { given: { total: 139.8 }, want: { checkoutFee: 1.4, gatewayFee: 1.38, totalValue: 137.02 } }],
     ['PIX on 139.80', { given: { total: 139.8, paymentMethod: 'PIX' }, want: { checkoutFee: 1.4, gatewayFee: 1.38, totalValue: 137.02 } }],
-    ['CREDIT_CARD on 139.80 (6.97602 → 6.98)', { given: { total: 139.8, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 1.4, gatewayFee: 6.98, totalValue: 131.42 } }],
+    [
+      'CREDIT_CARD on 139.80 (6.97602 → 6.98)',
+      { given: { total: 139.8, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 1.4, gatewayFee: 6.98, totalValue: 131.42 } },
+    ],
     ['BOLETO on 139.80 (flat 3.49)', { given: { total: 139.8, paymentMethod: 'BOLETO' }, want: { checkoutFee: 1.4, gatewayFee: 3.49, totalValue: 134.91 } }],
-    ['PIX on 150.00, an exact half cent rounds up (1.485 → 1.49)', { given: { total: 150, paymentMethod: 'PIX' }, want: { checkoutFee: 1.5, gatewayFee: 1.49, totalValue: 147.01 } }],
-    ['CREDIT_CARD on 150.00, an exact half cent rounds up (7.485 → 7.49)', { given: { total: 150, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 1.5, gatewayFee: 7.49, totalValue: 141.01 } }],
+    [
+      'PIX on 150.00, an exact half cent rounds up (1.485 → 1.49)',
+      { given: { total: 150, paymentMethod: 'PIX' }, want: { checkoutFee: 1.5, gatewayFee: 1.49, totalValue: 147.01 } },
+    ],
+    [
+      'CREDIT_CARD on 150.00, an exact half cent rounds up (7.485 → 7.49)',
+      { given: { total: 150, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 1.5, gatewayFee: 7.49, totalValue: 141.01 } },
+    ],
     ['BOLETO on 150.00', { given: { total: 150, paymentMethod: 'BOLETO' }, want: { checkoutFee: 1.5, gatewayFee: 3.49, totalValue: 145.01 } }],
-    ['PIX on 2.50, the checkout half cent rounds up (0.025 → 0.03)', { given: { total: 2.5, paymentMethod: 'PIX' }, want: { checkoutFee: 0.03, gatewayFee: 0.02, totalValue: 2.45 } }],
-    ['CREDIT_CARD on 2.50 (0.12475 → 0.12)', { given: { total: 2.5, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 0.03, gatewayFee: 0.12, totalValue: 2.35 } }],
-    ['PIX on 1234.56 (12.3456 → 12.35; 12.222144 → 12.22)', { given: { total: 1234.56, paymentMethod: 'PIX' }, want: { checkoutFee: 12.35, gatewayFee: 12.22, totalValue: 1209.99 } }],
-    ['CREDIT_CARD on 1234.56 (61.604544 → 61.60)', { given: { total: 1234.56, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 12.35, gatewayFee: 61.6, totalValue: 1160.61 } }],
+    [
+      'PIX on 2.50, the checkout half cent rounds up (0.025 → 0.03)',
+      { given: { total: 2.5, paymentMethod: 'PIX' }, want: { checkoutFee: 0.03, gatewayFee: 0.02, totalValue: 2.45 } },
+    ],
+    [
+      'CREDIT_CARD on 2.50 (0.12475 → 0.12)',
+      { given: { total: 2.5, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 0.03, gatewayFee: 0.12, totalValue: 2.35 } },
+    ],
+    [
+      'PIX on 1234.56 (12.3456 → 12.35; 12.222144 → 12.22)',
+      { given: { total: 1234.56, paymentMethod: 'PIX' }, want: { checkoutFee: 12.35, gatewayFee: 12.22, totalValue: 1209.99 } },
+    ],
+    [
+      'CREDIT_CARD on 1234.56 (61.604544 → 61.60)',
+      { given: { total: 1234.56, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 12.35, gatewayFee: 61.6, totalValue: 1160.61 } },
+    ],
     ['BOLETO on 1234.56', { given: { total: 1234.56, paymentMethod: 'BOLETO' }, want: { checkoutFee: 12.35, gatewayFee: 3.49, totalValue: 1218.72 } }],
-    ['PIX on 100.10 (1.001 → 1.00; 0.99099 → 0.99)', { given: { total: 100.1, paymentMethod: 'PIX' }, want: { checkoutFee: 1, gatewayFee: 0.99, totalValue: 98.11 } }],
-    ['CREDIT_CARD on 4.35, inexact in binary (0.21707 → 0.22)', { given: { total: 4.35, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 0.04, gatewayFee: 0.22, totalValue: 4.09 } }],
+    [
+      'PIX on 100.10 (1.001 → 1.00; 0.99099 → 0.99)',
+      { given: { total: 100.1, paymentMethod: 'PIX' }, want: { checkoutFee: 1, gatewayFee: 0.99, totalValue: 98.11 } },
+    ],
+    [
+      'CREDIT_CARD on 4.35, inexact in binary (0.21707 → 0.22)',
+      { given: { total: 4.35, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 0.04, gatewayFee: 0.22, totalValue: 4.09 } },
+    ],
     ['BOLETO on 4.35', { given: { total: 4.35, paymentMethod: 'BOLETO' }, want: { checkoutFee: 0.04, gatewayFee: 3.49, totalValue: 0.82 } }],
     ['PIX on 0 (a fully discounted order)', { given: { total: 0, paymentMethod: 'PIX' }, want: { checkoutFee: 0, gatewayFee: 0, totalValue: 0 } }],
     [
       'CREDIT_CARD on the largest amount, 999999999.99',
       { given: { total: 999_999_999.99, paymentMethod: 'CREDIT_CARD' }, want: { checkoutFee: 10_000_000, gatewayFee: 49_900_000, totalValue: 940_099_999.99 } },
     ],
-    ['PIX on the largest amount', { given: { total: 999_999_999.99, paymentMethod: 'PIX' }, want: { checkoutFee: 10_000_000, gatewayFee: 9_900_000, totalValue: 980_099_999.99 } }],
+    [
+      'PIX on the largest amount',
+      { given: { total: 999_999_999.99, paymentMethod: 'PIX' }, want: { checkoutFee: 10_000_000, gatewayFee: 9_900_000, totalValue: 980_099_999.99 } },
+    ],
   ];
   test.for(fees)('%s', async ([, { given, want }]) => {
     const body: OrderCreate = { subtotal: given.total, total: given.total, ...(given.paymentMethod ? { paymentMethod: given.paymentMethod } : {}) };
@@ -523,8 +662,14 @@ describe('orders (server/domain/orders.ts)', () => {
     ['BOLETO on 13980 cents', { given: { totalCents: 13980, method: 'BOLETO' }, want: { checkoutFee: 140, gatewayFee: 349, net: 13491 } }],
     ['PIX on 15000 cents (half up)', { given: { totalCents: 15000, method: 'PIX' }, want: { checkoutFee: 150, gatewayFee: 149, net: 14701 } }],
     ['CREDIT_CARD on 15000 cents (half up)', { given: { totalCents: 15000, method: 'CREDIT_CARD' }, want: { checkoutFee: 150, gatewayFee: 749, net: 14101 } }],
-    ['BOLETO on 100 cents: the flat fee exceeds what is left', { given: { totalCents: 100, method: 'BOLETO' }, want: { checkoutFee: 1, gatewayFee: 349, net: -250 } }],
-    ['CREDIT_CARD on the largest amount', { given: { totalCents: 99_999_999_999, method: 'CREDIT_CARD' }, want: { checkoutFee: 1_000_000_000, gatewayFee: 4_990_000_000, net: 94_009_999_999 } }],
+    [
+      'BOLETO on 100 cents: the flat fee exceeds what is left',
+      { given: { totalCents: 100, method: 'BOLETO' }, want: { checkoutFee: 1, gatewayFee: 349, net: -250 } },
+    ],
+    [
+      'CREDIT_CARD on the largest amount',
+      { given: { totalCents: 99_999_999_999, method: 'CREDIT_CARD' }, want: { checkoutFee: 1_000_000_000, gatewayFee: 4_990_000_000, net: 94_009_999_999 } },
+    ],
   ];
   test.for(sales)('saleFees: %s', ([, { given, want }]) => {
     expect(saleFees(given.totalCents, given.method)).toEqual(want);

@@ -16,8 +16,24 @@ type ShippingAddress = components['schemas']['ShippingAddress'];
 
 /** Fields of the request that the order keeps as they were sent. */
 const copiedFields = [
-  'cpfCnpj', 'name', 'email', 'phone', 'postalCode', 'street', 'number', 'neighborhood', 'city', 'state', 'complement',
-  'addressType', 'installments', 'shippingMethod', 'trackingCode', 'trackingUrl', 'storefrontOrderId', 'notes',
+  'cpfCnpj',
+  'name',
+  'email',
+  'phone',
+  'postalCode',
+  'street',
+  'number',
+  'neighborhood',
+  'city',
+  'state',
+  'complement',
+  'addressType',
+  'installments',
+  'shippingMethod',
+  'trackingCode',
+  'trackingUrl',
+  'storefrontOrderId',
+  'notes',
 ] as const;
 
 /** What a new order is (seed §3, rule 1), whatever it becomes later. */

@@ -189,10 +189,14 @@ describe('what the page shows, by charge', () => {
     ['a live charge of a company with a Pix key', { given: { devMode: false, pixKey: 'financeiro@padaria.example.com.br' }, want: false }],
   ];
   test.each(testCodeCases)('D43: the test-code notice next to the QR code, for %s: %s', async (_name, { given, want }) => {
-    const apiKey = given.pixKey === undefined ? undefined : (await createCompanyWithKey(server.deps.store, { name: 'Padaria Bom Dia', taxId: '11222333000181', pixKey: given.pixKey })).apiKey;
+    const apiKey =
+      given.pixKey === undefined
+        ? undefined
+        : (await createCompanyWithKey(server.deps.store, { name: 'Padaria Bom Dia', taxId: '11222333000181', pixKey: given.pixKey })).apiKey;
     const charge = await newCharge({ total: 5000, devMode: given.devMode }, apiKey);
     const { html } = await page(charge.id);
-    const notice = '<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n<img class="qr"';
+    const notice =
+      '<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n<img class="qr"';
     expect(html.includes(notice)).toBe(want);
     expect(html.includes('aria-describedby="test-code copy-feedback"')).toBe(want);
     expect(html.includes('Código de teste')).toBe(want);
@@ -317,7 +321,12 @@ describe('GET /pay/{id}/status', () => {
   });
 
   test('an unknown id is a 404 problem', async () => {
-    await expectProblem((await app.request('/pay/char_zz000000000000000000/status')) as Response, 404, '/problems/not-found', '/pay/char_zz000000000000000000/status');
+    await expectProblem(
+      (await app.request('/pay/char_zz000000000000000000/status')) as Response,
+      404,
+      '/problems/not-found',
+      '/pay/char_zz000000000000000000/status',
+    );
   });
 
   test('a charge past expiresAt is expired as it is read, once (and GET /charge/{id} agrees)', async () => {
@@ -335,15 +344,35 @@ describe('GET /pay/{id}/status', () => {
 
 describe('POST /pay/{id}/simulate', () => {
   type Setup = (id: string) => Promise<void>;
-  const cases: Array<[string, { given: { devMode: boolean; before?: Setup; id?: string }; want: { status: number; type?: string; state?: { status: string; paymentStatus: string } } }]> = [
-    ['a pending development charge is paid and settled', { given: { devMode: true }, want: { status: 200, state: { status: 'PAID', paymentStatus: 'RECEIVED' } } }],
+  const cases: Array<
+    [
+      string,
+      { given: { devMode: boolean; before?: Setup; id?: string }; want: { status: number; type?: string; state?: { status: string; paymentStatus: string } } },
+    ]
+  > = [
+    [
+      'a pending development charge is paid and settled',
+      { given: { devMode: true }, want: { status: 200, state: { status: 'PAID', paymentStatus: 'RECEIVED' } } },
+    ],
     ['a live charge cannot be simulated', { given: { devMode: false }, want: { status: 403, type: '/problems/live-charge' } }],
     [
       'a charge already paid',
-      { given: { devMode: true, before: async (id) => void (await app.request(`/pay/${id}/simulate`, { method: 'POST' })) }, want: { status: 409, type: '/problems/invalid-transition' } },
+      {
+        given: { devMode: true, before: async (id) => void (await app.request(`/pay/${id}/simulate`, { method: 'POST' })) },
+        want: { status: 409, type: '/problems/invalid-transition' },
+      },
     ],
-    ['an expired charge', { given: { devMode: true, before: async (id) => void (await simulateExpiration(server.deps, server.companyId, id)) }, want: { status: 409, type: '/problems/invalid-transition' } }],
-    ['a charge whose time is up, not yet swept', { given: { devMode: true, before: async () => clock.advance(60 * 60 * 1000) }, want: { status: 409, type: '/problems/invalid-transition' } }],
+    [
+      'an expired charge',
+      {
+        given: { devMode: true, before: async (id) => void (await simulateExpiration(server.deps, server.companyId, id)) },
+        want: { status: 409, type: '/problems/invalid-transition' },
+      },
+    ],
+    [
+      'a charge whose time is up, not yet swept',
+      { given: { devMode: true, before: async () => clock.advance(60 * 60 * 1000) }, want: { status: 409, type: '/problems/invalid-transition' } },
+    ],
     ['an unknown id', { given: { devMode: true, id: 'char_zz000000000000000000' }, want: { status: 404, type: '/problems/not-found' } }],
   ];
 

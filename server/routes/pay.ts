@@ -61,7 +61,9 @@ export function payRoutes(deps: Deps): Hono<AppEnv> {
     ['/pay/:id/status', 'GET, HEAD'],
     ['/pay/:id/simulate', 'POST'],
   ] as const) {
-    routes.all(path, (c) => problem(c, new ProblemError('methodNotAllowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.`, { headers: { Allow: allow } })));
+    routes.all(path, (c) =>
+      problem(c, new ProblemError('methodNotAllowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.`, { headers: { Allow: allow } })),
+    );
   }
 
   return routes;

@@ -58,7 +58,14 @@ describe('POST /product', () => {
     expect(response.status).toBe(201);
     expect(data).toMatchObject({ imageUrl, storefrontVariantId });
     const plain = await server.api.POST('/product', { body: productBody() });
-    const link = await server.api.POST('/charge/payment-link', { body: { items: [{ productId: data!.id, quantity: 1 }, { productId: plain.data!.id, quantity: 1 }] } });
+    const link = await server.api.POST('/charge/payment-link', {
+      body: {
+        items: [
+          { productId: data!.id, quantity: 1 },
+          { productId: plain.data!.id, quantity: 1 },
+        ],
+      },
+    });
     const charge = await server.api.GET('/charge/{id}', { params: { path: { id: link.data!.data.id } } });
     expect(charge.data?.data.items.map((item) => item.product.imageUrl)).toEqual([imageUrl, undefined]);
   });
@@ -94,7 +101,10 @@ describe('POST /product', () => {
     ['a trial of 365 days', { given: { isSubscription: true, defaultTrialDays: 365 }, want: { defaultTrialDays: 365 } }],
     ['every period value (BIENNIAL)', { given: { isSubscription: true, defaultPeriod: 'BIENNIAL' }, want: { defaultPeriod: 'BIENNIAL' } }],
     ['an empty description', { given: { description: '' }, want: { description: '' } }],
-    ['a sku and displayId of 64 characters', { given: { sku: 'S'.repeat(64), displayId: 'D'.repeat(64) }, want: { sku: 'S'.repeat(64), displayId: 'D'.repeat(64) } }],
+    [
+      'a sku and displayId of 64 characters',
+      { given: { sku: 'S'.repeat(64), displayId: 'D'.repeat(64) }, want: { sku: 'S'.repeat(64), displayId: 'D'.repeat(64) } },
+    ],
   ];
   test.for(accepted)('accepts %s', async ([, { given, want }]) => {
     const { data, response } = await server.api.POST('/product', { body: productBody(given) });

@@ -58,7 +58,10 @@ describe('a read by id answers the created record, and 404 to anyone else', () =
     expect(own.status).toBe(200);
     expect(await own.json()).toEqual(created);
 
-    for (const [asked, apiKey] of [[id, server.other.apiKey], [unknownId(want.prefix), server.apiKey]] as const) {
+    for (const [asked, apiKey] of [
+      [id, server.other.apiKey],
+      [unknownId(want.prefix), server.apiKey],
+    ] as const) {
       const refused = await expectProblem(await server.request(`${want.path}/${asked}`, { apiKey }), 404, '/problems/not-found', `${want.path}/${asked}`);
       expect(refused.detail).toContain(asked);
     }

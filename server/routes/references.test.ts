@@ -24,9 +24,41 @@ afterEach(async () => {
 });
 
 const cases: Array<[string, { given: () => { method: string; path: string; body: unknown }; want: string[] }]> = [
-  ['subscription: unknown product and foreign client', { given: () => ({ method: 'POST', path: '/subscription', body: subscriptionBody(foreignProductId, { clientId: foreignClientId }) }), want: ['/productId', '/clientId'] }],
-  ['payment link: foreign customer and a foreign product among known ones', { given: () => ({ method: 'POST', path: '/charge/payment-link', body: { customerId: foreignClientId, items: [{ productId, quantity: 1 }, { productId: foreignProductId, quantity: 1 }] } }), want: ['/customerId', '/items/1/productId'] }],
-  ['order: foreign client and a foreign product', { given: () => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, clientId: foreignClientId, items: [{ productId: foreignProductId, quantity: 1 }] } }), want: ['/clientId', '/items/0/productId'] }],
+  [
+    'subscription: unknown product and foreign client',
+    {
+      given: () => ({ method: 'POST', path: '/subscription', body: subscriptionBody(foreignProductId, { clientId: foreignClientId }) }),
+      want: ['/productId', '/clientId'],
+    },
+  ],
+  [
+    'payment link: foreign customer and a foreign product among known ones',
+    {
+      given: () => ({
+        method: 'POST',
+        path: '/charge/payment-link',
+        body: {
+          customerId: foreignClientId,
+          items: [
+            { productId, quantity: 1 },
+            { productId: foreignProductId, quantity: 1 },
+          ],
+        },
+      }),
+      want: ['/customerId', '/items/1/productId'],
+    },
+  ],
+  [
+    'order: foreign client and a foreign product',
+    {
+      given: () => ({
+        method: 'POST',
+        path: '/order',
+        body: { subtotal: 64.95, total: 64.95, clientId: foreignClientId, items: [{ productId: foreignProductId, quantity: 1 }] },
+      }),
+      want: ['/clientId', '/items/0/productId'],
+    },
+  ],
 ];
 
 test.each(cases)('%s: every unknown reference is named in one 422', async (_name, { given, want }) => {
@@ -57,12 +89,52 @@ describe('INACTIVE products and clients are refused (D45)', () => {
 
   type Refs = { product: string; client: string };
   const cases: Array<[string, { given: (r: Refs) => { method: string; path: string; body: unknown }; want: string[] }]> = [
-    ['payment link: an INACTIVE product among ACTIVE ones', { given: (r) => ({ method: 'POST', path: '/charge/payment-link', body: { items: [{ productId, quantity: 1 }, { productId: r.product, quantity: 1 }] } }), want: ['/items/1/productId'] }],
-    ['payment link: an INACTIVE customer', { given: (r) => ({ method: 'POST', path: '/charge/payment-link', body: { total: 1000, customerId: r.client } }), want: ['/customerId'] }],
-    ['order: an INACTIVE product and client', { given: (r) => ({ method: 'POST', path: '/order', body: { subtotal: 64.95, total: 64.95, clientId: r.client, items: [{ productId: r.product, quantity: 1 }] } }), want: ['/clientId', '/items/0/productId'] }],
-    ['new subscription: an INACTIVE product', { given: (r) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(r.product) }), want: ['/productId'] }],
-    ['new subscription: an INACTIVE client', { given: (r) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(productId, { clientId: r.client }) }), want: ['/clientId'] }],
-    ['subscription update: an INACTIVE product and client', { given: (r) => ({ method: 'PUT', path: '/subscription', body: { id: subscriptionId, productId: r.product, clientId: r.client } }), want: ['/productId', '/clientId'] }],
+    [
+      'payment link: an INACTIVE product among ACTIVE ones',
+      {
+        given: (r) => ({
+          method: 'POST',
+          path: '/charge/payment-link',
+          body: {
+            items: [
+              { productId, quantity: 1 },
+              { productId: r.product, quantity: 1 },
+            ],
+          },
+        }),
+        want: ['/items/1/productId'],
+      },
+    ],
+    [
+      'payment link: an INACTIVE customer',
+      { given: (r) => ({ method: 'POST', path: '/charge/payment-link', body: { total: 1000, customerId: r.client } }), want: ['/customerId'] },
+    ],
+    [
+      'order: an INACTIVE product and client',
+      {
+        given: (r) => ({
+          method: 'POST',
+          path: '/order',
+          body: { subtotal: 64.95, total: 64.95, clientId: r.client, items: [{ productId: r.product, quantity: 1 }] },
+        }),
+        want: ['/clientId', '/items/0/productId'],
+      },
+    ],
+    [
+      'new subscription: an INACTIVE product',
+      { given: (r) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(r.product) }), want: ['/productId'] },
+    ],
+    [
+      'new subscription: an INACTIVE client',
+      { given: (r) => ({ method: 'POST', path: '/subscription', body: subscriptionBody(productId, { clientId: r.client }) }), want: ['/clientId'] },
+    ],
+    [
+      'subscription update: an INACTIVE product and client',
+      {
+        given: (r) => ({ method: 'PUT', path: '/subscription', body: { id: subscriptionId, productId: r.product, clientId: r.client } }),
+        want: ['/productId', '/clientId'],
+      },
+    ],
   ];
 
   test.each(cases)('%s: 422 naming the field', async (_name, { given, want }) => {
@@ -85,7 +157,12 @@ describe('INACTIVE products and clients are refused (D45)', () => {
     // Records made before D45 (or by the store itself) may hold an INACTIVE reference; a full PUT must still cancel them.
     const current = (await server.deps.store.getSubscription(server.companyId, subscriptionId))!;
     await server.deps.store.replaceSubscription(server.companyId, { ...current, productId: inactiveProductId, clientId: inactiveClientId });
-    const answer = await sendJson(server, 'PUT', '/subscription', { id: subscriptionId, productId: inactiveProductId, clientId: inactiveClientId, status: 'CANCELLED' });
+    const answer = await sendJson(server, 'PUT', '/subscription', {
+      id: subscriptionId,
+      productId: inactiveProductId,
+      clientId: inactiveClientId,
+      status: 'CANCELLED',
+    });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json).toMatchObject({ status: 'CANCELLED', productId: inactiveProductId, clientId: inactiveClientId });
   });

@@ -85,46 +85,112 @@ describe('POST /subscription', () => {
     ['DAILY without trial', { given: { now: '2026-03-10T12:00:00.000Z', trialDays: 0, period: 'DAILY' }, want: { nextBillingAt: '2026-03-11T12:00:00.000Z' } }],
     [
       'DAILY after a trial across February',
-      { given: { now: '2026-02-25T08:15:30.250Z', trialDays: 7, period: 'DAILY' }, want: { trialEndsAt: '2026-03-04T08:15:30.250Z', nextBillingAt: '2026-03-05T08:15:30.250Z' } },
+      {
+        given: { now: '2026-02-25T08:15:30.250Z', trialDays: 7, period: 'DAILY' },
+        want: { trialEndsAt: '2026-03-04T08:15:30.250Z', nextBillingAt: '2026-03-05T08:15:30.250Z' },
+      },
     ],
-    ['WEEKLY without trial across the new year', { given: { now: '2026-12-28T23:59:59.999Z', trialDays: 0, period: 'WEEKLY' }, want: { nextBillingAt: '2027-01-04T23:59:59.999Z' } }],
+    [
+      'WEEKLY without trial across the new year',
+      { given: { now: '2026-12-28T23:59:59.999Z', trialDays: 0, period: 'WEEKLY' }, want: { nextBillingAt: '2027-01-04T23:59:59.999Z' } },
+    ],
     [
       'WEEKLY after a 14-day trial',
-      { given: { now: '2026-03-10T12:00:00.000Z', trialDays: 14, period: 'WEEKLY' }, want: { trialEndsAt: '2026-03-24T12:00:00.000Z', nextBillingAt: '2026-03-31T12:00:00.000Z' } },
+      {
+        given: { now: '2026-03-10T12:00:00.000Z', trialDays: 14, period: 'WEEKLY' },
+        want: { trialEndsAt: '2026-03-24T12:00:00.000Z', nextBillingAt: '2026-03-31T12:00:00.000Z' },
+      },
     ],
-    ['BIWEEKLY without trial across 29 February', { given: { now: '2028-02-20T00:00:00.000Z', trialDays: 0, period: 'BIWEEKLY' }, want: { nextBillingAt: '2028-03-05T00:00:00.000Z' } }],
+    [
+      'BIWEEKLY without trial across 29 February',
+      { given: { now: '2028-02-20T00:00:00.000Z', trialDays: 0, period: 'BIWEEKLY' }, want: { nextBillingAt: '2028-03-05T00:00:00.000Z' } },
+    ],
     [
       'BIWEEKLY after a 1-day trial',
-      { given: { now: '2026-03-10T12:00:00.000Z', trialDays: 1, period: 'BIWEEKLY' }, want: { trialEndsAt: '2026-03-11T12:00:00.000Z', nextBillingAt: '2026-03-25T12:00:00.000Z' } },
+      {
+        given: { now: '2026-03-10T12:00:00.000Z', trialDays: 1, period: 'BIWEEKLY' },
+        want: { trialEndsAt: '2026-03-11T12:00:00.000Z', nextBillingAt: '2026-03-25T12:00:00.000Z' },
+      },
     ],
-    ['MONTHLY from 31 January, clamped to 28 February', { given: { now: '2026-01-31T10:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2026-02-28T10:00:00.000Z' } }],
-    ['MONTHLY from 31 January of a leap year, clamped to 29 February', { given: { now: '2028-01-31T10:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2028-02-29T10:00:00.000Z' } }],
-    ['MONTHLY from 31 March, clamped to 30 April', { given: { now: '2026-03-31T23:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2026-04-30T23:00:00.000Z' } }],
-    ['MONTHLY from 28 February keeps the 28th', { given: { now: '2026-02-28T10:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2026-03-28T10:00:00.000Z' } }],
-    ['MONTHLY across the new year', { given: { now: '2026-12-15T09:30:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2027-01-15T09:30:00.000Z' } }],
+    [
+      'MONTHLY from 31 January, clamped to 28 February',
+      { given: { now: '2026-01-31T10:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2026-02-28T10:00:00.000Z' } },
+    ],
+    [
+      'MONTHLY from 31 January of a leap year, clamped to 29 February',
+      { given: { now: '2028-01-31T10:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2028-02-29T10:00:00.000Z' } },
+    ],
+    [
+      'MONTHLY from 31 March, clamped to 30 April',
+      { given: { now: '2026-03-31T23:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2026-04-30T23:00:00.000Z' } },
+    ],
+    [
+      'MONTHLY from 28 February keeps the 28th',
+      { given: { now: '2026-02-28T10:00:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2026-03-28T10:00:00.000Z' } },
+    ],
+    [
+      'MONTHLY across the new year',
+      { given: { now: '2026-12-15T09:30:00.000Z', trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2027-01-15T09:30:00.000Z' } },
+    ],
     [
       'MONTHLY after a trial ending on 31 January, clamped',
-      { given: { now: '2026-01-01T00:00:00.000Z', trialDays: 30, period: 'MONTHLY' }, want: { trialEndsAt: '2026-01-31T00:00:00.000Z', nextBillingAt: '2026-02-28T00:00:00.000Z' } },
+      {
+        given: { now: '2026-01-01T00:00:00.000Z', trialDays: 30, period: 'MONTHLY' },
+        want: { trialEndsAt: '2026-01-31T00:00:00.000Z', nextBillingAt: '2026-02-28T00:00:00.000Z' },
+      },
     ],
-    ['BIMONTHLY from 31 December, clamped to 28 February', { given: { now: '2025-12-31T18:00:00.000Z', trialDays: 0, period: 'BIMONTHLY' }, want: { nextBillingAt: '2026-02-28T18:00:00.000Z' } }],
+    [
+      'BIMONTHLY from 31 December, clamped to 28 February',
+      { given: { now: '2025-12-31T18:00:00.000Z', trialDays: 0, period: 'BIMONTHLY' }, want: { nextBillingAt: '2026-02-28T18:00:00.000Z' } },
+    ],
     [
       'BIMONTHLY after a trial into July',
-      { given: { now: '2026-06-24T12:00:00.000Z', trialDays: 7, period: 'BIMONTHLY' }, want: { trialEndsAt: '2026-07-01T12:00:00.000Z', nextBillingAt: '2026-09-01T12:00:00.000Z' } },
+      {
+        given: { now: '2026-06-24T12:00:00.000Z', trialDays: 7, period: 'BIMONTHLY' },
+        want: { trialEndsAt: '2026-07-01T12:00:00.000Z', nextBillingAt: '2026-09-01T12:00:00.000Z' },
+      },
     ],
-    ['QUARTERLY from 30 November, clamped to 28 February', { given: { now: '2025-11-30T12:00:00.000Z', trialDays: 0, period: 'QUARTERLY' }, want: { nextBillingAt: '2026-02-28T12:00:00.000Z' } }],
-    ['QUARTERLY from 31 January, clamped to 30 April', { given: { now: '2026-01-31T12:00:00.000Z', trialDays: 0, period: 'QUARTERLY' }, want: { nextBillingAt: '2026-04-30T12:00:00.000Z' } }],
-    ['SEMIANNUAL from 31 August, clamped to 28 February', { given: { now: '2025-08-31T12:00:00.000Z', trialDays: 0, period: 'SEMIANNUAL' }, want: { nextBillingAt: '2026-02-28T12:00:00.000Z' } }],
-    ['SEMIANNUAL from 31 March, clamped to 30 September', { given: { now: '2026-03-31T12:00:00.000Z', trialDays: 0, period: 'SEMIANNUAL' }, want: { nextBillingAt: '2026-09-30T12:00:00.000Z' } }],
-    ['ANNUAL from 29 February, clamped to 28 February', { given: { now: '2028-02-29T12:00:00.000Z', trialDays: 0, period: 'ANNUAL' }, want: { nextBillingAt: '2029-02-28T12:00:00.000Z' } }],
+    [
+      'QUARTERLY from 30 November, clamped to 28 February',
+      { given: { now: '2025-11-30T12:00:00.000Z', trialDays: 0, period: 'QUARTERLY' }, want: { nextBillingAt: '2026-02-28T12:00:00.000Z' } },
+    ],
+    [
+      'QUARTERLY from 31 January, clamped to 30 April',
+      { given: { now: '2026-01-31T12:00:00.000Z', trialDays: 0, period: 'QUARTERLY' }, want: { nextBillingAt: '2026-04-30T12:00:00.000Z' } },
+    ],
+    [
+      'SEMIANNUAL from 31 August, clamped to 28 February',
+      { given: { now: '2025-08-31T12:00:00.000Z', trialDays: 0, period: 'SEMIANNUAL' }, want: { nextBillingAt: '2026-02-28T12:00:00.000Z' } },
+    ],
+    [
+      'SEMIANNUAL from 31 March, clamped to 30 September',
+      { given: { now: '2026-03-31T12:00:00.000Z', trialDays: 0, period: 'SEMIANNUAL' }, want: { nextBillingAt: '2026-09-30T12:00:00.000Z' } },
+    ],
+    [
+      'ANNUAL from 29 February, clamped to 28 February',
+      { given: { now: '2028-02-29T12:00:00.000Z', trialDays: 0, period: 'ANNUAL' }, want: { nextBillingAt: '2029-02-28T12:00:00.000Z' } },
+    ],
     [
       'ANNUAL after a 14-day trial',
-      { given: { now: '2026-11-21T14:30:00.000Z', trialDays: 14, period: 'ANNUAL' }, want: { trialEndsAt: '2026-12-05T14:30:00.000Z', nextBillingAt: '2027-12-05T14:30:00.000Z' } },
+      {
+        given: { now: '2026-11-21T14:30:00.000Z', trialDays: 14, period: 'ANNUAL' },
+        want: { trialEndsAt: '2026-12-05T14:30:00.000Z', nextBillingAt: '2027-12-05T14:30:00.000Z' },
+      },
     ],
-    ['BIENNIAL from 29 February, clamped to 28 February', { given: { now: '2028-02-29T12:00:00.000Z', trialDays: 0, period: 'BIENNIAL' }, want: { nextBillingAt: '2030-02-28T12:00:00.000Z' } }],
-    ['BIENNIAL from a mid-month day', { given: { now: '2026-05-15T06:00:00.000Z', trialDays: 0, period: 'BIENNIAL' }, want: { nextBillingAt: '2028-05-15T06:00:00.000Z' } }],
+    [
+      'BIENNIAL from 29 February, clamped to 28 February',
+      { given: { now: '2028-02-29T12:00:00.000Z', trialDays: 0, period: 'BIENNIAL' }, want: { nextBillingAt: '2030-02-28T12:00:00.000Z' } },
+    ],
+    [
+      'BIENNIAL from a mid-month day',
+      { given: { now: '2026-05-15T06:00:00.000Z', trialDays: 0, period: 'BIENNIAL' }, want: { nextBillingAt: '2028-05-15T06:00:00.000Z' } },
+    ],
     [
       'BIENNIAL after the longest trial (365 days)',
-      { given: { now: '2027-02-28T00:00:00.000Z', trialDays: 365, period: 'BIENNIAL' }, want: { trialEndsAt: '2028-02-28T00:00:00.000Z', nextBillingAt: '2030-02-28T00:00:00.000Z' } },
+      {
+        given: { now: '2027-02-28T00:00:00.000Z', trialDays: 365, period: 'BIENNIAL' },
+        want: { trialEndsAt: '2028-02-28T00:00:00.000Z', nextBillingAt: '2030-02-28T00:00:00.000Z' },
+      },
     ],
   ];
   test.for(derived)('derives the dates: %s', async ([, { given, want }]) => {
@@ -148,20 +214,23 @@ describe('POST /subscription', () => {
   const sentDates: Array<[string, { given: Partial<components['schemas']['SubscriptionCreate']>; want: Partial<Subscription> }]> = [
     [
       'a trialEndsAt with an offset is kept, in UTC, and the next billing follows it',
-      { given: { trialDays: 7, trialEndsAt: '2026-12-01T00:00:00-03:00' }, want: { trialEndsAt: '2026-12-01T03:00:00.000Z', nextBillingAt: '2027-01-01T03:00:00.000Z' } },
+      {
+        given: { trialDays: 7, trialEndsAt: '2026-12-01T00:00:00-03:00' },
+        want: { trialEndsAt: '2026-12-01T03:00:00.000Z', nextBillingAt: '2027-01-01T03:00:00.000Z' },
+      },
     ],
     [
       'a nextBillingAt with an offset is kept, in UTC',
-      { given: { trialDays: 7, nextBillingAt: '2027-01-10T09:00:00+05:30' }, want: { trialEndsAt: '2026-11-28T14:30:00.000Z', nextBillingAt: '2027-01-10T03:30:00.000Z' } },
+      {
+        given: { trialDays: 7, nextBillingAt: '2027-01-10T09:00:00+05:30' },
+        want: { trialEndsAt: '2026-11-28T14:30:00.000Z', nextBillingAt: '2027-01-10T03:30:00.000Z' },
+      },
     ],
     [
       'an expiresAt with an offset is kept, in UTC',
       { given: { expiresAt: '2027-11-21T14:30:00+02:00' }, want: { expiresAt: '2027-11-21T12:30:00.000Z', nextBillingAt: '2026-12-21T14:30:00.000Z' } },
     ],
-    [
-      'a timestamp without milliseconds gets them',
-      { given: { expiresAt: '2027-01-01T00:00:00Z' }, want: { expiresAt: '2027-01-01T00:00:00.000Z' } },
-    ],
+    ['a timestamp without milliseconds gets them', { given: { expiresAt: '2027-01-01T00:00:00Z' }, want: { expiresAt: '2027-01-01T00:00:00.000Z' } }],
     [
       'a timestamp with lower-case t and z (RFC 3339) is normalised',
       { given: { expiresAt: '2027-01-01t10:00:00.5z' }, want: { expiresAt: '2027-01-01T10:00:00.500Z' } },
@@ -284,18 +353,41 @@ describe('POST /subscription', () => {
 describe('PUT /subscription', () => {
   const T1 = '2026-11-25T08:00:00.000Z';
 
-  const merges: Array<[string, { given: (ids: { productId: string; clientId: string }) => Omit<SubscriptionUpdate, 'id'>; want: (ids: { productId: string; clientId: string }) => Partial<Subscription> }]> = [
+  const merges: Array<
+    [
+      string,
+      {
+        given: (ids: { productId: string; clientId: string }) => Omit<SubscriptionUpdate, 'id'>;
+        want: (ids: { productId: string; clientId: string }) => Partial<Subscription>;
+      },
+    ]
+  > = [
     ['price', { given: () => ({ price: 59.9 }), want: () => ({ price: 59.9 }) }],
     ['period, leaving the derived dates as they were', { given: () => ({ period: 'ANNUAL' }), want: () => ({ period: 'ANNUAL' }) }],
     ['trialDays', { given: () => ({ trialDays: 30 }), want: () => ({ trialDays: 30 }) }],
     ['status ACTIVE', { given: () => ({ status: 'ACTIVE' }), want: () => ({ status: 'ACTIVE' }) }],
     ['another product of the company', { given: ({ productId }) => ({ productId }), want: ({ productId }) => ({ productId }) }],
     ['a client, on a subscription created without one (D38)', { given: ({ clientId }) => ({ clientId }), want: ({ clientId }) => ({ clientId }) }],
-    ['expiresAt with an offset, normalised', { given: () => ({ expiresAt: '2027-06-30T21:00:00-03:00' }), want: () => ({ expiresAt: '2027-07-01T00:00:00.000Z' }) }],
-    ['trialEndsAt with an offset, normalised', { given: () => ({ trialEndsAt: '2026-12-01T10:00:00+01:00' }), want: () => ({ trialEndsAt: '2026-12-01T09:00:00.000Z' }) }],
-    ['nextBillingAt with an offset, normalised', { given: () => ({ nextBillingAt: '2027-01-01T00:00:00.123+14:00' }), want: () => ({ nextBillingAt: '2026-12-31T10:00:00.123Z' }) }],
-    ['cancelledAt alone, leaving the status', { given: () => ({ cancelledAt: '2026-11-24T23:00:00-01:00' }), want: () => ({ cancelledAt: '2026-11-25T00:00:00.000Z' }) }],
-    ['several fields at once', { given: () => ({ price: 10, status: 'TRIALING', trialDays: 3 }), want: () => ({ price: 10, status: 'TRIALING', trialDays: 3 }) }],
+    [
+      'expiresAt with an offset, normalised',
+      { given: () => ({ expiresAt: '2027-06-30T21:00:00-03:00' }), want: () => ({ expiresAt: '2027-07-01T00:00:00.000Z' }) },
+    ],
+    [
+      'trialEndsAt with an offset, normalised',
+      { given: () => ({ trialEndsAt: '2026-12-01T10:00:00+01:00' }), want: () => ({ trialEndsAt: '2026-12-01T09:00:00.000Z' }) },
+    ],
+    [
+      'nextBillingAt with an offset, normalised',
+      { given: () => ({ nextBillingAt: '2027-01-01T00:00:00.123+14:00' }), want: () => ({ nextBillingAt: '2026-12-31T10:00:00.123Z' }) },
+    ],
+    [
+      'cancelledAt alone, leaving the status',
+      { given: () => ({ cancelledAt: '2026-11-24T23:00:00-01:00' }), want: () => ({ cancelledAt: '2026-11-25T00:00:00.000Z' }) },
+    ],
+    [
+      'several fields at once',
+      { given: () => ({ price: 10, status: 'TRIALING', trialDays: 3 }), want: () => ({ price: 10, status: 'TRIALING', trialDays: 3 }) },
+    ],
   ];
   test.for(merges)('changes only what is sent (D09): %s', async ([, { given, want }]) => {
     const created = await createSubscription({ trialDays: 7 });
@@ -430,7 +522,10 @@ describe('addPeriod (D31)', () => {
     ['ANNUAL from 28 February to a leap year', { given: { from: '2027-02-28T12:00:00.000Z', period: 'ANNUAL' }, want: '2028-02-28T12:00:00.000Z' }],
     ['BIENNIAL', { given: { from: '2026-11-21T14:30:00.000Z', period: 'BIENNIAL' }, want: '2028-11-21T14:30:00.000Z' }],
     ['BIENNIAL from 29 February', { given: { from: '2028-02-29T12:00:00.000Z', period: 'BIENNIAL' }, want: '2030-02-28T12:00:00.000Z' }],
-    ['BIENNIAL from 29 February to a leap year (4 years needs two)', { given: { from: '2024-02-29T12:00:00.000Z', period: 'BIENNIAL' }, want: '2026-02-28T12:00:00.000Z' }],
+    [
+      'BIENNIAL from 29 February to a leap year (4 years needs two)',
+      { given: { from: '2024-02-29T12:00:00.000Z', period: 'BIENNIAL' }, want: '2026-02-28T12:00:00.000Z' },
+    ],
     ['MONTHLY keeps milliseconds', { given: { from: '2026-03-31T23:59:59.999Z', period: 'MONTHLY' }, want: '2026-04-30T23:59:59.999Z' }],
   ];
   test.for(cases)('%s', ([, { given, want }]) => {
@@ -462,15 +557,24 @@ describe('addPeriod (D31)', () => {
     ['no trial', { given: { createdAt: new Date(T0), trialDays: 0, period: 'MONTHLY' }, want: { nextBillingAt: '2026-12-21T14:30:00.000Z' } }],
     [
       'a trial',
-      { given: { createdAt: new Date(T0), trialDays: 10, period: 'MONTHLY' }, want: { trialEndsAt: '2026-12-01T14:30:00.000Z', nextBillingAt: '2027-01-01T14:30:00.000Z' } },
+      {
+        given: { createdAt: new Date(T0), trialDays: 10, period: 'MONTHLY' },
+        want: { trialEndsAt: '2026-12-01T14:30:00.000Z', nextBillingAt: '2027-01-01T14:30:00.000Z' },
+      },
     ],
     [
       'a sent trial end wins over trialDays',
-      { given: { createdAt: new Date(T0), trialDays: 10, period: 'WEEKLY', trialEndsAt: '2026-12-31T00:00:00.000Z' }, want: { trialEndsAt: '2026-12-31T00:00:00.000Z', nextBillingAt: '2027-01-07T00:00:00.000Z' } },
+      {
+        given: { createdAt: new Date(T0), trialDays: 10, period: 'WEEKLY', trialEndsAt: '2026-12-31T00:00:00.000Z' },
+        want: { trialEndsAt: '2026-12-31T00:00:00.000Z', nextBillingAt: '2027-01-07T00:00:00.000Z' },
+      },
     ],
     [
       'a sent next billing wins',
-      { given: { createdAt: new Date(T0), trialDays: 10, period: 'WEEKLY', nextBillingAt: '2027-03-01T00:00:00.000Z' }, want: { trialEndsAt: '2026-12-01T14:30:00.000Z', nextBillingAt: '2027-03-01T00:00:00.000Z' } },
+      {
+        given: { createdAt: new Date(T0), trialDays: 10, period: 'WEEKLY', nextBillingAt: '2027-03-01T00:00:00.000Z' },
+        want: { trialEndsAt: '2026-12-01T14:30:00.000Z', nextBillingAt: '2027-03-01T00:00:00.000Z' },
+      },
     ],
   ];
   test.for(derivations)('deriveDates: %s', ([, { given, want }]) => {

@@ -13,7 +13,8 @@ const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] 
 /** A product and client named in a body must be the company's (D27) and ACTIVE (D45); every one that is not is named. */
 async function mustOwn(deps: Deps, companyId: string, refs: { productId?: string; clientId?: string }): Promise<void> {
   const errors: FieldError[] = [];
-  if (refs.productId !== undefined) errors.push(...referenceError((await deps.store.getProducts(companyId, [refs.productId])).get(refs.productId), '/productId', 'product'));
+  if (refs.productId !== undefined)
+    errors.push(...referenceError((await deps.store.getProducts(companyId, [refs.productId])).get(refs.productId), '/productId', 'product'));
   errors.push(...(await referencedClient(deps, companyId, refs.clientId, '/clientId')).errors);
   if (errors.length > 0) throw validationProblem(errors);
 }
@@ -31,7 +32,9 @@ export const subscriptionOperations: ResourceOperations = (deps) => [
     };
     const derived = deriveDates({ createdAt: now, trialDays: body.trialDays, period: body.period, ...sent });
     if (!isWritableInstant(new Date(derived.nextBillingAt)) || (derived.trialEndsAt && !isWritableInstant(new Date(derived.trialEndsAt)))) {
-      throw validationProblem([{ pointer: sent.trialEndsAt ? '/trialEndsAt' : '/trialDays', detail: 'leaves no next billing date before the year 10000', keyword: 'format' }]);
+      throw validationProblem([
+        { pointer: sent.trialEndsAt ? '/trialEndsAt' : '/trialDays', detail: 'leaves no next billing date before the year 10000', keyword: 'format' },
+      ]);
     }
     const subscription: SubscriptionDoc = {
       id: newId('subscription'),

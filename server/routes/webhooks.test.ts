@@ -70,7 +70,6 @@ async function getWebhook(id: string, apiKey?: string) {
   return read(await server.request(`/webhook/${id}`, apiKey === undefined ? {} : { apiKey }));
 }
 
-
 /** Webhook ids that name no webhook of the caller: each is a 404. */
 const missing: Array<[string, { given: () => string }]> = [
   ['a well-formed unknown id', { given: () => unknownId('wbhk') }],
@@ -433,9 +432,15 @@ describe('PATCH /webhook/{id}: only the fields sent change (D40)', () => {
     const created = await register();
     const path = { params: { path: { id: created.id } } };
     clock.advance(1_000);
-    expect((await server.api.PATCH('/webhook/{id}', { ...path, body: { status: 'INACTIVE' } })).data).toMatchObject({ status: 'INACTIVE', updatedAt: '2026-11-20T10:00:01.000Z' });
+    expect((await server.api.PATCH('/webhook/{id}', { ...path, body: { status: 'INACTIVE' } })).data).toMatchObject({
+      status: 'INACTIVE',
+      updatedAt: '2026-11-20T10:00:01.000Z',
+    });
     clock.advance(1_000);
-    expect((await server.api.PATCH('/webhook/{id}', { ...path, body: { status: 'ACTIVE' } })).data).toEqual({ ...stored(created), updatedAt: '2026-11-20T10:00:02.000Z' });
+    expect((await server.api.PATCH('/webhook/{id}', { ...path, body: { status: 'ACTIVE' } })).data).toEqual({
+      ...stored(created),
+      updatedAt: '2026-11-20T10:00:02.000Z',
+    });
   });
 
   test('only the registration named changes', async () => {
@@ -503,7 +508,12 @@ describe('PATCH /webhook/{id}: refused', () => {
     const id = given();
     const { error, response } = await server.api.PATCH('/webhook/{id}', { params: { path: { id } }, body: { name: 'x' } });
     expect(response.status).toBe(404);
-    expect(error).toMatchObject({ type: '/problems/not-found', status: 404, detail: `No webhook with id ${id} exists for this company.`, instance: `/webhook/${id}` });
+    expect(error).toMatchObject({
+      type: '/problems/not-found',
+      status: 404,
+      detail: `No webhook with id ${id} exists for this company.`,
+      instance: `/webhook/${id}`,
+    });
   });
 });
 
@@ -598,11 +608,29 @@ describe("tenant isolation: company B cannot reach company A's registration (D27
   type Attempt = (api: TestServer['api'], id: string) => Promise<{ response: Response; error?: unknown }>;
   const cases: Array<[string, { given: Attempt; instance: (id: string) => string }]> = [
     ['read it', { given: (api, id) => api.GET('/webhook/{id}', { params: { path: { id } } }), instance: (id) => `/webhook/${id}` }],
-    ['pause it', { given: (api, id) => api.PATCH('/webhook/{id}', { params: { path: { id } }, body: { status: 'INACTIVE' } }), instance: (id) => `/webhook/${id}` }],
-    ['point it elsewhere', { given: (api, id) => api.PATCH('/webhook/{id}', { params: { path: { id } }, body: { url: 'https://attacker.example.com/' } }), instance: (id) => `/webhook/${id}` }],
-    ['point it at a refused URL', { given: (api, id) => api.PATCH('/webhook/{id}', { params: { path: { id } }, body: { url: 'http://example.com/' } }), instance: (id) => `/webhook/${id}` }],
+    [
+      'pause it',
+      { given: (api, id) => api.PATCH('/webhook/{id}', { params: { path: { id } }, body: { status: 'INACTIVE' } }), instance: (id) => `/webhook/${id}` },
+    ],
+    [
+      'point it elsewhere',
+      {
+        given: (api, id) => api.PATCH('/webhook/{id}', { params: { path: { id } }, body: { url: 'https://attacker.example.com/' } }),
+        instance: (id) => `/webhook/${id}`,
+      },
+    ],
+    [
+      'point it at a refused URL',
+      {
+        given: (api, id) => api.PATCH('/webhook/{id}', { params: { path: { id } }, body: { url: 'http://example.com/' } }),
+        instance: (id) => `/webhook/${id}`,
+      },
+    ],
     ['delete it', { given: (api, id) => api.DELETE('/webhook/{id}', { params: { path: { id } } }), instance: (id) => `/webhook/${id}` }],
-    ['list its deliveries', { given: (api, id) => api.GET('/webhook/{id}/deliveries', { params: { path: { id } } }), instance: (id) => `/webhook/${id}/deliveries` }],
+    [
+      'list its deliveries',
+      { given: (api, id) => api.GET('/webhook/{id}/deliveries', { params: { path: { id } } }), instance: (id) => `/webhook/${id}/deliveries` },
+    ],
   ];
 
   test.each(cases)('B cannot %s: 404, and A sees it unchanged', async (_name, { given, instance }) => {
@@ -612,7 +640,12 @@ describe("tenant isolation: company B cannot reach company A's registration (D27
 
     const { response, error } = await given(server.other.api, mine.id);
     expect(response.status).toBe(404);
-    expect(error).toMatchObject({ type: '/problems/not-found', status: 404, detail: `No webhook with id ${mine.id} exists for this company.`, instance: instance(mine.id) });
+    expect(error).toMatchObject({
+      type: '/problems/not-found',
+      status: 404,
+      detail: `No webhook with id ${mine.id} exists for this company.`,
+      instance: instance(mine.id),
+    });
     const text = JSON.stringify(error);
     for (const leak of ['Somente A', 'somente-a.example.com', server.companyId, 'whsec_']) expect(text).not.toContain(leak);
 
@@ -620,7 +653,7 @@ describe("tenant isolation: company B cannot reach company A's registration (D27
     expect((await server.api.GET('/webhook/{id}/deliveries', { params: { path: { id: mine.id } } })).data).toEqual(attempts);
   });
 
-  test("each company lists only its own registrations", async () => {
+  test('each company lists only its own registrations', async () => {
     const mine = await register({ name: 'De A' });
     const theirs = await register({ name: 'De B', url: 'https://padaria.example.com/hooks' }, server.other.api);
     expect(theirs.companyId).toBe(server.other.companyId);

@@ -103,11 +103,23 @@ describe.skipIf(!testDatabaseUrl)('two instances on one PostgreSQL database', ()
 
     // 3. Read after write, across instances.
     const readAfterWrite: Record['readAfterWrite'] = [];
-    const client = await call(a.base, apiKey, 'POST', '/client', { name: 'Maria Silva Souza', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'maria@example.com', phone: '11987654321' });
+    const client = await call(a.base, apiKey, 'POST', '/client', {
+      name: 'Maria Silva Souza',
+      status: 'ACTIVE',
+      cpfCnpj: '52998224725',
+      email: 'maria@example.com',
+      phone: '11987654321',
+    });
     const clientId = (client.json as { data?: { id?: string }; id?: string }).data?.id ?? (client.json as { id?: string }).id;
     const listed = await call(b.base, apiKey, 'GET', '/client');
     readAfterWrite.push({ what: 'a client created on A, listed on B', found: (listed.json as Array<{ id: string }>).some((c) => c.id === clientId) });
-    const product = await call(b.base, apiKey, 'POST', '/product', { name: 'Café 250 g', description: 'Torra média', price: 39.9, sku: 'CAFE-250', displayId: '250' });
+    const product = await call(b.base, apiKey, 'POST', '/product', {
+      name: 'Café 250 g',
+      description: 'Torra média',
+      price: 39.9,
+      sku: 'CAFE-250',
+      displayId: '250',
+    });
     const productId = (product.json as { id: string }).id;
     const ordered = await call(a.base, apiKey, 'POST', '/order', { subtotal: 39.9, total: 39.9, items: [{ productId, quantity: 1 }] });
     readAfterWrite.push({ what: 'a product created on B, ordered on A', found: ordered.status === 201 });
@@ -117,7 +129,11 @@ describe.skipIf(!testDatabaseUrl)('two instances on one PostgreSQL database', ()
 
     // 4. Webhooks: one registration, 12 development charges paid through alternating instances;
     //    both instances' workers poll every 20 ms.
-    const hook = await call(a.base, apiKey, 'POST', '/webhook', { url: hookUrl, name: 'Loja', events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'] });
+    const hook = await call(a.base, apiKey, 'POST', '/webhook', {
+      url: hookUrl,
+      name: 'Loja',
+      events: ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received'],
+    });
     if (hook.status !== 201) throw new Error(`POST /webhook: ${hook.status} ${JSON.stringify(hook.json)}`);
     const webhookId = (hook.json as { id?: string; data?: { id: string } }).id ?? (hook.json as { data: { id: string } }).data.id;
     const paid = await Promise.all(
@@ -174,7 +190,10 @@ describe.skipIf(!testDatabaseUrl)('two instances on one PostgreSQL database', ()
 
   test('64 concurrent payment links with one Idempotency-Key, split across both instances, create exactly one charge', () => {
     const statuses = new Set(record.idempotent.map((a) => a.status));
-    expect([...statuses].every((s) => s === 201 || s === 409), `statuses ${[...statuses].join(', ')}`).toBe(true);
+    expect(
+      [...statuses].every((s) => s === 201 || s === 409),
+      `statuses ${[...statuses].join(', ')}`,
+    ).toBe(true);
     const ids = new Set(record.idempotent.filter((a) => a.status === 201).map((a) => (a.json as { data: { id: string } }).data.id));
     expect(ids.size).toBe(1);
     expect(record.chargesInDatabase).toBe(1);

@@ -139,7 +139,9 @@ describe.each(engines)('Store on %s', (_name, engine) => {
   test('migrations are applied once, recorded in schema_migrations, and not repeated by another instance', async () => {
     await db.open();
     await db.open();
-    expect(await db.rows('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(migrations.map((m) => ({ version: m.version, name: m.name })));
+    expect(await db.rows('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(
+      migrations.map((m) => ({ version: m.version, name: m.name })),
+    );
     // Migration 3 exists on both engines (SQLite counts requests in memory and leaves it empty).
     expect(await db.rows('SELECT key_id FROM rate_limit_windows')).toEqual([]);
   });
@@ -175,7 +177,16 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     const o = await store.insertOrder(companyId, (n) => order(company, n));
 
     const [due] = await store.claimDueDeliveries(later(2), later(32), 10);
-    expect(due).toEqual({ eventId: pending.id, webhookId: w.id, companyId, type: 'charge.pending', body: pending.body, attempts: 0, url: w.url, secret: 'whsec_secret' });
+    expect(due).toEqual({
+      eventId: pending.id,
+      webhookId: w.id,
+      companyId,
+      type: 'charge.pending',
+      body: pending.body,
+      attempts: 0,
+      url: w.url,
+      secret: 'whsec_secret',
+    });
     const delivered = attempt(due!, later(3), { httpStatus: 204 });
     await store.recordAttempt({ companyId, attempt: delivered, state: 'DELIVERED' });
     await store.close();
@@ -191,7 +202,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['findApiKey (unknown)', { given: () => second.findApiKey('key_unknown'), want: undefined }],
       ['getClient', { given: () => second.getClient(companyId, c.id), want: c }],
       ['getClient (created with the charge)', { given: () => second.getClient(companyId, newClient.id), want: newClient }],
-      ['listClientsJson', { given: async () => (JSON.parse(await second.listClientsJson(companyId)) as ClientDoc[]).map((x) => x.id).sort(), want: [c.id, newClient.id].sort() }],
+      [
+        'listClientsJson',
+        { given: async () => (JSON.parse(await second.listClientsJson(companyId)) as ClientDoc[]).map((x) => x.id).sort(), want: [c.id, newClient.id].sort() },
+      ],
       ['getProducts (duplicates and unknown ids)', { given: () => second.getProducts(companyId, [p.id, 'prod_unknown', p.id]), want: new Map([[p.id, p]]) }],
       ['getProducts (none)', { given: () => second.getProducts(companyId, []), want: new Map() }],
       ['getSubscription (replaced)', { given: () => second.getSubscription(companyId, s.id), want: changed }],
@@ -199,7 +213,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['getChargeJson is the text as stored', { given: () => second.getChargeJson(companyId, ch.id), want: JSON.stringify(ch) }],
       ['findCharge', { given: () => second.findCharge(ch.id), want: { companyId, charge: ch } }],
       ['findCharge (unknown)', { given: () => second.findCharge('char_unknown'), want: undefined }],
-      ['idempotent response replays', { given: () => second.claimIdempotencyKey(claimAt(companyId, 'order-42', 'fp-1', 10)), want: { kind: 'replay', status: 201, body: responseBody } }],
+      [
+        'idempotent response replays',
+        { given: () => second.claimIdempotencyKey(claimAt(companyId, 'order-42', 'fp-1', 10)), want: { kind: 'replay', status: 201, body: responseBody } },
+      ],
       ['getWebhook (replaced)', { given: () => second.getWebhook(companyId, w.id), want: renamed }],
       ['listWebhooks', { given: () => second.listWebhooks(companyId), want: [renamed] }],
       ['listDeliveryAttempts', { given: () => second.listDeliveryAttempts(companyId, w.id), want: [delivered] }],
@@ -241,7 +258,16 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['getProducts', { given: async (s, co, ids) => (await s.getProducts(co, [ids.product])).get(ids.product), want: 'product' }],
       ['getSubscription', { given: (s, co, ids) => s.getSubscription(co, ids.subscription), want: 'subscription' }],
       ['getCharge', { given: (s, co, ids) => s.getCharge(co, ids.charge), want: 'charge' }],
-      ['getChargeJson', { given: async (s, co, ids) => { const json = await s.getChargeJson(co, ids.charge); return json === undefined ? undefined : (JSON.parse(json) as { id: string }); }, want: 'charge' }],
+      [
+        'getChargeJson',
+        {
+          given: async (s, co, ids) => {
+            const json = await s.getChargeJson(co, ids.charge);
+            return json === undefined ? undefined : (JSON.parse(json) as { id: string });
+          },
+          want: 'charge',
+        },
+      ],
       ['getWebhook', { given: (s, co, ids) => s.getWebhook(co, ids.webhook), want: 'webhook' }],
       ['listWebhooks', { given: async (s, co) => (await s.listWebhooks(co))[0], want: 'webhook' }],
     ])("%s finds the owner's record and nothing with another company's id", async (_name, { given, want }) => {
@@ -256,15 +282,29 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     });
 
     test.each<[string, { given: (store: Store, foreign: string, ids: Fixture['ids']) => Promise<unknown>; want?: unknown }]>([
-      ['replaceSubscription', { given: async (s, co, ids) => s.replaceSubscription(co, { ...(await s.getSubscription(fx.a.doc.id, ids.subscription))!, status: 'CANCELLED' }) }],
+      [
+        'replaceSubscription',
+        { given: async (s, co, ids) => s.replaceSubscription(co, { ...(await s.getSubscription(fx.a.doc.id, ids.subscription))!, status: 'CANCELLED' }) },
+      ],
       ['replaceWebhook', { given: async (s, co, ids) => s.replaceWebhook(co, { ...(await s.getWebhook(fx.a.doc.id, ids.webhook))!, status: 'INACTIVE' }) }],
       ['deleteWebhook', { given: (s, co, ids) => s.deleteWebhook(co, ids.webhook), want: false }],
-      ['transitionCharge', { given: (s, co, ids) => s.transitionCharge(co, ids.charge, (c) => ({ charge: { ...c, status: 'EXPIRED' }, events: [] })), want: undefined }],
+      [
+        'transitionCharge',
+        { given: (s, co, ids) => s.transitionCharge(co, ids.charge, (c) => ({ charge: { ...c, status: 'EXPIRED' }, events: [] })), want: undefined },
+      ],
       ['setChargeImage', { given: (s, co, ids) => s.setChargeImage(co, ids.charge, 'data:image/png;base64,Zm9yZWlnbg==') }],
     ])("%s with another company's id changes nothing", async (_name, { given, want }) => {
-      const before = { subscription: await store.getSubscription(fx.a.doc.id, fx.ids.subscription), webhook: await store.getWebhook(fx.a.doc.id, fx.ids.webhook), charge: await store.getChargeJson(fx.a.doc.id, fx.ids.charge) };
+      const before = {
+        subscription: await store.getSubscription(fx.a.doc.id, fx.ids.subscription),
+        webhook: await store.getWebhook(fx.a.doc.id, fx.ids.webhook),
+        charge: await store.getChargeJson(fx.a.doc.id, fx.ids.charge),
+      };
       expect(await given(store, fx.b.doc.id, fx.ids)).toEqual(want);
-      expect({ subscription: await store.getSubscription(fx.a.doc.id, fx.ids.subscription), webhook: await store.getWebhook(fx.a.doc.id, fx.ids.webhook), charge: await store.getChargeJson(fx.a.doc.id, fx.ids.charge) }).toEqual(before);
+      expect({
+        subscription: await store.getSubscription(fx.a.doc.id, fx.ids.subscription),
+        webhook: await store.getWebhook(fx.a.doc.id, fx.ids.webhook),
+        charge: await store.getChargeJson(fx.a.doc.id, fx.ids.charge),
+      }).toEqual(before);
     });
 
     test('idempotency keys are per company', async () => {
@@ -317,11 +357,20 @@ describe.each(engines)('Store on %s', (_name, engine) => {
             want: { kind: 'replay', status: 201, body },
           },
         ],
-        ['same request long after the lease, within the retention', { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-1', 3_600)), want: { kind: 'replay', status: 201, body } }],
+        [
+          'same request long after the lease, within the retention',
+          { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-1', 3_600)), want: { kind: 'replay', status: 201, body } },
+        ],
         ['different request after completion', { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-2', 3_600)), want: { kind: 'mismatch' } }],
-        ['any request after the retention ended', { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-3', 86_401)), want: { kind: 'claimed' } }],
+        [
+          'any request after the retention ended',
+          { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-3', 86_401)), want: { kind: 'claimed' } },
+        ],
         ['the new claim holds', { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-3', 86_402)), want: { kind: 'in-flight' } }],
-        ['and is unfinished: the old response is gone', { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-1', 86_402)), want: { kind: 'mismatch' } }],
+        [
+          'and is unfinished: the old response is gone',
+          { given: () => store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-1', 86_402)), want: { kind: 'mismatch' } },
+        ],
       ];
       for (const [name, { given, want }] of steps) expect(await given(), name).toEqual(want);
     });
@@ -336,7 +385,8 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await store.claimIdempotencyKey(claimAt(doc.id, 'k', 'fp-1', 0))).toEqual({ kind: 'claimed' });
       expect((await store.claimIdempotencyKey(claimAt(doc.id, 'k', given.secondFingerprint, given.afterSeconds))).kind).toBe(want);
       // A claim taken over holds a new lease, from the time it was taken.
-      if (want === 'claimed') expect((await store.claimIdempotencyKey(claimAt(doc.id, 'k', given.secondFingerprint, given.afterSeconds + 59))).kind).toBe('in-flight');
+      if (want === 'claimed')
+        expect((await store.claimIdempotencyKey(claimAt(doc.id, 'k', given.secondFingerprint, given.afterSeconds + 59))).kind).toBe('in-flight');
     });
 
     test.each<[string, { given: { completed: boolean }; want: IdempotencyClaim['kind'] }]>([
@@ -366,10 +416,33 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       customer: ClientDoc;
     }
     test.each<[string, { given: (ctx: Context) => { charge: StoredCharge; companyId: string; events: NewEvent[] } }]>([
-      ['a duplicate charge id', { given: ({ company, existing, product: p, customer }) => ({ charge: charge(company, p, { customer, id: existing.id }), companyId: company.doc.id, events: [event('charge.pending')] }) }],
-      ['a company that does not exist', { given: ({ company, product: p, customer }) => ({ charge: charge(company, p, { customer }), companyId: 'comp_doesnotexist0000000000000', events: [] }) }],
+      [
+        'a duplicate charge id',
+        {
+          given: ({ company, existing, product: p, customer }) => ({
+            charge: charge(company, p, { customer, id: existing.id }),
+            companyId: company.doc.id,
+            events: [event('charge.pending')],
+          }),
+        },
+      ],
+      [
+        'a company that does not exist',
+        {
+          given: ({ company, product: p, customer }) => ({ charge: charge(company, p, { customer }), companyId: 'comp_doesnotexist0000000000000', events: [] }),
+        },
+      ],
       // Fails last, once the client, the charge and a first event are written.
-      ['an event id already in the outbox', { given: ({ company, product: p, customer, existingEvent }) => ({ charge: charge(company, p, { customer }), companyId: company.doc.id, events: [event('charge.pending'), existingEvent] }) }],
+      [
+        'an event id already in the outbox',
+        {
+          given: ({ company, product: p, customer, existingEvent }) => ({
+            charge: charge(company, p, { customer }),
+            companyId: company.doc.id,
+            events: [event('charge.pending'), existingEvent],
+          }),
+        },
+      ],
     ])('a failure on %s leaves no client, no charge, no event and no idempotent response behind', async (_name, { given }) => {
       const company = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
       const companyId = company.doc.id;
@@ -390,7 +463,11 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await store.claimIdempotencyKey(claimAt(companyId, 'k', 'fp-1', 0))).toEqual({ kind: 'claimed' });
       const failing = given({ company, existing, existingEvent, product: p, customer });
       await expect(
-        store.insertCharge(failing.charge, failing.companyId, { newClient: customer, response: { companyId, key: 'k', status: 201, body: '{"data":{}}' }, events: failing.events }),
+        store.insertCharge(failing.charge, failing.companyId, {
+          newClient: customer,
+          response: { companyId, key: 'k', status: 201, body: '{"data":{}}' },
+          events: failing.events,
+        }),
       ).rejects.toThrow();
 
       expect(await store.getClient(companyId, customer.id)).toBeUndefined();
@@ -405,7 +482,11 @@ describe.each(engines)('Store on %s', (_name, engine) => {
 
       // The same store still works after the rolled-back transaction.
       const retry = charge(company, p, { customer });
-      await store.insertCharge(retry, companyId, { newClient: customer, response: { companyId, key: 'k', status: 201, body: '{"data":{}}' }, events: [event('charge.pending')] });
+      await store.insertCharge(retry, companyId, {
+        newClient: customer,
+        response: { companyId, key: 'k', status: 201, body: '{"data":{}}' },
+        events: [event('charge.pending')],
+      });
       expect(await store.getClient(companyId, customer.id)).toEqual(customer);
       expect(await store.getCharge(companyId, retry.id)).toEqual(retry);
       expect(await db.rows<{ seq: number }>('SELECT seq FROM webhook_events ORDER BY seq')).toEqual([{ seq: 1 }, { seq: 2 }]);
@@ -438,7 +519,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await store.insertCharge(third, companyId, { events: [c] });
       const d = event('charge.paid');
       const e = event('charge.expired');
-      const moved = await store.transitionCharge(companyId, third.id, (stored) => ({ charge: { ...stored, paymentStatus: 'PAID', status: 'PAID' }, events: [d, e] }));
+      const moved = await store.transitionCharge(companyId, third.id, (stored) => ({
+        charge: { ...stored, paymentStatus: 'PAID', status: 'PAID' },
+        events: [d, e],
+      }));
       expect(moved).toMatchObject({ id: third.id, status: 'PAID' });
 
       expect(await db.rows('SELECT id, company_id, seq, type FROM webhook_events ORDER BY seq')).toEqual([
@@ -489,7 +573,9 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await store.transitionCharge(company.doc.id, 'char_unknown', (c) => ({ charge: c, events: [event('charge.paid')] }))).toBeUndefined();
       expect(await db.rows('SELECT id FROM webhook_events')).toEqual([]);
       // The store still works after the rollback.
-      expect(await store.transitionCharge(company.doc.id, ch.id, (c) => ({ charge: { ...c, status: 'PAID' }, events: [event('charge.paid')] }))).toMatchObject({ status: 'PAID' });
+      expect(await store.transitionCharge(company.doc.id, ch.id, (c) => ({ charge: { ...c, status: 'PAID' }, events: [event('charge.paid')] }))).toMatchObject({
+        status: 'PAID',
+      });
       expect(await db.rows('SELECT seq FROM webhook_events')).toEqual([{ seq: 1 }]);
     });
   });
@@ -545,20 +631,35 @@ describe.each(engines)('Store on %s', (_name, engine) => {
 
       const first = await store.claimDueDeliveries(later(10), later(40), 10);
       expect(sortedPairs(first)).toEqual([`${paid!.id}/${w1.id}`, `${expired!.id}/${w2.id}`].sort());
-      expect(first.find((d) => d.webhookId === w1.id)).toEqual({ eventId: paid!.id, webhookId: w1.id, companyId, type: 'charge.paid', body: paid!.body, attempts: 0, url: w1.url, secret: 'whsec_1' });
+      expect(first.find((d) => d.webhookId === w1.id)).toEqual({
+        eventId: paid!.id,
+        webhookId: w1.id,
+        companyId,
+        type: 'charge.paid',
+        body: paid!.body,
+        attempts: 0,
+        url: w1.url,
+        secret: 'whsec_1',
+      });
 
       const pair = (e: NewEvent | undefined, w: WebhookDoc): string => `${e!.id}/${w.id}`;
       expect(await store.claimDueDeliveries(later(39), later(69), 10), 'within the lease, nothing').toEqual([]);
       const limited = await store.claimDueDeliveries(later(40), later(70), 1);
       expect(limited, 'the limit bounds a claim').toHaveLength(1);
       const unsent = first.find((d) => d.webhookId !== limited[0]!.webhookId);
-      expect(sortedPairs(await store.claimDueDeliveries(later(40), later(70), 10)), 'after the lease, the other one is due again').toEqual(sortedPairs([unsent!]));
+      expect(sortedPairs(await store.claimDueDeliveries(later(40), later(70), 10)), 'after the lease, the other one is due again').toEqual(
+        sortedPairs([unsent!]),
+      );
 
       // At later(70) both are due again: w1 delivers its first event, w2 fails and retries at later(500).
       const again = await store.claimDueDeliveries(later(70), later(100), 10);
       expect(sortedPairs(again)).toEqual(sortedPairs(first));
       await store.recordAttempt({ companyId, attempt: attempt(again.find((d) => d.webhookId === w1.id)!, later(71), { httpStatus: 200 }), state: 'DELIVERED' });
-      await store.recordAttempt({ companyId, attempt: attempt(again.find((d) => d.webhookId === w2.id)!, later(72), { httpStatus: 500, nextAttemptAt: later(500) }), state: 'PENDING' });
+      await store.recordAttempt({
+        companyId,
+        attempt: attempt(again.find((d) => d.webhookId === w2.id)!, later(72), { httpStatus: 500, nextAttemptAt: later(500) }),
+        state: 'PENDING',
+      });
       expect(sortedPairs(await store.claimDueDeliveries(later(80), later(110), 10)), "w1's next event is due; w2's retry is not").toEqual([pair(expired, w1)]);
       const retried = await store.claimDueDeliveries(later(500), later(530), 10);
       expect(sortedPairs(retried), "w2's retry is due at its nextAttemptAt (w1's lease ended too)").toEqual([pair(expired, w1), pair(expired, w2)].sort());
@@ -574,7 +675,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await store.insertWebhook(w, 'whsec_1');
       await emit(['charge.paid', 'charge.paid']);
       const [due] = await store.claimDueDeliveries(later(10), later(40), 10);
-      const doc = attempt(due!, later(11), { httpStatus: given.disableWebhook ? 410 : 503, ...(given.state === 'PENDING' ? { nextAttemptAt: later(100) } : {}) });
+      const doc = attempt(due!, later(11), {
+        httpStatus: given.disableWebhook ? 410 : 503,
+        ...(given.state === 'PENDING' ? { nextAttemptAt: later(100) } : {}),
+      });
       await store.recordAttempt({ companyId, attempt: doc, state: given.state, ...(given.disableWebhook ? { disableWebhook: true } : {}) });
 
       const stored = await store.getWebhook(companyId, w.id);
@@ -619,10 +723,16 @@ describe.each(engines)('Store on %s', (_name, engine) => {
         ['deleted', { given: () => store.deleteWebhook(companyId, w.id), want: true }],
         ['gone', { given: () => store.getWebhook(companyId, w.id), want: undefined }],
         ['deleted again', { given: () => store.deleteWebhook(companyId, w.id), want: false }],
-        ['its attempt in flight records nothing', { given: () => store.recordAttempt({ companyId, attempt: attempt(inFlight!, later(21), { httpStatus: 200 }), state: 'DELIVERED' }), want: undefined }],
+        [
+          'its attempt in flight records nothing',
+          { given: () => store.recordAttempt({ companyId, attempt: attempt(inFlight!, later(21), { httpStatus: 200 }), state: 'DELIVERED' }), want: undefined },
+        ],
         ['its attempts', { given: () => db.rows(`SELECT id FROM webhook_attempts WHERE webhook_id = '${w.id}'`), want: [] }],
         ['its deliveries', { given: () => db.rows(`SELECT event_id FROM webhook_deliveries WHERE webhook_id = '${w.id}'`), want: [] }],
-        ['the other keeps its own', { given: async () => (await db.rows(`SELECT event_id FROM webhook_deliveries WHERE webhook_id = '${kept.id}'`)).length, want: 2 }],
+        [
+          'the other keeps its own',
+          { given: async () => (await db.rows(`SELECT event_id FROM webhook_deliveries WHERE webhook_id = '${kept.id}'`)).length, want: 2 },
+        ],
         ['listWebhooks', { given: async () => (await store.listWebhooks(companyId)).map((x) => x.id), want: [kept.id] }],
       ];
       for (const [name, { given, want }] of steps) expect(await given(), name).toEqual(want);
@@ -638,8 +748,14 @@ describe.each(engines)('Store on %s', (_name, engine) => {
   });
 
   test.each<[string, { given: { existing?: string; images: string[] }; want: string }]>([
-    ['the first image stays', { given: { images: ['data:image/png;base64,Zmlyc3Q=', 'data:image/png;base64,c2Vjb25k'] }, want: 'data:image/png;base64,Zmlyc3Q=' }],
-    ['an image stored with the charge stays', { given: { existing: 'data:image/png;base64,b2xk', images: ['data:image/png;base64,bmV3'] }, want: 'data:image/png;base64,b2xk' }],
+    [
+      'the first image stays',
+      { given: { images: ['data:image/png;base64,Zmlyc3Q=', 'data:image/png;base64,c2Vjb25k'] }, want: 'data:image/png;base64,Zmlyc3Q=' },
+    ],
+    [
+      'an image stored with the charge stays',
+      { given: { existing: 'data:image/png;base64,b2xk', images: ['data:image/png;base64,bmV3'] }, want: 'data:image/png;base64,b2xk' },
+    ],
     ['any JSON string content is kept exactly', { given: { images: ['quote " backslash \\ é \u2028 end'] }, want: 'quote " backslash \\ é \u2028 end' }],
   ])('setChargeImage: %s', async (_name, { given, want }) => {
     const company = await addCompany(store, 'Café Aurora', '45723174000110');
@@ -718,7 +834,9 @@ describe.skipIf(!databaseUrl)('PgStore: two instances (two processes) on one dat
     const orders = await Promise.all(Array.from({ length: 50 }, (_, i) => either(i).insertOrder(company.doc.id, (n) => order(company, n))));
     await Promise.all(Array.from({ length: 6 }, (_, i) => either(i).insertOrder(other.doc.id, (n) => order(other, n))));
     expect(orders.map((o) => Number(o.orderNumber)).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(await db.rows(`SELECT order_number FROM orders WHERE company_id = '${other.doc.id}' ORDER BY order_number`)).toEqual([1, 2, 3, 4, 5, 6].map((n) => ({ order_number: n })));
+    expect(await db.rows(`SELECT order_number FROM orders WHERE company_id = '${other.doc.id}' ORDER BY order_number`)).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => ({ order_number: n })),
+    );
   });
 
   test('concurrent moves and new charges from both: no lost update, events numbered 1..n, a delivery each', async () => {
@@ -739,7 +857,9 @@ describe.skipIf(!databaseUrl)('PgStore: two instances (two processes) on one dat
 
     const marks = (await one.getCharge(companyId, ch.id))!.externalId!.split('|').slice(1);
     expect(marks.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect((await db.rows<{ seq: number }>('SELECT seq FROM webhook_events ORDER BY seq')).map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect((await db.rows<{ seq: number }>('SELECT seq FROM webhook_events ORDER BY seq')).map((r) => r.seq)).toEqual(
+      Array.from({ length: 40 }, (_, i) => i + 1),
+    );
     expect(await db.rows('SELECT event_id FROM webhook_deliveries')).toHaveLength(40);
   });
 

@@ -83,11 +83,7 @@ export interface IdempotencyClaimInput {
   expiresAt: string;
 }
 
-export type IdempotencyClaim =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: string }
-  | { kind: 'in-flight' }
-  | { kind: 'mismatch' };
+export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'in-flight' } | { kind: 'mismatch' };
 
 export interface StoredResponse {
   companyId: string;
@@ -142,7 +138,11 @@ export interface Store {
    * company's subscribed ACTIVE webhooks commit together, or not at all (the outbox, D14).
    * Undefined when the company has no such charge.
    */
-  transitionCharge(companyId: string, id: string, apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] }): Promise<StoredCharge | undefined>;
+  transitionCharge(
+    companyId: string,
+    id: string,
+    apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] },
+  ): Promise<StoredCharge | undefined>;
   /** Charges still OPEN whose `expiresAt` is at or before `now`. */
   openChargesDue(now: string, limit: number): Promise<Array<{ companyId: string; id: string }>>;
 

@@ -54,7 +54,8 @@ export class ResponseChecker {
     if (!pointer) return violations;
     const validate = this.validator.at(pointer);
     if (!validate(body)) {
-      for (const error of validate.errors ?? []) violations.push(`${op.operationId} ${status}: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`);
+      for (const error of validate.errors ?? [])
+        violations.push(`${op.operationId} ${status}: ${error.instancePath || '(body)'} ${error.message ?? error.keyword}`);
     }
     return violations;
   }
@@ -68,4 +69,3 @@ export class ResponseChecker {
     return validate(JSON.parse(await response.clone().text())) ? [] : [`${what}: problem body does not match the Problem schema`];
   }
 }
-

@@ -201,7 +201,12 @@ export function printedKey(running: Pick<Running, 'stdout'>): string {
 export async function listening(running: Running): Promise<void> {
   const ready = new Promise<void>((resolve, reject) => {
     const check = () => {
-      if (running.stdout().split('\n').some((line) => line.includes('"msg":"listening"'))) {
+      if (
+        running
+          .stdout()
+          .split('\n')
+          .some((line) => line.includes('"msg":"listening"'))
+      ) {
         running.child.stdout!.off('data', check);
         resolve();
       }
@@ -215,4 +220,3 @@ export async function listening(running: Running): Promise<void> {
   });
   await within(ready, 'the "listening" log line');
 }
-

@@ -41,9 +41,18 @@ export function exchange(port: number, request: string, options: { waitMs?: numb
       const [statusLine = '', ...lines] = head.split('\r\n');
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1];
       const headers = Object.fromEntries(
-        lines.filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        lines
+          .filter((line) => line.includes(':'))
+          .map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
       );
-      resolve({ raw, status: status === undefined ? undefined : Number(status), headers, body: split === -1 ? '' : raw.slice(split + 4), ended: ended!, ms: performance.now() - started });
+      resolve({
+        raw,
+        status: status === undefined ? undefined : Number(status),
+        headers,
+        body: split === -1 ? '' : raw.slice(split + 4),
+        ended: ended!,
+        ms: performance.now() - started,
+      });
     };
     const giveUp = setTimeout(() => finish('open'), waitMs);
     const hangUp = options.hangUpAfterMs === undefined ? undefined : setTimeout(() => finish('open'), options.hangUpAfterMs);

@@ -29,7 +29,8 @@ export interface TlsTunnel {
  */
 export async function tunnelHostName(): Promise<{ host: string } | { reason: string }> {
   const host = hostname();
-  if (host === '' || host === 'localhost' || host.endsWith('.localhost') || isIP(host) !== 0) return { reason: `the host name ${JSON.stringify(host)} is one a production deployment refuses` };
+  if (host === '' || host === 'localhost' || host.endsWith('.localhost') || isIP(host) !== 0)
+    return { reason: `the host name ${JSON.stringify(host)} is one a production deployment refuses` };
   try {
     await lookup(host);
   } catch (error) {
@@ -42,7 +43,27 @@ export async function tunnelHostName(): Promise<{ host: string } | { reason: str
 function selfSigned(host: string, folder: string): { key: string; certificatePath: string } | undefined {
   const keyPath = join(folder, 'tunnel-key.pem');
   const certificatePath = join(folder, 'tunnel-cert.pem');
-  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`, '-keyout', keyPath, '-out', certificatePath], { stdio: 'pipe' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${host}`,
+      '-addext',
+      `subjectAltName=DNS:${host}`,
+      '-keyout',
+      keyPath,
+      '-out',
+      certificatePath,
+    ],
+    { stdio: 'pipe' },
+  );
   if (made.error || made.status !== 0) return undefined;
   return { key: readFileSync(keyPath, 'utf8'), certificatePath };
 }

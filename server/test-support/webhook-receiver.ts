@@ -68,4 +68,3 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-

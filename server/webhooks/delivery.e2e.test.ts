@@ -25,11 +25,20 @@ const folder = useChildProcesses('pix-webhook-e2e-');
 const SCHEDULE = ['0.1', '0.1', '0.1', '0.5', ...Array.from({ length: 16 }, () => '1')].join(',');
 
 describe('webhook delivery survives a crash (D14)', () => {
-  test('events attempted while the receiver is down, server SIGKILLed and restarted, receiver up: all delivered, in order, once each after de-duplication', { timeout: 120_000 }, async () => {
+  test('events attempted while the receiver is down, server SIGKILLed and restarted, receiver up: all delivered, in order, once each after de-duplication', {
+    timeout: 120_000,
+  }, async () => {
     const databasePath = join(folder(), 'crash', 'payments.db');
     const port = await freePort();
     const receiverPort = await freePort();
-    const vars: ChildVars = { DATABASE_PATH: databasePath, PORT: String(port), WEBHOOK_RETRY_SCHEDULE: SCHEDULE, WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' };
+    const vars: ChildVars = {
+      DATABASE_PATH: databasePath,
+      PORT: String(port),
+      WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
+      WEBHOOK_POLL_MS: '50',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      LOG_LEVEL: 'info',
+    };
     let apiKey = '';
     const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
       const response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -108,7 +117,10 @@ describe('webhook delivery survives a crash (D14)', () => {
       ]),
     );
     try {
-      await waitFor('eight events at /all and two at /paid', () => processed(receiver.received, '/all').length === 8 && processed(receiver.received, '/paid').length === 2);
+      await waitFor(
+        'eight events at /all and two at /paid',
+        () => processed(receiver.received, '/all').length === 8 && processed(receiver.received, '/paid').length === 2,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300)); // nothing else arrives
 
       expect(receiver.received.filter((r) => r.verifyError !== undefined)).toEqual([]);

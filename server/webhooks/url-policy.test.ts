@@ -31,7 +31,10 @@ const cases: Array<[string, Case]> = [
   ['11.0.0.1, just past 10/8', { given: 'https://11.0.0.1/', want: both('allowed') }],
   ['fec0::1, just past fe80::/10', { given: 'https://[fec0::1]/', want: both('allowed') }],
   ['fe00::1, just before fc00::/7', { given: 'https://[fe00::1]/', want: both('allowed') }],
-  ['a name under .invalid (never resolves; the conformance suite registers these)', { given: 'https://webhooks.conformance.invalid/conf1234', want: both('allowed') }],
+  [
+    'a name under .invalid (never resolves; the conformance suite registers these)',
+    { given: 'https://webhooks.conformance.invalid/conf1234', want: both('allowed') },
+  ],
   ['a name that only contains "localhost"', { given: 'https://localhost.example.com/', want: both('allowed') }],
   ['a name ending in "localhost" without a dot', { given: 'https://mylocalhost/', want: both('allowed') }],
   ['a name that resolves anywhere (names are not resolved)', { given: 'https://intranet.corp/', want: both('allowed') }],

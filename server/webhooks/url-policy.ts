@@ -31,11 +31,37 @@ const httpHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Address ranges a production deployment refuses, each with the words that explain it. */
 const refusedRanges: ReadonlyArray<{ what: string; ranges: ReadonlyArray<[address: string, prefix: number, family: 'ipv4' | 'ipv6']> }> = [
-  { what: 'a private address', ranges: [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['100.64.0.0', 10, 'ipv4']] },
-  { what: 'a loopback address', ranges: [['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']] },
-  { what: 'a link-local address', ranges: [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']] },
+  {
+    what: 'a private address',
+    ranges: [
+      ['10.0.0.0', 8, 'ipv4'],
+      ['172.16.0.0', 12, 'ipv4'],
+      ['192.168.0.0', 16, 'ipv4'],
+      ['100.64.0.0', 10, 'ipv4'],
+    ],
+  },
+  {
+    what: 'a loopback address',
+    ranges: [
+      ['127.0.0.0', 8, 'ipv4'],
+      ['::1', 128, 'ipv6'],
+    ],
+  },
+  {
+    what: 'a link-local address',
+    ranges: [
+      ['169.254.0.0', 16, 'ipv4'],
+      ['fe80::', 10, 'ipv6'],
+    ],
+  },
   { what: 'a unique-local address', ranges: [['fc00::', 7, 'ipv6']] },
-  { what: 'an unspecified address', ranges: [['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']] },
+  {
+    what: 'an unspecified address',
+    ranges: [
+      ['0.0.0.0', 8, 'ipv4'],
+      ['::', 128, 'ipv6'],
+    ],
+  },
 ];
 
 /** One BlockList per kind; an IPv4 range also matches its IPv4-mapped IPv6 form (::ffff:a.b.c.d). */

@@ -43,13 +43,31 @@ describe('retry schedule: the delay after a failed attempt', () => {
     ['a one-entry schedule, attempt 2 → given up', { given: { schedule: [1], failed: { attempt: 2 } }, want: undefined }],
     ['lowest jitter → 80 %', { given: { schedule: DEFAULT_SCHEDULE, failed: { attempt: 1 }, random: () => 0 }, want: 4_000 }],
     ['highest jitter → just under 120 %', { given: { schedule: DEFAULT_SCHEDULE, failed: { attempt: 1 }, random: () => 0.999_999 }, want: 6_000 }],
-    ['429 with Retry-After longer than the schedule → Retry-After', { given: { schedule: DEFAULT_SCHEDULE, failed: { attempt: 1, httpStatus: 429, retryAfter: '120' } }, want: 120_000 }],
-    ['503 with Retry-After longer than the schedule → Retry-After', { given: { schedule: FAST_SCHEDULE, failed: { attempt: 1, httpStatus: 503, retryAfter: '2' } }, want: 2_000 }],
-    ['429 with Retry-After shorter than the schedule → the schedule', { given: { schedule: DEFAULT_SCHEDULE, failed: { attempt: 2, httpStatus: 429, retryAfter: '1' } }, want: 300_000 }],
-    ['429 with an HTTP-date Retry-After → until that date', { given: { schedule: FAST_SCHEDULE, failed: { attempt: 1, httpStatus: 429, retryAfter: 'Sat, 21 Nov 2026 14:31:00 GMT' } }, want: 60_000 }],
+    [
+      '429 with Retry-After longer than the schedule → Retry-After',
+      { given: { schedule: DEFAULT_SCHEDULE, failed: { attempt: 1, httpStatus: 429, retryAfter: '120' } }, want: 120_000 },
+    ],
+    [
+      '503 with Retry-After longer than the schedule → Retry-After',
+      { given: { schedule: FAST_SCHEDULE, failed: { attempt: 1, httpStatus: 503, retryAfter: '2' } }, want: 2_000 },
+    ],
+    [
+      '429 with Retry-After shorter than the schedule → the schedule',
+      { given: { schedule: DEFAULT_SCHEDULE, failed: { attempt: 2, httpStatus: 429, retryAfter: '1' } }, want: 300_000 },
+    ],
+    [
+      '429 with an HTTP-date Retry-After → until that date',
+      { given: { schedule: FAST_SCHEDULE, failed: { attempt: 1, httpStatus: 429, retryAfter: 'Sat, 21 Nov 2026 14:31:00 GMT' } }, want: 60_000 },
+    ],
     ['429 without Retry-After → the schedule', { given: { schedule: FAST_SCHEDULE, failed: { attempt: 1, httpStatus: 429, retryAfter: null } }, want: 50 }],
-    ['500 with Retry-After → ignored, the schedule', { given: { schedule: FAST_SCHEDULE, failed: { attempt: 1, httpStatus: 500, retryAfter: '120' } }, want: 50 }],
-    ['429 with Retry-After once the schedule is used up → still given up', { given: { schedule: FAST_SCHEDULE, failed: { attempt: 3, httpStatus: 429, retryAfter: '1' } }, want: undefined }],
+    [
+      '500 with Retry-After → ignored, the schedule',
+      { given: { schedule: FAST_SCHEDULE, failed: { attempt: 1, httpStatus: 500, retryAfter: '120' } }, want: 50 },
+    ],
+    [
+      '429 with Retry-After once the schedule is used up → still given up',
+      { given: { schedule: FAST_SCHEDULE, failed: { attempt: 3, httpStatus: 429, retryAfter: '1' } }, want: undefined },
+    ],
   ])('%s', (_name, { given, want }) => {
     expect(retryDelayMs(given.schedule, given.failed, NOW, given.random ?? middle)).toBe(want);
   });
@@ -96,7 +114,10 @@ describe('Retry-After parsing (RFC 9110 §10.2.3)', () => {
 describe('configuration of the worker', () => {
   test.each<[string, { given: ConfigEnv; want: Partial<Config> }]>([
     ['defaults (D14)', { given: {}, want: { webhookRetryScheduleSeconds: DEFAULT_SCHEDULE, webhookPollMs: 250, webhookTimeoutMs: 15_000 } }],
-    ['empty means unset', { given: { WEBHOOK_RETRY_SCHEDULE: '', WEBHOOK_POLL_MS: '' }, want: { webhookRetryScheduleSeconds: DEFAULT_SCHEDULE, webhookPollMs: 250 } }],
+    [
+      'empty means unset',
+      { given: { WEBHOOK_RETRY_SCHEDULE: '', WEBHOOK_POLL_MS: '' }, want: { webhookRetryScheduleSeconds: DEFAULT_SCHEDULE, webhookPollMs: 250 } },
+    ],
     ['a compressed schedule for tests', { given: { WEBHOOK_RETRY_SCHEDULE: '0.05,0.1' }, want: { webhookRetryScheduleSeconds: [0.05, 0.1] } }],
     ['spaces after commas', { given: { WEBHOOK_RETRY_SCHEDULE: '1, 2, 3' }, want: { webhookRetryScheduleSeconds: [1, 2, 3] } }],
     ['set values', { given: { WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '2000' }, want: { webhookPollMs: 50, webhookTimeoutMs: 2_000 } }],
@@ -130,11 +151,32 @@ describe('configuration of the worker', () => {
 describe('describeFailure: why an attempt got no answer, in words', () => {
   test.each<[string, { given: unknown; want: string }]>([
     ['timeout', { given: new DOMException('The operation was aborted due to timeout', 'TimeoutError'), want: 'no answer within 15 s' }],
-    ['refused (undici: cause)', { given: new TypeError('fetch failed', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) }), want: 'connection refused' }],
-    ['refused (both addresses of localhost)', { given: new TypeError('fetch failed', { cause: new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]) }), want: 'connection refused' }],
-    ['reset', { given: new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'UND_ERR_SOCKET' }) }), want: 'connection closed before an answer' }],
+    [
+      'refused (undici: cause)',
+      { given: new TypeError('fetch failed', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) }), want: 'connection refused' },
+    ],
+    [
+      'refused (both addresses of localhost)',
+      {
+        given: new TypeError('fetch failed', { cause: new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]) }),
+        want: 'connection refused',
+      },
+    ],
+    [
+      'reset',
+      {
+        given: new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'UND_ERR_SOCKET' }) }),
+        want: 'connection closed before an answer',
+      },
+    ],
     ['unknown host', { given: new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ENOTFOUND' }) }), want: 'host not found' }],
-    ['TLS', { given: new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }) }), want: 'TLS failure (UNABLE_TO_VERIFY_LEAF_SIGNATURE)' }],
+    [
+      'TLS',
+      {
+        given: new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }) }),
+        want: 'TLS failure (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
+      },
+    ],
     ['anything else', { given: new Error('boom'), want: 'request failed' }],
   ])('%s', (_name, { given, want }) => {
     expect(describeFailure(given, 15_000)).toBe(want);
@@ -174,7 +216,11 @@ interface Receiver {
   close: () => Promise<void>;
 }
 
-async function startReceiver(secret: string, answer: (request: { type: string | undefined; index: number; ofThisId: number }) => Answer = () => ({ status: 200 }), path = '/hooks/pix'): Promise<Receiver> {
+async function startReceiver(
+  secret: string,
+  answer: (request: { type: string | undefined; index: number; ofThisId: number }) => Answer = () => ({ status: 200 }),
+  path = '/hooks/pix',
+): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<() => void>();
   const server: Server = createServer((req, res) => {
@@ -191,7 +237,16 @@ async function startReceiver(secret: string, answer: (request: { type: string | 
         verifyError = (error as Error).message;
       }
       const reply = answer({ type: event?.type, index: received.length, ofThisId: received.filter((r) => r.id === id).length });
-      received.push({ id, timestamp: String(req.headers['webhook-timestamp']), headers: req.headers, body, event, ...(verifyError ? { verifyError } : {}), at: Date.now(), answered: reply.hang ? 0 : reply.status });
+      received.push({
+        id,
+        timestamp: String(req.headers['webhook-timestamp']),
+        headers: req.headers,
+        body,
+        event,
+        ...(verifyError ? { verifyError } : {}),
+        at: Date.now(),
+        answered: reply.hang ? 0 : reply.status,
+      });
       if (reply.hang) {
         hanging.add(() => res.destroy());
         return;
@@ -245,7 +300,10 @@ afterEach(async () => {
 });
 
 async function start(config: Partial<Config> = {}, now?: () => Date): Promise<TestServer> {
-  server = await createTestServer({ config: { webhookRetryScheduleSeconds: FAST_SCHEDULE, webhookTimeoutMs: 2_000, webhookPollMs: 10, ...config }, ...(now ? { now } : {}) });
+  server = await createTestServer({
+    config: { webhookRetryScheduleSeconds: FAST_SCHEDULE, webhookTimeoutMs: 2_000, webhookPollMs: 10, ...config },
+    ...(now ? { now } : {}),
+  });
   return server;
 }
 
@@ -262,10 +320,18 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
 }
 
 /** Registers a webhook of company A directly in the store (the registration routes are another change). */
-async function registerWebhook(s: TestServer, url: string, secret: string, events: ChargeEventType[] = ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired']): Promise<string> {
+async function registerWebhook(
+  s: TestServer,
+  url: string,
+  secret: string,
+  events: ChargeEventType[] = ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'],
+): Promise<string> {
   const at = s.deps.now().toISOString();
   const id = newId('webhook');
-  await s.deps.store.insertWebhook({ id, url, name: 'Pedidos da loja', companyId: s.companyId, status: 'ACTIVE', events, createdAt: at, updatedAt: at }, secret);
+  await s.deps.store.insertWebhook(
+    { id, url, name: 'Pedidos da loja', companyId: s.companyId, status: 'ACTIVE', events, createdAt: at, updatedAt: at },
+    secret,
+  );
   return id;
 }
 
@@ -395,7 +461,14 @@ describe('delivery of charge events (D14, D15)', () => {
     await waitFor('the three later events processed', () => endpoint.processed().length === 3);
     await waitFor('six attempts recorded', async () => (await attempts(s, webhookId)).length === 6);
 
-    expect(endpoint.received.map((r) => r.event?.type)).toEqual(['charge.pending', 'charge.pending', 'charge.pending', 'charge.processing', 'charge.paid', 'charge.received']);
+    expect(endpoint.received.map((r) => r.event?.type)).toEqual([
+      'charge.pending',
+      'charge.pending',
+      'charge.pending',
+      'charge.processing',
+      'charge.paid',
+      'charge.received',
+    ]);
     const recorded = await attempts(s, webhookId);
     expect(recorded.slice(0, 3).map((a) => [a.attempt, a.status, a.httpStatus, a.nextAttemptAt === undefined])).toEqual([
       [1, 'FAILED', 502, false],
@@ -477,7 +550,7 @@ describe('delivery of charge events (D14, D15)', () => {
     expect(paidOnly.received[0]!.id).toBe(all.received.find((r) => r.event?.type === 'charge.paid')!.id);
   });
 
-  test('another company\'s events never reach a company\'s webhook', async () => {
+  test("another company's events never reach a company's webhook", async () => {
     const s = await start();
     const secret = newSecret();
     const endpoint = await receiver(secret);

@@ -93,7 +93,8 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
     const succeeded = httpStatus !== undefined && httpStatus >= 200 && httpStatus <= 299;
     const gone = httpStatus === 410;
     const finishedAt = deps.now();
-    const delayMs = succeeded || gone ? undefined : retryDelayMs(schedule, { attempt, ...(httpStatus !== undefined ? { httpStatus } : {}), retryAfter }, finishedAt, random);
+    const delayMs =
+      succeeded || gone ? undefined : retryDelayMs(schedule, { attempt, ...(httpStatus !== undefined ? { httpStatus } : {}), retryAfter }, finishedAt, random);
     const state: AttemptOutcome['state'] = succeeded ? 'DELIVERED' : delayMs === undefined ? 'FAILED' : 'PENDING';
     const doc: WebhookDeliveryDoc = {
       id: `dlvr_${createId()}`,

@@ -159,7 +159,11 @@ function markLabel(mark: Mark): string {
 
 /** A name or a text as lower-case words: `defaultTrialDays` → `default trial days`, `RateLimit-Policy` → `rate limit policy`. */
 function words(text: string): string {
-  return ` ${text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `;
+  return ` ${text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()} `;
 }
 
 /** A subject as the text may write it: as is, or with its last word in the plural (`quantity` → `quantities`). */
@@ -185,7 +189,8 @@ const valueKeywords = new Set(['format', 'type']);
 const composingKeywords = new Set(['allOf', 'anyOf', 'oneOf']);
 
 /** The component schema a `$ref` names, if it names one. */
-const schemaRef = (node: unknown): string | undefined => (isObject(node) && typeof node.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(node.$ref)?.[1] : undefined);
+const schemaRef = (node: unknown): string | undefined =>
+  isObject(node) && typeof node.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(node.$ref)?.[1] : undefined;
 
 /** Operations (`post /webhook`) whose own objects name each component schema by `$ref`; `webhook` for the webhooks section. */
 function schemaUsers(doc: JsonObject): Map<string, string[]> {
@@ -209,7 +214,10 @@ function schemaUsers(doc: JsonObject): Map<string, string[]> {
  * keyword only where prose has a word for it.
  */
 function subjectsOf(doc: JsonObject, mark: Mark, users: Map<string, string[]>): string[] {
-  const tokens = mark.pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = mark.pointer
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
   const node = resolvePointer(doc, mark.pointer);
   const subjects: string[] = [];
   tokens.forEach((token, i) => {
@@ -246,7 +254,8 @@ function citationProblems(doc: JsonObject, marks: readonly Mark[], rows: readonl
     const text = texts.get(String(mark.id));
     if (text === undefined) continue;
     const subjects = subjectsOf(doc, mark, users);
-    if (!subjects.some((subject) => forms(subject).some((form) => text.includes(form)))) problems.push(`${markLabel(mark)} → ${String(mark.id)} (${subjects.join(', ')})`);
+    if (!subjects.some((subject) => forms(subject).some((form) => text.includes(form))))
+      problems.push(`${markLabel(mark)} → ${String(mark.id)} (${subjects.join(', ')})`);
   }
   return problems;
 }
@@ -259,11 +268,35 @@ describe('rules (self-check on fixtures)', () => {
   describe('parseDecisions', () => {
     const header = '| ID | Item | Decision | Why | Standard |\n|---|---|---|---|---|';
     const cases: Array<[string, { given: string; want: { ids: string[]; notMarked: Record<string, string>; problems: RegExp | undefined } }]> = [
-      ['one table', { given: `# D\n\n${header}\n| D01 | a | b | c | RFC 9110 |\n| D02 | a | b | c | — |\n\nafter`, want: { ids: ['D01', 'D02'], notMarked: {}, problems: undefined } }],
-      ['two tables share the numbering', { given: `${header}\n| D01 | a | b | c | d |\n\n## More\n\n${header}\n| D02 | a | b | c | d |`, want: { ids: ['D01', 'D02'], notMarked: {}, problems: undefined } }],
+      [
+        'one table',
+        {
+          given: `# D\n\n${header}\n| D01 | a | b | c | RFC 9110 |\n| D02 | a | b | c | — |\n\nafter`,
+          want: { ids: ['D01', 'D02'], notMarked: {}, problems: undefined },
+        },
+      ],
+      [
+        'two tables share the numbering',
+        {
+          given: `${header}\n| D01 | a | b | c | d |\n\n## More\n\n${header}\n| D02 | a | b | c | d |`,
+          want: { ids: ['D01', 'D02'], notMarked: {}, problems: undefined },
+        },
+      ],
       ['escaped pipe stays in its cell', { given: `${header}\n| D01 | a \\| b | c | d | e |`, want: { ids: ['D01'], notMarked: {}, problems: undefined } }],
-      ['not-marked escape hatch', { given: `${header}\n| D01 | Versioning | URL-free, no version header (not marked: lives only in prose) | n/a | — |`, want: { ids: ['D01'], notMarked: { D01: 'lives only in prose' }, problems: undefined } }],
-      ['aligned delimiter row', { given: '| ID | Item | Decision | Why | Standard |\n|:---|:---:|---|---|---:|\n| D01 | a | b | c | d |', want: { ids: ['D01'], notMarked: {}, problems: undefined } }],
+      [
+        'not-marked escape hatch',
+        {
+          given: `${header}\n| D01 | Versioning | URL-free, no version header (not marked: lives only in prose) | n/a | — |`,
+          want: { ids: ['D01'], notMarked: { D01: 'lives only in prose' }, problems: undefined },
+        },
+      ],
+      [
+        'aligned delimiter row',
+        {
+          given: '| ID | Item | Decision | Why | Standard |\n|:---|:---:|---|---|---:|\n| D01 | a | b | c | d |',
+          want: { ids: ['D01'], notMarked: {}, problems: undefined },
+        },
+      ],
       ['other tables ignored', { given: '| A | B |\n|---|---|\n| D09 | x |', want: { ids: [], notMarked: {}, problems: /no table with header/ } }],
       ['row with a missing column', { given: `${header}\n| D01 | a | b | c |`, want: { ids: [], notMarked: {}, problems: /4 cells, want 5/ } }],
     ];
@@ -298,8 +331,20 @@ describe('rules (self-check on fixtures)', () => {
   describe('collectMarks', () => {
     const cases: Array<[string, { given: unknown; want: string[] }]> = [
       ['none', { given: { a: { b: [1, { c: 2 }] } }, want: [] }],
-      ['x-decision on a property schema', { given: { components: { schemas: { Charge: { properties: { status: { type: 'string', 'x-decision': 'D07' } } } } } }, want: ['/components/schemas/Charge/properties/status x-decision D07'] }],
-      ['x-decided keywords', { given: { paths: { '/charge/{id}': { get: { security: [], 'x-decided': { security: 'D04', responses: 'D05' } } } } }, want: ['/paths/~1charge~1{id}/get x-decided.security D04', '/paths/~1charge~1{id}/get x-decided.responses D05'] }],
+      [
+        'x-decision on a property schema',
+        {
+          given: { components: { schemas: { Charge: { properties: { status: { type: 'string', 'x-decision': 'D07' } } } } } },
+          want: ['/components/schemas/Charge/properties/status x-decision D07'],
+        },
+      ],
+      [
+        'x-decided keywords',
+        {
+          given: { paths: { '/charge/{id}': { get: { security: [], 'x-decided': { security: 'D04', responses: 'D05' } } } } },
+          want: ['/paths/~1charge~1{id}/get x-decided.security D04', '/paths/~1charge~1{id}/get x-decided.responses D05'],
+        },
+      ],
       ['inside arrays', { given: { parameters: [{ name: 'q', 'x-decision': 'D01' }] }, want: ['/parameters/0 x-decision D01'] }],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
@@ -309,12 +354,30 @@ describe('rules (self-check on fixtures)', () => {
 
   describe('citationProblems', () => {
     const row = (id: string, item: string, decision: string): DecisionRow => ({ id, item, decision, why: 'w', standard: 's', line: 1 });
-    const rows = [row('D01', 'Identifier formats', 'Every `companyId` is `comp_` and a cuid2.'), row('D02', 'Error bodies', 'RFC 9457 problems.'), row('D03', 'Quantities', 'Item quantities are 1–10,000.')];
+    const rows = [
+      row('D01', 'Identifier formats', 'Every `companyId` is `comp_` and a cuid2.'),
+      row('D02', 'Error bodies', 'RFC 9457 problems.'),
+      row('D03', 'Quantities', 'Item quantities are 1–10,000.'),
+    ];
     const doc = {
-      paths: { '/thing': { post: { operationId: 'createThing', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingCreate' } } } }, responses: { '404': { content: { 'application/problem+json': {} }, 'x-decision': 'D02' } } } } },
+      paths: {
+        '/thing': {
+          post: {
+            operationId: 'createThing',
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingCreate' } } } },
+            responses: { '404': { content: { 'application/problem+json': {} }, 'x-decision': 'D02' } },
+          },
+        },
+      },
       components: {
         schemas: {
-          ThingCreate: { properties: { companyId: { type: 'string', 'x-decision': 'D01' }, quantity: { type: 'integer', minimum: 1, 'x-decided': { minimum: 'D03' } }, status: { type: 'string', 'x-decision': 'D01' } } },
+          ThingCreate: {
+            properties: {
+              companyId: { type: 'string', 'x-decision': 'D01' },
+              quantity: { type: 'integer', minimum: 1, 'x-decided': { minimum: 'D03' } },
+              status: { type: 'string', 'x-decision': 'D01' },
+            },
+          },
           TrialDays: { type: 'integer', 'x-decision': 'D03' },
         },
       },
@@ -323,11 +386,18 @@ describe('rules (self-check on fixtures)', () => {
       ['the property named', { pointer: '/components/schemas/ThingCreate/properties/companyId', want: undefined }],
       ['the property named in the plural', { pointer: '/components/schemas/ThingCreate/properties/quantity', want: undefined }],
       ['a problem response of an error decision', { pointer: '/paths/~1thing/post/responses/404', want: undefined }],
-      ['a decision about something else', { pointer: '/components/schemas/ThingCreate/properties/status', want: /properties\/status x-decision → D01 \(ThingCreate, post \/thing, status\)/ }],
+      [
+        'a decision about something else',
+        { pointer: '/components/schemas/ThingCreate/properties/status', want: /properties\/status x-decision → D01 \(ThingCreate, post \/thing, status\)/ },
+      ],
       ['a schema its decision does not name', { pointer: '/components/schemas/TrialDays', want: /TrialDays x-decision → D03/ }],
     ];
     test.each(cases)('%s', (_name, { pointer, want }) => {
-      const problems = citationProblems(doc, collectMarks(doc).filter((m) => m.pointer === pointer), rows);
+      const problems = citationProblems(
+        doc,
+        collectMarks(doc).filter((m) => m.pointer === pointer),
+        rows,
+      );
       if (want === undefined) expect(problems).toEqual([]);
       else expect(problems.join('\n')).toMatch(want);
     });
@@ -336,7 +406,10 @@ describe('rules (self-check on fixtures)', () => {
   describe('markProblems', () => {
     const cases: Array<[string, { given: unknown; want: RegExp | undefined }]> = [
       ['well-formed', { given: { a: { type: 'string', maxLength: 3, 'x-decision': 'D01', 'x-decided': { maxLength: 'D02' } } }, want: undefined }],
-      ['x-decided names an absent keyword', { given: { a: { type: 'string', 'x-decided': { maxLength: 'D02' } } }, want: /\/a\/x-decided\/maxLength: the object has no keyword "maxLength"/ }],
+      [
+        'x-decided names an absent keyword',
+        { given: { a: { type: 'string', 'x-decided': { maxLength: 'D02' } } }, want: /\/a\/x-decided\/maxLength: the object has no keyword "maxLength"/ },
+      ],
       ['x-decided value not an id', { given: { a: { required: [], 'x-decided': { required: 'D2' } } }, want: /"D2" is not a decision id/ }],
       ['x-decided not a mapping', { given: { a: { 'x-decided': 'D01' } }, want: /must be a non-empty mapping/ }],
       ['x-decided empty', { given: { a: { 'x-decided': {} } }, want: /must be a non-empty mapping/ }],

@@ -15,7 +15,6 @@ import { isUnregistrablePixKey } from '../../lib/pix/pix-key.js';
 import { bcbExample, pixBody, withCrc } from '../../conformance/pix/brcode-fixtures.js';
 import { childPointer, follow, httpMethods, isObject, lastToken, loadContract, type JsonObject } from './support.js';
 
-
 // ---------------------------------------------------------------------------
 // Collecting examples
 // ---------------------------------------------------------------------------
@@ -36,7 +35,19 @@ interface ExampleCase {
 
 const schemaMapKeywords = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const schemaListKeywords = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const schemaKeywords = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'];
+const schemaKeywords = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+];
 
 const isChargePath = (path: string): boolean => /^\/charge(\/|$)/.test(path);
 const isChargePointer = (pointer: string): boolean =>
@@ -114,10 +125,12 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
   };
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) pathItem(rawItem, childPointer('/paths', path), isChargePath(path));
   // OpenAPI 3.1 webhooks (events the service sends): a charge event's `total` is a charge total too.
-  for (const [name, rawItem] of Object.entries(isObject(doc.webhooks) ? doc.webhooks : {})) pathItem(rawItem, childPointer('/webhooks', name), /charge/i.test(name));
+  for (const [name, rawItem] of Object.entries(isObject(doc.webhooks) ? doc.webhooks : {}))
+    pathItem(rawItem, childPointer('/webhooks', name), /charge/i.test(name));
   const components = isObject(doc.components) ? doc.components : {};
   const each = (kind: string, visit: (raw: unknown, pointer: string, name: string) => void): void => {
-    for (const [name, raw] of Object.entries(isObject(components[kind]) ? components[kind] : {})) visit(raw, `/components/${kind}/${childPointer('', name).slice(1)}`, name);
+    for (const [name, raw] of Object.entries(isObject(components[kind]) ? components[kind] : {}))
+      visit(raw, `/components/${kind}/${childPointer('', name).slice(1)}`, name);
   };
   each('parameters', (raw, pointer) => parameterOrHeader(raw, pointer, undefined, false));
   each('headers', (raw, pointer, name) => parameterOrHeader(raw, pointer, name, false));
@@ -137,7 +150,8 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
     }
     if ('example' in node) add({ pointer: `${pointer}/example`, schemaPointer: pointer, value: node.example, key, charge });
     for (const keyword of schemaMapKeywords) {
-      if (isObject(node[keyword])) for (const [name, sub] of Object.entries(node[keyword])) schema(sub, childPointer(childPointer(pointer, keyword), name), charge);
+      if (isObject(node[keyword]))
+        for (const [name, sub] of Object.entries(node[keyword])) schema(sub, childPointer(childPointer(pointer, keyword), name), charge);
     }
     for (const keyword of schemaListKeywords) {
       if (Array.isArray(node[keyword])) node[keyword].forEach((sub: unknown, i: number) => schema(sub, `${pointer}/${keyword}/${i}`, charge));
@@ -150,7 +164,14 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
   // A components/examples entry that no media type, parameter or header uses has no schema to be checked against.
   each('examples', (_raw, pointer) => {
     if (![...cases.values()].some((c) => c.pointer === pointer || c.pointer.startsWith(`${pointer}/`))) {
-      add({ pointer, schemaPointer: undefined, value: undefined, key: undefined, charge: false, problem: 'example is used by no media type, parameter or header, so it has no schema' });
+      add({
+        pointer,
+        schemaPointer: undefined,
+        value: undefined,
+        key: undefined,
+        charge: false,
+        problem: 'example is used by no media type, parameter or header, so it has no schema',
+      });
     }
   });
   return [...cases.values()];
@@ -174,7 +195,9 @@ function schemaValidator(doc: JsonObject): (schemaPointer: string, value: unknow
       return [`schema ${schemaPointer} does not compile: ${(error as Error).message}`];
     }
     if (validate(value)) return [];
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} (${e.schemaPath}${e.params ? ` ${JSON.stringify(e.params)}` : ''})`);
+    return (validate.errors ?? []).map(
+      (e) => `${e.instancePath || '(root)'} ${e.message ?? ''} (${e.schemaPath}${e.params ? ` ${JSON.stringify(e.params)}` : ''})`,
+    );
   };
 }
 
@@ -211,7 +234,8 @@ function domainFindings(value: unknown, key: string | undefined, charge: boolean
         const total = parent?.total;
         if (charge && typeof total === 'number' && brCodeProblems(node).length === 0) {
           const cents = brCodeAmountCents(node);
-          if (cents !== undefined && cents !== total) findings.problems.push(`${where}: brCode amount (tag 54) is ${cents} cents but the sibling total is ${total}`);
+          if (cents !== undefined && cents !== total)
+            findings.problems.push(`${where}: brCode amount (tag 54) is ${cents} cents but the sibling total is ${total}`);
         }
       }
       if (k === 'brCodeBase64') {
@@ -221,8 +245,10 @@ function domainFindings(value: unknown, key: string | undefined, charge: boolean
         if ('problem' in qr) findings.problems.push(`${where}: brCodeBase64 ${qr.problem}`);
         else if (typeof sibling !== 'string') {
           // Nothing to compare with (e.g. a schema-level example): the QR must at least hold a valid BR Code.
-          for (const p of brCodeProblems(qr.text)) findings.problems.push(`${where}: brCodeBase64 has no sibling brCode and its QR text is not a valid BR Code: ${p}`);
-        } else if (qr.text !== sibling) findings.problems.push(`${where}: the QR code decodes to ${JSON.stringify(qr.text)}, not the sibling brCode ${JSON.stringify(sibling)}`);
+          for (const p of brCodeProblems(qr.text))
+            findings.problems.push(`${where}: brCodeBase64 has no sibling brCode and its QR text is not a valid BR Code: ${p}`);
+        } else if (qr.text !== sibling)
+          findings.problems.push(`${where}: the QR code decodes to ${JSON.stringify(qr.text)}, not the sibling brCode ${JSON.stringify(sibling)}`);
       }
     }
     if (charge && k === 'total' && !Array.isArray(node)) {
@@ -315,7 +341,10 @@ describe('helpers (self-check)', () => {
       ['charge total as a string', { given: { value: { total: '12990' }, charge: true }, want: /charge total "12990"/ }],
       ['order total outside charges may be decimal', { given: { value: { total: 129.9 }, charge: false }, want: undefined }],
       ['brCode with a wrong CRC', { given: { value: { brCode: `${bcbExample.slice(0, -4)}0000` } }, want: /brCode CRC 0000/ }],
-      ['brCode amount disagrees with the total', { given: { value: { total: 12000, brCode: withCrc(pixBody()) }, charge: true }, want: /12990 cents but the sibling total is 12000/ }],
+      [
+        'brCode amount disagrees with the total',
+        { given: { value: { total: 12000, brCode: withCrc(pixBody()) }, charge: true }, want: /12990 cents but the sibling total is 12000/ },
+      ],
       ['brCode amount agrees with the total', { given: { value: { total: 12990, brCode: withCrc(pixBody()) }, charge: true }, want: undefined }],
       ['brCodeBase64 that is no PNG', { given: { value: { brCodeBase64: 'data:image/png;base64,AAAA' } }, want: /brCodeBase64 not a readable PNG/ }],
     ];
@@ -329,7 +358,10 @@ describe('helpers (self-check)', () => {
       ['QR decodes to the sibling brCode', { given: { brCode: bcbExample, qr: bcbExample }, want: undefined }],
       ['QR of another code', { given: { brCode: bcbExample, qr: withCrc(pixBody()) }, want: /decodes to .* not the sibling brCode/ }],
       ['no sibling, QR holds a valid BR Code', { given: { brCode: undefined, qr: bcbExample }, want: undefined }],
-      ['no sibling, QR holds something else', { given: { brCode: undefined, qr: 'https://example.com' }, want: /no sibling brCode and its QR text is not a valid BR Code/ }],
+      [
+        'no sibling, QR holds something else',
+        { given: { brCode: undefined, qr: 'https://example.com' }, want: /no sibling brCode and its QR text is not a valid BR Code/ },
+      ],
     ] as Array<[string, { given: { brCode: string | undefined; qr: string }; want: RegExp | undefined }]>)('%s', async (_name, { given, want }) => {
       const value = { brCode: given.brCode, brCodeBase64: await QRCode.toDataURL(given.qr) };
       const { problems } = domainFindings(value, undefined, true);
@@ -349,14 +381,21 @@ describe('helpers (self-check)', () => {
               200: {
                 description: 'ok',
                 headers: { 'X-Rate': { schema: { type: 'integer' }, example: 'ten' } },
-                content: { 'application/json': { schema: { $ref: '#/components/schemas/Charge' }, examples: { a: { $ref: '#/components/examples/Charge' }, b: { summary: 'no value' } } } },
+                content: {
+                  'application/json': {
+                    schema: { $ref: '#/components/schemas/Charge' },
+                    examples: { a: { $ref: '#/components/examples/Charge' }, b: { summary: 'no value' } },
+                  },
+                },
               },
             },
           },
         },
       },
       webhooks: {
-        chargePaid: { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Charge' }, example: { total: 250 } } } } } },
+        chargePaid: {
+          post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Charge' }, example: { total: 250 } } } } },
+        },
       },
       components: {
         parameters: { Id: { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 3 }, example: 'ch' } },
@@ -374,14 +413,64 @@ describe('helpers (self-check)', () => {
     const found = collectExamples(doc);
     const validate = schemaValidator(doc);
     const byPointer = (pointer: string): ExampleCase | undefined => found.find((c) => c.pointer === pointer);
-    const cases: Array<[string, { given: string; want: { schemaPointer?: string; key?: string; charge: boolean; errors: RegExp | undefined; problem?: RegExp } }]> = [
-      ['referenced components/examples value', { given: '/components/examples/Charge/value', want: { schemaPointer: '/paths/~1charge~1{id}/get/responses/200/content/application~1json/schema', charge: true, errors: /\/total must be >= 500[\s\S]*\/at must match format "date-time"/ } }],
-      ['example object without value', { given: '/paths/~1charge~1{id}/get/responses/200/content/application~1json/examples/b', want: { schemaPointer: '/paths/~1charge~1{id}/get/responses/200/content/application~1json/schema', charge: true, errors: undefined, problem: /no `value`/ } }],
-      ['response header example', { given: '/paths/~1charge~1{id}/get/responses/200/headers/X-Rate/example', want: { schemaPointer: '/paths/~1charge~1{id}/get/responses/200/headers/X-Rate/schema', key: 'X-Rate', charge: true, errors: /must be integer/ } }],
-      ['parameter example via $ref', { given: '/components/parameters/Id/example', want: { schemaPointer: '/components/parameters/Id/schema', key: 'id', charge: true, errors: /must NOT have fewer than 3 characters/ } }],
-      ['webhook request example', { given: '/webhooks/chargePaid/post/requestBody/content/application~1json/example', want: { schemaPointer: '/webhooks/chargePaid/post/requestBody/content/application~1json/schema', charge: true, errors: /\/total must be >= 500/ } }],
-      ['unused components/examples entry', { given: '/components/examples/Orphan', want: { charge: false, errors: undefined, problem: /used by no media type/ } }],
-      ['schema-level examples of a property', { given: '/components/schemas/Charge/properties/total/examples/0', want: { schemaPointer: '/components/schemas/Charge/properties/total', key: 'total', charge: true, errors: undefined } }],
+    const cases: Array<
+      [string, { given: string; want: { schemaPointer?: string; key?: string; charge: boolean; errors: RegExp | undefined; problem?: RegExp } }]
+    > = [
+      [
+        'referenced components/examples value',
+        {
+          given: '/components/examples/Charge/value',
+          want: {
+            schemaPointer: '/paths/~1charge~1{id}/get/responses/200/content/application~1json/schema',
+            charge: true,
+            errors: /\/total must be >= 500[\s\S]*\/at must match format "date-time"/,
+          },
+        },
+      ],
+      [
+        'example object without value',
+        {
+          given: '/paths/~1charge~1{id}/get/responses/200/content/application~1json/examples/b',
+          want: {
+            schemaPointer: '/paths/~1charge~1{id}/get/responses/200/content/application~1json/schema',
+            charge: true,
+            errors: undefined,
+            problem: /no `value`/,
+          },
+        },
+      ],
+      [
+        'response header example',
+        {
+          given: '/paths/~1charge~1{id}/get/responses/200/headers/X-Rate/example',
+          want: { schemaPointer: '/paths/~1charge~1{id}/get/responses/200/headers/X-Rate/schema', key: 'X-Rate', charge: true, errors: /must be integer/ },
+        },
+      ],
+      [
+        'parameter example via $ref',
+        {
+          given: '/components/parameters/Id/example',
+          want: { schemaPointer: '/components/parameters/Id/schema', key: 'id', charge: true, errors: /must NOT have fewer than 3 characters/ },
+        },
+      ],
+      [
+        'webhook request example',
+        {
+          given: '/webhooks/chargePaid/post/requestBody/content/application~1json/example',
+          want: { schemaPointer: '/webhooks/chargePaid/post/requestBody/content/application~1json/schema', charge: true, errors: /\/total must be >= 500/ },
+        },
+      ],
+      [
+        'unused components/examples entry',
+        { given: '/components/examples/Orphan', want: { charge: false, errors: undefined, problem: /used by no media type/ } },
+      ],
+      [
+        'schema-level examples of a property',
+        {
+          given: '/components/schemas/Charge/properties/total/examples/0',
+          want: { schemaPointer: '/components/schemas/Charge/properties/total', key: 'total', charge: true, errors: undefined },
+        },
+      ],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
       const found = byPointer(given);
@@ -422,7 +511,9 @@ const examples = bundled.value ? collectExamples(bundled.value) : [];
 const validate = bundled.value ? schemaValidator(bundled.value) : () => ['no contract'];
 const exampleCases = examples.map((c): [string, ExampleCase] => [c.pointer, c]);
 const domain = examples.map((c) => ({ example: c, findings: domainFindings(c.value, c.key, c.charge) }));
-const domainCases = domain.filter((d) => d.findings.checked.size > 0).map((d): [string, DomainFindings] => [`${d.example.pointer} (${[...d.findings.checked].join(', ')})`, d.findings]);
+const domainCases = domain
+  .filter((d) => d.findings.checked.size > 0)
+  .map((d): [string, DomainFindings] => [`${d.example.pointer} (${[...d.findings.checked].join(', ')})`, d.findings]);
 
 describe('examples of generated/openapi.yaml', () => {
   test('the bundled contract loads and has examples', () => {
@@ -455,10 +546,14 @@ describe('examples of generated/openapi.yaml', () => {
 
   // D43: a sandbox example is what integrators copy and what the mock serves; its QR must not be payable.
   const sandboxCharges = (value: unknown): Array<{ brCode: string }> =>
-    Array.isArray(value) ? value.flatMap(sandboxCharges)
-    : value && typeof value === 'object'
-      ? [...((value as JsonObject).devMode === true && typeof (value as JsonObject).brCode === 'string' ? [value as { brCode: string }] : []), ...Object.values(value).flatMap(sandboxCharges)]
-      : [];
+    Array.isArray(value)
+      ? value.flatMap(sandboxCharges)
+      : value && typeof value === 'object'
+        ? [
+            ...((value as JsonObject).devMode === true && typeof (value as JsonObject).brCode === 'string' ? [value as { brCode: string }] : []),
+            ...Object.values(value).flatMap(sandboxCharges),
+          ]
+        : [];
   const sandboxCases = examples.flatMap((c) => sandboxCharges(c.value).map((charge): [string, string] => [c.pointer, charge.brCode]));
   test('some examples are development charges with a BR Code', () => {
     expect(sandboxCases.length).toBeGreaterThan(0);

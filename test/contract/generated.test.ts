@@ -85,9 +85,30 @@ afterAll(() => {
 
 describe('scriptArgs and withOutput (self-check)', () => {
   const cases: Array<[string, { given: { script: string | undefined; tool: string; output?: string }; want: string[] | RegExp }]> = [
-    ['bundle script, output replaced', { given: { script: 'redocly bundle openapi/openapi.yaml --output generated/openapi.yaml', tool: 'redocly', output: '/tmp/x.yaml' }, want: ['bundle', 'openapi/openapi.yaml', '--output', '/tmp/x.yaml'] }],
-    ['generate script with flags after the input', { given: { script: 'openapi-typescript generated/openapi.yaml --redocly scripts/r.yaml --default-non-nullable false --output generated/openapi.d.ts', tool: 'openapi-typescript' }, want: ['generated/openapi.yaml', '--redocly', 'scripts/r.yaml', '--default-non-nullable', 'false', '--output', 'generated/openapi.d.ts'] }],
-    ['-o short flag', { given: { script: 'openapi-typescript in.yaml -o out.d.ts --alphabetize', tool: 'openapi-typescript', output: 'tmp.d.ts' }, want: ['in.yaml', '-o', 'tmp.d.ts', '--alphabetize'] }],
+    [
+      'bundle script, output replaced',
+      {
+        given: { script: 'redocly bundle openapi/openapi.yaml --output generated/openapi.yaml', tool: 'redocly', output: '/tmp/x.yaml' },
+        want: ['bundle', 'openapi/openapi.yaml', '--output', '/tmp/x.yaml'],
+      },
+    ],
+    [
+      'generate script with flags after the input',
+      {
+        given: {
+          script: 'openapi-typescript generated/openapi.yaml --redocly scripts/r.yaml --default-non-nullable false --output generated/openapi.d.ts',
+          tool: 'openapi-typescript',
+        },
+        want: ['generated/openapi.yaml', '--redocly', 'scripts/r.yaml', '--default-non-nullable', 'false', '--output', 'generated/openapi.d.ts'],
+      },
+    ],
+    [
+      '-o short flag',
+      {
+        given: { script: 'openapi-typescript in.yaml -o out.d.ts --alphabetize', tool: 'openapi-typescript', output: 'tmp.d.ts' },
+        want: ['in.yaml', '-o', 'tmp.d.ts', '--alphabetize'],
+      },
+    ],
     ['another tool', { given: { script: 'npx redocly bundle a.yaml', tool: 'redocly' }, want: /does not start with redocly/ }],
     ['chained commands', { given: { script: 'redocly bundle a.yaml -o b.yaml && echo done', tool: 'redocly' }, want: /shell syntax/ }],
     ['no --output to replace', { given: { script: 'redocly bundle a.yaml', tool: 'redocly', output: 'x' }, want: /no --output/ }],
@@ -107,9 +128,15 @@ describe('byteDrift (self-check)', () => {
   const base = Buffer.from('openapi: 3.1.0\ninfo:\n  title: T\n');
   const cases: Array<[string, { given: Buffer; want: RegExp | undefined }]> = [
     ['identical bytes', { given: Buffer.from(base), want: undefined }],
-    ['changed line', { given: Buffer.from('openapi: 3.1.0\ninfo:\n  title: U\n'), want: /line 3: fresh bundle has "  title: U", committed file has "  title: T"/ }],
+    [
+      'changed line',
+      { given: Buffer.from('openapi: 3.1.0\ninfo:\n  title: U\n'), want: /line 3: fresh bundle has "  title: U", committed file has "  title: T"/ },
+    ],
     ['extra line', { given: Buffer.from(`${base.toString()}paths: {}\n`), want: /line 4/ }],
-    ['missing trailing newline', { given: base.subarray(0, base.length - 1), want: /line 4: fresh bundle has "<end of file>", committed file has "" \(31 vs 32 bytes\)/ }],
+    [
+      'missing trailing newline',
+      { given: base.subarray(0, base.length - 1), want: /line 4: fresh bundle has "<end of file>", committed file has "" \(31 vs 32 bytes\)/ },
+    ],
     ['CRLF line endings', { given: Buffer.from(base.toString().replace(/\n/g, '\r\n')), want: /line 1/ }],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
@@ -190,7 +217,7 @@ describe('generated/ is up to date', () => {
   test('the route table follows the contract: an operation moved to the other base URL changes it', () => {
     const text = readFileSync(generatedBundlePath, 'utf8');
     const moved = text.replace(/(operationId: createProduct\n(?:.*\n)*?\s+servers:\n\s+- url: )'\{base_url_alt\}'/, "$1'{base_url}'");
-    expect(moved, 'the self-check could not find createProduct\'s server').not.toBe(text);
+    expect(moved, "the self-check could not find createProduct's server").not.toBe(text);
     const fresh = Buffer.from(clientRoutesSource(parseContract(text)));
     expect(byteDrift(fresh, readFileSync(generatedRoutesPath))).toBeUndefined();
     expect(clientRoutesSource(parseContract(moved))).toContain("createProduct: { method: 'post', path: '/product', server: 'base_url',");

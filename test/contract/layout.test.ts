@@ -31,7 +31,10 @@ function apiKeySchemeNames(doc: JsonObject): string[] {
   const components = isObject(doc.components) ? doc.components : {};
   const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {};
   return Object.entries(schemes)
-    .filter(([, scheme]) => isObject(scheme) && scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string' && scheme.name.toLowerCase() === 'x-api-key')
+    .filter(
+      ([, scheme]) =>
+        isObject(scheme) && scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string' && scheme.name.toLowerCase() === 'x-api-key',
+    )
     .map(([name]) => name);
 }
 
@@ -174,12 +177,11 @@ function componentNamingViolations(files: readonly string[], bundled: JsonObject
     }
   }
   for (const kind of componentKinds) {
-    const fromFiles = new Set(
-      files.filter((f) => f.startsWith(`components/${kind}/`)).map((f) => posix.basename(f, '.yaml')),
-    );
+    const fromFiles = new Set(files.filter((f) => f.startsWith(`components/${kind}/`)).map((f) => posix.basename(f, '.yaml')));
     const bundledNames = new Set(Object.keys(isObject(components[kind]) ? components[kind] : {}));
     for (const name of fromFiles) {
-      if (!bundledNames.has(name)) violations.push(`components/${kind}/${name}.yaml is not bundled as #/components/${kind}/${name} (unreferenced, or referenced as another kind or name)`);
+      if (!bundledNames.has(name))
+        violations.push(`components/${kind}/${name}.yaml is not bundled as #/components/${kind}/${name} (unreferenced, or referenced as another kind or name)`);
     }
     for (const name of bundledNames) {
       if (!fromFiles.has(name)) violations.push(`bundled #/components/${kind}/${name} has no file components/${kind}/${name}.yaml`);
@@ -231,7 +233,9 @@ function operationViolations(doc: JsonObject, { operation, path, method }: Pick<
   if (!Array.isArray(security) || security.length === 0) {
     violations.push(`${at}/security: no security requirement (on the operation or the root)`);
   } else if (!security.every((req) => isObject(req) && Object.keys(req).some((name) => schemes.includes(name)))) {
-    violations.push(`${at}/security: every requirement must name the X-API-KEY apiKey scheme (${schemes.join(', ') || 'none declared'}), found ${JSON.stringify(security)}`);
+    violations.push(
+      `${at}/security: every requirement must name the X-API-KEY apiKey scheme (${schemes.join(', ') || 'none declared'}), found ${JSON.stringify(security)}`,
+    );
   }
 
   const responses = isObject(operation.responses) ? operation.responses : {};
@@ -315,19 +319,123 @@ describe('rules (self-check on fixtures)', () => {
     });
     const cases: Array<[string, { given: (d: JsonObject) => void; want: RegExp | undefined }]> = [
       ['conforming root', { given: () => {}, want: undefined }],
-      ['extra root key', { given: (d) => { d['x-tagGroups'] = []; }, want: /root key "x-tagGroups"/ }],
-      ['path item inline', { given: (d) => { (d.paths as JsonObject)['/client'] = { get: {} }; }, want: /paths\["\/client"\] must be exactly/ }],
-      ['$ref with a sibling', { given: (d) => { (d.paths as JsonObject)['/client'] = { $ref: 'paths/client.yaml', summary: 's' }; }, want: /must be exactly/ }],
-      ['wrong file name', { given: (d) => { (d.paths as JsonObject)['/client'] = { $ref: 'paths/clients.yaml' }; }, want: /refers to paths\/clients.yaml, want paths\/client.yaml/ }],
-      ['braces dropped', { given: (d) => { (d.paths as JsonObject)['/charge/{id}'] = { $ref: 'paths/charge_id.yaml' }; }, want: /want paths\/charge_\{id\}.yaml/ }],
-      ['inline schema in root components', { given: (d) => { (d.components as JsonObject).schemas = { Charge: { type: 'object' } }; }, want: /components.schemas.Charge is defined inline/ }],
-      ['root component ref to a wrongly named file', { given: (d) => { (d.components as JsonObject).schemas = { Charge: { $ref: 'components/schemas/Other.yaml' } }; }, want: /components.schemas.Charge is defined inline/ }],
-      ['root component ref to its file', { given: (d) => { (d.components as JsonObject).schemas = { Charge: { $ref: 'components/schemas/Charge.yaml' } }; }, want: undefined }],
-      ['unknown components kind', { given: (d) => { (d.components as JsonObject).pathItems = {}; }, want: /components.pathItems is not allowed/ }],
-      ['no paths', { given: (d) => { delete d.paths; }, want: /paths: missing/ }],
-      ['webhook ref to its file', { given: (d) => { d.webhooks = { chargeEvent: { $ref: 'webhooks/chargeEvent.yaml' } }; }, want: undefined }],
-      ['webhook ref to a wrongly named file', { given: (d) => { d.webhooks = { chargeEvent: { $ref: 'webhooks/event.yaml' } }; }, want: /webhooks\["chargeEvent"\] must be exactly/ }],
-      ['webhook inline', { given: (d) => { d.webhooks = { chargeEvent: { post: {} } }; }, want: /webhooks\["chargeEvent"\] must be exactly/ }],
+      [
+        'extra root key',
+        {
+          given: (d) => {
+            d['x-tagGroups'] = [];
+          },
+          want: /root key "x-tagGroups"/,
+        },
+      ],
+      [
+        'path item inline',
+        {
+          given: (d) => {
+            (d.paths as JsonObject)['/client'] = { get: {} };
+          },
+          want: /paths\["\/client"\] must be exactly/,
+        },
+      ],
+      [
+        '$ref with a sibling',
+        {
+          given: (d) => {
+            (d.paths as JsonObject)['/client'] = { $ref: 'paths/client.yaml', summary: 's' };
+          },
+          want: /must be exactly/,
+        },
+      ],
+      [
+        'wrong file name',
+        {
+          given: (d) => {
+            (d.paths as JsonObject)['/client'] = { $ref: 'paths/clients.yaml' };
+          },
+          want: /refers to paths\/clients.yaml, want paths\/client.yaml/,
+        },
+      ],
+      [
+        'braces dropped',
+        {
+          given: (d) => {
+            (d.paths as JsonObject)['/charge/{id}'] = { $ref: 'paths/charge_id.yaml' };
+          },
+          want: /want paths\/charge_\{id\}.yaml/,
+        },
+      ],
+      [
+        'inline schema in root components',
+        {
+          given: (d) => {
+            (d.components as JsonObject).schemas = { Charge: { type: 'object' } };
+          },
+          want: /components.schemas.Charge is defined inline/,
+        },
+      ],
+      [
+        'root component ref to a wrongly named file',
+        {
+          given: (d) => {
+            (d.components as JsonObject).schemas = { Charge: { $ref: 'components/schemas/Other.yaml' } };
+          },
+          want: /components.schemas.Charge is defined inline/,
+        },
+      ],
+      [
+        'root component ref to its file',
+        {
+          given: (d) => {
+            (d.components as JsonObject).schemas = { Charge: { $ref: 'components/schemas/Charge.yaml' } };
+          },
+          want: undefined,
+        },
+      ],
+      [
+        'unknown components kind',
+        {
+          given: (d) => {
+            (d.components as JsonObject).pathItems = {};
+          },
+          want: /components.pathItems is not allowed/,
+        },
+      ],
+      [
+        'no paths',
+        {
+          given: (d) => {
+            delete d.paths;
+          },
+          want: /paths: missing/,
+        },
+      ],
+      [
+        'webhook ref to its file',
+        {
+          given: (d) => {
+            d.webhooks = { chargeEvent: { $ref: 'webhooks/chargeEvent.yaml' } };
+          },
+          want: undefined,
+        },
+      ],
+      [
+        'webhook ref to a wrongly named file',
+        {
+          given: (d) => {
+            d.webhooks = { chargeEvent: { $ref: 'webhooks/event.yaml' } };
+          },
+          want: /webhooks\["chargeEvent"\] must be exactly/,
+        },
+      ],
+      [
+        'webhook inline',
+        {
+          given: (d) => {
+            d.webhooks = { chargeEvent: { post: {} } };
+          },
+          want: /webhooks\["chargeEvent"\] must be exactly/,
+        },
+      ],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
       const doc = good();
@@ -340,7 +448,13 @@ describe('rules (self-check on fixtures)', () => {
 
   describe('fileLayoutViolations', () => {
     const cases: Array<[string, { given: string[]; want: RegExp | undefined }]> = [
-      ['conforming files', { given: ['openapi.yaml', 'DECISIONS.md', 'paths/charge_{id}.yaml', 'components/schemas/Charge.yaml', 'components/requestBodies/CreateClient.yaml'], want: undefined }],
+      [
+        'conforming files',
+        {
+          given: ['openapi.yaml', 'DECISIONS.md', 'paths/charge_{id}.yaml', 'components/schemas/Charge.yaml', 'components/requestBodies/CreateClient.yaml'],
+          want: undefined,
+        },
+      ],
       ['nested path file', { given: ['paths/charge/id.yaml'], want: /path files live directly/ }],
       ['.yml extension', { given: ['paths/client.yml'], want: /path files/ }],
       ['unknown component kind', { given: ['components/models/Charge.yaml'], want: /component files are/ }],
@@ -364,11 +478,51 @@ describe('rules (self-check on fixtures)', () => {
       ]);
     const cases: Array<[string, { given: (t: Map<string, unknown>) => void; want: { violations: RegExp | undefined; unreferenced: string[] } }]> = [
       ['all files reached', { given: () => {}, want: { violations: undefined, unreferenced: [] } }],
-      ['orphan component', { given: (t) => { t.set('components/schemas/Orphan.yaml', { type: 'string' }); }, want: { violations: undefined, unreferenced: ['components/schemas/Orphan.yaml'] } }],
-      ['orphan path file', { given: (t) => { t.set('paths/old.yaml', {}); }, want: { violations: undefined, unreferenced: ['paths/old.yaml'] } }],
-      ['dangling file ref', { given: (t) => { t.set('paths/client.yaml', { get: { responses: { 200: { $ref: '../components/responses/Missing.yaml' } } } }); }, want: { violations: /Missing.yaml, which does not exist/, unreferenced: ['components/responses/Clients.yaml', 'components/schemas/Client.yaml'] } }],
-      ['dangling local fragment', { given: (t) => { t.set('components/schemas/Client.yaml', { properties: { a: { $ref: '#/$defs/B' } } }); }, want: { violations: /does not resolve inside components\/schemas\/Client.yaml/, unreferenced: [] } }],
-      ['remote ref', { given: (t) => { t.set('components/schemas/Client.yaml', { $ref: 'https://example.com/s.yaml' }); }, want: { violations: /not a relative file reference/, unreferenced: [] } }],
+      [
+        'orphan component',
+        {
+          given: (t) => {
+            t.set('components/schemas/Orphan.yaml', { type: 'string' });
+          },
+          want: { violations: undefined, unreferenced: ['components/schemas/Orphan.yaml'] },
+        },
+      ],
+      [
+        'orphan path file',
+        {
+          given: (t) => {
+            t.set('paths/old.yaml', {});
+          },
+          want: { violations: undefined, unreferenced: ['paths/old.yaml'] },
+        },
+      ],
+      [
+        'dangling file ref',
+        {
+          given: (t) => {
+            t.set('paths/client.yaml', { get: { responses: { 200: { $ref: '../components/responses/Missing.yaml' } } } });
+          },
+          want: { violations: /Missing.yaml, which does not exist/, unreferenced: ['components/responses/Clients.yaml', 'components/schemas/Client.yaml'] },
+        },
+      ],
+      [
+        'dangling local fragment',
+        {
+          given: (t) => {
+            t.set('components/schemas/Client.yaml', { properties: { a: { $ref: '#/$defs/B' } } });
+          },
+          want: { violations: /does not resolve inside components\/schemas\/Client.yaml/, unreferenced: [] },
+        },
+      ],
+      [
+        'remote ref',
+        {
+          given: (t) => {
+            t.set('components/schemas/Client.yaml', { $ref: 'https://example.com/s.yaml' });
+          },
+          want: { violations: /not a relative file reference/, unreferenced: [] },
+        },
+      ],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
       const tree = base();
@@ -385,7 +539,10 @@ describe('rules (self-check on fixtures)', () => {
     const cases: Array<[string, { given: JsonObject; want: RegExp | undefined }]> = [
       ['names match files', { given: { components: { schemas: { Charge: {} }, responses: { Problem: {} }, securitySchemes: { K: {} } } }, want: undefined }],
       ['renamed on collision', { given: { components: { schemas: { 'Charge-2': {} }, responses: { Problem: {} } } }, want: /Charge-2 has no file/ }],
-      ['file bundled under another kind', { given: { components: { schemas: { Charge: {}, Problem: {} } } }, want: /components\/responses\/Problem.yaml is not bundled/ }],
+      [
+        'file bundled under another kind',
+        { given: { components: { schemas: { Charge: {}, Problem: {} } } }, want: /components\/responses\/Problem.yaml is not bundled/ },
+      ],
       ['extra kind', { given: { components: { schemas: { Charge: {} }, responses: { Problem: {} }, links: {} } }, want: /#\/components\/links/ }],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
@@ -424,29 +581,216 @@ describe('rules (self-check on fixtures)', () => {
     });
     const cases: Array<[string, { given: (o: JsonObject, d: JsonObject) => void; want: RegExp | undefined }]> = [
       ['conforming operation', { given: () => {}, want: undefined }],
-      ['security inherited from root is enough', { given: (o) => { delete o.security; }, want: undefined }],
-      ['operation security naming the api key', { given: (o) => { o.security = [{ ApiKeyAuth: [] }]; }, want: undefined }],
-      ['no tags', { given: (o) => { o.tags = []; }, want: /tags: missing or empty/ }],
-      ['undeclared tag', { given: (o) => { o.tags = ['Nope']; }, want: /"Nope" is not declared/ }],
-      ['tag without description', { given: (o) => { o.tags = ['Bare']; }, want: /"Bare" has no description/ }],
-      ['no summary', { given: (o) => { delete o.summary; }, want: /summary: missing/ }],
-      ['empty description', { given: (o) => { o.description = ' '; }, want: /description: missing/ }],
-      ['no operationId', { given: (o) => { delete o.operationId; }, want: /operationId: missing/ }],
-      ['no operation servers', { given: (o) => { delete o.servers; }, want: /exactly one server/ }],
-      ['two servers', { given: (o) => { o.servers = [...(o.servers as unknown[]), { url: '{base_url_alt}' }]; }, want: /exactly one server/ }],
-      ['literal server url', { given: (o) => { o.servers = [{ url: 'https://api.example.com' }]; }, want: /neither \{base_url\} nor \{base_url_alt\}/ }],
-      ['server variable undeclared', { given: (o) => { o.servers = [{ url: '{base_url_alt}', variables: { base_url: { default: 'x' } } }]; }, want: /variable base_url_alt is not declared/ }],
-      ['no security anywhere', { given: (o, d) => { delete o.security; delete d.security; }, want: /no security requirement/ }],
-      ['security opted out', { given: (o) => { o.security = []; }, want: /no security requirement/ }],
-      ['other scheme', { given: (o) => { o.security = [{ Basic: [] }]; }, want: /must name the X-API-KEY/ }],
-      ['optional auth alternative', { given: (o) => { o.security = [{ ApiKeyAuth: [] }, {}]; }, want: /must name the X-API-KEY/ }],
-      ['no 2xx', { given: (o) => { const r = o.responses as JsonObject; delete r['200']; delete r['204']; }, want: /no 2xx response/ }],
-      ['no 4xx', { given: (o) => { delete (o.responses as JsonObject)['404']; }, want: /no 4xx response/ }],
-      ['response body without examples', { given: (o) => { (o.responses as JsonObject)['200'] = { description: 'ok', content: { 'application/json': { schema: {} } } }; }, want: /responses\/200: has a body but no media type with examples/ }],
-      ['referenced response without examples', { given: (o) => { (o.responses as JsonObject)['201'] = { $ref: '#/components/responses/NoExamples' }; }, want: /responses\/201: has a body but no media type/ }],
-      ['request body without examples', { given: (o) => { o.requestBody = { content: { 'application/json': { schema: {}, example: {} } } }; }, want: /requestBody: no media type with examples/ }],
-      ['4xx as application/json', { given: (o) => { (o.responses as JsonObject)['422'] = { description: 'e', content: { 'application/json': { schema: {}, examples: { e: { value: {} } } } } }; }, want: /422: an error response's content must be application\/problem\+json/ }],
-      ['5xx without a body', { given: (o) => { (o.responses as JsonObject)['500'] = { description: 'e' }; }, want: /500: an error response's content must be application\/problem\+json/ }],
+      [
+        'security inherited from root is enough',
+        {
+          given: (o) => {
+            delete o.security;
+          },
+          want: undefined,
+        },
+      ],
+      [
+        'operation security naming the api key',
+        {
+          given: (o) => {
+            o.security = [{ ApiKeyAuth: [] }];
+          },
+          want: undefined,
+        },
+      ],
+      [
+        'no tags',
+        {
+          given: (o) => {
+            o.tags = [];
+          },
+          want: /tags: missing or empty/,
+        },
+      ],
+      [
+        'undeclared tag',
+        {
+          given: (o) => {
+            o.tags = ['Nope'];
+          },
+          want: /"Nope" is not declared/,
+        },
+      ],
+      [
+        'tag without description',
+        {
+          given: (o) => {
+            o.tags = ['Bare'];
+          },
+          want: /"Bare" has no description/,
+        },
+      ],
+      [
+        'no summary',
+        {
+          given: (o) => {
+            delete o.summary;
+          },
+          want: /summary: missing/,
+        },
+      ],
+      [
+        'empty description',
+        {
+          given: (o) => {
+            o.description = ' ';
+          },
+          want: /description: missing/,
+        },
+      ],
+      [
+        'no operationId',
+        {
+          given: (o) => {
+            delete o.operationId;
+          },
+          want: /operationId: missing/,
+        },
+      ],
+      [
+        'no operation servers',
+        {
+          given: (o) => {
+            delete o.servers;
+          },
+          want: /exactly one server/,
+        },
+      ],
+      [
+        'two servers',
+        {
+          given: (o) => {
+            o.servers = [...(o.servers as unknown[]), { url: '{base_url_alt}' }];
+          },
+          want: /exactly one server/,
+        },
+      ],
+      [
+        'literal server url',
+        {
+          given: (o) => {
+            o.servers = [{ url: 'https://api.example.com' }];
+          },
+          want: /neither \{base_url\} nor \{base_url_alt\}/,
+        },
+      ],
+      [
+        'server variable undeclared',
+        {
+          given: (o) => {
+            o.servers = [{ url: '{base_url_alt}', variables: { base_url: { default: 'x' } } }];
+          },
+          want: /variable base_url_alt is not declared/,
+        },
+      ],
+      [
+        'no security anywhere',
+        {
+          given: (o, d) => {
+            delete o.security;
+            delete d.security;
+          },
+          want: /no security requirement/,
+        },
+      ],
+      [
+        'security opted out',
+        {
+          given: (o) => {
+            o.security = [];
+          },
+          want: /no security requirement/,
+        },
+      ],
+      [
+        'other scheme',
+        {
+          given: (o) => {
+            o.security = [{ Basic: [] }];
+          },
+          want: /must name the X-API-KEY/,
+        },
+      ],
+      [
+        'optional auth alternative',
+        {
+          given: (o) => {
+            o.security = [{ ApiKeyAuth: [] }, {}];
+          },
+          want: /must name the X-API-KEY/,
+        },
+      ],
+      [
+        'no 2xx',
+        {
+          given: (o) => {
+            const r = o.responses as JsonObject;
+            delete r['200'];
+            delete r['204'];
+          },
+          want: /no 2xx response/,
+        },
+      ],
+      [
+        'no 4xx',
+        {
+          given: (o) => {
+            delete (o.responses as JsonObject)['404'];
+          },
+          want: /no 4xx response/,
+        },
+      ],
+      [
+        'response body without examples',
+        {
+          given: (o) => {
+            (o.responses as JsonObject)['200'] = { description: 'ok', content: { 'application/json': { schema: {} } } };
+          },
+          want: /responses\/200: has a body but no media type with examples/,
+        },
+      ],
+      [
+        'referenced response without examples',
+        {
+          given: (o) => {
+            (o.responses as JsonObject)['201'] = { $ref: '#/components/responses/NoExamples' };
+          },
+          want: /responses\/201: has a body but no media type/,
+        },
+      ],
+      [
+        'request body without examples',
+        {
+          given: (o) => {
+            o.requestBody = { content: { 'application/json': { schema: {}, example: {} } } };
+          },
+          want: /requestBody: no media type with examples/,
+        },
+      ],
+      [
+        '4xx as application/json',
+        {
+          given: (o) => {
+            (o.responses as JsonObject)['422'] = { description: 'e', content: { 'application/json': { schema: {}, examples: { e: { value: {} } } } } };
+          },
+          want: /422: an error response's content must be application\/problem\+json/,
+        },
+      ],
+      [
+        '5xx without a body',
+        {
+          given: (o) => {
+            (o.responses as JsonObject)['500'] = { description: 'e' };
+          },
+          want: /500: an error response's content must be application\/problem\+json/,
+        },
+      ],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
       const doc = good();

@@ -17,12 +17,21 @@ import { flattenFields, seedTypes, table, type FieldRow, type OperationRow, type
 // ---------------------------------------------------------------------------------------------
 
 const fieldKeys = new Set<string>([
-  'at', 'type', 'required', 'enum', 'enum_if_declared', 'enum_if_declared_includes',
-  'pattern', 'maxLength', 'minimum', 'format', 'default', 'prefix', 'unit',
+  'at',
+  'type',
+  'required',
+  'enum',
+  'enum_if_declared',
+  'enum_if_declared_includes',
+  'pattern',
+  'maxLength',
+  'minimum',
+  'format',
+  'default',
+  'prefix',
+  'unit',
 ]);
-const operationKeys = new Set<string>([
-  'seed', 'method', 'path', 'server', 'api_key', 'success', 'request_body', 'headers', 'path_params', 'body', 'response',
-]);
+const operationKeys = new Set<string>(['seed', 'method', 'path', 'server', 'api_key', 'success', 'request_body', 'headers', 'path_params', 'body', 'response']);
 
 // ---------------------------------------------------------------------------------------------
 // Location parsing: `data.items[].product.sku`, `[].taxId`, `events[]`
@@ -245,8 +254,7 @@ const typeAllowed: Record<SeedType, readonly string[]> = {
   array: ['array'],
 };
 
-const sameSet = (a: readonly unknown[], b: readonly unknown[]) =>
-  a.length === b.length && a.every((v) => b.includes(v)) && b.every((v) => a.includes(v));
+const sameSet = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((v) => b.includes(v)) && b.every((v) => a.includes(v));
 
 const cuid2Sample = 'tz4a98xxat96iws9zmbrgj3a';
 
@@ -325,9 +333,11 @@ export function checkField(doc: JsonObject, root: unknown, row: FieldRow): strin
 function enumMismatch(at: string, actual: unknown[], seed: string[]): string {
   const extra = actual.filter((v) => !seed.includes(v as string));
   const missing = seed.filter((v) => !actual.includes(v));
-  return `"${at}": enum ${JSON.stringify(actual)} differs from seed ${JSON.stringify(seed)}` +
+  return (
+    `"${at}": enum ${JSON.stringify(actual)} differs from seed ${JSON.stringify(seed)}` +
     (extra.length ? `; not in seed: ${extra.join(', ')}` : '') +
-    (missing.length ? `; missing: ${missing.join(', ')}` : '');
+    (missing.length ? `; missing: ${missing.join(', ')}` : '')
+  );
 }
 
 function checkPrefix(at: string, flat: Flat, prefix: string): string[] {
@@ -349,8 +359,7 @@ function checkPrefix(at: string, flat: Flat, prefix: string): string[] {
       }
     }
   } else {
-    const documented = flat.descriptions.some((d) => d.includes(prefix)) ||
-      flat.examples.some((e) => typeof e === 'string' && e.startsWith(prefix));
+    const documented = flat.descriptions.some((d) => d.includes(prefix)) || flat.examples.some((e) => typeof e === 'string' && e.startsWith(prefix));
     if (!documented) problems.push(`"${at}": neither a pattern, a description nor an example shows the seed prefix ${prefix}`);
   }
   return problems;
@@ -364,7 +373,9 @@ function findOperation(doc: JsonObject, row: OperationRow): ContractOperation {
   const method = row.method.toLowerCase();
   const found = listOperations(doc).filter((op) => op.method === method && op.path === row.path);
   if (found.length !== 1) {
-    const available = listOperations(doc).map((op) => `${op.method.toUpperCase()} ${op.path}`).join(', ');
+    const available = listOperations(doc)
+      .map((op) => `${op.method.toUpperCase()} ${op.path}`)
+      .join(', ');
     throw new Error(`${row.method} ${row.path}: expected exactly one operation, found ${found.length} (contract has: ${available || 'none'})`);
   }
   return found[0] as ContractOperation;
@@ -389,7 +400,8 @@ function checkParam(doc: JsonObject, row: OperationRow, op: ContractOperation, l
   const param = parameters(doc, row, op).find((p) => p.in === location && String(p.name).toLowerCase() === want.name.toLowerCase());
   if (!param) return [`${location} parameter "${want.name}" is missing`];
   if (location === 'path' && param.name !== want.name) problems.push(`path parameter is named "${String(param.name)}", seed: "${want.name}"`);
-  if (Boolean(param.required) !== want.required) problems.push(`${location} parameter "${want.name}" required=${String(param.required ?? false)}, seed: ${want.required}`);
+  if (Boolean(param.required) !== want.required)
+    problems.push(`${location} parameter "${want.name}" required=${String(param.required ?? false)}, seed: ${want.required}`);
   for (const flat of normalize(doc, param.schema)) {
     const types = nonNullTypes(flat);
     if (!types || !(types.length === 1 && types[0] === want.type)) {
@@ -428,11 +440,16 @@ interface SuccessResponse {
 
 function successResponse(doc: JsonObject, row: OperationRow, op: ContractOperation): SuccessResponse {
   const responses = (op.operation.responses ?? {}) as JsonObject;
-  const codes = row.success === 'unknown'
-    ? Object.keys(responses).filter((c) => /^2(\d\d|XX)$/i.test(c)).sort()
-    : Object.keys(responses).filter((c) => c === String(row.success));
+  const codes =
+    row.success === 'unknown'
+      ? Object.keys(responses)
+          .filter((c) => /^2(\d\d|XX)$/i.test(c))
+          .sort()
+      : Object.keys(responses).filter((c) => c === String(row.success));
   if (codes.length === 0) {
-    throw new Error(`${row.method} ${row.path}: no ${row.success === 'unknown' ? '2xx' : row.success} response (contract has: ${Object.keys(responses).join(', ') || 'none'})`);
+    throw new Error(
+      `${row.method} ${row.path}: no ${row.success === 'unknown' ? '2xx' : row.success} response (contract has: ${Object.keys(responses).join(', ') || 'none'})`,
+    );
   }
   for (const code of codes) {
     const response = deref(doc, responses[code]);
@@ -519,7 +536,10 @@ function buildCases(tbl: SeedTable): Array<[string, Case]> {
     cases.push([`${id} operation exists`, { given: { op, check: 'exists' }, want: [] }]);
     cases.push([`${id} server {${op.server}}`, { given: { op, check: 'server' }, want: [] }]);
     if (op.api_key === 'required') cases.push([`${id} security X-API-KEY`, { given: { op, check: 'security' }, want: [] }]);
-    cases.push([`${id} success ${op.success === 'unknown' ? '2xx (code not shown)' : op.success} ${op.response.root}`, { given: { op, check: 'success' }, want: [] }]);
+    cases.push([
+      `${id} success ${op.success === 'unknown' ? '2xx (code not shown)' : op.success} ${op.response.root}`,
+      { given: { op, check: 'success' }, want: [] },
+    ]);
     if (op.request_body === 'none' || op.body) {
       cases.push([`${id} request body ${op.request_body === 'none' ? 'absent' : 'object'}`, { given: { op, check: 'request_body' }, want: [] }]);
     }
@@ -530,7 +550,7 @@ function buildCases(tbl: SeedTable): Array<[string, Case]> {
       cases.push([`${id} path.${param.name}`, { given: { op, check: `path:${param.name}` }, want: [] }]);
     }
     for (const side of ['body', 'response'] as const) {
-      const entries = side === 'body' ? op.body ?? [] : op.response.fields;
+      const entries = side === 'body' ? (op.body ?? []) : op.response.fields;
       for (const field of flattenFields(entries)) {
         const sep = field.at.startsWith('[') ? '' : '.';
         cases.push([`${id} ${side}${sep}${field.at}`, { given: { op, side, field, check: 'field' }, want: [] }]);
@@ -586,9 +606,15 @@ describe('seed-coverage table', () => {
     });
     expect(table.enums.webhook_event).toEqual(['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired']);
     for (const op of table.operations) {
-      expect(Object.keys(op).filter((k) => !operationKeys.has(k)), `${op.seed} keys`).toEqual([]);
+      expect(
+        Object.keys(op).filter((k) => !operationKeys.has(k)),
+        `${op.seed} keys`,
+      ).toEqual([]);
       for (const field of [...flattenFields(op.body ?? []), ...flattenFields(op.response.fields)]) {
-        expect(Object.keys(field).filter((k) => !fieldKeys.has(k)), `${op.seed} ${field.at} keys`).toEqual([]);
+        expect(
+          Object.keys(field).filter((k) => !fieldKeys.has(k)),
+          `${op.seed} ${field.at} keys`,
+        ).toEqual([]);
         if (field.type !== undefined) expect(seedTypes, `${op.seed} ${field.at} type`).toContain(field.type);
         expect(() => parseLocation(field.at)).not.toThrow();
       }
@@ -689,7 +715,10 @@ describe('seed-coverage walker self-test', () => {
     ['anyOf with null branch', { given: { at: 'owner.id', type: 'string', required: true }, want: null }],
     ['date-time', { given: { at: 'when', type: 'date-time', required: false }, want: null }],
     ['anyOf of required lists makes neither field required', { given: { at: 'items', type: 'array', required: false }, want: null }],
-    ['a field required in only one anyOf branch is not required', { given: { at: 'items', type: 'array', required: true }, want: /"items" is not in "required"/ }],
+    [
+      'a field required in only one anyOf branch is not required',
+      { given: { at: 'items', type: 'array', required: true }, want: /"items" is not in "required"/ },
+    ],
     ['missing property fails', { given: { at: 'items[].colour', type: 'string' }, want: /"items\[\]\.colour" is missing/ }],
     ['string where seed says number fails', { given: { at: 'price', type: 'number' }, want: /not compatible with seed type number/ }],
     ['enum with a value the seed does not list fails', { given: { at: 'status', type: 'enum', enum: ['ACTIVE'] }, want: /not in seed: INACTIVE/ }],

@@ -18,7 +18,29 @@ interface Constraint {
   value: unknown;
 }
 
-const constraintKeywords = ['pattern', 'format', 'maxLength', 'minLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'enum', 'const', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'additionalProperties', 'not', 'if', 'dependentRequired', 'dependentSchemas'];
+const constraintKeywords = [
+  'pattern',
+  'format',
+  'maxLength',
+  'minLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'enum',
+  'const',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'additionalProperties',
+  'not',
+  'if',
+  'dependentRequired',
+  'dependentSchemas',
+];
 
 const child = (at: string, name: string) => (at === '' ? name : `${at}.${name}`);
 
@@ -30,12 +52,14 @@ function constraintsOf(doc: JsonObject, raw: unknown, at = '', seen: string[] = 
     return constraintsOf(doc, deref(doc, raw), at, [...seen, raw.$ref]);
   }
   const found: Constraint[] = [];
-  for (const keyword of constraintKeywords) if (keyword in raw && !(keyword === 'additionalProperties' && raw[keyword] === true)) found.push({ at, keyword, value: raw[keyword] });
+  for (const keyword of constraintKeywords)
+    if (keyword in raw && !(keyword === 'additionalProperties' && raw[keyword] === true)) found.push({ at, keyword, value: raw[keyword] });
   if (raw.type === 'integer' || (Array.isArray(raw.type) && raw.type.includes('integer'))) found.push({ at, keyword: 'type', value: 'integer' });
   if (Array.isArray(raw.required)) for (const name of raw.required) found.push({ at: child(at, String(name)), keyword: 'required', value: true });
   if (isObject(raw.properties)) for (const [name, schema] of Object.entries(raw.properties)) found.push(...constraintsOf(doc, schema, child(at, name), seen));
   if (raw.items !== undefined) found.push(...constraintsOf(doc, raw.items, `${at}[]`, seen));
-  for (const keyword of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(raw[keyword])) for (const member of raw[keyword] as unknown[]) found.push(...constraintsOf(doc, member, at, seen));
+  for (const keyword of ['allOf', 'anyOf', 'oneOf'])
+    if (Array.isArray(raw[keyword])) for (const member of raw[keyword] as unknown[]) found.push(...constraintsOf(doc, member, at, seen));
   return found;
 }
 
@@ -77,7 +101,8 @@ function unrecorded(doc: JsonObject, row: OperationRow): string[] {
     const media = (deref(doc, response).content as JsonObject | undefined)?.['application/json'];
     const schema = isObject(media) ? media.schema : undefined;
     for (const constraint of constraintsOf(doc, schema)) {
-      if (!recorded(rows.get(constraint.at), constraint)) problems.push(`${row.method} ${row.path} ${code} ${constraint.at || '(root)'}: ${constraint.keyword} ${JSON.stringify(constraint.value)}`);
+      if (!recorded(rows.get(constraint.at), constraint))
+        problems.push(`${row.method} ${row.path} ${code} ${constraint.at || '(root)'}: ${constraint.keyword} ${JSON.stringify(constraint.value)}`);
     }
   }
   return problems;
@@ -85,19 +110,66 @@ function unrecorded(doc: JsonObject, row: OperationRow): string[] {
 
 describe('rules (self-check on fixtures)', () => {
   const doc: JsonObject = {
-    paths: { '/thing': { get: { responses: { '200': { content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } } } } } },
+    paths: {
+      '/thing': {
+        get: { responses: { '200': { content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } } } },
+      },
+    },
     components: {
       schemas: {
-        Thing: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^thng_' }, ownerId: { type: 'string', allOf: [{ $ref: '#/components/schemas/OwnerId' }] }, count: { type: 'integer', maximum: 9 } } },
+        Thing: {
+          type: 'object',
+          required: ['id'],
+          properties: {
+            id: { type: 'string', pattern: '^thng_' },
+            ownerId: { type: 'string', allOf: [{ $ref: '#/components/schemas/OwnerId' }] },
+            count: { type: 'integer', maximum: 9 },
+          },
+        },
         OwnerId: { type: 'string', pattern: '^ownr_' },
       },
     },
   };
-  const row = (fields: FieldRow[]): OperationRow => ({ seed: '1', method: 'GET', path: '/thing', server: 'base_url', api_key: 'required', success: 200, response: { root: 'array', fields } });
+  const row = (fields: FieldRow[]): OperationRow => ({
+    seed: '1',
+    method: 'GET',
+    path: '/thing',
+    server: 'base_url',
+    api_key: 'required',
+    success: 200,
+    response: { root: 'array', fields },
+  });
   test.each<[string, { fields: FieldRow[]; want: string[] }]>([
-    ['everything recorded', { fields: [{ at: '[].id', required: true, prefix: 'thng_' }, { at: '[].ownerId', prefix: 'ownr_' }, { at: '[].count', unit: 'cents' }], want: ['GET /thing 200 [].count: maximum 9'] }],
-    ['a pattern reached through allOf and not recorded', { fields: [{ at: '[].id', required: true, prefix: 'thng_' }, { at: '[].ownerId' }], want: ['GET /thing 200 [].ownerId: pattern "^ownr_"', 'GET /thing 200 [].count: type "integer"', 'GET /thing 200 [].count: maximum 9'] }],
-    ['required where the seed does not say so', { fields: [{ at: '[].id', prefix: 'thng_' }], want: ['GET /thing 200 [].id: required true', 'GET /thing 200 [].ownerId: pattern "^ownr_"', 'GET /thing 200 [].count: type "integer"', 'GET /thing 200 [].count: maximum 9'] }],
+    [
+      'everything recorded',
+      {
+        fields: [
+          { at: '[].id', required: true, prefix: 'thng_' },
+          { at: '[].ownerId', prefix: 'ownr_' },
+          { at: '[].count', unit: 'cents' },
+        ],
+        want: ['GET /thing 200 [].count: maximum 9'],
+      },
+    ],
+    [
+      'a pattern reached through allOf and not recorded',
+      {
+        fields: [{ at: '[].id', required: true, prefix: 'thng_' }, { at: '[].ownerId' }],
+        want: ['GET /thing 200 [].ownerId: pattern "^ownr_"', 'GET /thing 200 [].count: type "integer"', 'GET /thing 200 [].count: maximum 9'],
+      },
+    ],
+    [
+      'required where the seed does not say so',
+      {
+        fields: [{ at: '[].id', prefix: 'thng_' }],
+        want: [
+          'GET /thing 200 [].id: required true',
+          'GET /thing 200 [].ownerId: pattern "^ownr_"',
+          'GET /thing 200 [].count: type "integer"',
+          'GET /thing 200 [].count: maximum 9',
+        ],
+      },
+    ],
   ])('%s', (_name, { fields, want }) => {
     expect(unrecorded(doc, row(fields)).sort()).toEqual(want.sort());
   });
@@ -106,8 +178,11 @@ describe('rules (self-check on fixtures)', () => {
 describe('the seed view of the bundled contract', () => {
   const loaded = loadContract();
   const seed = loaded.value ? seedView(loaded.value) : {};
-  test.each(table.operations.map((row) => [`${row.method} ${row.path}`, row] as const))('%s: every unmarked constraint of its success answer is the seed\'s', (_name, row) => {
-    expect(loaded.error).toBeUndefined();
-    expect(unrecorded(seed, row)).toEqual([]);
-  });
+  test.each(table.operations.map((row) => [`${row.method} ${row.path}`, row] as const))(
+    "%s: every unmarked constraint of its success answer is the seed's",
+    (_name, row) => {
+      expect(loaded.error).toBeUndefined();
+      expect(unrecorded(seed, row)).toEqual([]);
+    },
+  );
 });

@@ -55,7 +55,6 @@ export interface SeedTable {
   operations: OperationRow[];
 }
 
-
 export const tablePath = new URL('./seed-coverage.yaml', import.meta.url);
 export const table = parse(readFileSync(tablePath, 'utf8'), { maxAliasCount: -1 }) as SeedTable;
 
@@ -80,4 +79,3 @@ function joinLocation(prefix: string, at: string): string {
   if (!prefix) return at;
   return at.startsWith('[') ? `${prefix}${at}` : `${prefix}.${at}`;
 }
-

@@ -82,10 +82,12 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     await expect.poll(() => page.url()).toMatch(new RegExp(`#/[a-z-]+/${target.operationId.toLowerCase()}$`));
     // The operation's heading (h1 on its own page, h2 within its tag's) is scrolled into view.
     const heading = page.locator('h1, h2', { hasText: summary }).first();
-    await expect.poll(async () => {
-      const box = await heading.boundingBox({ timeout: 1_000 }).catch(() => null);
-      return box !== null && box.y >= 0 && box.y < 900;
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const box = await heading.boundingBox({ timeout: 1_000 }).catch(() => null);
+        return box !== null && box.y >= 0 && box.y < 900;
+      })
+      .toBe(true);
     // The request sample: the right panel names the method and path and shows the example payload.
     const section = page.locator(`[id$="/${target.operationId.toLowerCase()}"]`).first();
     await expect.poll(() => section.getByText('Payload').first().isVisible()).toBe(true);

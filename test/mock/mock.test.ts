@@ -19,13 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMock, type RunningMock } from '../support/mock-process.js';
-import {
-  deref,
-  listOperations,
-  loadBundledContract,
-  type ContractOperation,
-  type JsonObject,
-} from '../../lib/contract/bundled.js';
+import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 
 const mockScript = fileURLToPath(new URL('../../scripts/mock.mjs', import.meta.url));
 const contract = loadBundledContract();
@@ -136,7 +130,7 @@ function apiKeyHeaderOf(op: ContractOperation): string | undefined {
       if (scheme?.type === 'apiKey' && scheme.in === 'header' && scheme.name) return scheme.name;
     }
   }
-  return parametersOf(op).find(p => p.in === 'header' && p.required && /^x-api-key$/i.test(p.name))?.name;
+  return parametersOf(op).find((p) => p.in === 'header' && p.required && /^x-api-key$/i.test(p.name))?.name;
 }
 
 const API_KEY_HEADER = 'X-API-KEY';
@@ -152,17 +146,17 @@ function validRequest(op: ContractOperation): { given: Given; gaps: string[] } {
   };
 
   let path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    const param = params.find(p => p.in === 'path' && p.name === name);
+    const param = params.find((p) => p.in === 'path' && p.name === name);
     if (!param) {
       gaps.push(`path template {${name}} has no path parameter`);
       return name;
     }
     return encodeURIComponent(valueOf(param));
   });
-  const query = params.filter(p => p.in === 'query' && p.required).map(p => `${encodeURIComponent(p.name)}=${encodeURIComponent(valueOf(p))}`);
+  const query = params.filter((p) => p.in === 'query' && p.required).map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(valueOf(p))}`);
   if (query.length > 0) path += `?${query.join('&')}`;
 
-  const keyParam = params.find(p => p.in === 'header' && p.name.toLowerCase() === API_KEY_HEADER.toLowerCase());
+  const keyParam = params.find((p) => p.in === 'header' && p.name.toLowerCase() === API_KEY_HEADER.toLowerCase());
   const headers: Record<string, string> = { [API_KEY_HEADER]: String(exampleValue(keyParam) ?? 'test-api-key') };
   for (const p of params) {
     if (p.in === 'header' && p.required && p.name.toLowerCase() !== API_KEY_HEADER.toLowerCase()) headers[p.name] = valueOf(p);
@@ -190,9 +184,9 @@ function requiredHeadersOf(response: Response, status: string, gaps: string[]): 
     .filter(({ name, header }) => header.required === true && name.toLowerCase() !== 'content-type')
     .map(({ name, header }) => {
       const values = namedExamples(header)
-        .map(e => e.example.value)
-        .filter(v => v !== undefined)
-        .map(v => String(v));
+        .map((e) => e.example.value)
+        .filter((v) => v !== undefined)
+        .map((v) => String(v));
       const fromSchema = exampleValue({ schema: header.schema });
       if (values.length === 0 && fromSchema !== undefined) values.push(String(fromSchema));
       if (values.length === 0) gaps.push(`required ${status} response header ${name} has no example`);
@@ -259,11 +253,11 @@ function bodySchemaOf(op: ContractOperation): Schema | undefined {
 
 function flattenAllOf(schema: Schema | undefined): Schema | undefined {
   if (!schema?.allOf) return schema;
-  const parts = schema.allOf.map(part => flattenAllOf(deref<Schema>(contract, part)) ?? {});
+  const parts = schema.allOf.map((part) => flattenAllOf(deref<Schema>(contract, part)) ?? {});
   return {
     ...schema,
-    required: [...(schema.required ?? []), ...parts.flatMap(p => p.required ?? [])],
-    properties: Object.assign({}, ...parts.map(p => p.properties ?? {}), schema.properties ?? {}),
+    required: [...(schema.required ?? []), ...parts.flatMap((p) => p.required ?? [])],
+    properties: Object.assign({}, ...parts.map((p) => p.properties ?? {}), schema.properties ?? {}),
   };
 }
 
@@ -271,7 +265,7 @@ function flattenAllOf(schema: Schema | undefined): Schema | undefined {
 function wrongTypeValue(type: string | string[]): unknown {
   const types = Array.isArray(type) ? type : [type];
   const candidates: unknown[] = [12345, 'not-of-the-declared-type', true, ['not-of-the-declared-type'], { not: 'of the declared type' }];
-  return candidates.find(value => types.every(t => !matchesType(t, value))) ?? null;
+  return candidates.find((value) => types.every((t) => !matchesType(t, value))) ?? null;
 }
 
 function matchesType(type: string, value: unknown): boolean {
@@ -289,14 +283,14 @@ function invalidBodies(op: ContractOperation, body: unknown): Array<[string, unk
   const schema = bodySchemaOf(op);
   const result: Array<[string, unknown, string]> = [];
 
-  const dropped = (schema?.required ?? []).find(field => field in example);
+  const dropped = (schema?.required ?? []).find((field) => field in example);
   if (dropped !== undefined) {
     const { [dropped]: _removed, ...rest } = example;
     result.push([`required "${dropped}" dropped`, rest, `/${dropped}`]);
   }
 
   const properties = schema?.properties ?? {};
-  const ordered = [...(schema?.required ?? []), ...Object.keys(example)].filter(field => field in example);
+  const ordered = [...(schema?.required ?? []), ...Object.keys(example)].filter((field) => field in example);
   for (const field of ordered) {
     const type = deref<Schema | undefined>(contract, properties[field])?.type;
     if (type === undefined) continue;
@@ -321,7 +315,13 @@ function documentedResponseCases(): Case[] {
       const contents = Object.entries(response.content ?? {});
       const base = () => {
         const { given, gaps } = validRequest(op);
-        const want: Want = { status: code, mediaType: null, requiredHeaders: requiredHeadersOf(response, status, gaps), violations: 'none', contractGaps: gaps };
+        const want: Want = {
+          status: code,
+          mediaType: null,
+          requiredHeaders: requiredHeadersOf(response, status, gaps),
+          violations: 'none',
+          contractGaps: gaps,
+        };
         return { given, want };
       };
       if (contents.length === 0) {
@@ -472,11 +472,11 @@ function expectAnswer(answer: Answer, want: Want): void {
     contractGaps: want.contractGaps,
     // `none`: the raw header must be absent. `request`: reported, but only against the request -
     // a `response` entry would mean the served 401/422 example breaks its own schema.
-    slViolations: want.violations === 'none' ? answer.headers.get('sl-violations') : violations.filter(v => v.location[0] !== 'request'),
-    requestViolationsReported: want.violations === 'request' ? violations.some(v => v.location[0] === 'request') : undefined,
+    slViolations: want.violations === 'none' ? answer.headers.get('sl-violations') : violations.filter((v) => v.location[0] !== 'request'),
+    requestViolationsReported: want.violations === 'request' ? violations.some((v) => v.location[0] === 'request') : undefined,
     mediaType: want.mediaType === null ? null : mediaType,
     body: want.mediaType === null ? answer.text : parseBody(answer.text, want.mediaType),
-    requiredHeaders: Object.fromEntries(want.requiredHeaders.map(h => [h.name, headerState(h)])),
+    requiredHeaders: Object.fromEntries(want.requiredHeaders.map((h) => [h.name, headerState(h)])),
   };
   const expected = {
     status: want.status,
@@ -485,7 +485,7 @@ function expectAnswer(answer: Answer, want: Want): void {
     requestViolationsReported: want.violations === 'request' ? true : undefined,
     mediaType: want.mediaType === null ? null : want.mediaType.toLowerCase(),
     body: want.mediaType === null ? '' : want.body,
-    requiredHeaders: Object.fromEntries(want.requiredHeaders.map(h => [h.name, DOCUMENTED])),
+    requiredHeaders: Object.fromEntries(want.requiredHeaders.map((h) => [h.name, DOCUMENTED])),
   };
   expect(observed).toStrictEqual(expected);
 }
@@ -535,7 +535,7 @@ describe('Prism mock (scripts/mock.mjs) serves the contract', () => {
     test.each(selfChecks)('%s', async (_, { given }) => {
       const answer = await send(given);
       expect(answer.headers.get('sl-violations')).not.toBeNull();
-      expect(violationsOf(answer).some(v => v.location[0] === 'request' && v.severity === 'Error')).toBe(true);
+      expect(violationsOf(answer).some((v) => v.location[0] === 'request' && v.severity === 'Error')).toBe(true);
       expect(() => expectNoViolations(answer)).toThrow(/sl-violations/);
     });
 
@@ -552,7 +552,7 @@ describe('Prism mock (scripts/mock.mjs) serves the contract', () => {
   test('the banner names the URL and both base URLs', () => {
     expect(mock!.output()).toContain(`Mock server`);
     expect(mock!.output()).toContain(baseUrl);
-    const variables = new Set(operations.map(op => op.server).filter(Boolean));
+    const variables = new Set(operations.map((op) => op.server).filter(Boolean));
     for (const name of variables) expect(mock!.output()).toContain(`{${name}}`);
     expect(mock!.output()).toMatch(/curl -i /);
     expect(mock!.output()).toMatch(/Prefer: code=\d{3}, example=/);
@@ -560,7 +560,7 @@ describe('Prism mock (scripts/mock.mjs) serves the contract', () => {
 });
 
 describe('scripts/mock.mjs rejects a bad MOCK_PORT', () => {
-  test.each([['abc'], ['0'], ['65536'], ['40.5'], ['-1']])('MOCK_PORT=%s exits 2 with one line', value => {
+  test.each([['abc'], ['0'], ['65536'], ['40.5'], ['-1']])('MOCK_PORT=%s exits 2 with one line', (value) => {
     const result = spawnSync(process.execPath, [mockScript], { env: { ...process.env, MOCK_PORT: value }, encoding: 'utf8', timeout: 10_000 });
     expect(result.status).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

@@ -37,17 +37,52 @@ const invalidBodies: Array<[string, string, string, JsonObject, string, string]>
   ['total as a string', 'POST', '/charge/payment-link', { ...example('PaymentLinkCreateWithTotal'), total: '5000' }, '/total', 'type'],
   ['total below the minimum', 'POST', '/charge/payment-link', { ...example('PaymentLinkCreateWithTotal'), total: 100 }, '/total', 'minimum'],
   ['a misspelt field (D22)', 'POST', '/charge/payment-link', { ...example('PaymentLinkCreateWithTotal'), devmode: true }, '/devmode', 'additionalProperties'],
-  ['a nested tax id of 3 digits', 'POST', '/charge/payment-link', withChange('PaymentLinkCreateWithItems', (b) => ((b.customer as JsonObject).taxId = '123')), '/customer/taxId', 'pattern'],
-  ['a nested e-mail that is none', 'POST', '/charge/payment-link', withChange('PaymentLinkCreateWithItems', (b) => ((b.customer as JsonObject).email = 'not-an-email')), '/customer/email', 'format'],
-  ['an item quantity of 0', 'POST', '/charge/payment-link', withChange('PaymentLinkCreateWithItems', (b) => ((b.items as Items)[0]!.quantity = 0)), '/items/0/quantity', 'minimum'],
-  ['a nested required phone missing', 'POST', '/charge/payment-link', withChange('PaymentLinkCreateWithItems', (b) => delete (b.customer as JsonObject).phone), '/customer/phone', 'required'],
+  [
+    'a nested tax id of 3 digits',
+    'POST',
+    '/charge/payment-link',
+    withChange('PaymentLinkCreateWithItems', (b) => ((b.customer as JsonObject).taxId = '123')),
+    '/customer/taxId',
+    'pattern',
+  ],
+  [
+    'a nested e-mail that is none',
+    'POST',
+    '/charge/payment-link',
+    withChange('PaymentLinkCreateWithItems', (b) => ((b.customer as JsonObject).email = 'not-an-email')),
+    '/customer/email',
+    'format',
+  ],
+  [
+    'an item quantity of 0',
+    'POST',
+    '/charge/payment-link',
+    withChange('PaymentLinkCreateWithItems', (b) => ((b.items as Items)[0]!.quantity = 0)),
+    '/items/0/quantity',
+    'minimum',
+  ],
+  [
+    'a nested required phone missing',
+    'POST',
+    '/charge/payment-link',
+    withChange('PaymentLinkCreateWithItems', (b) => delete (b.customer as JsonObject).phone),
+    '/customer/phone',
+    'required',
+  ],
   ['a client status outside the enum', 'POST', '/client', { ...example('ClientCreateRequest'), status: 'DELETED' }, '/status', 'enum'],
   ['an empty client name', 'POST', '/client', { ...example('ClientCreateRequest'), name: '' }, '/name', 'minLength'],
   ['a client without its required e-mail', 'POST', '/client', withChange('ClientCreateRequest', (b) => delete b.email), '/email', 'required'],
   ['a client tax id as a number', 'POST', '/client', { ...example('ClientCreateRequest'), cpfCnpj: 52998224725 }, '/cpfCnpj', 'type'],
   ['a product period outside the enum', 'POST', '/product', { ...example('ProductCreateRequest'), defaultPeriod: 'HOURLY' }, '/defaultPeriod', 'enum'],
   ['an order to state XX', 'POST', '/order', { ...example('OrderCreateRequest'), state: 'XX' }, '/state', 'enum'],
-  ['an order item with a malformed product id', 'POST', '/order', withChange('OrderCreateRequest', (b) => ((b.items as Items)[0]!.productId = 'abc')), '/items/0/productId', 'pattern'],
+  [
+    'an order item with a malformed product id',
+    'POST',
+    '/order',
+    withChange('OrderCreateRequest', (b) => ((b.items as Items)[0]!.productId = 'abc')),
+    '/items/0/productId',
+    'pattern',
+  ],
   ['an order without items', 'POST', '/order', { ...example('OrderCreateRequest'), items: [] }, '/items', 'minItems'],
   ['an order paid in cash', 'POST', '/order', { ...example('OrderCreateRequest'), paymentMethod: 'CASH' }, '/paymentMethod', 'enum'],
   ['subscription trial days as a string', 'POST', '/subscription', { ...example('SubscriptionCreateRequest'), trialDays: '7' }, '/trialDays', 'type'],
@@ -102,7 +137,10 @@ describe('an invalid body gets a 422 problem naming the field that is wrong', ()
       (b.customer as JsonObject).email = 'nobody';
       (b.items as Items)[0]!.quantity = 'two';
     });
-    const problem = await expectValidation(await send('POST', '/charge/payment-link', { body: JSON.stringify(body) }), ['/customer/email', '/items/0/quantity']);
+    const problem = await expectValidation(await send('POST', '/charge/payment-link', { body: JSON.stringify(body) }), [
+      '/customer/email',
+      '/items/0/quantity',
+    ]);
     expect(problem.detail).toMatch(/^The request has 2 invalid fields: /);
   });
 
@@ -127,7 +165,15 @@ describe('every other refusal is the contract problem for what happened', () => 
   const cases: Array<[string, string, string, Parameters<typeof send>[2], number, keyof typeof problemTypes, RegExp]> = [
     ['no X-API-KEY', 'GET', CHARGE, { apiKey: null }, 401, 'unauthorized', /No X-API-KEY header was sent/],
     ['a body that is not JSON', 'POST', '/charge/payment-link', { body: '{"total": 5000,' }, 400, 'malformedRequest', /not valid JSON/],
-    ['a body sent as text/plain', 'POST', '/charge/payment-link', { body: payment, headers: { 'Content-Type': 'text/plain' } }, 415, 'unsupportedMediaType', /text\/plain.*application\/json/],
+    [
+      'a body sent as text/plain',
+      'POST',
+      '/charge/payment-link',
+      { body: payment, headers: { 'Content-Type': 'text/plain' } },
+      415,
+      'unsupportedMediaType',
+      /text\/plain.*application\/json/,
+    ],
     ['a path the contract does not have', 'GET', '/charges', {}, 404, 'notFound', /\/charges/],
     ['a method the path does not have', 'DELETE', '/charge/payment-link', {}, 405, 'methodNotAllowed', /delete/i],
   ];
@@ -149,7 +195,10 @@ describe('every other refusal is the contract problem for what happened', () => 
   });
 
   test('a malformed Idempotency-Key is named as the header it is', async () => {
-    const response = await send('POST', '/charge/payment-link', { body: JSON.stringify(example('PaymentLinkCreateWithTotal')), headers: { 'Idempotency-Key': '"a b' } });
+    const response = await send('POST', '/charge/payment-link', {
+      body: JSON.stringify(example('PaymentLinkCreateWithTotal')),
+      headers: { 'Idempotency-Key': '"a b' },
+    });
     await expectConforming('POST', '/charge/payment-link', response);
     const problem = await expectProblem(response, 422, problemTypes.validation.type, '/charge/payment-link');
     expect(problem.errors).toEqual([expect.objectContaining({ header: 'Idempotency-Key', keyword: 'pattern' })]);

@@ -50,9 +50,15 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** The calls the types must refuse, one per line, each with the error tsc must report there. */
 const mustNotCompile: Array<[string, { line: string; code: string }]> = [
   ['a {base_url} operation on {base_url_alt}', { line: "await pix.alt.POST('/charge/payment-link', { body: { total: 500 } });", code: 'TS2345' }],
-  ['a {base_url_alt} operation on {base_url}', { line: "await pix.base.POST('/product', { body: { name: 'n', description: 'd', price: 1, sku: 's', displayId: 'i' } });", code: 'TS2345' }],
+  [
+    'a {base_url_alt} operation on {base_url}',
+    { line: "await pix.base.POST('/product', { body: { name: 'n', description: 'd', price: 1, sku: 's', displayId: 'i' } });", code: 'TS2345' },
+  ],
   ['an unknown body field', { line: "await pix.base.POST('/charge/payment-link', { body: { total: 500, amount: 500 } });", code: 'TS2353' }],
-  ['a field the answer does not have', { line: "void (await pix.base.POST('/charge/payment-link', { body: { total: 500 } })).data?.data.status;", code: 'TS2339' }],
+  [
+    'a field the answer does not have',
+    { line: "void (await pix.base.POST('/charge/payment-link', { body: { total: 500 } })).data?.data.status;", code: 'TS2339' },
+  ],
 ];
 
 const tsconfig = {
@@ -65,7 +71,9 @@ describe('the packed package', () => {
     expect(Object.keys(repoPackage.dependencies).sort()).toEqual(['openapi-fetch', 'standardwebhooks']);
   });
 
-  test('installed in an empty project: the README client blocks compile and run against the reference server; wrong calls do not compile', { timeout: 240_000 }, async (context) => {
+  test('installed in an empty project: the README client blocks compile and run against the reference server; wrong calls do not compile', {
+    timeout: 240_000,
+  }, async (context) => {
     const work = join(folder(), 'work');
     const project = join(work, 'project');
     mkdirSync(project, { recursive: true });
@@ -76,12 +84,27 @@ describe('the packed package', () => {
     expect(packed.code, packed.stderr).toBe(0);
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info!.files.map((f) => f.path);
-    expect(files.filter((f) => !/^(dist\/client\/|bin\/|package\.json$|README\.md$)/.test(f)), 'only the client build, bin, package.json and README').toEqual([]);
+    expect(
+      files.filter((f) => !/^(dist\/client\/|bin\/|package\.json$|README\.md$)/.test(f)),
+      'only the client build, bin, package.json and README',
+    ).toEqual([]);
     expect(files).toEqual(expect.arrayContaining(['dist/client/index.mjs', 'dist/client/types/client/index.d.ts', 'dist/client/types/generated/openapi.d.ts']));
 
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', private: true, type: 'module' }));
     const dev = repoPackage.devDependencies;
-    const installed = await run(npm, ['install', join(work, info!.filename), `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`, '--prefer-offline', '--no-audit', '--no-fund'], project);
+    const installed = await run(
+      npm,
+      [
+        'install',
+        join(work, info!.filename),
+        `typescript@${dev.typescript}`,
+        `@types/node@${dev['@types/node']}`,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+      ],
+      project,
+    );
     if (installed.code !== 0 && /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(installed.stderr)) {
       console.warn(`NOTICE: npm could not reach the registry for the client's dependencies: the packed-package test is skipped.\n${installed.stderr}`);
       context.skip();
@@ -89,7 +112,8 @@ describe('the packed package', () => {
     expect(installed.code, installed.stderr).toBe(0);
     const modules = readdirSync(join(project, 'node_modules'));
     expect(modules).toEqual(expect.arrayContaining(['openapi-fetch', 'standardwebhooks', repoPackage.name]));
-    for (const serverOnly of ['hono', 'better-sqlite3', 'pg', 'pino', 'tsx', 'ajv']) expect(modules, `${serverOnly} is not the client's`).not.toContain(serverOnly);
+    for (const serverOnly of ['hono', 'better-sqlite3', 'pg', 'pino', 'tsx', 'ajv'])
+      expect(modules, `${serverOnly} is not the client's`).not.toContain(serverOnly);
 
     // The README's blocks as they stand: the first is a program, the second a webhook endpoint (compiled only).
     const blocks = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '## TypeScript client', 'ts');
@@ -101,9 +125,15 @@ describe('the packed package', () => {
     const compiled = await run(tsc, ['-p', '.'], project);
     expect(compiled.code, compiled.stdout + compiled.stderr).toBe(0);
 
-    const preamble = ["import { createPixClient } from 'pix-payments-toolkit/client';", "const pix = createPixClient({ baseUrl: 'http://localhost:3000', baseUrlAlt: 'http://localhost:3000', apiKey: 'sk_x' });"];
+    const preamble = [
+      "import { createPixClient } from 'pix-payments-toolkit/client';",
+      "const pix = createPixClient({ baseUrl: 'http://localhost:3000', baseUrlAlt: 'http://localhost:3000', apiKey: 'sk_x' });",
+    ];
     writeFileSync(join(project, 'wrong.ts'), [...preamble, ...mustNotCompile.map(([, { line }]) => line), 'export {};', ''].join('\n'));
-    writeFileSync(join(project, 'tsconfig.wrong.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: ['wrong.ts'] }));
+    writeFileSync(
+      join(project, 'tsconfig.wrong.json'),
+      JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: ['wrong.ts'] }),
+    );
     const refused = await run(tsc, ['-p', 'tsconfig.wrong.json'], project);
     const errors = [...refused.stdout.matchAll(/^wrong\.ts\((\d+),\d+\): error (TS\d+)/gm)].map(([, line, code]) => `${line} ${code}`);
     expect(errors, refused.stdout).toEqual(mustNotCompile.map(([, { code }], i) => `${preamble.length + 1 + i} ${code}`));

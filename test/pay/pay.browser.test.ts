@@ -78,7 +78,9 @@ async function open(path: string): Promise<Page> {
 }
 
 /** A charge of company A through the API, with the shop's pages as its destinations. */
-async function newCharge(options: { devMode?: boolean; success?: boolean; failed?: boolean; needShipping?: boolean } = {}): Promise<{ id: string; brCode: string }> {
+async function newCharge(
+  options: { devMode?: boolean; success?: boolean; failed?: boolean; needShipping?: boolean } = {},
+): Promise<{ id: string; brCode: string }> {
   const { data, response } = await server.api.POST('/charge/payment-link', {
     body: {
       total: 12990,
@@ -111,7 +113,9 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
       const title = { '/obrigado': 'Obrigado pela compra', '/falhou': 'Pagamento não concluído' }[request.url ?? ''];
       if (!title) return void response.writeHead(404).end();
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      response.end(`<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,"></head><body><h1>${title}</h1></body></html>`);
+      response.end(
+        `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,"></head><body><h1>${title}</h1></body></html>`,
+      );
     });
     shop.listen(0, '127.0.0.1');
     shopBase = await listen(shop);
@@ -222,9 +226,13 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     expect(await page.locator('#simulate').count()).toBe(0);
     for (let i = 0; i < 10 && (await page.evaluate('document.activeElement && document.activeElement.id')) !== 'copy'; i++) await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.id')).toBe('copy');
-    const outline = (await page.evaluate('(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; })()')) as string[];
+    const outline = (await page.evaluate(
+      '(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; })()',
+    )) as string[];
     expect(outline).toEqual(['solid', '3px']);
-    const [background, color] = (await page.evaluate('(() => { const s = getComputedStyle(document.querySelector("header")); return [s.backgroundColor, s.color]; })()')) as string[];
+    const [background, color] = (await page.evaluate(
+      '(() => { const s = getComputedStyle(document.querySelector("header")); return [s.backgroundColor, s.color]; })()',
+    )) as string[];
     expect(hex(background!)).toBe('#0e7c66');
     expect(contrastRatio(hex(background!), hex(color!))).toBeGreaterThanOrEqual(4.5);
   });
@@ -239,7 +247,9 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     const [noticeBox, qrBox] = [await notice.boundingBox(), await page.locator('#qr').boundingBox()];
     expect(noticeBox!.y + noticeBox!.height).toBeLessThanOrEqual(qrBox!.y);
     expect(await page.getByLabel('Pix Copia e Cola').getAttribute('aria-describedby')).toBe('test-code copy-feedback');
-    const [background, color] = (await page.evaluate('(() => { const s = getComputedStyle(document.getElementById("test-code")); return [s.backgroundColor, s.color]; })()')) as string[];
+    const [background, color] = (await page.evaluate(
+      '(() => { const s = getComputedStyle(document.getElementById("test-code")); return [s.backgroundColor, s.color]; })()',
+    )) as string[];
     expect(contrastRatio(hex(background!), hex(color!))).toBeGreaterThanOrEqual(4.5);
   });
 });

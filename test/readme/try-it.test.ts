@@ -30,7 +30,8 @@ export function shellBlocks(markdown: string, heading: string): string[] {
 }
 
 const missing = ['bash', 'curl', 'jq'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
-if (missing.length > 0) console.warn(`NOTICE: ${missing.join(', ')} not installed: the README's Try-it blocks are not run (apt-get install ${missing.join(' ')}).`);
+if (missing.length > 0)
+  console.warn(`NOTICE: ${missing.join(', ')} not installed: the README's Try-it blocks are not run (apt-get install ${missing.join(' ')}).`);
 
 const folder = useChildProcesses('pix-try-it-');
 
@@ -52,7 +53,8 @@ describe.skipIf(missing.length > 0)('README "Try it"', () => {
     const blocks = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it');
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const all = blocks.join('\n');
-    for (const step of ['/product', '/webhook', 'scripts/webhook-receiver.mjs', '/charge/payment-link', '"devMode\\":true', '/simulate-payment', '/deliveries']) expect(all).toContain(step);
+    for (const step of ['/product', '/webhook', 'scripts/webhook-receiver.mjs', '/charge/payment-link', '"devMode\\":true', '/simulate-payment', '/deliveries'])
+      expect(all).toContain(step);
   });
 
   test('its blocks, run by bash against the compiled server, complete the loop a person sees', { timeout: 90_000 }, async () => {
@@ -62,7 +64,14 @@ describe.skipIf(missing.length > 0)('README "Try it"', () => {
     await listening(server);
     const script = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it').join('\n');
     // Exactly what a person has: the printed key exported, the rest as the README sets it.
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, API_KEY: printedKey(server), BASE_URL: `http://localhost:${port}`, BASE_URL_ALT: `http://localhost:${port}`, RECEIVER_PORT: String(receiverPort) };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      API_KEY: printedKey(server),
+      BASE_URL: `http://localhost:${port}`,
+      BASE_URL_ALT: `http://localhost:${port}`,
+      RECEIVER_PORT: String(receiverPort),
+    };
     const { code, stdout, stderr } = await runBash(script, env);
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     expect(stderr, stderr).not.toMatch(/error|not found|rejected/i);
@@ -75,8 +84,15 @@ describe.skipIf(missing.length > 0)('README "Try it"', () => {
 
     expect(stdout).toContain('{"status":"OPEN","paymentStatus":"PROCESSING"}');
     expect(stdout).toMatch(/\{"status":"PAID","paymentStatus":"RECEIVED","paymentDate":"[^"]+"\}/);
-    const arrived = [...stdout.matchAll(/^receiver: (charge\.\w+) verified: charge char_\w+ (\w+)\/(\w+)/gm)].map(([, type, status, paymentStatus]) => `${type} ${status}/${paymentStatus}`);
-    expect(arrived, stdout).toEqual(['charge.pending OPEN/PENDING', 'charge.processing OPEN/PROCESSING', 'charge.paid PAID/PAID', 'charge.received PAID/RECEIVED']);
+    const arrived = [...stdout.matchAll(/^receiver: (charge\.\w+) verified: charge char_\w+ (\w+)\/(\w+)/gm)].map(
+      ([, type, status, paymentStatus]) => `${type} ${status}/${paymentStatus}`,
+    );
+    expect(arrived, stdout).toEqual([
+      'charge.pending OPEN/PENDING',
+      'charge.processing OPEN/PROCESSING',
+      'charge.paid PAID/PAID',
+      'charge.received PAID/RECEIVED',
+    ]);
     const attempts = stdout.split('\n').filter((line) => /^charge\.\w+ {2}attempt \d+ {2}\w+ {2}\d+$/.test(line));
     expect(attempts.map((line) => line.split(/ +/)[0]).sort()).toEqual(['charge.paid', 'charge.pending', 'charge.processing', 'charge.received']);
     expect(attempts.every((line) => line.includes('SUCCEEDED  204'))).toBe(true);

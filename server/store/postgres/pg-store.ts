@@ -48,7 +48,8 @@ export class PgStore extends SqlStore {
   /** Creates the pool, applies the migrations not yet applied, and returns the store. */
   static async open(options: PgStoreOptions): Promise<PgStore> {
     const { schema } = options;
-    if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use lower-case letters, digits and _.`);
+    if (schema !== undefined && !SCHEMA_NAME.test(schema))
+      throw new Error(`Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use lower-case letters, digits and _.`);
     const timeout = options.statementTimeoutMs ?? 5000;
     const pool = new pg.Pool({
       connectionString: options.connectionString,
@@ -88,7 +89,11 @@ export class PgStore extends SqlStore {
       for (const migration of migrations) {
         if (applied.has(migration.version)) continue;
         for (const statement of migration.statements) await db.query(statement);
-        await db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+        await db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+          migration.version,
+          migration.name,
+          new Date().toISOString(),
+        ]);
       }
     });
   }
@@ -102,7 +107,8 @@ export class PgStore extends SqlStore {
     );
     const count = rows[0]!.count;
     // The first request of a window clears the key's old windows, so the table holds about an hour per key.
-    if (count === 1) await this.pool.query('DELETE FROM rate_limit_windows WHERE key_id = $1 AND window_start < $2', [keyId, windowStart - RATE_WINDOW_RETENTION_MS]);
+    if (count === 1)
+      await this.pool.query('DELETE FROM rate_limit_windows WHERE key_id = $1 AND window_start < $2', [keyId, windowStart - RATE_WINDOW_RETENTION_MS]);
     return count;
   }
 
@@ -154,7 +160,8 @@ export class PgStore extends SqlStore {
 class TextSafeClient extends pg.Client {
   override query(...args: unknown[]): never {
     const values = args[1];
-    if (Array.isArray(values)) args[1] = values.map((value: unknown) => (typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value));
+    if (Array.isArray(values))
+      args[1] = values.map((value: unknown) => (typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value));
     return (pg.Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
   }
 }

@@ -118,7 +118,11 @@ export abstract class SqlStore implements Store {
     return docOf(await this.read(get(this.sql.getOrder, companyId, id)));
   }
 
-  async insertCharge(charge: StoredCharge, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void> {
+  async insertCharge(
+    charge: StoredCharge,
+    companyId: string,
+    extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] },
+  ): Promise<void> {
     await this.write(this.insertChargeStep(charge, companyId, extras));
   }
 
@@ -139,7 +143,11 @@ export abstract class SqlStore implements Store {
     return row && { companyId: row.company_id, charge: JSON.parse(row.doc) as StoredCharge };
   }
 
-  async transitionCharge(companyId: string, id: string, apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] }): Promise<StoredCharge | undefined> {
+  async transitionCharge(
+    companyId: string,
+    id: string,
+    apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] },
+  ): Promise<StoredCharge | undefined> {
     return this.write(this.transitionChargeStep(companyId, id, apply));
   }
 
@@ -149,7 +157,9 @@ export abstract class SqlStore implements Store {
   }
 
   async insertWebhook(webhook: WebhookDoc, secret: string): Promise<void> {
-    await this.write(run(this.sql.insertWebhook, webhook.id, webhook.companyId, secret, JSON.stringify(webhook), webhook.status, webhook.createdAt), { single: true });
+    await this.write(run(this.sql.insertWebhook, webhook.id, webhook.companyId, secret, JSON.stringify(webhook), webhook.status, webhook.createdAt), {
+      single: true,
+    });
   }
 
   async getWebhook(companyId: string, id: string): Promise<WebhookDoc | undefined> {
@@ -213,7 +223,11 @@ export abstract class SqlStore implements Store {
     return order;
   }
 
-  private *insertChargeStep(charge: StoredCharge, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Step<void> {
+  private *insertChargeStep(
+    charge: StoredCharge,
+    companyId: string,
+    extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] },
+  ): Step<void> {
     if (extras.newClient) yield* this.insertClientStep(extras.newClient);
     yield* run(this.sql.insertCharge, charge.id, companyId, charge.expiresAt, JSON.stringify(charge));
     yield* this.addEvents(companyId, extras.events ?? []);
@@ -221,7 +235,11 @@ export abstract class SqlStore implements Store {
     if (r) yield* run(this.sql.completeIdempotency, r.status, r.body, r.companyId, r.key);
   }
 
-  private *transitionChargeStep(companyId: string, id: string, apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] }): Step<StoredCharge | undefined> {
+  private *transitionChargeStep(
+    companyId: string,
+    id: string,
+    apply: (charge: StoredCharge) => { charge: StoredCharge; events: NewEvent[] },
+  ): Step<StoredCharge | undefined> {
     const current = docOf<StoredCharge>(yield* get(this.sql.getChargeToMove, companyId, id));
     if (!current) return undefined;
     const { charge, events } = apply(current);
@@ -250,14 +268,21 @@ export abstract class SqlStore implements Store {
     yield* run(this.sql.updateDelivery, state, attempt.attempt, attempt.nextAttemptAt ?? attempt.requestedAt, attempt.eventId, attempt.webhookId);
     yield* run(this.sql.insertAttempt, attempt.id, companyId, attempt.webhookId, attempt.eventId, attempt.requestedAt, JSON.stringify(attempt));
     if (disableWebhook) {
-      yield* run(this.sql.replaceWebhook, JSON.stringify({ ...webhook, status: 'INACTIVE', updatedAt: attempt.requestedAt }), 'INACTIVE', companyId, webhook.id);
+      yield* run(
+        this.sql.replaceWebhook,
+        JSON.stringify({ ...webhook, status: 'INACTIVE', updatedAt: attempt.requestedAt }),
+        'INACTIVE',
+        companyId,
+        webhook.id,
+      );
     }
   }
 
   private *claimIdempotencyKeyStep(input: IdempotencyClaimInput): Step<IdempotencyClaim> {
     // A row released between the INSERT and the SELECT (by another instance) is claimed on the next round.
     for (;;) {
-      if ((yield* run(this.sql.insertIdempotency, input.companyId, input.key, input.fingerprint, input.leaseUntil, input.expiresAt)) === 1) return { kind: 'claimed' };
+      if ((yield* run(this.sql.insertIdempotency, input.companyId, input.key, input.fingerprint, input.leaseUntil, input.expiresAt)) === 1)
+        return { kind: 'claimed' };
       const row = yield* get(this.sql.getIdempotency, input.companyId, input.key);
       if (!row) continue;
       const stored = claimOfStoredKey(row, input.now, input.fingerprint);

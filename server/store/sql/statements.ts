@@ -35,25 +35,35 @@ export function sharedStatements(d: Dialect) {
      * locks that inserts referencing the company take, so those neither wait nor deadlock with it.
      */
     lockCompany: q<[id: string], unknown>(`SELECT 1 FROM companies WHERE id = ? ${d.rowLock('FOR NO KEY UPDATE')}`),
-    insertApiKey: q<[id: string, companyId: string, secretHash: string, createdAt: string]>('INSERT INTO api_keys (id, company_id, secret_hash, created_at) VALUES (?, ?, ?, ?)'),
+    insertApiKey: q<[id: string, companyId: string, secretHash: string, createdAt: string]>(
+      'INSERT INTO api_keys (id, company_id, secret_hash, created_at) VALUES (?, ?, ?, ?)',
+    ),
     findApiKey: q<[id: string], ApiKeyRow>('SELECT id, company_id, secret_hash, created_at FROM api_keys WHERE id = ?'),
 
-    insertClient: q<[id: string, companyId: string, createdAt: string, doc: string]>('INSERT INTO clients (id, company_id, created_at, doc) VALUES (?, ?, ?, ?)'),
+    insertClient: q<[id: string, companyId: string, createdAt: string, doc: string]>(
+      'INSERT INTO clients (id, company_id, created_at, doc) VALUES (?, ?, ?, ?)',
+    ),
     getClient: q<[companyId: string, id: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? AND id = ?'),
     listClients: q<[companyId: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id'),
 
     insertProduct: q<[id: string, companyId: string, doc: string]>('INSERT INTO products (id, company_id, doc) VALUES (?, ?, ?)'),
-    productsAmong: q<[companyId: string, idsJson: string], DocRow & { id: string }>(`SELECT id, doc FROM products WHERE company_id = ? AND ${d.inJsonArray('id', '?')}`),
+    productsAmong: q<[companyId: string, idsJson: string], DocRow & { id: string }>(
+      `SELECT id, doc FROM products WHERE company_id = ? AND ${d.inJsonArray('id', '?')}`,
+    ),
 
     insertSubscription: q<[id: string, companyId: string, doc: string]>('INSERT INTO subscriptions (id, company_id, doc) VALUES (?, ?, ?)'),
     getSubscription: q<[companyId: string, id: string], DocRow>('SELECT doc FROM subscriptions WHERE company_id = ? AND id = ?'),
     replaceSubscription: q<[doc: string, companyId: string, id: string]>('UPDATE subscriptions SET doc = ? WHERE company_id = ? AND id = ?'),
 
     nextOrderNumber: q<[companyId: string], { n: number }>('SELECT COALESCE(MAX(order_number), 0) + 1 AS n FROM orders WHERE company_id = ?'),
-    insertOrder: q<[id: string, companyId: string, orderNumber: number, doc: string]>('INSERT INTO orders (id, company_id, order_number, doc) VALUES (?, ?, ?, ?)'),
+    insertOrder: q<[id: string, companyId: string, orderNumber: number, doc: string]>(
+      'INSERT INTO orders (id, company_id, order_number, doc) VALUES (?, ?, ?, ?)',
+    ),
     getOrder: q<[companyId: string, id: string], DocRow>('SELECT doc FROM orders WHERE company_id = ? AND id = ?'),
 
-    insertCharge: q<[id: string, companyId: string, expiresAt: string, doc: string]>('INSERT INTO charges (id, company_id, expires_at, doc) VALUES (?, ?, ?, ?)'),
+    insertCharge: q<[id: string, companyId: string, expiresAt: string, doc: string]>(
+      'INSERT INTO charges (id, company_id, expires_at, doc) VALUES (?, ?, ?, ?)',
+    ),
     getCharge: q<[companyId: string, id: string], DocRow>('SELECT doc FROM charges WHERE company_id = ? AND id = ?'),
     /** Locked until commit: a concurrent move of the same charge waits and then applies to this one's result. */
     getChargeToMove: q<[companyId: string, id: string], DocRow>(`SELECT doc FROM charges WHERE company_id = ? AND id = ? ${d.rowLock('FOR UPDATE')}`),
@@ -69,7 +79,9 @@ export function sharedStatements(d: Dialect) {
        SET doc = substr(doc, 1, length(doc) - 1) || CASE WHEN doc = '{}' THEN '' ELSE ',' END || '"brCodeBase64":' || ? || '}'
        WHERE company_id = ? AND id = ? AND ${d.jsonMember('doc', 'brCodeBase64')} IS NULL`,
     ),
-    openChargesDue: q<[now: string, limit: number], { company_id: string; id: string }>('SELECT company_id, id FROM charges WHERE open = 1 AND expires_at <= ? ORDER BY expires_at LIMIT ?'),
+    openChargesDue: q<[now: string, limit: number], { company_id: string; id: string }>(
+      'SELECT company_id, id FROM charges WHERE open = 1 AND expires_at <= ? ORDER BY expires_at LIMIT ?',
+    ),
 
     insertWebhook: q<[id: string, companyId: string, secret: string, doc: string, status: string, createdAt: string]>(
       'INSERT INTO webhooks (id, company_id, secret, doc, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -79,7 +91,9 @@ export function sharedStatements(d: Dialect) {
      * Locked so that a concurrent deleteWebhook waits (or has already taken the deliveries along), and
      * a concurrent change of the webhook is not overwritten by an attempt that disables it.
      */
-    getWebhookToRecord: q<[companyId: string, id: string], DocRow>(`SELECT doc FROM webhooks WHERE company_id = ? AND id = ? ${d.rowLock('FOR NO KEY UPDATE')}`),
+    getWebhookToRecord: q<[companyId: string, id: string], DocRow>(
+      `SELECT doc FROM webhooks WHERE company_id = ? AND id = ? ${d.rowLock('FOR NO KEY UPDATE')}`,
+    ),
     listWebhooks: q<[companyId: string], DocRow>('SELECT doc FROM webhooks WHERE company_id = ? ORDER BY created_at, id'),
     replaceWebhook: q<[doc: string, status: string, companyId: string, id: string]>('UPDATE webhooks SET doc = ?, status = ? WHERE company_id = ? AND id = ?'),
     deleteWebhook: q<[companyId: string, id: string]>('DELETE FROM webhooks WHERE company_id = ? AND id = ?'),
@@ -90,7 +104,9 @@ export function sharedStatements(d: Dialect) {
      * cannot be deleted before this commits, so no delivery is left without its webhook. By id, so
      * that concurrent fan-outs take these locks in one order.
      */
-    subscribers: q<[companyId: string], DocRow & { id: string }>(`SELECT id, doc FROM webhooks WHERE company_id = ? AND status = 'ACTIVE' ORDER BY id ${d.rowLock('FOR KEY SHARE')}`),
+    subscribers: q<[companyId: string], DocRow & { id: string }>(
+      `SELECT id, doc FROM webhooks WHERE company_id = ? AND status = 'ACTIVE' ORDER BY id ${d.rowLock('FOR KEY SHARE')}`,
+    ),
 
     nextEventSeq: q<[companyId: string], { n: number }>('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM webhook_events WHERE company_id = ?'),
     insertEvent: q<[id: string, companyId: string, seq: number, type: string, createdAt: string, body: string]>(
@@ -114,7 +130,9 @@ export function sharedStatements(d: Dialect) {
        LIMIT ?
        ${d.rowLock('FOR UPDATE OF d SKIP LOCKED')}`,
     ),
-    leaseDelivery: q<[leaseUntil: string, eventId: string, webhookId: string]>('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND webhook_id = ?'),
+    leaseDelivery: q<[leaseUntil: string, eventId: string, webhookId: string]>(
+      'UPDATE webhook_deliveries SET next_attempt_at = ? WHERE event_id = ? AND webhook_id = ?',
+    ),
     updateDelivery: q<[state: string, attempts: number, nextAttemptAt: string, eventId: string, webhookId: string]>(
       'UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ? WHERE event_id = ? AND webhook_id = ?',
     ),
@@ -139,7 +157,9 @@ export function sharedStatements(d: Dialect) {
       `UPDATE idempotency_keys SET fingerprint = ?, lease_until = ?, expires_at = ?, status = NULL, body = NULL
        WHERE company_id = ? AND key = ?`,
     ),
-    completeIdempotency: q<[status: number, body: string, companyId: string, key: string]>('UPDATE idempotency_keys SET status = ?, body = ? WHERE company_id = ? AND key = ?'),
+    completeIdempotency: q<[status: number, body: string, companyId: string, key: string]>(
+      'UPDATE idempotency_keys SET status = ?, body = ? WHERE company_id = ? AND key = ?',
+    ),
     releaseIdempotency: q<[companyId: string, key: string]>('DELETE FROM idempotency_keys WHERE company_id = ? AND key = ? AND status IS NULL'),
   };
 }

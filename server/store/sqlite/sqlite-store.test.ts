@@ -83,7 +83,11 @@ describe('group commit', () => {
       store.insertClient(client(company.doc.id, 'Davi')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    expect(committedRows(path, "SELECT json_extract(doc, '$.name') AS name FROM clients ORDER BY rowid")).toEqual([{ name: 'Bruno' }, { name: 'Carla' }, { name: 'Davi' }]);
+    expect(committedRows(path, "SELECT json_extract(doc, '$.name') AS name FROM clients ORDER BY rowid")).toEqual([
+      { name: 'Bruno' },
+      { name: 'Carla' },
+      { name: 'Davi' },
+    ]);
     expect(committedRows(path, 'SELECT COUNT(*) AS n FROM products')).toEqual([{ n: 1 }]);
   });
 

@@ -107,7 +107,7 @@ export class SqliteStore extends SqlStore {
   private execute(op: Op): unknown {
     if (op.kind === 'lock') return undefined;
     const statement = this.prepared.get(op.statement);
-    if (!statement) throw new Error('A statement that is not one of this store\'s was run.');
+    if (!statement) throw new Error("A statement that is not one of this store's was run.");
     if (op.kind === 'get') return statement.get(...op.params);
     if (op.kind === 'all') return statement.all(...op.params);
     if (op.kind === 'column') {
@@ -139,7 +139,12 @@ export class SqliteStore extends SqlStore {
 
 function migrate(db: Database.Database): void {
   db.exec(createMigrationsTable);
-  const applied = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
+  const applied = new Set(
+    db
+      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+      .all()
+      .map((r) => r.version),
+  );
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
