@@ -10,6 +10,7 @@ import type { HttpMethod } from './served-paths.js';
 
 // openapi-typescript-helpers has these, but it is openapi-fetch's dependency, not ours: an installed
 // client must not rely on how a package manager lays out a dependency's dependencies.
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is how a type asks whether K is optional.
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 /** The paths that have `M` (a method a path lacks is `?: never`, so not required). */
 type PathsWithMethod<Paths, M extends HttpMethod> = { [Path in keyof Paths]: Paths[Path] extends { [K in M]: unknown } ? Path : never }[keyof Paths];
@@ -25,7 +26,7 @@ type Operation<Paths, Path extends keyof Paths, M extends HttpMethod> = M extend
 type Method<Paths extends {}, M extends HttpMethod> = <Path extends PathsWithMethod<Paths, M>>(
   path: Path,
   ...options: OptionsArg<Operation<Paths, Path, M>>
-) => Promise<FetchResponse<Operation<Paths, Path, M>, {}, MediaType>>;
+) => Promise<FetchResponse<Operation<Paths, Path, M>, Record<never, never>, MediaType>>;
 
 export interface StrictClient<Paths extends {}> {
   GET: Method<Paths, 'get'>;

@@ -11,7 +11,7 @@ import { verifyWebhook } from './index.js';
 
 const pix = createPixClient({ baseUrl: 'http://localhost:3000', baseUrlAlt: 'http://localhost:3000', apiKey: 'sk_x' });
 
-export async function neverCalled(): Promise<void> {
+async function neverCalled(): Promise<void> {
   // Each operation only on its own base URL.
   // @ts-expect-error createPaymentLink lives on {base_url}
   await pix.alt.POST('/charge/payment-link', { body: { total: 500 } });

@@ -284,7 +284,7 @@ function requestHeaders(doc, entry) {
 }
 
 function concretePath(doc, entry) {
-  let path = entry.path.replace(/\{([^}]+)\}/g, (whole, name) => {
+  let path = entry.path.replace(/\{([^}]+)\}/g, (_whole, name) => {
     const param = entry.parameters.find((p) => p.in === 'path' && p.name === name);
     return encodeURIComponent(String(exampleOf(doc, param) ?? name));
   });

@@ -34,8 +34,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // status, time): nothing to redact, and redaction was a third of the cost of the line. Made
   // again if the logger is replaced (tests capture lines that way).
   let requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) };
-  const requestLogger = () =>
-    requestLog.of === deps.logger ? requestLog.log : (requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) }).log;
+  const requestLogger = () => {
+    if (requestLog.of !== deps.logger) requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) };
+    return requestLog.log;
+  };
 
   // One middleware around everything: the request id and the log line of every request, and
   // anything thrown that is not an Error made one (Hono hands only Errors to onError).

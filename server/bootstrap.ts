@@ -43,7 +43,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> & Pick<Deps,
 
 /** A random CNPJ with valid check digits, for companies created without one. */
 export function randomCnpj(): string {
-  const base = Array.from({ length: 8 }, () => randomInt(10)).join('') + '0001';
+  const base = `${Array.from({ length: 8 }, () => randomInt(10)).join('')}0001`;
   return withCheckDigits(base);
 }
 

@@ -87,14 +87,18 @@ describe('ensure_resource_availability', () => {
     [
       'the charge reads another total',
       {
-        given: chargeData((d) => void (d.total = Number(d.total) + 100)),
+        given: chargeData((d) => {
+          d.total = Number(d.total) + 100;
+        }),
         want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`total` reads/ },
       },
     ],
     [
       'the charge reads another id',
       {
-        given: chargeData((d) => void (d.id = 'char_somethingelse')),
+        given: chargeData((d) => {
+          d.id = 'char_somethingelse';
+        }),
         want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /`id` reads/ },
       },
     ],
@@ -106,7 +110,9 @@ describe('ensure_resource_availability', () => {
     [
       'the charge reads another externalId (D21)',
       {
-        given: chargeData((d) => void (d.externalId = 'someone-else')),
+        given: chargeData((d) => {
+          d.externalId = 'someone-else';
+        }),
         want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /`externalId` reads/ },
       },
     ],

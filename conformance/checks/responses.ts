@@ -18,7 +18,7 @@ import {
 } from '../../lib/contract/responses.js';
 export { documentedResponse, documentedResponses, mediaTypeOf, schemaPointerFor, type DocumentedResponse };
 import { followRef, resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
-import { isPlainObject as isObject, operationPointer, toPointer } from '../data/schema.js';
+import { isPlainObject as isObject } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { CheckName, Exchange } from '../engine/types.js';

@@ -275,20 +275,32 @@ function judgeSignature(ctx: RunContext, secret: string, delivery: Delivery, exc
   ]
     .filter(([, value]) => !value)
     .map(([name]) => name);
-  if (missing.length > 0) return fail(`no ${missing.join(', ')} header`);
-  if (!/^\d+$/.test(timestamp!)) return fail(`webhook-timestamp ${JSON.stringify(timestamp)} is not whole seconds since the epoch`);
+  if (missing.length > 0) {
+    fail(`no ${missing.join(', ')} header`);
+    return;
+  }
+  if (!/^\d+$/.test(timestamp!)) {
+    fail(`webhook-timestamp ${JSON.stringify(timestamp)} is not whole seconds since the epoch`);
+    return;
+  }
   const offS = Math.round(Number(timestamp) - delivery.receivedAt / 1000);
-  if (Math.abs(offS) > TOLERANCE_S)
-    return fail(`webhook-timestamp is ${Math.abs(offS)} s ${offS < 0 ? 'before' : 'after'} its arrival; a receiver refuses more than ${TOLERANCE_S} s`);
+  if (Math.abs(offS) > TOLERANCE_S) {
+    fail(`webhook-timestamp is ${Math.abs(offS)} s ${offS < 0 ? 'before' : 'after'} its arrival; a receiver refuses more than ${TOLERANCE_S} s`);
+    return;
+  }
   // Signing the same id, timestamp and bytes with the secret gives the one valid v1 signature;
   // the header may carry several, space-separated, and one match is enough.
   let expected: string;
   try {
     expected = new Webhook(secret).sign(id!, new Date(Number(timestamp) * 1000), delivery.body);
   } catch (error) {
-    return fail(`the registration's secret cannot sign (${(error as Error).message})`);
+    fail(`the registration's secret cannot sign (${(error as Error).message})`);
+    return;
   }
-  if (!signatures!.split(' ').includes(expected)) return fail(`webhook-signature does not verify with the registration's secret (Standard Webhooks v1)`);
+  if (!signatures!.split(' ').includes(expected)) {
+    fail(`webhook-signature does not verify with the registration's secret (Standard Webhooks v1)`);
+    return;
+  }
   ctx.judge(
     operationId,
     'webhook_signature',
@@ -300,14 +312,21 @@ function judgeSignature(ctx: RunContext, secret: string, delivery: Delivery, exc
 
 function judgeSchema(ctx: RunContext, body: unknown, exchange: Exchange): void {
   const schemas = payloads(ctx);
-  if (schemas.length === 0) return ctx.recorder.skip(operationId, 'webhook_schema', 'the contract has no webhooks section');
+  if (schemas.length === 0) {
+    ctx.recorder.skip(operationId, 'webhook_schema', 'the contract has no webhooks section');
+    return;
+  }
   const delivery = `delivery ${exchange.request.headers['webhook-id'] ?? '(no webhook-id)'}`;
-  if (body === undefined)
-    return ctx.judge(operationId, 'webhook_schema', false, `${delivery}: the body is not JSON`, { decision: deliveryDecision(ctx), exchange });
+  if (body === undefined) {
+    ctx.judge(operationId, 'webhook_schema', false, `${delivery}: the body is not JSON`, { decision: deliveryDecision(ctx), exchange });
+    return;
+  }
   const verdicts = schemas.map((s) => validateBoth(ctx, s.pointer, body));
   const first = verdicts[0]!;
-  if (verdicts.some((v) => v.ok) || first.ok)
-    return ctx.judge(operationId, 'webhook_schema', true, `${delivery}: valid against the contract's webhooks schema`, { exchange });
+  if (verdicts.some((v) => v.ok) || first.ok) {
+    ctx.judge(operationId, 'webhook_schema', true, `${delivery}: valid against the contract's webhooks schema`, { exchange });
+    return;
+  }
   const decision = first.seedErrors.length === 0 ? (first.decisions[0] ?? schemas[0]!.decision ?? unnamedDecision) : undefined;
   ctx.judge(operationId, 'webhook_schema', false, `${delivery}: off the contract's webhooks schema: ${describeErrors(first.errors)}`, { decision, exchange });
 }

@@ -292,7 +292,10 @@ function applyDomainRules(ctx: RunContext, view: SchemaView, body: unknown): voi
 export function stripOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
   if (Array.isArray(node)) {
     const items = itemsOf(doc, view);
-    if (items) node.forEach((item) => stripOptional(doc, validate, root, item, items));
+    if (items)
+      node.forEach((item) => {
+        stripOptional(doc, validate, root, item, items);
+      });
     return;
   }
   if (!isPlainObject(node)) return;
@@ -314,7 +317,10 @@ export function stripOptional(doc: JsonObject, validate: ValidateFunction, root:
 export function fillOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
   if (Array.isArray(node)) {
     const items = itemsOf(doc, view);
-    if (items) node.forEach((item) => fillOptional(doc, validate, root, item, items));
+    if (items)
+      node.forEach((item) => {
+        fillOptional(doc, validate, root, item, items);
+      });
     return;
   }
   if (!isPlainObject(node)) return;

@@ -68,8 +68,8 @@ async function ensureFixture(ctx: RunContext, spec: FixtureSpec, upfront = false
 
 const making = new WeakMap<RunContext, Set<string>>();
 function inProgress(ctx: RunContext): Set<string> {
-  let found = making.get(ctx);
-  if (!found) making.set(ctx, (found = new Set()));
+  const found = making.get(ctx) ?? new Set<string>();
+  making.set(ctx, found);
   return found;
 }
 

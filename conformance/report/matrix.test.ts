@@ -21,7 +21,7 @@ function row(operationId: string): Record<string, string> {
 
 describe('renderMatrix', () => {
   test('headers of short names, every check once in order; under each, one row per operation in report order', () => {
-    expect(headers.map((at) => lines[at]!.split(/\s+/).slice(1)).flat()).toEqual(checkNames.map((c) => shortNames[c]));
+    expect(headers.flatMap((at) => lines[at]!.split(/\s+/).slice(1))).toEqual(checkNames.map((c) => shortNames[c]));
     for (const at of headers) expect(lines.slice(at + 1, at + 4).map((l) => l.split(' ')[0])).toEqual(report.operations);
   });
 

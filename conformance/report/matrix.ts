@@ -109,7 +109,7 @@ export function renderMatrix(report: RunReport, options: MatrixOptions = {}): st
       ),
     );
     for (const op of operations) {
-      let row = pad(op, labelWidth) + ' ';
+      let row = `${pad(op, labelWidth)} `;
       for (const check of columns) {
         const kind = find(op, check)?.outcome ?? 'none';
         row += paint(kind, glyphs[kind]) + ' '.repeat(cell - 1);

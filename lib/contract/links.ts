@@ -95,7 +95,10 @@ export function linkedFields(link: ContractLink): LinkedField[] {
     if (typeof node === 'string') {
       const expression = wholeExpression.test(node) ? node : loneEmbeddedExpression.exec(node)?.[1];
       if (expression) found.push({ path, expression });
-    } else if (Array.isArray(node)) node.forEach((item, i) => visit(item, [...path, i]));
+    } else if (Array.isArray(node))
+      node.forEach((item, i) => {
+        visit(item, [...path, i]);
+      });
     else if (isJsonObject(node)) for (const [key, value] of Object.entries(node)) visit(value, [...path, key]);
   };
   if (link.requestBody !== undefined) visit(link.requestBody, []);

@@ -56,7 +56,9 @@ function planOf(doc: JsonObject, schemas: readonly unknown[], memo: Map<unknown,
   }
   for (const [name, subs] of properties) {
     const sub = planOf(doc, subs, memo);
-    if (sub) (plan.properties ??= new Map()).set(name, sub);
+    if (!sub) continue;
+    plan.properties ??= new Map();
+    plan.properties.set(name, sub);
   }
   if (items.length > 0) {
     const sub = planOf(doc, items, memo);

@@ -14,7 +14,12 @@ async function setUp() {
   const { store } = opened;
   const { apiKey, companyId } = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });
   let now = 1_000_000;
-  const clock = { now: () => now, advance: (ms: number) => void (now += ms) };
+  const clock = {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
   const reads = vi.spyOn(store, 'findApiKey');
   return { store, apiKey, companyId, clock, reads, auth: new Authenticator(store, clock.now) };
 }

@@ -19,20 +19,9 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
-  let parsed;
+  let parsed: ReturnType<typeof parseOptions>;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        company: { type: 'string' },
-        'tax-id': { type: 'string' },
-        'pix-key': { type: 'string' },
-        city: { type: 'string' },
-        color: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
+    parsed = parseOptions();
   } catch (error) {
     fail(`${(error as Error).message}\n\n${usage}`);
   }
@@ -55,7 +44,7 @@ async function main(): Promise<void> {
   const color = values.color;
   if (color !== undefined && !/^#(?:[0-9A-Fa-f]{3}){1,2}$/.test(color)) fail('--color must be a hex colour such as #0E7C66');
 
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (error) {
@@ -84,3 +73,19 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => fail(`keys: ${(error as Error).message}`));
+
+/** The command line's options, as `parseArgs` reads them (it throws on an unknown or malformed one). */
+function parseOptions() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      company: { type: 'string' },
+      'tax-id': { type: 'string' },
+      'pix-key': { type: 'string' },
+      city: { type: 'string' },
+      color: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}

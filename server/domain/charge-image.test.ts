@@ -77,7 +77,7 @@ describe('the QR image of a charge', () => {
         createdAt: at,
         updatedAt: at,
       },
-      'whsec_' + Buffer.alloc(32, 1).toString('base64'),
+      `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
     );
     // The pending event was written at creation; simulate a payment to write processing/paid events too.
     await s.api.POST('/charge/{id}/simulate-payment', { params: { path: { id } }, body: { settle: false } });

@@ -12,8 +12,8 @@ const rendering = new WeakMap<Store, Map<string, Promise<string>>>();
 
 export async function chargeImage(store: Store, companyId: string, charge: StoredCharge): Promise<string> {
   if (charge.brCodeBase64 !== undefined) return charge.brCodeBase64;
-  let inFlight = rendering.get(store);
-  if (!inFlight) rendering.set(store, (inFlight = new Map()));
+  const inFlight = rendering.get(store) ?? new Map();
+  rendering.set(store, inFlight);
   const key = `${companyId}/${charge.id}`;
   const pending = inFlight.get(key);
   if (pending) return pending;

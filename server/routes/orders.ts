@@ -49,7 +49,9 @@ export const orderOperations: ResourceOperations = (deps) => [
   defineOperation('createOrder', async ({ body, company }) => {
     const companyId = company.doc.id;
     companyIdMustMatch(body.companyId, companyId, '/companyId');
-    body.items?.forEach((item, i) => companyIdMustMatch(item.companyId, companyId, `/items/${i}/companyId`));
+    body.items?.forEach((item, i) => {
+      companyIdMustMatch(item.companyId, companyId, `/items/${i}/companyId`);
+    });
 
     const requested = body.items ?? [];
     const { products, errors: referenceErrors } = await itemProducts(deps, companyId, requested);

@@ -113,12 +113,16 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
   const pathItem = (rawItem: unknown, pointer: string, charge: boolean): void => {
     const { node: item, pointer: itemPointer } = follow(doc, rawItem, pointer);
     if (!isObject(item)) return;
-    (Array.isArray(item.parameters) ? item.parameters : []).forEach((p, i) => parameterOrHeader(p, `${itemPointer}/parameters/${i}`, undefined, charge));
+    (Array.isArray(item.parameters) ? item.parameters : []).forEach((p, i) => {
+      parameterOrHeader(p, `${itemPointer}/parameters/${i}`, undefined, charge);
+    });
     for (const method of httpMethods) {
       const operation = item[method];
       if (!isObject(operation)) continue;
       const at = childPointer(itemPointer, method);
-      (Array.isArray(operation.parameters) ? operation.parameters : []).forEach((p, i) => parameterOrHeader(p, `${at}/parameters/${i}`, undefined, charge));
+      (Array.isArray(operation.parameters) ? operation.parameters : []).forEach((p, i) => {
+        parameterOrHeader(p, `${at}/parameters/${i}`, undefined, charge);
+      });
       if (operation.requestBody !== undefined) requestBody(operation.requestBody, `${at}/requestBody`, charge);
       for (const [code, raw] of Object.entries(isObject(operation.responses) ? operation.responses : {})) response(raw, `${at}/responses/${code}`, charge);
     }
@@ -146,7 +150,9 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
     const parent = pointer.slice(0, pointer.lastIndexOf('/'));
     const key = lastToken(parent) === 'properties' ? lastToken(pointer) : undefined;
     if (Array.isArray(node.examples)) {
-      node.examples.forEach((value, i) => add({ pointer: `${pointer}/examples/${i}`, schemaPointer: pointer, value, key, charge }));
+      node.examples.forEach((value, i) => {
+        add({ pointer: `${pointer}/examples/${i}`, schemaPointer: pointer, value, key, charge });
+      });
     }
     if ('example' in node) add({ pointer: `${pointer}/example`, schemaPointer: pointer, value: node.example, key, charge });
     for (const keyword of schemaMapKeywords) {
@@ -154,7 +160,10 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
         for (const [name, sub] of Object.entries(node[keyword])) schema(sub, childPointer(childPointer(pointer, keyword), name), charge);
     }
     for (const keyword of schemaListKeywords) {
-      if (Array.isArray(node[keyword])) node[keyword].forEach((sub: unknown, i: number) => schema(sub, `${pointer}/${keyword}/${i}`, charge));
+      if (Array.isArray(node[keyword]))
+        node[keyword].forEach((sub: unknown, i: number) => {
+          schema(sub, `${pointer}/${keyword}/${i}`, charge);
+        });
     }
     for (const keyword of schemaKeywords) if (isObject(node[keyword])) schema(node[keyword], childPointer(pointer, keyword), charge);
   };
@@ -188,7 +197,7 @@ function collectExamples(doc: JsonObject): ExampleCase[] {
 function schemaValidator(doc: JsonObject): (schemaPointer: string, value: unknown) => string[] {
   const validator = new ContractValidator(doc);
   return (schemaPointer, value) => {
-    let validate;
+    let validate: ReturnType<typeof validator.at>;
     try {
       validate = validator.at(schemaPointer);
     } catch (error) {
@@ -257,7 +266,10 @@ function domainFindings(value: unknown, key: string | undefined, charge: boolean
         findings.problems.push(`${where}: charge total ${JSON.stringify(node)} must be an integer number of cents >= 500`);
       }
     }
-    if (Array.isArray(node)) node.forEach((item, i) => visit(item, k, parent, `${at}/${i}`));
+    if (Array.isArray(node))
+      node.forEach((item, i) => {
+        visit(item, k, parent, `${at}/${i}`);
+      });
     else if (isObject(node)) for (const [ck, cv] of Object.entries(node)) visit(cv, ck, node, childPointer(at, ck));
   };
   visit(value, key, undefined, '');

@@ -130,7 +130,7 @@ describe('byteDrift (self-check)', () => {
     ['identical bytes', { given: Buffer.from(base), want: undefined }],
     [
       'changed line',
-      { given: Buffer.from('openapi: 3.1.0\ninfo:\n  title: U\n'), want: /line 3: fresh bundle has "  title: U", committed file has "  title: T"/ },
+      { given: Buffer.from('openapi: 3.1.0\ninfo:\n  title: U\n'), want: /line 3: fresh bundle has " {2}title: U", committed file has " {2}title: T"/ },
     ],
     ['extra line', { given: Buffer.from(`${base.toString()}paths: {}\n`), want: /line 4/ }],
     [

@@ -150,7 +150,10 @@ function referenceGraph(tree: SourceTree, entry = 'openapi.yaml'): { reachable: 
 }
 
 function collectRefs(value: unknown, pointer: string, out: Array<{ ref: string; at: string }>): void {
-  if (Array.isArray(value)) value.forEach((v, i) => collectRefs(v, `${pointer}/${i}`, out));
+  if (Array.isArray(value))
+    value.forEach((v, i) => {
+      collectRefs(v, `${pointer}/${i}`, out);
+    });
   else if (isObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       if (k === '$ref' && typeof v === 'string') out.push({ ref: v, at: pointer });

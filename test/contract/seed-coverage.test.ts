@@ -39,7 +39,7 @@ const operationKeys = new Set<string>(['seed', 'method', 'path', 'server', 'api_
 
 type Step = { kind: 'prop'; name: string } | { kind: 'items' };
 
-export function parseLocation(at: string): Step[] {
+function parseLocation(at: string): Step[] {
   const steps: Step[] = [];
   for (const token of at.split('.')) {
     const match = /^([^[\]]*)((?:\[\])*)$/.exec(token);
@@ -155,7 +155,7 @@ function isNullOnly(flat: Flat): boolean {
 }
 
 /** Normalises a (possibly referencing / composed) schema into its alternatives. */
-export function normalize(doc: JsonObject, raw: unknown, depth = 0): Flat[] {
+function normalize(doc: JsonObject, raw: unknown, depth = 0): Flat[] {
   if (depth > 64) throw new Error('Schema nesting too deep (reference cycle through allOf/oneOf/anyOf?)');
   if (!isObject(raw)) return [emptyFlat()];
   let alts: Flat[] = [ownKeywords(raw)];
@@ -200,7 +200,7 @@ interface WalkResult {
   node: Flat[];
 }
 
-export function walk(doc: JsonObject, root: unknown, steps: Step[]): WalkResult {
+function walk(doc: JsonObject, root: unknown, steps: Step[]): WalkResult {
   let current = normalize(doc, root);
   let parents: Flat[] = [];
   let where = '(root)';
@@ -259,7 +259,7 @@ const sameSet = (a: readonly unknown[], b: readonly unknown[]) => a.length === b
 const cuid2Sample = 'tz4a98xxat96iws9zmbrgj3a';
 
 /** Checks one field row against a schema; returns the problems found (empty = conforms). */
-export function checkField(doc: JsonObject, root: unknown, row: FieldRow): string[] {
+function checkField(doc: JsonObject, root: unknown, row: FieldRow): string[] {
   const steps = parseLocation(row.at);
   const { problems, parents, node } = walk(doc, root, steps);
   if (problems.length > 0) return problems;

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { followRef, loadBundledContract, resolvePointer, isJsonObject as isObject, type JsonObject } from '../../lib/contract/bundled.js';
+import { followRef, loadBundledContract, isJsonObject as isObject, type JsonObject } from '../../lib/contract/bundled.js';
 import { childPointer, toPointer } from '../../lib/contract/pointer.js';
 
 export type { JsonObject };
@@ -54,7 +54,9 @@ export type Visitor = (value: unknown, pointer: string, key: string | number | u
 export function walk(value: unknown, visit: Visitor, pointer = '', key?: string | number, parent?: unknown): void {
   visit(value, pointer, key, parent);
   if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, visit, childPointer(pointer, index), index, value));
+    value.forEach((item, index) => {
+      walk(item, visit, childPointer(pointer, index), index, value);
+    });
   } else if (isObject(value)) {
     for (const [k, v] of Object.entries(value)) walk(v, visit, childPointer(pointer, k), k, value);
   }

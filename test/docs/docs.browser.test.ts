@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
-import { type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listOperations, type JsonObject } from '../../lib/contract/bundled.js';

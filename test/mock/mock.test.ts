@@ -139,7 +139,7 @@ const API_KEY_HEADER = 'X-API-KEY';
 function validRequest(op: ContractOperation): { given: Given; gaps: string[] } {
   const gaps: string[] = [];
   const params = parametersOf(op);
-  const valueOf = (p: Parameter) => {
+  const valueFor = (p: Parameter) => {
     const value = exampleValue(p);
     if (value === undefined) gaps.push(`required ${p.in} parameter "${p.name}" has no example`);
     return String(value ?? '');
@@ -151,15 +151,15 @@ function validRequest(op: ContractOperation): { given: Given; gaps: string[] } {
       gaps.push(`path template {${name}} has no path parameter`);
       return name;
     }
-    return encodeURIComponent(valueOf(param));
+    return encodeURIComponent(valueFor(param));
   });
-  const query = params.filter((p) => p.in === 'query' && p.required).map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(valueOf(p))}`);
+  const query = params.filter((p) => p.in === 'query' && p.required).map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(valueFor(p))}`);
   if (query.length > 0) path += `?${query.join('&')}`;
 
   const keyParam = params.find((p) => p.in === 'header' && p.name.toLowerCase() === API_KEY_HEADER.toLowerCase());
   const headers: Record<string, string> = { [API_KEY_HEADER]: String(exampleValue(keyParam) ?? 'test-api-key') };
   for (const p of params) {
-    if (p.in === 'header' && p.required && p.name.toLowerCase() !== API_KEY_HEADER.toLowerCase()) headers[p.name] = valueOf(p);
+    if (p.in === 'header' && p.required && p.name.toLowerCase() !== API_KEY_HEADER.toLowerCase()) headers[p.name] = valueFor(p);
   }
 
   const given: Given = { method: op.method.toUpperCase(), path, headers };

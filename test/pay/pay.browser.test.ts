@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from '../support/chromium.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';

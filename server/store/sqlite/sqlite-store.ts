@@ -125,7 +125,10 @@ export class SqliteStore extends SqlStore {
   private commitGroup(): void {
     const waiting = this.group ?? [];
     this.group = undefined;
-    if (!this.db.open) return void waiting.forEach((step) => step.reject(new Error('The store was closed before the write was committed.')));
+    if (!this.db.open)
+      return void waiting.forEach((step) => {
+        step.reject(new Error('The store was closed before the write was committed.'));
+      });
     try {
       this.db.exec('COMMIT');
     } catch (error) {
