@@ -24,10 +24,13 @@ describe('the relation table of the contract', () => {
       'createWebhook 201 → updateWebhook (change)',
       'createWebhook 201 → deleteWebhook (change)',
       'createWebhook 201 → listWebhookDeliveries (read)',
+      'createSubscription 201 → getSubscription (read)',
       'createSubscription 201 → updateSubscription (change)',
+      'createProduct 201 → getProduct (read)',
       'createProduct 201 → createPaymentLink (use)',
       'createProduct 201 → createSubscription (use)',
       'createProduct 201 → createOrder (use)',
+      'createOrder 201 → getOrder (read)',
     ]);
   });
 

@@ -131,6 +131,18 @@ const pathCases: Array<[string, Case]> = [
     { operationId: 'deleteWebhook', references: [], request: (a) => ({ method: 'DELETE', path: `/webhook/${a.webhook}` }), want: { status: 404 } },
   ],
   [
+    "GET /product/{id} of A's product",
+    { operationId: 'getProduct', references: [], request: (a) => ({ method: 'GET', path: `/product/${a.product}` }), want: { status: 404 } },
+  ],
+  [
+    "GET /order/{id} of A's order",
+    { operationId: 'getOrder', references: [], request: (a) => ({ method: 'GET', path: `/order/${a.order}` }), want: { status: 404 } },
+  ],
+  [
+    "GET /subscription/{id} of A's subscription",
+    { operationId: 'getSubscription', references: [], request: (a) => ({ method: 'GET', path: `/subscription/${a.subscription}` }), want: { status: 404 } },
+  ],
+  [
     "GET /webhook/{id}/deliveries of A's webhook",
     {
       operationId: 'listWebhookDeliveries',

@@ -208,6 +208,9 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ],
       ['getProducts (duplicates and unknown ids)', { given: () => second.getProducts(companyId, [p.id, 'prod_unknown', p.id]), want: new Map([[p.id, p]]) }],
       ['getProducts (none)', { given: () => second.getProducts(companyId, []), want: new Map() }],
+      // An id from a request path may hold U+0000; it names nothing (PostgreSQL's jsonb refuses the escape).
+      ['getProducts (an id with U+0000)', { given: () => second.getProducts(companyId, [p.id, 'a\u0000b']), want: new Map([[p.id, p]]) }],
+      ['getOrder (an id with U+0000)', { given: () => second.getOrder(companyId, 'a\u0000b'), want: undefined }],
       ['getSubscription (replaced)', { given: () => second.getSubscription(companyId, s.id), want: changed }],
       ['getCharge', { given: () => second.getCharge(companyId, ch.id), want: ch }],
       ['getChargeJson is the text as stored', { given: () => second.getChargeJson(companyId, ch.id), want: JSON.stringify(ch) }],

@@ -85,7 +85,8 @@ export abstract class SqlStore implements Store {
   }
 
   async getProducts(companyId: string, ids: readonly string[]): Promise<Map<string, ProductDoc>> {
-    const unique = [...new Set(ids)];
+    // Ids are generated, so one with U+0000 names nothing; PostgreSQL's jsonb refuses the escape.
+    const unique = [...new Set(ids)].filter((id) => !id.includes('\u0000'));
     const result = new Map<string, ProductDoc>();
     if (unique.length === 0) return result;
     const rows = await this.read(all(this.sql.productsAmong, companyId, JSON.stringify(unique)));
