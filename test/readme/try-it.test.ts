@@ -10,24 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { freePort, listening, printedKey, repoRoot, startBuiltServer, useChildProcesses } from '../../server/test-support/processes.js';
-
-/** The `sh` blocks of one README section, in order (a `#` line inside a block is a comment, not a heading). */
-export function shellBlocks(markdown: string, heading: string): string[] {
-  const blocks: string[] = [];
-  let inSection = false;
-  let fence: { shell: boolean; lines: string[] } | undefined;
-  for (const line of markdown.split('\n')) {
-    if (fence) {
-      if (!line.startsWith('```')) fence.lines.push(line);
-      else {
-        if (inSection && fence.shell) blocks.push(fence.lines.join('\n'));
-        fence = undefined;
-      }
-    } else if (line.startsWith('```')) fence = { shell: line === '```sh', lines: [] };
-    else if (/^#{1,3} /.test(line)) inSection = line === heading;
-  }
-  return blocks;
-}
+import { fencedBlocks } from '../support/markdown.js';
 
 const missing = ['bash', 'curl', 'jq'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
 if (missing.length > 0)
@@ -50,7 +33,7 @@ function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number
 
 describe.skipIf(missing.length > 0)('README "Try it"', () => {
   test('the section has the blocks of the loop', () => {
-    const blocks = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it');
+    const blocks = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it', 'sh');
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const all = blocks.join('\n');
     for (const step of ['/product', '/webhook', 'scripts/webhook-receiver.mjs', '/charge/payment-link', '"devMode\\":true', '/simulate-payment', '/deliveries'])
@@ -62,7 +45,7 @@ describe.skipIf(missing.length > 0)('README "Try it"', () => {
     const receiverPort = await freePort();
     const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'try-it', 'payments.db'), PORT: String(port) });
     await listening(server);
-    const script = shellBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it').join('\n');
+    const script = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it', 'sh').join('\n');
     // Exactly what a person has: the printed key exported, the rest as the README sets it.
     const env = {
       PATH: process.env.PATH,
