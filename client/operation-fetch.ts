@@ -5,6 +5,7 @@
  * again: those keyed requests (the service answers a repeated key with the first answer, D10) and
  * the operations the caller named.
  */
+import { pathPattern } from '../lib/contract/paths.js';
 import { routes } from '../generated/client-routes.js';
 import { fetchWithRetry, realPacing, type Pacing, type RetryPolicy } from './retry.js';
 import type { OperationId, Route, ServerName } from './served-paths.js';
@@ -25,7 +26,7 @@ function matchers(server: ServerName): Matcher[] {
       operationId: operationId as OperationId,
       route,
       method: route.method.toUpperCase(),
-      pattern: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+      pattern: pathPattern(route.path),
     }));
 }
 

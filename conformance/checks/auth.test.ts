@@ -6,7 +6,7 @@ import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions, Outcome, Profile } from '../engine/types.js';
 import { authCheck, malformedApiKey, unknownApiKey } from './auth.js';
 import { getOnlyReason as readOnlyReason } from './stateful.js';
-import { giveFixtures } from '../test-support/fixtures.js';
+import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 
 const contract = loadBundledContract();
 const example = (name: string): unknown => structuredClone(resolvePointer(contract, `/components/examples/${name}/value`));
@@ -57,17 +57,7 @@ const faults: Record<string, Fault> = {
 };
 
 function options(profile: Profile, over: Partial<ConformanceOptions> = {}): ConformanceOptions {
-  return {
-    baseUrl: 'http://ref.test',
-    baseUrlAlt: 'http://ref.test',
-    apiKey: server.apiKey,
-    profile,
-    readOnly: false,
-    stateless: false,
-    timeoutMs: 5_000,
-    runId: 'confauth',
-    ...over,
-  };
+  return testRunOptions({ apiKey: server.apiKey, profile, timeoutMs: 5_000, runId: 'confauth', ...over });
 }
 
 async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOptions> = {}): Promise<RunContext> {

@@ -7,7 +7,7 @@ import type { CheckName, CheckResult, ConformanceOptions, Outcome, Profile } fro
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 import { domainCheck, readOnlyReason, sentTotal, statelessReason } from './domain.js';
 import { fixtureFor } from '../data/fixtures.js';
-import { giveFixtures } from '../test-support/fixtures.js';
+import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 
 const contract = loadBundledContract();
 const example = (name: string): Record<string, unknown> =>
@@ -98,17 +98,7 @@ const faults: Record<string, Fault> = {
 };
 
 function options(profile: Profile, over: Partial<ConformanceOptions> = {}): ConformanceOptions {
-  return {
-    baseUrl: 'http://ref.test',
-    baseUrlAlt: 'http://ref.test',
-    apiKey: server.apiKey,
-    profile,
-    readOnly: false,
-    stateless: false,
-    timeoutMs: 5_000,
-    runId: 'confdomain',
-    ...over,
-  };
+  return testRunOptions({ apiKey: server.apiKey, profile, timeoutMs: 5_000, runId: 'confdomain', ...over });
 }
 
 function deployment(fault: Fault): typeof fetch {

@@ -9,7 +9,7 @@ import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions } from '../engine/types.js';
 import { validBodies, validBodiesWithNotes } from './bodies.js';
 import { itemsOf, keywordOf, propertiesOf, requestBodyOf, viewOf, type SchemaView } from './schema.js';
-import { giveFixtures } from '../test-support/fixtures.js';
+import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 
 const ids = {
   productId: 'prod_fixtureproduct00000000',
@@ -21,20 +21,7 @@ const ids = {
 const price = 89.9;
 
 function context(options: Partial<ConformanceOptions> = {}, fixtures: Partial<typeof ids> = ids, contract?: JsonObject): RunContext {
-  const ctx = new RunContext(
-    {
-      baseUrl: 'http://ref.test',
-      baseUrlAlt: 'http://ref.test',
-      apiKey: 'key',
-      profile: 'seed',
-      readOnly: false,
-      stateless: false,
-      timeoutMs: 1000,
-      runId: 'confbodies1',
-      ...options,
-    },
-    contract ? { contract } : {},
-  );
+  const ctx = new RunContext(testRunOptions({ runId: 'confbodies1', ...options }), contract ? { contract } : {});
   giveFixtures(ctx, { ...fixtures, price });
   return ctx;
 }

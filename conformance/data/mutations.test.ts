@@ -10,22 +10,10 @@ import { RunContext } from '../engine/context.js';
 import { validBodies } from './bodies.js';
 import { mutationLimit, mutationsFor, type Mutation } from './mutations.js';
 import { headerParametersOf, requestBodyOf } from './schema.js';
-import { giveFixtures } from '../test-support/fixtures.js';
+import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 
 function context(contract?: JsonObject): RunContext {
-  const ctx = new RunContext(
-    {
-      baseUrl: 'http://ref.test',
-      baseUrlAlt: 'http://ref.test',
-      apiKey: 'key',
-      profile: 'seed',
-      readOnly: false,
-      stateless: false,
-      timeoutMs: 1000,
-      runId: 'confmut1',
-    },
-    contract ? { contract } : {},
-  );
+  const ctx = new RunContext(testRunOptions({ runId: 'confmut1' }), contract ? { contract } : {});
   giveFixtures(ctx, {
     productId: 'prod_fixtureproduct00000000',
     subscriptionProductId: 'prod_fixturesubscription000',

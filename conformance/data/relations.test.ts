@@ -11,6 +11,7 @@ import { RunContext } from '../engine/context.js';
 import { validBodiesWithNotes } from './bodies.js';
 import { prepareBodies } from './fixtures.js';
 import { bodyReferences, fixtureKeyOf, forEachAt, pathText, upfrontFixtures } from './relations.js';
+import { testRunOptions } from '../test-support/fixtures.js';
 
 const contract = loadBundledContract();
 
@@ -133,19 +134,7 @@ describe('an operation the contract links needs no change in conformance/', () =
   });
 
   test("its bodies carry the run's records, and lose a field whose record the run lacks", () => {
-    const ctx = new RunContext(
-      {
-        baseUrl: 'http://ref.test',
-        baseUrlAlt: 'http://ref.test',
-        apiKey: 'key',
-        profile: 'reference',
-        readOnly: false,
-        stateless: false,
-        timeoutMs: 1000,
-        runId: 'confrel1',
-      },
-      { contract: doc },
-    );
+    const ctx = new RunContext(testRunOptions({ profile: 'reference', runId: 'confrel1' }), { contract: doc });
     ctx.fixtures.own.set('createProduct(isSubscription=false)', { id: 'prod_runproduct000000000000', body: { id: 'prod_runproduct000000000000' } });
     const { bodies, dropped } = validBodiesWithNotes(ctx, 'createCoupon');
     expect(bodies.length).toBeGreaterThan(0);
@@ -159,19 +148,7 @@ describe('an operation the contract links needs no change in conformance/', () =
   });
 
   test('against a stateless target nothing is prepared: the examples are sent as they are', async () => {
-    const ctx = new RunContext(
-      {
-        baseUrl: 'http://ref.test',
-        baseUrlAlt: 'http://ref.test',
-        apiKey: 'key',
-        profile: 'reference',
-        readOnly: false,
-        stateless: true,
-        timeoutMs: 1000,
-        runId: 'confrel2',
-      },
-      { contract: doc },
-    );
+    const ctx = new RunContext(testRunOptions({ profile: 'reference', runId: 'confrel2', stateless: true }), { contract: doc });
     expect(await prepareBodies(ctx, 'createCoupon')).toBeUndefined();
     expect(validBodiesWithNotes(ctx, 'createCoupon').bodies[0]!.body).toEqual({
       code: 'TEN',

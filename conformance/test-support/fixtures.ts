@@ -3,6 +3,7 @@
  * think of them; the fixture keys come from the contract's links (conformance/data/relations.ts).
  */
 import type { RunContext } from '../engine/context.js';
+import type { ConformanceOptions } from '../engine/types.js';
 import { fixtureKeyOf } from '../data/relations.js';
 import { runData } from '../data/state.js';
 
@@ -38,4 +39,19 @@ export function giveFixtures(ctx: RunContext, given: TestFixtures): void {
   set('updateSubscription', 'id', { id: given.subscriptionId, productId: given.subscriptionProductId, clientId: given.clientId });
   for (const id of [given.productId, given.subscriptionProductId]) if (id && given.price !== undefined) state.prices.set(id, given.price);
   if (given.companyId) state.companyId = given.companyId;
+}
+
+/** Run options for a test's context: a target at `http://ref.test`, profile `seed`, with `over` on top. */
+export function testRunOptions(over: Partial<ConformanceOptions> = {}): ConformanceOptions {
+  return {
+    baseUrl: 'http://ref.test',
+    baseUrlAlt: 'http://ref.test',
+    apiKey: 'key',
+    profile: 'seed',
+    readOnly: false,
+    stateless: false,
+    timeoutMs: 1000,
+    runId: 'conftest',
+    ...over,
+  };
 }

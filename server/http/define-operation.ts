@@ -62,8 +62,6 @@ export interface OperationInput<Id extends OperationId> {
    * answer under it in the transaction that makes the record, so a retry is answered with it.
    */
   idempotencyKey: string | undefined;
-  /** The request as Hono has it, for headers and the path as sent. */
-  c: Context<AppEnv>;
 }
 
 /** Where an answer's `Location` points, from the contract (server/http/location.ts). */
@@ -81,7 +79,7 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
       // The operation middleware validated both against this operation's schemas before the handler runs.
       const body = c.get('body') as RequestBody<Id>;
       const params = c.req.param() as PathParams<Id>;
-      return respond(c, await handler({ body, params, company: c.get('company'), idempotencyKey: c.get('idempotencyKey'), c }), location);
+      return respond(c, await handler({ body, params, company: c.get('company'), idempotencyKey: c.get('idempotencyKey') }), location);
     },
   };
 }

@@ -12,9 +12,9 @@ const passOn: MiddlewareHandler<AppEnv> = (_c, next) => next();
  * Routes every operation of the contract to its handler: method and path from the contract, one
  * Hono instance per resource (the path's first segment) mounted with `app.route`, the operation
  * middleware in front, then the Idempotency-Key protocol where the operation takes the header;
- * an answer whose response declares `Location` gets it from the contract's read link. A contract operation without a handler, or a handler of an operation the
- * contract does not have, stops the server from being built, so an operation is never silently
- * left unserved.
+ * an answer whose response declares `Location` gets it from the contract's read link. A contract
+ * operation without a handler, or with two, stops the server from being built, so an operation
+ * is never silently left unserved.
  */
 export function mountOperations(
   app: Hono<AppEnv>,
