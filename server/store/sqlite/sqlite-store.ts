@@ -5,6 +5,7 @@ import { createMigrationsTable, migrations } from '../migrations.js';
 import { SqlStore, type WriteOptions } from '../sql/sql-store.js';
 import type { Dialect } from '../sql/statements.js';
 import type { AnyStatement, Op, Step } from '../sql/step.js';
+import { ReadCache, tableWritten } from './read-cache.js';
 
 const sqliteDialect: Dialect = {
   parameters: (sql) => sql,
@@ -27,8 +28,10 @@ const sqliteDialect: Dialect = {
  */
 export class SqliteStore extends SqlStore {
   private readonly db: Database.Database;
-  /** Each statement prepared once, when the store opens. */
-  private readonly prepared = new Map<AnyStatement, Database.Statement<unknown[], unknown>>();
+  /** Each statement prepared once, when the store opens, with the table it writes if it does. */
+  private readonly prepared = new Map<AnyStatement, { statement: Database.Statement<unknown[], unknown>; writes: string | undefined }>();
+  /** Charges as last read, until a write of the table (this process is the file's one writer). */
+  private readonly cache = new ReadCache([this.sql.getCharge]);
   /** Steps of the open group transaction, waiting for its commit. */
   private group: Array<{ resolve: () => void; reject: (error: unknown) => void }> | undefined;
   /**
@@ -52,7 +55,8 @@ export class SqliteStore extends SqlStore {
     this.db.pragma('cache_size = -16384');
     this.db.pragma('wal_autocheckpoint = 4000');
     migrate(this.db);
-    for (const statement of Object.values<AnyStatement>(this.sql)) this.prepared.set(statement, this.db.prepare(statement.sql));
+    for (const statement of Object.values<AnyStatement>(this.sql))
+      this.prepared.set(statement, { statement: this.db.prepare(statement.sql), writes: tableWritten(statement.sql) });
   }
 
   async countRequest(keyId: string, windowStart: number): Promise<number> {
@@ -73,7 +77,18 @@ export class SqliteStore extends SqlStore {
   }
 
   protected async read<T>(step: Step<T>): Promise<T> {
-    return this.drive(step);
+    let next = step.next();
+    while (!next.done) {
+      const op = next.value;
+      const kept = this.cache.lookup(op);
+      if (kept) next = step.next(kept.row);
+      else {
+        const row = this.execute(op);
+        this.cache.keep(op, row);
+        next = step.next(row);
+      }
+    }
+    return next.value;
   }
 
   /**
@@ -89,7 +104,14 @@ export class SqliteStore extends SqlStore {
         this.group = [];
         setImmediate(() => this.commitGroup());
       }
-      const result = this.db.transaction(() => this.drive(step))();
+      let result: T;
+      try {
+        result = this.db.transaction(() => this.drive(step))();
+      } catch (error) {
+        // Reads during the step may have been kept from writes its savepoint has undone.
+        this.cache.clear();
+        throw error;
+      }
       const group = this.group;
       if (options.waitForCommit && !options.waitForCommit(result)) return Promise.resolve(result);
       return new Promise<T>((resolve, reject) => group.push({ resolve: () => resolve(result), reject }));
@@ -106,8 +128,10 @@ export class SqliteStore extends SqlStore {
 
   private execute(op: Op): unknown {
     if (op.kind === 'lock') return undefined;
-    const statement = this.prepared.get(op.statement);
-    if (!statement) throw new Error("A statement that is not one of this store's was run.");
+    const prepared = this.prepared.get(op.statement);
+    if (!prepared) throw new Error("A statement that is not one of this store's was run.");
+    const { statement } = prepared;
+    this.cache.written(prepared.writes);
     if (op.kind === 'get') return statement.get(...op.params);
     if (op.kind === 'all') return statement.all(...op.params);
     if (op.kind === 'column') {
@@ -132,6 +156,7 @@ export class SqliteStore extends SqlStore {
     try {
       this.db.exec('COMMIT');
     } catch (error) {
+      this.cache.clear();
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const step of waiting) step.reject(error);
       return;
