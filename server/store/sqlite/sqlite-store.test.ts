@@ -6,9 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { addCompany, client, product } from '../test-records.js';
 import { SqliteStore } from './sqlite-store.js';
+import { WalFlusher } from './wal-flush.js';
 
 let dir: string;
 let counter = 0;
@@ -39,12 +40,35 @@ afterEach(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the file', () => {
-  test('is in WAL mode, and a commit is synced (FULL) before it is acknowledged', async () => {
+  test('is in WAL mode, and a commit is acknowledged only once the WAL flusher has put it on disk', async () => {
     const store = openStore(freshPath());
     const db = (store as unknown as { db: Database.Database }).db;
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    // 2 = FULL
-    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    // 1 = NORMAL: SQLite writes the WAL frames, the flusher fsyncs them off the event loop.
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+
+    const flush = WalFlusher.prototype.flush;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const spy = vi.spyOn(WalFlusher.prototype, 'flush').mockImplementation(function (this: WalFlusher) {
+      return gate.then(() => flush.call(this));
+    });
+    try {
+      let acknowledged = false;
+      const written = addCompany(store, 'Café Aurora', '45723174000110').then(() => {
+        acknowledged = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(acknowledged, 'acknowledged before the WAL was flushed').toBe(false);
+      release();
+      await written;
+      expect(acknowledged).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { SqlStore, type WriteOptions } from '../sql/sql-store.js';
 import type { Dialect } from '../sql/statements.js';
 import type { AnyStatement, Op, Step } from '../sql/step.js';
 import { ReadCache, tableWritten } from './read-cache.js';
+import { WalFlusher } from './wal-flush.js';
 
 const sqliteDialect: Dialect = {
   parameters: (sql) => sql,
@@ -21,10 +22,10 @@ const sqliteDialect: Dialect = {
  *
  * Writes are group-committed: every write step of one event-loop turn runs in one transaction,
  * each step in its own savepoint (a step that fails is undone alone), and each resolves only
- * once that transaction is committed, with `synchronous = FULL`, so nothing is acknowledged
- * before it is on disk. One fsync serves all the writes of a turn instead of one each, which
- * was most of the time of creating a charge. Reads see the steps of the open turn, as a
- * transaction sees its own writes.
+ * once that transaction is committed and its WAL frames fsynced (`WalFlusher`, off the event
+ * loop), so nothing is acknowledged before it is on disk. One fsync serves all the writes of a
+ * turn, and of the turns that commit while it runs, instead of one each. Reads see the steps
+ * of the open turn, as a transaction sees its own writes, and answer once those are on disk.
  */
 export class SqliteStore extends SqlStore {
   private readonly db: Database.Database;
@@ -39,14 +40,17 @@ export class SqliteStore extends SqlStore {
    * memory: one instance serves a SQLite file, so nothing needs sharing, and a restart forgets them.
    */
   private readonly rateWindows = new Map<string, { start: number; count: number }>();
+  private readonly flusher: WalFlusher | undefined;
 
   constructor(path: string) {
     super(sqliteDialect);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
-    // FULL: a commit is on disk before the response that acknowledges it is sent (see `write`).
-    this.db.pragma('synchronous = FULL');
+    // A commit is on disk before the response that acknowledges it is sent (see `write`): on a
+    // file, by the WAL flusher, off the event loop; in memory there is no disk to wait for.
+    this.flusher = path === ':memory:' ? undefined : new WalFlusher(`${path}-wal`);
+    this.db.pragma(this.flusher ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     // 16 MiB of page cache (the default is 2 MiB), so that the indexes a write touches stay in
@@ -73,10 +77,25 @@ export class SqliteStore extends SqlStore {
 
   async close(): Promise<void> {
     if (this.group) this.commitGroup();
+    await this.flusher?.close();
     this.db.close();
   }
 
+  /**
+   * A read answers only with what is on disk: when commits still wait for their fsync, it waits
+   * for it too, so an answer (a replayed idempotent answer, a charge read back, a webhook
+   * event sent) is never ahead of the disk.
+   */
   protected async read<T>(step: Step<T>): Promise<T> {
+    const result = this.readNow(step);
+    const group = this.group;
+    // The read may have seen the open group's writes: it waits until they are on disk.
+    if (group) await new Promise<void>((resolve) => group.push({ resolve, reject: () => resolve() }));
+    else if (this.flusher?.pending) await this.flusher.pending.catch(() => undefined);
+    return result;
+  }
+
+  private readNow<T>(step: Step<T>): T {
     let next = step.next();
     while (!next.done) {
       const op = next.value;
@@ -161,7 +180,15 @@ export class SqliteStore extends SqlStore {
       for (const step of waiting) step.reject(error);
       return;
     }
-    for (const step of waiting) step.resolve();
+    if (!this.flusher) return void waiting.forEach((step) => step.resolve());
+    this.flusher.flush().then(
+      () => {
+        for (const step of waiting) step.resolve();
+      },
+      (error: unknown) => {
+        for (const step of waiting) step.reject(error);
+      },
+    );
   }
 }
 
