@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { isValidCnpj, isValidCpf, isValidCpfOrCnpj, withCheckDigits } from './tax-id.js';
+import { formatTaxId, isValidCnpj, isValidCpf, isValidCpfOrCnpj, withCheckDigits } from './tax-id.js';
+import { loadBundledContract, resolvePointer } from '../contract/bundled.js';
+import { normaliseTaxId } from './normalise.js';
 
 describe('isValidCpfOrCnpj', () => {
   const cases: Array<[string, { given: string; want: boolean }]> = [
@@ -68,5 +70,28 @@ describe('isValidCnpj', () => {
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     expect(isValidCnpj(given)).toBe(want);
+  });
+});
+
+describe('formatTaxId', () => {
+  const taxIdInputPattern = resolvePointer(loadBundledContract(), '/components/schemas/TaxIdInput/pattern') as string;
+  const cases: Array<[string, { given: string; want: ReturnType<typeof formatTaxId> }]> = [
+    ['a CNPJ', { given: '12345678000190', want: { kind: 'CNPJ', text: '12.345.678/0001-90' } }],
+    ['a CNPJ with check digits 81', { given: '11222333000181', want: { kind: 'CNPJ', text: '11.222.333/0001-81' } }],
+    ['a CPF', { given: '12345678909', want: { kind: 'CPF', text: '123.456.789-09' } }],
+    ['a CPF with leading zeros', { given: '00012345600', want: { kind: 'CPF', text: '000.123.456-00' } }],
+    ['12 digits: no mask', { given: '123456789012', want: undefined }],
+    ['13 digits: no mask', { given: '1234567890123', want: undefined }],
+    ['already formatted: not digits', { given: '12.345.678/0001-90', want: undefined }],
+    ['alphanumeric CNPJ (not accepted, D23)', { given: '12ABC34501DE35', want: undefined }],
+    ['empty', { given: '', want: undefined }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    const formatted = formatTaxId(given);
+    expect(formatted).toEqual(want);
+    // The mask is one that requests may use (the contract's TaxIdInput, D46), and reads back as the digits.
+    if (!formatted) return;
+    expect(formatted.text).toMatch(new RegExp(taxIdInputPattern));
+    expect(normaliseTaxId(formatted.text)).toBe(given);
   });
 });

@@ -41,3 +41,23 @@ export function withCheckDigits(base: string): string {
   digits.push(checkDigit(digits, w2));
   return digits.join('');
 }
+
+/** A tax number as Brazilians read it, with the name of its kind. */
+export interface FormattedTaxId {
+  kind: 'CPF' | 'CNPJ';
+  /** `123.456.789-09` or `12.345.678/0001-90`. */
+  text: string;
+}
+
+/**
+ * The stored digits (D23) written with the Receita Federal's mask, for people to read (the
+ * payment page shows the merchant's). Check digits are not judged here: a number that was
+ * accepted is shown as it is. Anything but 11 or 14 digits has no mask, and is `undefined`.
+ */
+export function formatTaxId(digits: string): FormattedTaxId | undefined {
+  const cpf = /^(\d{3})(\d{3})(\d{3})(\d{2})$/.exec(digits);
+  if (cpf) return { kind: 'CPF', text: `${cpf[1]}.${cpf[2]}.${cpf[3]}-${cpf[4]}` };
+  const cnpj = /^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/.exec(digits);
+  if (cnpj) return { kind: 'CNPJ', text: `${cnpj[1]}.${cnpj[2]}.${cnpj[3]}/${cnpj[4]}-${cnpj[5]}` };
+  return undefined;
+}

@@ -47,10 +47,13 @@ export const paymentPageScript = `(function () {
     var label = labels[state.paymentStatus];
     // Only a change is written, so that screen readers announce each state once.
     if ($('status').textContent !== label) $('status').textContent = label;
-    if (state.status === 'PAID' || state.status === 'EXPIRED') finish(state);
+    if (state.status === 'PAID' || state.status === 'EXPIRED') finish(state, true);
   }
 
-  function finish(state) {
+  // The closing card says the outcome once: the status row, which said it while open, goes. A
+  // change seen while open moves the focus to the card's title, so that it is announced in place
+  // of the live status it replaces.
+  function finish(state, live) {
     if (finished) return;
     finished = true;
     clearTimeout(pollTimer);
@@ -58,7 +61,9 @@ export const paymentPageScript = `(function () {
     var paid = state.status === 'PAID';
     var target = httpUrl(paid ? state.successUrl : state.failedUrl);
     $('pay').hidden = true;
+    $('state-row').hidden = true;
     $('countdown-wrap').hidden = true;
+    if (paid) $('amount-label').textContent = 'Valor pago';
     var done = $('done');
     done.className = 'card done ' + (paid ? 'paid' : 'expired');
     $('done-title').textContent = paid ? 'Pagamento confirmado' : 'Cobrança expirada';
@@ -75,6 +80,7 @@ export const paymentPageScript = `(function () {
       $('done-note').textContent = '';
     }
     done.hidden = false;
+    if (live) $('done-title').focus();
     if (target) setTimeout(function () { window.location.replace(target); }, REDIRECT_MS);
   }
 
@@ -161,7 +167,7 @@ export const paymentPageScript = `(function () {
   document.addEventListener('visibilitychange', function () { if (!document.hidden) poll(); });
 
   if (data.status === 'PAID' || data.status === 'EXPIRED') {
-    finish(data);
+    finish(data, false);
   } else {
     tick();
     tickTimer = setInterval(tick, 1000);

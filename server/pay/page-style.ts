@@ -53,6 +53,8 @@ button:disabled { cursor: progress; opacity: .75; }
 .error { margin: 8px 0 0; color: #a4001d; font-weight: 600; }
 .error:empty { display: none; }
 .done h2 { font-size: 1.375rem; }
+/* The script focuses the title only to have it read out; a heading is no control, so it gets no focus ring. */
+.done h2:focus { outline: none; box-shadow: none; }
 .done.paid h2 { color: #0b5d1e; }
 .done.expired h2 { color: #a4001d; }
 .done p { margin: 0 0 12px; }

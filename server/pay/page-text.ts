@@ -28,6 +28,11 @@ export const statusLabels: Record<ChargeDoc['paymentStatus'], string> = {
   EXPIRED: 'Cobrança expirada',
 };
 
+/** What the amount is, above it: what is left to pay, or what was paid. */
+export function amountLabel(status: ChargeDoc['status']): string {
+  return status === 'PAID' ? 'Valor pago' : 'Valor a pagar';
+}
+
 /** The address itself when it is http(s), so that a `javascript:` or other scheme never becomes the way back. */
 function httpUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;

@@ -74,6 +74,7 @@ const cases: Array<[string, { given: (value: string) => Partial<ChargeDoc>; want
       },
     },
   ],
+  ['the company tax number, shown only as the digits of a CPF or CNPJ', { given: (taxId) => ({ company: { ...company, taxId } }), want: { shows: [] } }],
   ['a product name, in the item list', { given: (name) => ({ items: [withProduct(name)] }), want: { shows: [`<li>2 × ${ESCAPED}</li>`] } }],
   ['the company colour, replaced by the default', { given: (color) => ({ company: { ...company, color } }), want: { shows: [] } }],
   [

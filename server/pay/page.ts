@@ -6,15 +6,16 @@
  */
 import { html, raw } from 'hono/html';
 import { escapeToBuffer } from 'hono/utils/html';
+import { formatTaxId } from '../../lib/brazil/tax-id.js';
 import { carriesUnpayableKey } from '../../lib/pix/brcode.js';
 import type { ChargeDoc, StoredCharge } from '../store/types.js';
 import { brandColors } from './brand-colors.js';
 import { paymentPageScript } from './page-script.js';
 import { notFoundPageStyle, paymentPageStyle } from './page-style.js';
-import { countdownText, finalText, formatBrl, statusLabels } from './page-text.js';
+import { amountLabel, countdownText, finalText, formatBrl, statusLabels } from './page-text.js';
 
 export { contrastRatio, normalizeColor, relativeLuminance, textColorOn } from './brand-colors.js';
-export { countdownText, formatBrl, statusLabels } from './page-text.js';
+export { amountLabel, countdownText, formatBrl, statusLabels } from './page-text.js';
 
 /** What the page (and `GET /pay/{id}/status`) tells about a charge's state. */
 export interface PayStatus {
@@ -99,6 +100,8 @@ export function paymentPage({ charge, nonce, now }: PaymentPageInput): string {
   const items = charge.items;
   // D43: a code that leads to no account says so where the payer looks before scanning it.
   const testCode = carriesUnpayableKey(charge.brCode);
+  // Payers check who they pay by the tax number, as their bank app shows it after the scan.
+  const taxId = formatTaxId(charge.company.taxId);
 
   const data = {
     id: charge.id,
@@ -135,12 +138,12 @@ ${items.map((item) => html`<li>${item.quantity} × ${item.product.name}</li>\n`)
   const body = html`<header class="brand">
 <p>Pagamento para</p>
 <h1 id="company">${company}</h1>
-</header>
+${taxId ? html`<p id="company-tax-id">${taxId.kind} ${taxId.text}</p>\n` : ''}</header>
 <main>
 ${devNote}<section class="card" aria-labelledby="amount-label">
-<p class="label" id="amount-label">Valor a pagar</p>
+<p class="label" id="amount-label">${amountLabel(charge.status)}</p>
 <p class="amount" id="amount">${amount}</p>
-<div class="state-row">
+<div class="state-row" id="state-row"${hiddenUnless(open)}>
 <p class="state" id="status" role="status" aria-live="polite">${statusLabels[charge.paymentStatus]}</p>
 <p class="countdown${open && left < 5 * 60_000 ? ' urgent' : ''}" id="countdown-wrap"${hiddenUnless(open)}>Expira em <span id="countdown" role="timer" aria-live="off">${countdownText(left)}</span></p>
 </div>

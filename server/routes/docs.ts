@@ -1,9 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { bundledContractPath } from '../../lib/contract/bundled.js';
 import type { AppEnv, Deps } from '../deps.js';
 import { ProblemError } from '../http/problems.js';
+
+/** Any origin may read the contract files with GET or HEAD; no credentials (cookies, auth) are ever allowed. */
+const contractCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], maxAge: 86_400, credentials: false });
 
 /** Where `npm run docs` (run by `npm ci` through `prepare`) writes the page. */
 export const defaultDocsDir = fileURLToPath(new URL('../../dist/docs/', import.meta.url));
@@ -12,6 +16,11 @@ export const defaultDocsDir = fileURLToPath(new URL('../../dist/docs/', import.m
  * The docs and the contract, for readers and tools, without an API key: `/` (a redirect to the
  * docs), `/docs` (Redoc, self-contained), `/docs/DECISIONS.md`, `/openapi.yaml` and `/openapi.json` (the bundle).
  * Files are read once, on first request.
+ *
+ * The two contract files may be read from any origin (CORS, D37), so that Swagger Editor, a
+ * browser-based Postman or any docs tool can load them from a running server; they are public
+ * and read without credentials, so nothing is exposed. Nothing else is opened: the API is for
+ * servers (a browser page must not hold an API key), and the payment pages are for their payer.
  */
 export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -41,6 +50,15 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   routes.get('/docs', (c) => c.redirect('/docs/', 301));
   routes.get('/docs/', page);
   routes.get('/docs/DECISIONS.md', async () => new Response(await docsFile('DECISIONS.md'), { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
+  for (const path of ['/openapi.yaml', '/openapi.json']) {
+    // An OPTIONS here is a preflight (or a question of what the file allows): 204 with the CORS
+    // answer, and `Allow`, as RFC 9110 §9.3.7 suggests. GET (and so HEAD) gets the origin header.
+    routes.options(path, (c, next) => {
+      c.header('Allow', 'GET, HEAD, OPTIONS');
+      return contractCors(c, next);
+    });
+    routes.get(path, contractCors);
+  }
   routes.get(
     '/openapi.yaml',
     async () => new Response(await once('yaml', () => readFile(bundledContractPath, 'utf8')), { headers: { 'Content-Type': 'application/yaml' } }),

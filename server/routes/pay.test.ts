@@ -92,8 +92,11 @@ describe('the page of an open development charge', () => {
     expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html).toMatch(/^<!doctype html>\n<html lang="pt-BR">/);
     expect(elementText(html, 'company')).toBe('Café Aurora Ltda');
+    expect(elementText(html, 'company-tax-id')).toBe('CNPJ 45.723.174/0001-10');
+    expect(elementText(html, 'amount-label')).toBe('Valor a pagar');
     expect(nbsp(elementText(html, 'amount') ?? '')).toBe('R$ 129,90');
     expect(elementText(html, 'status')).toBe('Aguardando pagamento');
+    expect(html).toContain('<div class="state-row" id="state-row">');
     expect(elementText(html, 'countdown')).toBe('60:00');
     expect(nbsp(html)).toContain('<title>Pagar R$ 129,90 a Café Aurora Ltda com Pix</title>');
   });
@@ -252,13 +255,23 @@ describe('what the page shows, by charge', () => {
     const { html, status } = await page(id);
     expect(status).toBe(200);
     expect(elementText(html, 'company')).toBe('Padaria Bom Dia Ltda');
+    expect(elementText(html, 'company-tax-id')).toBe('CNPJ 11.222.333/0001-81');
+  });
+
+  test('the tax number of a merchant that is a person: its CPF, so labelled', async () => {
+    const { apiKey } = await createCompanyWithKey(server.deps.store, { name: 'Maria Doces', taxId: '12345678909' });
+    const { html } = await page(created(await postPaymentLink(server, { total: 2500 }, { apiKey })).data.id);
+    expect(elementText(html, 'company')).toBe('Maria Doces');
+    expect(elementText(html, 'company-tax-id')).toBe('CPF 123.456.789-09');
   });
 
   test('a paid charge: the confirmation and the way back to successUrl, no payment section', async () => {
     const charge = await newCharge({ total: 12990, devMode: true, successUrl: SUCCESS });
     expect((await pay(`/pay/${charge.id}/simulate`, { method: 'POST' })).status).toBe(200);
     const { html } = await page(charge.id);
-    expect(elementText(html, 'status')).toBe('Pagamento confirmado');
+    // The closing card says it; the status row that said it while open is hidden, so it is said once.
+    expect(html).toContain('<div class="state-row" id="state-row" hidden>');
+    expect(elementText(html, 'amount-label')).toBe('Valor pago');
     expect(html).toContain('id="pay" aria-labelledby="pay-title" hidden>');
     expect(html).toContain('class="card done paid" id="done" aria-labelledby="done-title">');
     expect(elementText(html, 'done-title')).toBe('Pagamento confirmado');
@@ -270,7 +283,9 @@ describe('what the page shows, by charge', () => {
     const charge = await newCharge({ total: 12990, devMode: true });
     await simulateExpiration(server.deps, server.companyId, charge.id);
     const { html } = await page(charge.id);
-    expect(elementText(html, 'status')).toBe('Cobrança expirada');
+    expect(html).toContain('<div class="state-row" id="state-row" hidden>');
+    expect(elementText(html, 'amount-label')).toBe('Valor a pagar');
+    expect(elementText(html, 'done-title')).toBe('Cobrança expirada');
     expect(elementText(html, 'done-text')).toBe('O prazo para pagar esta cobrança terminou. Nenhum valor foi cobrado.');
     expect(html).toContain('id="done-link" href="#" hidden>');
   });

@@ -25,6 +25,8 @@ const chromiumHere = haveChromium('the payment page browser tests');
 
 const screenshotDir = fileURLToPath(new URL('../../dist/pay/', import.meta.url));
 const phone = { width: 375, height: 667 };
+/** A larger phone (iPhone 12 to 15), the size the paid state is checked at. */
+const tallPhone = { width: 390, height: 844 };
 
 let server: TestServer;
 let http: ServerType;
@@ -57,8 +59,8 @@ async function listen(target: Server | ServerType): Promise<string> {
 }
 
 /** A fresh phone-sized browser context that may use the clipboard, and a page in it. */
-async function open(path: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: phone, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'pt-BR' });
+async function open(path: string, viewport = phone): Promise<Page> {
+  const context = await browser.newContext({ viewport, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'pt-BR' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   const current: Session = { context, page: await context.newPage(), consoleErrors: [], offHost: [] };
   session = current;
@@ -174,7 +176,7 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     await expect.poll(() => text(page, '#countdown'), { timeout: 3_000 }).not.toBe(before);
 
     await page.getByRole('button', { name: 'Simular pagamento' }).click();
-    await expect.poll(() => text(page, '#status')).toBe('Pagamento confirmado');
+    await expect.poll(() => text(page, '#done-title')).toBe('Pagamento confirmado');
     expect(await page.getByRole('link', { name: 'Voltar à loja' }).getAttribute('href')).toBe(`${shopBase}/obrigado`);
     await page.waitForURL(`${shopBase}/obrigado`, { timeout: 5_000 });
     expect(await page.locator('h1').innerText()).toBe('Obrigado pela compra');
@@ -212,12 +214,58 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     const charge = await newCharge({ success: false });
     const page = await open(`/pay/${charge.id}`);
     await simulatePayment(server.deps, server.companyId, charge.id);
-    await expect.poll(() => text(page, '#status'), { timeout: 5_000 }).toBe('Pagamento confirmado');
-    expect(await page.locator('#done').isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#done').isVisible(), { timeout: 5_000 }).toBe(true);
+    expect(await text(page, '#done-title')).toBe('Pagamento confirmado');
     expect(await page.locator('#pay').isVisible()).toBe(false);
     expect(await page.locator('#done-link').isVisible()).toBe(false);
     await page.waitForTimeout(2_500);
     expect(page.url()).toBe(`${base}/pay/${charge.id}`);
+  });
+
+  describe.for([
+    ['a page loaded already paid', { paidBeforeOpen: true }],
+    ['a page that turns paid while open', { paidBeforeOpen: false }],
+  ] as const)('the paid state at 390×844: %s', ([, { paidBeforeOpen }]) => {
+    test('one confirmation, "Valor pago", the merchant and its CNPJ in view, no sideways scroll', async () => {
+      const charge = await newCharge({ success: false });
+      if (paidBeforeOpen) await simulatePayment(server.deps, server.companyId, charge.id);
+      const page = await open(`/pay/${charge.id}`, tallPhone);
+      if (!paidBeforeOpen) {
+        expect(await text(page, '#amount-label')).toBe('Valor a pagar');
+        await simulatePayment(server.deps, server.companyId, charge.id);
+        await expect.poll(() => page.locator('#done').isVisible(), { timeout: 5_000 }).toBe(true);
+        // The outcome is announced where the live status was: the focus is on it.
+        expect(await page.evaluate('document.activeElement.id')).toBe('done-title');
+      }
+
+      // What the payer sees (innerText leaves out what is hidden): the confirmation once.
+      const seen = ((await page.evaluate('document.body.innerText')) as string).replace(/\u00a0/g, ' ');
+      expect(seen.split('Pagamento confirmado').length - 1).toBe(1);
+      expect(seen).not.toContain('Valor a pagar');
+      expect(await page.locator('#done-title').isVisible()).toBe(true);
+      expect(await text(page, '#amount-label')).toBe('Valor pago');
+      expect(await page.locator('#amount-label').isVisible()).toBe(true);
+      expect(await text(page, '#company')).toBe('Café Aurora Ltda');
+      expect(await text(page, '#company-tax-id')).toBe('CNPJ 45.723.174/0001-10');
+
+      // The merchant's name and tax number: inside the viewport, their text not cut off.
+      for (const id of ['company', 'company-tax-id', 'amount-label', 'done-title']) {
+        const box = (await page.evaluate(`(() => {
+          const element = document.getElementById(${JSON.stringify(id)});
+          const r = element.getBoundingClientRect();
+          return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, clipped: element.scrollWidth > element.clientWidth || element.scrollHeight > element.clientHeight };
+        })()`)) as { left: number; top: number; right: number; bottom: number; clipped: boolean };
+        expect({ id, ...box }).toMatchObject({ id, clipped: false });
+        expect(box.left, id).toBeGreaterThanOrEqual(0);
+        expect(box.top, id).toBeGreaterThanOrEqual(0);
+        expect(box.right, id).toBeLessThanOrEqual(tallPhone.width);
+        expect(box.bottom, id).toBeLessThanOrEqual(tallPhone.height);
+      }
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(tallPhone.width);
+
+      mkdirSync(screenshotDir, { recursive: true });
+      await page.screenshot({ path: join(screenshotDir, `paid-390x844-${paidBeforeOpen ? 'loaded' : 'live'}.png`) });
+    });
   });
 
   test('keyboard focus is visible and the header text contrasts with the company colour', async () => {
