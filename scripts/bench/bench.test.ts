@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { Results } from './report.js';
-import { loadScenarios } from './scenarios.js';
+import { scenarios } from './scenarios.js';
 import { repoRoot } from './targets.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
@@ -31,23 +31,27 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; stdou
 
 test('one short round measures every scenario on every target and evaluates the targets', { timeout: 120_000 }, async () => {
   const out = join(folder, 'results.json');
-  const { code, stdout, stderr } = await runBench(['--duration', '1', '--rounds', '1', '--out', out]);
+  // Small client scales: the smoke test checks the harness, not the history's cost.
+  const { code, stdout, stderr } = await runBench(['--duration', '1', '--rounds', '1', '--client-scales', '200,400', '--out', out]);
   // 0: every target holds, 1: one fails; 2 (or a kill) would be a broken harness.
   expect([0, 1], `exit code ${code}\n${stderr}`).toContain(code);
   expect(stdout).toContain('Targets');
 
   const results = JSON.parse(readFileSync(out, 'utf8')) as Results;
   expect(results.rounds).toHaveLength(1);
-  expect(results.medians.bare.reqPerSec).toBeGreaterThan(0);
-  for (const scenario of loadScenarios) {
-    for (const target of ['reference', 'prism'] as const) {
-      expect(results.medians.scenarios[scenario]?.[target]?.reqPerSec, `${target} ${scenario}`).toBeGreaterThan(0);
+  expect(results.medians.smallArray.reqPerSec).toBeGreaterThan(0);
+  const plan = scenarios([200, 400]);
+  expect(Object.keys(results.medians.scenarios)).toEqual(plan.map((scenario) => scenario.name));
+  for (const scenario of plan) {
+    const figures = results.medians.scenarios[scenario.name]!;
+    for (const target of ['reference', 'sameBytes', ...(scenario.withPrism ? (['prism'] as const) : [])] as const) {
+      expect(figures[target]?.reqPerSec, `${target} ${scenario.name}`).toBeGreaterThan(0);
     }
   }
   expect(results.medians.startup.referenceMs).toBeGreaterThan(0);
   expect(results.medians.startup.prismMs).toBeGreaterThan(0);
   expect(results.qr.referenceMsPerPng).toBeGreaterThan(0);
-  expect(results.targets.length).toBeGreaterThanOrEqual(7);
+  expect(results.targets.length).toBeGreaterThanOrEqual(11);
   for (const target of results.targets) {
     expect(typeof target.pass, target.name).toBe('boolean');
     expect(Number.isFinite(target.measured), target.name).toBe(true);

@@ -9,6 +9,8 @@ export interface BenchOptions {
   connections: number;
   /** Where the results JSON goes. */
   out: string;
+  /** The numbers of stored clients the client-list scenarios run at, ascending. */
+  clientScales: number[];
 }
 
 export const usage = `Usage: npm run bench -- [options]
@@ -21,6 +23,9 @@ Options:
   --rounds <n>        rounds; the report gives the median over rounds (default 3)
   --connections <n>   concurrent connections of each load run (default 16)
   --out <file>        results file (default bench/results.json)
+  --client-scales <n,n,...>
+                      numbers of stored clients the GET /client scenarios run at, each in a
+                      company of its own (default 1000,10000,100000)
   --help              this text
 
 Exit code: 0 every target holds, 1 a target fails, 2 the harness failed.`;
@@ -35,7 +40,13 @@ function positiveInteger(flag: string, raw: string | undefined): number {
 
 /** The options, or `'help'` when --help was asked for. */
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
-  const options: BenchOptions = { duration: 10, rounds: 3, connections: 16, out: resolve(repoRoot, 'bench', 'results.json') };
+  const options: BenchOptions = {
+    duration: 10,
+    rounds: 3,
+    connections: 16,
+    out: resolve(repoRoot, 'bench', 'results.json'),
+    clientScales: [1_000, 10_000, 100_000],
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const [name, inline] = flag.includes('=') ? [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)] : [flag, undefined];
@@ -53,6 +64,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       case '--connections':
         options.connections = positiveInteger(name, value());
         break;
+      case '--client-scales': {
+        const raw = value();
+        const scales = (raw ?? '').split(',').map((part) => positiveInteger(name, part.trim()));
+        if (scales.length < 2 || scales.some((n, i) => i > 0 && n <= scales[i - 1]!))
+          throw new UsageError(`${name} needs two or more ascending numbers, got "${raw ?? ''}"`);
+        options.clientScales = scales;
+        break;
+      }
       case '--out': {
         const file = value();
         if (!file) throw new UsageError('--out needs a file name');

@@ -4,20 +4,24 @@
  *
  *   1. the brCodeBase64 PNG micro-benchmark, in this process, before anything else runs;
  *   2. start-up to the first answer, reference and Prism, once per round;
- *   3. the three targets started side by side, the reference seeded through its API;
- *   4. per round: bare Hono once, then for each scenario the reference and Prism back to back;
+ *   3. the reference and Prism started side by side, the reference seeded through its API (one
+ *      company per client scale, made with the keys CLI); bare Hono started with the reference's
+ *      answer to every scenario, to send the same bytes from memory;
+ *   4. per round: bare Hono's small array once, then for each scenario the reference, bare Hono
+ *      with the same bytes and (where it applies) Prism back to back;
  *   5. tables on stdout (progress on stderr), bench/results.json, exit 0 / 1 / 2.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { HarnessError } from './harness-error.js';
 import { runLoad, type LoadOptions, type LoadRequest } from './load.js';
 import { parseOptions, usage, UsageError, type BenchOptions } from './options.js';
 import { qrMicroBenchmark } from './qr.js';
 import { formatResults, roundRatios, summarise, type RoundFigures, type RunFigures, type ScenarioFigures, type Startup } from './report.js';
 import { startPeakRss } from './rss.js';
-import { bareRequest, contractExampleChargeId, loadScenarios, scenarioRequest, type LoadScenario } from './scenarios.js';
-import { CLIENT_COUNT, seedReference } from './seed.js';
+import { contractExampleChargeId, scenarios, smallArrayRequest } from './scenarios.js';
+import { seedClientCompany, seedReference } from './seed.js';
 import { prismStartupMs, referenceStartupMs } from './startup.js';
 import {
   buildReference,
@@ -30,6 +34,7 @@ import {
   stopAllTargets,
   targetLabels,
   waitUntilAnswering,
+  type CapturedAnswer,
   type Target,
 } from './targets.js';
 
@@ -56,6 +61,20 @@ async function measureStartups(rounds: number): Promise<Startup[]> {
   return startups;
 }
 
+/** What the reference answered to a scenario's request, for bare Hono to send from memory. */
+async function captureAnswer(baseUrl: string, request: LoadRequest): Promise<CapturedAnswer> {
+  const headers = request.freshIdempotencyKey ? { ...request.headers, 'Idempotency-Key': randomUUID() } : request.headers;
+  const response = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status >= 300) throw new HarnessError(`${request.method} ${request.path} answered ${response.status}: ${body.toString('utf8', 0, 1_500)}`);
+  return {
+    method: request.method,
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+    bodyBase64: body.toString('base64'),
+  };
+}
+
 async function bench(options: BenchOptions): Promise<boolean> {
   progress('brCodeBase64 PNG micro-benchmark');
   const qr = await qrMicroBenchmark();
@@ -65,31 +84,49 @@ async function bench(options: BenchOptions): Promise<boolean> {
   buildReference();
   const startups = await measureStartups(options.rounds);
 
-  progress('starting the reference server, bare Hono and Prism');
+  progress('starting the reference server and Prism');
   const dir = makeTempDir('bench-');
-  const [reference, bare, prism] = await Promise.all([spawnReference(dir), spawnBareHono(dir), spawnPrism(dir)]);
+  const databasePath = join(dir, 'bench.db');
+  const [reference, prism] = await Promise.all([spawnReference(dir, databasePath), spawnPrism(dir)]);
   const apiKey = await readApiKey(reference, 20);
-  await Promise.all([reference, bare, prism].map(waitUntilAnswering));
-  progress(`seeding the reference server: ${CLIENT_COUNT} clients, 3 products, 1 charge`);
+  await Promise.all([reference, prism].map(waitUntilAnswering));
+  progress('seeding the reference server: 3 products, 1 charge');
   const seeded = await seedReference(reference.baseUrl, apiKey);
-  const referenceData = { apiKey, ...seeded };
+  const clientCompanies = new Map<number, { apiKey: string; lastPagePath: string }>();
+  for (const clients of options.clientScales) {
+    progress(`seeding a company with ${clients.toLocaleString('en-US')} clients`);
+    clientCompanies.set(clients, await seedClientCompany(reference.baseUrl, databasePath, clients));
+  }
+  const referenceData = { apiKey, ...seeded, clientCompanies };
   // Prism keeps nothing: the same requests, but the charge id of the contract's example.
   const prismData = { ...referenceData, chargeId: contractExampleChargeId() };
 
-  const load: LoadOptions = { connections: options.connections, duration: options.duration };
+  const plan = scenarios(options.clientScales);
+  progress('capturing the reference answer of every scenario for bare Hono');
+  const answers: CapturedAnswer[] = [];
+  for (const scenario of plan) answers.push(await captureAnswer(reference.baseUrl, scenario.request(referenceData)));
+  const answersPath = join(dir, 'answers.json');
+  writeFileSync(answersPath, JSON.stringify(answers));
+  const bare = await spawnBareHono(dir, answersPath);
+  await waitUntilAnswering(bare);
+
   const rounds: RoundFigures[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     progress(`round ${round} of ${options.rounds}`);
-    const bareFigures = await measure(bare, 'GET /', bareRequest, load);
-    const scenarios = {} as Record<LoadScenario, ScenarioFigures>;
-    for (const scenario of loadScenarios) {
-      scenarios[scenario] = {
-        reference: await measure(reference, scenario, scenarioRequest(scenario, referenceData), load),
-        prism: await measure(prism, scenario, scenarioRequest(scenario, prismData), load),
+    const baseLoad: LoadOptions = { connections: options.connections, duration: options.duration };
+    const smallArray = await measure(bare, 'GET / (small array)', smallArrayRequest, baseLoad);
+    const figures: Record<string, ScenarioFigures> = {};
+    for (const [index, scenario] of plan.entries()) {
+      const load = { ...baseLoad, connections: scenario.connections ?? options.connections };
+      const request = scenario.request(referenceData);
+      figures[scenario.name] = {
+        reference: await measure(reference, scenario.name, request, load),
+        sameBytes: await measure(bare, `${scenario.name} (same bytes)`, { ...request, path: `/same/${index}`, freshIdempotencyKey: false }, load),
+        ...(scenario.withPrism ? { prism: await measure(prism, scenario.name, scenario.request(prismData), load) } : {}),
       };
     }
     const startup = startups[round - 1]!;
-    rounds.push({ round, startup, bare: bareFigures, scenarios, ratios: roundRatios(bareFigures, scenarios, startup) });
+    rounds.push({ round, startup, smallArray, scenarios: figures, ratios: roundRatios(smallArray, figures, startup) });
   }
   await stopAllTargets();
   cleanUpEverything();

@@ -1,38 +1,93 @@
 /**
  * The load scenarios of the benchmark and the request each one sends. The reference server and
  * Prism get the same requests; only the charge id differs, since Prism keeps no data: it gets
- * the id of the contract's own example.
+ * the id of the contract's own example. The client-list scenarios run once per size of the
+ * company's history (`--client-scales`), each size a company of its own.
  */
 import { deref, loadBundledContract, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { orderBody, paymentLinkBody } from './bodies.js';
 import { HarnessError } from './harness-error.js';
 import type { LoadRequest } from './load.js';
 
-export const loadScenarios = ['GET /charge/{id}', 'GET /client', 'POST /charge/payment-link', 'POST /order'] as const;
-export type LoadScenario = (typeof loadScenarios)[number];
-
-/** The bare Hono app has one route; its figures are the limit every scenario is compared with. */
-export const bareRequest: LoadRequest = { method: 'GET', path: '/', headers: {} };
-
 export interface ScenarioData {
   apiKey: string;
   chargeId: string;
   productIds: readonly string[];
+  /** Per number of stored clients: the key of the company that has them, and the path of its last page of 100. */
+  clientCompanies: ReadonlyMap<number, { apiKey: string; lastPagePath: string }>;
 }
 
-export function scenarioRequest(scenario: LoadScenario, data: ScenarioData): LoadRequest {
-  const headers = { 'X-API-KEY': data.apiKey };
-  const json = { ...headers, 'Content-Type': 'application/json' };
-  switch (scenario) {
-    case 'GET /charge/{id}':
-      return { method: 'GET', path: `/charge/${encodeURIComponent(data.chargeId)}`, headers };
-    case 'GET /client':
-      return { method: 'GET', path: '/client', headers };
-    case 'POST /charge/payment-link':
-      return { method: 'POST', path: '/charge/payment-link', headers: json, body: JSON.stringify(paymentLinkBody(data.productIds)), freshIdempotencyKey: true };
-    case 'POST /order':
-      return { method: 'POST', path: '/order', headers: json, body: JSON.stringify(orderBody(data.productIds)) };
-  }
+export interface Scenario {
+  name: string;
+  /** Prism keeps no data: it is measured where its answer is the same kind of work (one record, one create). */
+  withPrism: boolean;
+  /**
+   * Connections of its load runs when not the run's own: an unpaged list of 100,000 clients is
+   * 20 MB, which one caller asks for now and then, not sixteen at once.
+   */
+  connections?: number;
+  request(data: ScenarioData): LoadRequest;
+}
+
+/** The bare Hono app's small JSON array: an informative limit, the cost of HTTP alone. */
+export const smallArrayRequest: LoadRequest = { method: 'GET', path: '/', headers: {} };
+
+export const clientPageSize = 100;
+
+const count = (n: number) => n.toLocaleString('en-US');
+export const unpagedClientsScenario = (clients: number) => `GET /client (${count(clients)} clients)`;
+export const pagedClientsScenario = (clients: number) => `GET /client?limit=${clientPageSize} last page (${count(clients)} clients)`;
+
+function clientCompany(data: ScenarioData, clients: number) {
+  const company = data.clientCompanies.get(clients);
+  if (!company) throw new HarnessError(`no company with ${clients} clients was seeded`);
+  return company;
+}
+
+export function scenarios(clientScales: readonly number[]): Scenario[] {
+  const key = (apiKey: string) => ({ 'X-API-KEY': apiKey });
+  const json = (apiKey: string) => ({ ...key(apiKey), 'Content-Type': 'application/json' });
+  return [
+    {
+      name: 'GET /charge/{id}',
+      withPrism: true,
+      request: (data) => ({ method: 'GET', path: `/charge/${encodeURIComponent(data.chargeId)}`, headers: key(data.apiKey) }),
+    },
+    ...clientScales.map(
+      (clients): Scenario => ({
+        name: unpagedClientsScenario(clients),
+        withPrism: false,
+        connections: 1,
+        request: (data) => ({ method: 'GET', path: '/client', headers: key(clientCompany(data, clients).apiKey) }),
+      }),
+    ),
+    ...clientScales.map(
+      (clients): Scenario => ({
+        name: pagedClientsScenario(clients),
+        withPrism: false,
+        request: (data) => {
+          const company = clientCompany(data, clients);
+          return { method: 'GET', path: company.lastPagePath, headers: key(company.apiKey) };
+        },
+      }),
+    ),
+    {
+      name: 'POST /charge/payment-link',
+      withPrism: true,
+      request: (data) => ({
+        method: 'POST',
+        path: '/charge/payment-link',
+        headers: json(data.apiKey),
+        body: JSON.stringify(paymentLinkBody(data.productIds)),
+        freshIdempotencyKey: true,
+      }),
+    },
+    {
+      name: 'POST /order',
+      withPrism: true,
+      request: (data) => ({ method: 'POST', path: '/order', headers: json(data.apiKey), body: JSON.stringify(orderBody(data.productIds)) }),
+    },
+  ];
 }
 
 /** The example value of GET /charge/{id}'s `id` parameter in the bundled contract. */

@@ -1,13 +1,17 @@
 /**
- * The reference server's data for the scenarios, created through its HTTP API with the
- * development key (so it goes through the same validation and store as any client's data):
- * 1,000 clients for GET /client, 3 products for the order, one charge for GET /charge/{id}.
+ * The reference server's data for the scenarios, created through its HTTP API (so it goes
+ * through the same validation and store as any client's data): 3 products for the order and
+ * one charge, with the development key; and per client scale a company made with the keys CLI
+ * (`npm run keys -- create`), holding that many clients.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { benchProducts, clientBody, paymentLinkBody, productBody } from './bodies.js';
 import { HarnessError } from './harness-error.js';
+import { clientPageSize } from './scenarios.js';
+import { repoRoot } from './targets.js';
 
-export const CLIENT_COUNT = 1_000;
 const SEED_CONCURRENCY = 16;
 
 export interface SeededData {
@@ -36,7 +40,6 @@ async function inPool(count: number, concurrency: number, task: (index: number) 
 }
 
 export async function seedReference(baseUrl: string, apiKey: string): Promise<SeededData> {
-  await inPool(CLIENT_COUNT, SEED_CONCURRENCY, (index) => post(baseUrl, apiKey, '/client', clientBody(index)));
   const productIds: string[] = [];
   for (const product of benchProducts) {
     const created = (await post(baseUrl, apiKey, '/product', productBody(product))) as { id: string };
@@ -46,4 +49,55 @@ export async function seedReference(baseUrl: string, apiKey: string): Promise<Se
     data: { id: string };
   };
   return { chargeId: link.data.id, productIds };
+}
+
+/** A new company in the server's database, made as an operator makes one, and its key. */
+function createCompany(databasePath: string, name: string): string {
+  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+  let output: string;
+  try {
+    output = execFileSync(tsx, [join(repoRoot, 'server', 'cli', 'keys.ts'), 'create', '--company', name, '--json'], {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_PATH: databasePath, DATABASE_URL: '' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    throw new HarnessError(`seeding: the keys CLI failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
+  }
+  const apiKey = /sk_[A-Za-z0-9_-]+/.exec(output)?.[0];
+  if (!apiKey) throw new HarnessError(`seeding: the keys CLI printed no key: ${output.slice(0, 500)}`);
+  return apiKey;
+}
+
+/** The `rel="next"` target of an answer's `Link` header (RFC 8288), as a path. */
+function nextPage(response: Response): string | undefined {
+  const link = response.headers.get('link');
+  const target = link && /<([^>]+)>\s*;\s*rel="?next"?/.exec(link)?.[1];
+  if (!target) return undefined;
+  const url = new URL(target, 'http://base.invalid');
+  return `${url.pathname}${url.search}`;
+}
+
+/**
+ * A company with `count` clients, and the path of the last page of its list paged by
+ * `clientPageSize` (found by following the `Link: rel="next"` of every page, which also checks
+ * that the pages hold every client once).
+ */
+export async function seedClientCompany(baseUrl: string, databasePath: string, count: number): Promise<{ apiKey: string; lastPagePath: string }> {
+  const apiKey = createCompany(databasePath, `Bench ${count} clients`);
+  await inPool(count, SEED_CONCURRENCY, (index) => post(baseUrl, apiKey, '/client', clientBody(index)));
+  let path: string | undefined = `/client?limit=${clientPageSize}`;
+  let lastPagePath = path;
+  let seen = 0;
+  while (path) {
+    const response = await fetch(`${baseUrl}${path}`, { headers: { 'X-API-KEY': apiKey } });
+    const page = (await response.json()) as unknown[];
+    if (response.status !== 200 || !Array.isArray(page)) throw new HarnessError(`seeding: GET ${path} answered ${response.status}`);
+    seen += page.length;
+    lastPagePath = path;
+    path = nextPage(response);
+  }
+  if (seen !== count) throw new HarnessError(`seeding: the pages of GET /client held ${seen} clients, not ${count}`);
+  return { apiKey, lastPagePath };
 }

@@ -93,7 +93,7 @@ function spawnTarget(name: TargetName, args: string[], env: NodeJS.ProcessEnv, p
  * level, on a fresh database in `dir`. None of our own configuration variables leak into it; the
  * per-key rate limit is off, or the load would be answered with 429.
  */
-export async function spawnReference(dir: string): Promise<Target> {
+export async function spawnReference(dir: string, databasePath = join(dir, 'bench.db')): Promise<Target> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of configVariables) delete env[name];
@@ -103,14 +103,23 @@ export async function spawnReference(dir: string): Promise<Target> {
     RATE_LIMIT_REQUESTS: '0',
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_PATH: join(dir, 'bench.db'),
+    DATABASE_PATH: databasePath,
   });
   return spawnTarget('reference', ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], env, port, join(dir, 'reference.log'));
 }
 
-export async function spawnBareHono(dir: string): Promise<Target> {
+/** What the reference answered to one scenario (bare-hono.mjs sends it from memory at `/same/<index>`). */
+export interface CapturedAnswer {
+  method: string;
+  status: number;
+  contentType: string;
+  bodyBase64: string;
+}
+
+export async function spawnBareHono(dir: string, answersPath: string): Promise<Target> {
   const port = await freePort();
-  return spawnTarget('bare', [join(repoRoot, 'scripts', 'bench', 'bare-hono.mjs')], { ...process.env, PORT: String(port) }, port, join(dir, 'bare-hono.log'));
+  const env = { ...process.env, PORT: String(port), BENCH_ANSWERS: answersPath };
+  return spawnTarget('bare', [join(repoRoot, 'scripts', 'bench', 'bare-hono.mjs')], env, port, join(dir, 'bare-hono.log'));
 }
 
 /** Prism's CLI entry, resolved as scripts/mock.mjs resolves it. */
