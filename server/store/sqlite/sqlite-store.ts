@@ -41,6 +41,8 @@ export class SqliteStore extends SqlStore {
    */
   private readonly rateWindows = new Map<string, { start: number; count: number }>();
   private readonly flusher: WalFlusher | undefined;
+  /** A step in a savepoint of the open transaction: made once, not per write. */
+  private readonly inSavepoint: (step: Step<unknown>) => unknown;
 
   constructor(path: string) {
     super(sqliteDialect);
@@ -59,6 +61,7 @@ export class SqliteStore extends SqlStore {
     this.db.pragma('cache_size = -16384');
     this.db.pragma('wal_autocheckpoint = 4000');
     migrate(this.db);
+    this.inSavepoint = this.db.transaction((step: Step<unknown>) => this.drive(step));
     for (const statement of Object.values<AnyStatement>(this.sql))
       this.prepared.set(statement, { statement: this.db.prepare(statement.sql), writes: tableWritten(statement.sql) });
   }
@@ -125,7 +128,7 @@ export class SqliteStore extends SqlStore {
       }
       let result: T;
       try {
-        result = this.db.transaction(() => this.drive(step))();
+        result = this.inSavepoint(step) as T;
       } catch (error) {
         // Reads during the step may have been kept from writes its savepoint has undone.
         this.cache.clear();
