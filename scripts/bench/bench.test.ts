@@ -32,7 +32,7 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; stdou
 test('one short round measures every scenario on every target and evaluates the targets', { timeout: 120_000 }, async () => {
   const out = join(folder, 'results.json');
   // Small client scales: the smoke test checks the harness, not the history's cost.
-  const { code, stdout, stderr } = await runBench(['--duration', '1', '--rounds', '1', '--client-scales', '200,400', '--out', out]);
+  const { code, stdout, stderr } = await runBench(['--duration', '1', '--warmup', '0', '--rounds', '1', '--client-scales', '200,400', '--out', out]);
   // 0: every target holds, 1: one fails; 2 (or a kill) would be a broken harness.
   expect([0, 1], `exit code ${code}\n${stderr}`).toContain(code);
   expect(stdout).toContain('Targets');

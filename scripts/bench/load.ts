@@ -1,6 +1,6 @@
 /**
  * One load run with autocannon at a fixed number of connections for a fixed time, after a
- * one-second warm-up at the same concurrency (JIT, caches, connection set-up are not measured).
+ * warm-up at the same concurrency (JIT, caches, connection set-up are not measured).
  * A run where anything but a 2xx came back, or a socket failed, is a harness error: a benchmark
  * of error answers measures nothing.
  */
@@ -22,6 +22,8 @@ export interface LoadOptions {
   connections: number;
   /** Seconds. */
   duration: number;
+  /** Seconds of warm-up before the measured run; 0 for none. */
+  warmup: number;
 }
 
 export interface LoadFigures {
@@ -67,7 +69,7 @@ export async function runLoad(what: string, baseUrl: string, request: LoadReques
     url: `${baseUrl}${path}`,
     connections: options.connections,
     duration: options.duration,
-    warmup: { connections: options.connections, duration: 1 },
+    ...(options.warmup > 0 ? { warmup: { connections: options.connections, duration: options.warmup } } : {}),
     ...params,
     ...(freshIdempotencyKey ? { requests: [{ setupRequest: (sent) => ({ ...sent, headers: withFreshKey(sent.headers ?? {}) }) }] } : {}),
   });

@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import { repoRoot } from './targets.js';
 
 export interface BenchOptions {
-  /** Seconds of each measured load run (after a 1 s warm-up). */
+  /** Seconds of each measured load run. */
   duration: number;
+  /** Seconds of the warm-up before each load run (0: none). */
+  warmup: number;
   rounds: number;
   connections: number;
   /** Where the results JSON goes. */
@@ -19,7 +21,8 @@ Benchmarks the reference server against a bare Hono endpoint (the limit) and the
 prints the figures, ratios and targets, and writes them as JSON.
 
 Options:
-  --duration <s>      seconds of each measured load run, after a 1 s warm-up (default 10)
+  --duration <s>      seconds of each measured load run (default 10)
+  --warmup <s>        seconds of warm-up before each load run, 0 for none (default 1)
   --rounds <n>        rounds; the report gives the median over rounds (default 3)
   --connections <n>   concurrent connections of each load run (default 16)
   --out <file>        results file (default bench/results.json)
@@ -42,6 +45,7 @@ function positiveInteger(flag: string, raw: string | undefined): number {
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   const options: BenchOptions = {
     duration: 10,
+    warmup: 1,
     rounds: 3,
     connections: 16,
     out: resolve(repoRoot, 'bench', 'results.json'),
@@ -58,6 +62,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       case '--duration':
         options.duration = positiveInteger(name, value());
         break;
+      case '--warmup': {
+        const raw = value();
+        options.warmup = raw === '0' ? 0 : positiveInteger(name, raw);
+        break;
+      }
       case '--rounds':
         options.rounds = positiveInteger(name, value());
         break;

@@ -61,7 +61,7 @@ export interface TargetCheck {
 export interface Results {
   date: string;
   machine: { cpu: string; cpuCount: number; totalMemoryMb: number; os: string; node: string };
-  options: { connections: number; duration: number; rounds: number; clientScales: number[] };
+  options: { connections: number; duration: number; warmup: number; rounds: number; clientScales: number[] };
   qr: QrFigures;
   rounds: RoundFigures[];
   /** Medians over rounds; `peakRssMb` is the highest of the rounds instead (it is a peak). */
@@ -211,7 +211,13 @@ export function summarise(options: BenchOptions, qr: QrFigures, rounds: RoundFig
       os: `${osType()} ${release()}`,
       node: process.version,
     },
-    options: { connections: options.connections, duration: options.duration, rounds: options.rounds, clientScales: options.clientScales },
+    options: {
+      connections: options.connections,
+      duration: options.duration,
+      warmup: options.warmup,
+      rounds: options.rounds,
+      clientScales: options.clientScales,
+    },
     qr,
     rounds,
     medians: { startup, smallArray: medianRun(rounds.map((r) => r.smallArray)), scenarios },
@@ -245,9 +251,9 @@ function runRow(label: string, run: RunFigures): string[] {
 export function formatResults(results: Results): string {
   const { medians, ratios, qr } = results;
   const sections: string[] = [];
-  const { connections, duration, rounds } = results.options;
+  const { connections, duration, warmup, rounds } = results.options;
   sections.push(
-    `Benchmark: ${connections} connections (1 for the unpaged client lists: the time one caller waits for its list), ${duration} s per run, ${rounds} round(s); medians over rounds (peak RSS: highest).`,
+    `Benchmark: ${connections} connections (1 for the unpaged client lists: the time one caller waits for its list), ${duration} s per run after ${warmup} s of warm-up, ${rounds} round(s); medians over rounds (peak RSS: highest).`,
   );
   for (const [scenario, figures] of Object.entries(medians.scenarios)) {
     sections.push(

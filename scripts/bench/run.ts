@@ -113,7 +113,7 @@ async function bench(options: BenchOptions): Promise<boolean> {
   const rounds: RoundFigures[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     progress(`round ${round} of ${options.rounds}`);
-    const baseLoad: LoadOptions = { connections: options.connections, duration: options.duration };
+    const baseLoad: LoadOptions = { connections: options.connections, duration: options.duration, warmup: options.warmup };
     const smallArray = await measure(bare, 'GET / (small array)', smallArrayRequest, baseLoad);
     const figures: Record<string, ScenarioFigures> = {};
     for (const [index, scenario] of plan.entries()) {
