@@ -1,4 +1,4 @@
-import { createHash, randomFillSync } from 'node:crypto';
+import { hash as nodeHash, randomFillSync } from 'node:crypto';
 
 /**
  * cuid2 ids (https://github.com/paralleldrive/cuid2, D13): a random lower-case letter, then the
@@ -45,7 +45,7 @@ function startCounter(start: number): () => number {
 
 /** The base-36 SHA3-512 of the text, without its first digit (which is biased). */
 function hash(input: string): string {
-  return BigInt(`0x${createHash('sha3-512').update(input).digest('hex')}`)
+  return BigInt(`0x${nodeHash('sha3-512', input)}`)
     .toString(36)
     .slice(1);
 }

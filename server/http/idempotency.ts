@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import type { OperationRules } from './operations.js';
@@ -59,9 +59,7 @@ function idempotencyKey(header: string | undefined): string | undefined {
 
 /** What "the same request" means for a key: the same operation and the same body as stored (D46), field order aside. */
 function fingerprint(c: Context<AppEnv>, body: unknown): string {
-  return createHash('sha256')
-    .update(`${c.req.method} ${c.req.path}\n${canonicalJson(body)}`)
-    .digest('hex');
+  return hash('sha256', `${c.req.method} ${c.req.path}\n${canonicalJson(body)}`);
 }
 
 function canonicalJson(value: unknown): string {
