@@ -5,7 +5,8 @@
  * and tenant checks with no change in conformance/.
  */
 import { describe, expect, test } from 'vitest';
-import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
+import { listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
+import { listLinks } from '../../lib/contract/links.js';
 import { tenantOperations } from '../checks/tenants.js';
 import { RunContext } from '../engine/context.js';
 import { validBodiesWithNotes } from './bodies.js';
@@ -97,18 +98,16 @@ describe('relations of the current contract', () => {
 
   test('the records made before the checks, and what tenant isolation tries', () => {
     expect(upfrontFixtures(contract).map((f) => f.key)).toEqual(['createClient', 'createProduct(isSubscription=false)', 'createProduct(isSubscription=true)']);
-    expect(tenantOperations(contract)).toEqual([
-      'getCharge',
-      'getWebhook',
-      'listWebhookDeliveries',
-      'getSubscription',
-      'getProduct',
-      'getOrder',
-      'listClients',
-      'createPaymentLink',
-      'createSubscription',
-      'createOrder',
-    ]);
+    // Every read by id the contract links from a create, the client list, and every create whose
+    // body names another record: what a second company could reach A's records through.
+    const tried = tenantOperations(contract);
+    const readsById = listOperations(contract).filter((op) => op.method === 'get' && op.path.includes('{'));
+    const linkedReads = readsById.filter((op) => listLinks(contract).some((link) => link.target.operationId === op.operationId));
+    expect(linkedReads.length).toBeGreaterThanOrEqual(4);
+    expect(tried).toEqual(
+      expect.arrayContaining([...linkedReads.map((op) => op.operationId), 'listClients', 'createPaymentLink', 'createSubscription', 'createOrder']),
+    );
+    expect(tried.filter((id) => !listOperations(contract).some((op) => op.operationId === id && ['get', 'post'].includes(op.method)))).toEqual([]);
   });
 });
 
