@@ -34,8 +34,8 @@ const style = `
   code { font: 0.9em ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; background: #f3f4f6; padding: 0.1em 0.3em; border-radius: 3px; }
   .table { overflow-x: auto; }
   table { border-collapse: collapse; min-width: 900px; }
+  th { background: #f6f8fa; }
   th, td { text-align: left; vertical-align: top; padding: 0.5rem 0.6rem; border-bottom: 1px solid #d8dee4; }
-  th { position: sticky; top: 0; background: #f6f8fa; }
   td:first-child { white-space: nowrap; font-weight: 600; }
   tr { scroll-margin-top: 3rem; }
   tr:target { background: #fff6d5; outline: 2px solid #e0b400; }
