@@ -351,7 +351,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a order
+         * Get an order
          * @description Returns a order of the caller's company as it is now, in the form its create answered. A
          *     order that does not exist, or belongs to another company, is `404` (**D27**). Not in the
          *     source document: a read of what the company created, added by **D37**.

@@ -1,16 +1,18 @@
 /**
  * `npm run docs`: dist/docs/index.html, one self-contained Redoc page of the bundled
- * contract (the Redoc script inlined, nothing loaded from another host), with the contract's
- * decisions shown (see decorate.ts), and DECISIONS.md beside it. The title (`seo.title`) and
- * the Redoc options and theme (`openapi`) come from redocly.yaml.
+ * contract (the Redoc script inlined, nothing loaded from another host), with the base-URL
+ * table, code samples and decision marks added (see decorate.ts), and dist/docs/decisions.html
+ * beside it (DECISIONS.md rendered, see decisions-html.ts). The title (`seo.title`) and the
+ * Redoc options and theme (`openapi`) come from redocly.yaml.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { loadBundledContract } from '../../lib/contract/bundled.js';
-import { decorateForDocs } from './decorate.js';
+import { decisionsHtml } from './decisions-html.js';
+import { decisionsPage, decorateForDocs } from './decorate.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const docsDir = join(root, 'dist', 'docs');
@@ -19,8 +21,9 @@ export function buildDocs(): string {
   mkdirSync(docsDir, { recursive: true });
   const decisions = readFileSync(join(root, 'openapi', 'DECISIONS.md'), 'utf8');
   const config = parse(readFileSync(join(root, 'redocly.yaml'), 'utf8')) as { seo?: { title?: string } };
+  const contract = loadBundledContract();
   const spec = join(docsDir, 'openapi.docs.json');
-  writeFileSync(spec, JSON.stringify(decorateForDocs(loadBundledContract(), decisions)));
+  writeFileSync(spec, JSON.stringify(decorateForDocs(contract, decisions)));
   const output = join(docsDir, 'index.html');
   try {
     execFileSync(
@@ -41,7 +44,9 @@ export function buildDocs(): string {
     rmSync(spec, { force: true });
   }
   writeFileSync(output, selfContained(readFileSync(output, 'utf8')));
-  copyFileSync(join(root, 'openapi', 'DECISIONS.md'), join(docsDir, 'DECISIONS.md'));
+  writeFileSync(join(docsDir, decisionsPage), decisionsHtml(decisions, String((contract.info as { title?: string }).title ?? 'API')));
+  // An older build's copy of the Markdown; the server now redirects that address to the page.
+  rmSync(join(docsDir, 'DECISIONS.md'), { force: true });
   return output;
 }
 

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import { selfContained } from './build.js';
-import { decisionRows, decisionsAnchor, decorateForDocs, operationDecisions } from './decorate.js';
+import { baseUrlTable } from './base-url-table.js';
+import { appendToSection, decisionLink, decisionRows, decisionsPage, decorateForDocs, linkDecisionMentions, operationDecisions } from './decorate.js';
 
 const contract = loadBundledContract();
 const decisions = readFileSync(fileURLToPath(new URL('../../openapi/DECISIONS.md', import.meta.url)), 'utf8');
@@ -25,23 +26,62 @@ describe('operationDecisions', () => {
 describe('decorateForDocs', () => {
   const decorated = decorateForDocs(contract, decisions);
 
-  test('every decision of DECISIONS.md is in the introduction, which links to it', () => {
-    const intro = String((decorated.info as JsonObject).description);
+  const intro = String((decorated.info as JsonObject).description);
+
+  test('every decision is listed in the introduction, each linked to its anchor on the decisions page', () => {
     expect(intro).toContain('## Contract decisions');
-    expect(intro).toContain(`(${decisionsAnchor})`);
-    for (const { id } of decisionRows(decisions)) expect(intro).toContain(`| ${id} |`);
+    expect(intro).toContain(`[Contract decisions](${decisionsPage})`);
+    for (const { id } of decisionRows(decisions)) expect(intro).toContain(`| [${id}](${decisionsPage}#${id}) |`);
   });
 
-  test.each(listOperations(contract).map((op) => [op.operationId, op] as const))('%s names its base URL and its decisions first', (_id, op) => {
-    const operation = (decorated.paths as Record<string, JsonObject>)[op.path]![op.method] as JsonObject;
-    const description = String(operation.description);
-    expect(description.startsWith(`> **Base URL:** \`{${op.server}}\``)).toBe(true);
-    for (const id of operationDecisions(contract, op.operation)) expect(description).toContain(`[${id}](${decisionsAnchor})`);
-    expect(description).toContain(String(op.operation.description));
+  test('the "Two base URLs" section holds the table generated from the contract', () => {
+    const section = intro.slice(intro.indexOf('## Two base URLs'), intro.indexOf('\n## ', intro.indexOf('## Two base URLs')));
+    expect(section).toContain(baseUrlTable(contract));
   });
+
+  test('the introduction says which variables the code samples read', () => {
+    const section = intro.slice(intro.indexOf('## Code samples'));
+    for (const name of ['BASE_URL', 'BASE_URL_ALT', 'API_KEY', 'CHARGE_ID', 'PRODUCT_ID', 'CLIENT_ID', 'WEBHOOK_ID', 'SUBSCRIPTION_ID', 'ORDER_ID'])
+      expect(section).toContain(name);
+  });
+
+  test.each(listOperations(contract).map((op) => [op.operationId, op] as const))(
+    '%s names its base URL and its decisions first, and has code samples',
+    (_id, op) => {
+      const operation = (decorated.paths as Record<string, JsonObject>)[op.path]![op.method] as JsonObject;
+      const description = String(operation.description);
+      expect(description.startsWith(`> **Base URL:** \`{${op.server}}\``)).toBe(true);
+      for (const id of operationDecisions(contract, op.operation)) expect(description).toContain(`[${id}](${decisionLink(id)})`);
+      expect(description).toContain(linkDecisionMentions(String(op.operation.description)));
+      expect((operation['x-codeSamples'] as Array<{ label: string }>).map((sample) => sample.label)).toEqual(['curl', 'TypeScript']);
+    },
+  );
 
   test('leaves the contract itself unchanged', () => {
     expect((contract.info as JsonObject).description).not.toContain('## Contract decisions');
+  });
+});
+
+describe('linkDecisionMentions', () => {
+  test.each([
+    ['a bold mention', { given: 'is `404` (**D27**).', want: `is \`404\` ([**D27**](${decisionsPage}#D27)).` }],
+    ['two mentions', { given: '**D01**, **D02**', want: `[**D01**](${decisionsPage}#D01), [**D02**](${decisionsPage}#D02)` }],
+    ['an existing link is kept', { given: `[**D03**](x)`, want: `[**D03**](x)` }],
+    ['plain text is kept', { given: 'D04 and Dnn', want: 'D04 and Dnn' }],
+  ])('%s', (_name, { given, want }) => {
+    expect(linkDecisionMentions(given)).toBe(want);
+  });
+});
+
+describe('appendToSection', () => {
+  test.each([
+    ['a middle section', { given: '# T\n## A\na\n## B\nb\n', want: '# T\n## A\na\n\nX\n\n## B\nb\n' }],
+    ['the last section', { given: '## A\na\n', want: '## A\na\n\nX\n\n' }],
+  ])('%s', (_name, { given, want }) => {
+    expect(appendToSection(given, '## A', 'X')).toBe(want);
+  });
+  test('a missing section is an error', () => {
+    expect(() => appendToSection('## B\n', '## A', 'X')).toThrow(/"## A"/);
   });
 });
 

@@ -14,7 +14,7 @@ export const defaultDocsDir = fileURLToPath(new URL('../../dist/docs/', import.m
 
 /**
  * The docs and the contract, for readers and tools, without an API key: `/` (a redirect to the
- * docs), `/docs` (Redoc, self-contained), `/docs/DECISIONS.md`, `/openapi.yaml` and `/openapi.json` (the bundle).
+ * docs), `/docs` (Redoc, self-contained), `/docs/decisions.html`, `/openapi.yaml` and `/openapi.json` (the bundle).
  * Files are read once, on first request.
  *
  * The two contract files may be read from any origin (CORS, D37), so that Swagger Editor, a
@@ -46,10 +46,12 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   // Someone who opens the server's bare URL wants to know what it is: the docs. 302, not a
   // permanent redirect a browser would keep, since `/` is no resource of the contract (D37).
   routes.get('/', (c) => c.redirect('/docs/', 302));
-  // The page lives at /docs/, so that its relative links (DECISIONS.md) resolve beside it.
+  // The page lives at /docs/, so that its relative links (decisions.html) resolve beside it.
   routes.get('/docs', (c) => c.redirect('/docs/', 301));
   routes.get('/docs/', page);
-  routes.get('/docs/DECISIONS.md', async () => new Response(await docsFile('DECISIONS.md'), { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } }));
+  routes.get('/docs/decisions.html', async () => new Response(await docsFile('decisions.html'), { headers: { 'Content-Type': 'text/html; charset=utf-8' } }));
+  // The decisions were once served as raw Markdown here; links to it now open the page.
+  routes.get('/docs/DECISIONS.md', (c) => c.redirect('/docs/decisions.html', 301));
   for (const path of ['/openapi.yaml', '/openapi.json']) {
     // An OPTIONS here is a preflight (or a question of what the file allows): 204 with the CORS
     // answer, and `Allow`, as RFC 9110 §9.3.7 suggests. GET (and so HEAD) gets the origin header.

@@ -74,7 +74,7 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     expect(await menuItem(String((op.operation as JsonObject).summary)).innerText()).toBe(String((op.operation as JsonObject).summary));
   });
 
-  test('clicking an operation scrolls to it and shows its request sample', async () => {
+  test('clicking an operation scrolls to it and shows its request samples: curl, TypeScript, the payload', async () => {
     const target = operations.find((op) => op.operationId === 'createPaymentLink')!;
     const summary = String((target.operation as JsonObject).summary);
     expect(await reveal(target)).toBe(true);
@@ -88,21 +88,64 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
         return box !== null && box.y >= 0 && box.y < 900;
       })
       .toBe(true);
-    // The request sample: the right panel names the method and path and shows the example payload.
     const section = page.locator(`[id$="/${target.operationId.toLowerCase()}"]`).first();
-    await expect.poll(() => section.getByText('Payload').first().isVisible()).toBe(true);
-    expect(await section.innerText()).toContain('"productId"');
     expect(await section.innerText()).toContain('Base URL');
+    // The request panel opens on the curl sample, with the variables a reader exports.
+    const code = (text: string) => section.locator('pre', { hasText: text }).first();
+    await expect.poll(() => code('curl -i "$BASE_URL/charge/payment-link"').isVisible()).toBe(true);
+    expect(await code('curl -i').innerText()).toContain('"productId": "$PRODUCT_ID"');
+    // The other samples, chosen as a reader chooses them, from the panel's language menu.
+    const chooseLanguage = async (name: string) => {
+      await section
+        .locator('button[aria-haspopup="menu"]', { hasText: /^(curl|TypeScript|Payload)$/ })
+        .first()
+        .click();
+      await page.getByRole('menuitem', { name }).or(page.getByRole('option', { name })).first().click();
+    };
+    await chooseLanguage('TypeScript');
+    await expect.poll(() => code("pix.base.POST('/charge/payment-link'").isVisible()).toBe(true);
+    await chooseLanguage('Payload');
+    await expect.poll(() => section.getByText('"productId"').first().isVisible()).toBe(true);
+    await chooseLanguage('curl');
   });
 
-  test('the introduction shows the contract decisions and links to DECISIONS.md beside the page', async () => {
+  test('the introduction has the base-URL table, with every operation of the contract', async () => {
+    await menuItem('Two base URLs').click();
+    const table = page.locator('table', { has: page.locator('th', { hasText: /^Base URL$/ }) }).first();
+    await expect.poll(() => table.isVisible()).toBe(true);
+    const rows = (await table.locator('tbody tr').allInnerTexts()).map((row) => row.split('\t').map((cell) => cell.trim()));
+    expect(rows.map((row) => row.join(' ')).sort()).toEqual(
+      operations.map((op) => `{${op.server}} ${op.method.toUpperCase()} ${op.path} ${String(op.operation.summary)}`).sort(),
+    );
+  });
+
+  test('the introduction lists the decisions, linked to the decisions page; the old DECISIONS.md address leads there', async () => {
     await menuItem('Contract decisions').click();
     await expect.poll(() => page.locator('h2', { hasText: 'Contract decisions' }).first().isVisible()).toBe(true);
-    expect(await page.locator('table', { hasText: 'D01' }).count()).toBeGreaterThan(0);
-    const href = await page.locator('a[href="DECISIONS.md"]').first().getAttribute('href');
-    const decisions = await page.request.get(new URL(href!, page.url()).href);
-    expect(decisions.status()).toBe(200);
-    expect(await decisions.text()).toContain('| D01 |');
+    expect(await page.locator('a[href="decisions.html#D01"]').count()).toBeGreaterThan(0);
+    const old = await page.request.get(`${base}/docs/DECISIONS.md`);
+    expect(old.url()).toBe(`${base}/docs/decisions.html`);
+    expect(old.headers()['content-type']).toBe('text/html; charset=utf-8');
+    expect(await old.text()).toContain('<tr id="D01">');
+  });
+
+  test("an operation's decision mark opens the decisions page at that decision", async () => {
+    const other = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await other.goto(`${base}/docs/#/charges/createpaymentlink`, { waitUntil: 'load' });
+    const section = other.locator('[id$="/createpaymentlink"]').first();
+    const mark = section.locator('blockquote a[href="decisions.html#D10"]').first();
+    await expect.poll(() => mark.isVisible()).toBe(true);
+    await mark.click();
+    await expect.poll(() => other.url()).toBe(`${base}/docs/decisions.html#D10`);
+    const row = other.locator('tr#D10');
+    expect(await row.evaluate((element) => element.matches(':target'))).toBe(true);
+    const box = await row.boundingBox();
+    expect(box !== null && box.y >= 0 && box.y < 900).toBe(true);
+    expect(await row.innerText()).toContain('Idempotency-Key');
+    // Back to the reference from there.
+    await other.locator('nav a[href="./"]').click();
+    await expect.poll(() => other.url()).toBe(`${base}/docs/`);
+    await other.close();
   });
 
   test('no console error, no request off this host; a full-page screenshot is saved', async () => {
