@@ -14,7 +14,6 @@ import type {
   ProductDoc,
   Store,
   StoredCharge,
-  StoredResponse,
   SubscriptionDoc,
   WebhookDeliveryDoc,
   WebhookDoc,
