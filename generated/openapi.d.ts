@@ -17,8 +17,9 @@ export interface paths {
          * Create a payment link
          * @description Creates a charge: a Pix payment link with a hosted payment page, a copy-and-paste Pix code
          *     and its QR image. Send a `total` in cents (at least 500), or `items` from which the total is
-         *     computed, or both. Name an existing client with `customerId`, or create one with
-         *     `customer`.
+         *     computed, or both. Name an existing client with `customerId`, or send the buyer's data in
+         *     `customer`: the company's client with that tax number is reused, and created only when the
+         *     company has none (**D48**).
          *
          *     Answers `201 Created` with the payment link in the response envelope and its address in
          *     `Location` (**D01**). Send an `Idempotency-Key` to make retries safe: a retry with the same key
@@ -120,8 +121,15 @@ export interface paths {
         /**
          * List clients
          * @description Returns every client of the caller's company, in the list form (the tax number is
-         *     `taxId`), oldest first (by `createdAt`, then `id`). The list is not paged and takes no query
-         *     parameters (**D08**). Answers `200` (**D01**), with `[]` when the company has no clients.
+         *     `taxId`), oldest first (by `createdAt`, then `id`) (**D08**). Answers `200` (**D01**), with
+         *     `[]` when the company has no clients.
+         *
+         *     A long list can be read in pages (**D48**): send `limit` (1 to 1000) and follow the
+         *     `Link: <…>; rel="next"` header of each answer until a page comes without one. A page is the
+         *     same array, holding the next clients in the same order; the walk sees every client once
+         *     however many are created meanwhile, and costs the same at the hundred-thousandth client as
+         *     at the first. Without `limit` and `after` the answer is the whole list, as the seed says;
+         *     other query parameters are ignored.
          */
         get: operations["listClients"];
         put?: never;
@@ -460,8 +468,11 @@ export interface components {
          */
         PostalCodeInput: string;
         /**
-         * @description Data of a new customer, created as a client of the caller's company together with the
-         *     charge. Send either this or `customerId`, not both (**D18**).
+         * @description The charge's customer. The caller's company's client with this tax number is reused: the
+         *     oldest ACTIVE one, as it is stored (its name, e-mail, phone and address are not changed);
+         *     only when the company has none is a new client created from these data, together with the
+         *     charge (**D48**). Either way the charge's `customer` holds what was sent here. Send either
+         *     this or `customerId`, not both (**D18**).
          */
         PaymentLinkCustomer: {
             /** @description CPF or CNPJ of the customer with valid check digits (**D23**), as digits or punctuated the usual way; stored and returned as digits (**D46**). */
@@ -1968,6 +1979,23 @@ export interface components {
          */
         ChargeIdPath: string;
         /**
+         * @description Asks for one page of at most this many clients instead of the whole list (**D48**). The body
+         *     is still an array of clients; when more follow, the `Link` header names the next page. Without
+         *     `limit` and `after` the answer is every client of the company, as the seed describes. Sent
+         *     with `after` only, a page holds at most 100 clients.
+         * @example 100
+         */
+        ClientListLimit: number;
+        /**
+         * @description Where the page starts: the cursor of the `Link: <…>; rel="next"` header of the previous page,
+         *     sent as it came (**D48**). It is opaque; a value this service did not make is refused with
+         *     `422`. A page starting after a cursor holds the clients that come after it in the list's order
+         *     (`createdAt`, then `id`), so a walk through the pages sees each client once, however many are
+         *     created meanwhile.
+         * @example MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez
+         */
+        ClientListAfter: string;
+        /**
          * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
          * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
          */
@@ -2032,6 +2060,13 @@ export interface components {
          * @example "default";q=100;w=1
          */
         RateLimitPolicy: string;
+        /**
+         * @description The next page of a paged answer (RFC 8288 web linking, `rel="next"`), as a path relative to the
+         *     service: the same `limit` and the cursor `after` of the page's last client (**D48**). Absent on
+         *     the last page, and on an answer that was not paged.
+         * @example </client?limit=100&after=MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez>; rel="next"
+         */
+        Link: string;
     };
     pathItems: never;
 }
@@ -2279,16 +2314,35 @@ export interface operations {
     };
     listClients: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Asks for one page of at most this many clients instead of the whole list (**D48**). The body
+                 *     is still an array of clients; when more follow, the `Link` header names the next page. Without
+                 *     `limit` and `after` the answer is every client of the company, as the seed describes. Sent
+                 *     with `after` only, a page holds at most 100 clients.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["ClientListLimit"];
+                /**
+                 * @description Where the page starts: the cursor of the `Link: <…>; rel="next"` header of the previous page,
+                 *     sent as it came (**D48**). It is opaque; a value this service did not make is refused with
+                 *     `422`. A page starting after a cursor holds the clients that come after it in the list's order
+                 *     (`createdAt`, then `id`), so a walk through the pages sees each client once, however many are
+                 *     created meanwhile.
+                 * @example MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez
+                 */
+                after?: components["parameters"]["ClientListAfter"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description All clients of the company. */
+            /** @description All clients of the company, or one page of them when `limit` or `after` was sent. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2297,6 +2351,15 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            /** @description A paging parameter is not what the contract allows (`limit` outside 1 to 1000, an `after` that is not a cursor of this service); each is named. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

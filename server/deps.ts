@@ -17,6 +17,8 @@ export interface AppEnv {
   Variables: {
     company: CompanyRecord;
     body: unknown;
+    /** The operation's query parameters that were sent, valid and read as their schemas say. */
+    query: Record<string, unknown>;
     requestId: string;
     /** The Idempotency-Key this request claimed, when it sent one (server/http/idempotency.ts). */
     idempotencyKey: string | undefined;

@@ -19,8 +19,8 @@ type PaymentLinkResponse = components['schemas']['PaymentLinkResponse'];
 const CHARGE_LIFETIME_MS = 60 * 60 * 1000;
 
 /**
- * A new charge from a payment-link request (D28, D33, D43): its items priced from the company's
- * products, its customer a reference or a new client, its BR Code; stored with its first event
+ * A new charge from a payment-link request (D28, D43, D48): its items priced from the company's
+ * products, its customer a reference or a client found or made by tax number, its BR Code; stored with its first event
  * (D15) and, under an Idempotency-Key, with the answer a retry gets (D10), in one transaction.
  */
 export async function createCharge(
@@ -33,7 +33,7 @@ export async function createCharge(
   const now = deps.now();
 
   let customer: ChargeDoc['customer'];
-  let newClient: ClientDoc | undefined;
+  let customerClient: ClientDoc | undefined;
   const requested = body.items ?? [];
   const { products, errors } = await itemProducts(deps, companyId, requested);
   if (body.customerId !== undefined) {
@@ -41,8 +41,9 @@ export async function createCharge(
     if (client) customer = { name: client.name, taxId: client.taxId, email: client.email, phone: client.phone };
     errors.unshift(...clientErrors);
   } else if (body.customer) {
-    newClient = buildClient(companyId, body.customer, now);
-    customer = { name: newClient.name, taxId: newClient.taxId, email: newClient.email, phone: newClient.phone };
+    // D48: the store reuses the company's client with this tax number; the charge keeps what was sent.
+    customerClient = buildClient(companyId, body.customer, now);
+    customer = { name: customerClient.name, taxId: customerClient.taxId, email: customerClient.email, phone: customerClient.phone };
   }
   if (errors.length > 0) throw validationProblem(errors);
   const items: ChargeDoc['items'] = requested.map((item) => {
@@ -121,7 +122,7 @@ export async function createCharge(
   const stored: StoredResponse | undefined = key ? { companyId, key, status: 201, body: text } : undefined;
   // D15: a new charge emits charge.pending, in the transaction that stores it.
   await deps.store.insertCharge(charge, companyId, {
-    ...(newClient ? { newClient } : {}),
+    ...(customerClient ? { customer: customerClient } : {}),
     ...(stored ? { response: stored } : {}),
     events: [chargeEvent(charge, now)],
   });

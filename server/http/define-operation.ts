@@ -52,9 +52,13 @@ export type RequestBody<Id extends OperationId> = operations[Id] extends { reque
 
 export type PathParams<Id extends OperationId> = Parameters<Id> extends { path: infer P } ? P : Record<string, never>;
 
+export type QueryParams<Id extends OperationId> = Parameters<Id> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+
 export interface OperationInput<Id extends OperationId> {
   body: RequestBody<Id>;
   params: PathParams<Id>;
+  /** The query parameters sent, valid against their schemas. */
+  query: QueryParams<Id>;
   /** The caller's company (every operation of the contract is secured). */
   company: CompanyRecord;
   /**
@@ -79,7 +83,8 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
       // The operation middleware validated both against this operation's schemas before the handler runs.
       const body = c.get('body') as RequestBody<Id>;
       const params = c.req.param() as PathParams<Id>;
-      return respond(c, await handler({ body, params, company: c.get('company'), idempotencyKey: c.get('idempotencyKey') }), location);
+      const query = c.get('query') as QueryParams<Id>;
+      return respond(c, await handler({ body, params, query, company: c.get('company'), idempotencyKey: c.get('idempotencyKey') }), location);
     },
   };
 }

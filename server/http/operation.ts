@@ -11,7 +11,7 @@ import { readJsonBody } from './request-body.js';
  * the contract, in the order a client can act on: authentication (401), the key's quota
  * (429), the body's media type, size and syntax (415, 413, 400), then parameters and body
  * against the schemas (422, every failing field at once); a valid body is handed on in its
- * stored form (D46).
+ * stored form (D46), the query parameters as their schemas read them.
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
   const limiter = new RateLimiter(deps.config.rateLimitRequests, deps.config.rateLimitWindowSeconds, (key, windowStart) =>
@@ -29,9 +29,16 @@ export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
         await limiter.take(keyId, deps.now().getTime());
       }
       const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired }) : undefined;
-      const errors = catalog.check(rules, { path: c.req.param() as Record<string, string>, header: (name) => c.req.header(name), body });
+      const query = rules.hasQuery ? (name: string) => c.req.queries(name) ?? [] : undefined;
+      const errors = catalog.check(rules, {
+        path: c.req.param() as Record<string, string>,
+        header: (name) => c.req.header(name),
+        ...(query ? { query } : {}),
+        body,
+      });
       if (errors.length > 0) throw validationProblem(errors);
       c.set('body', catalog.normalise(rules, body));
+      c.set('query', query ? catalog.query(rules, query) : {});
       await next();
     };
   };

@@ -9,6 +9,8 @@ interface ParameterRule {
   required: boolean;
   /** Where its schema is in the contract; compiled on first use (`ContractValidator.at` keeps it). */
   schemaPointer: string;
+  /** A query parameter whose schema is a number: its text is read as one before it is checked. */
+  numeric: boolean;
 }
 
 /** What the server needs to know of one operation, read from the contract at start-up. */
@@ -22,6 +24,8 @@ export interface OperationRules {
   /** Whether the contract requires an API key (every alternative of `security` names a scheme). */
   secured: boolean;
   parameters: ParameterRule[];
+  /** Whether any parameter is in the query: only then is the query string read. */
+  hasQuery: boolean;
   bodySchemaPointer?: string;
 }
 
@@ -45,11 +49,13 @@ export class OperationCatalog {
           typeof (raw as JsonObject).$ref === 'string'
             ? `${((raw as JsonObject).$ref as string).slice(1)}/schema`
             : `${pointerBase}/parameters/${index}/schema`;
+        const type = deref<JsonObject>(doc, parameter.schema ?? {}).type;
         return {
           name: String(parameter.name),
           in: parameter.in as ParameterRule['in'],
           required: parameter.required === true,
           schemaPointer,
+          numeric: parameter.in === 'query' && (type === 'integer' || type === 'number'),
         };
       });
       const body = deref<JsonObject | undefined>(doc, op.operation.requestBody);
@@ -65,6 +71,7 @@ export class OperationCatalog {
         bodyRequired: body?.required === true,
         secured,
         parameters,
+        hasQuery: parameters.some((p) => p.in === 'query'),
         ...(bodySchemaPointer ? { bodySchemaPointer } : {}),
       });
     }
@@ -90,12 +97,26 @@ export class OperationCatalog {
     }
   }
 
-  /** Field errors of a request's parameters and body, empty when it is valid. */
-  check(rules: OperationRules, input: { path: Record<string, string>; header: (name: string) => string | undefined; body?: unknown }): FieldError[] {
+  /**
+   * Field errors of a request's parameters and body, empty when it is valid. `query` gives every
+   * value a query parameter was sent with: one sent twice is refused, as no schema says which counts.
+   */
+  check(
+    rules: OperationRules,
+    input: { path: Record<string, string>; header: (name: string) => string | undefined; query?: (name: string) => string[]; body?: unknown },
+  ): FieldError[] {
     const errors: FieldError[] = [];
     for (const parameter of rules.parameters) {
-      const value = parameter.in === 'path' ? input.path[parameter.name] : parameter.in === 'header' ? input.header(parameter.name) : undefined;
       const place = parameter.in === 'header' ? { header: parameter.name } : { parameter: parameter.name };
+      let value: unknown;
+      if (parameter.in === 'query') {
+        const values = input.query?.(parameter.name) ?? [];
+        if (values.length > 1) {
+          errors.push({ ...place, detail: `is sent ${values.length} times; send it once`, keyword: 'unique' });
+          continue;
+        }
+        value = values[0] === undefined ? undefined : queryValue(parameter, values[0]);
+      } else value = parameter.in === 'path' ? input.path[parameter.name] : input.header(parameter.name);
       if (value === undefined) {
         if (parameter.required) errors.push({ ...place, detail: 'is required', keyword: 'required' });
         continue;
@@ -116,6 +137,16 @@ export class OperationCatalog {
     return errors;
   }
 
+  /** The query parameters of the operation that were sent, as their schemas read them (after `check` passed). */
+  query(rules: OperationRules, query: (name: string) => string[]): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    for (const parameter of rules.parameters) {
+      const text = parameter.in === 'query' ? query(parameter.name)[0] : undefined;
+      if (text !== undefined) values[parameter.name] = queryValue(parameter, text);
+    }
+    return values;
+  }
+
   /**
    * A valid body in the form the service stores (D46): tax numbers, phones and CEPs as
    * digits, as the contract's formats say. Changes the body in place and returns it.
@@ -127,4 +158,12 @@ export class OperationCatalog {
     this.normalisers.set(pointer, normaliser);
     return normaliser(body);
   }
+}
+
+/**
+ * A query value as its schema reads it: the text of a number parameter is a number when it is
+ * written as one (`10`, not `1e1`, ` 10` or ``), else the text, which its schema then refuses.
+ */
+function queryValue(parameter: ParameterRule, text: string): unknown {
+  return parameter.numeric && /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/.test(text) ? Number(text) : text;
 }

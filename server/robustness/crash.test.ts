@@ -17,6 +17,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { toCents } from '../domain/money.js';
 import type { ChargeDoc, ClientDoc, OrderDoc, ProductDoc } from '../store/types.js';
+import { withCheckDigits } from '../../lib/brazil/tax-id.js';
 import { taxIds, unknownId } from '../test-support/fixtures.js';
 import { freePort, startBuiltServer, useChildProcesses, WAIT_MS, within, type ChildVars, type Exit, type Running } from '../test-support/processes.js';
 
@@ -221,7 +222,8 @@ function plan(n: number, kind: Kind, stock: readonly ProductDoc[], clients: read
       const existing = n % 3 === 0 ? clients[n % Math.max(clients.length, 1)] : undefined;
       const customer = existing
         ? { customerId: existing.id }
-        : { customer: { name: `Pagador ${n}`, taxId: n % 2 === 0 ? taxIds.cpf2 : taxIds.cnpj3, email: `pagador${n}@example.com`, phone: '2134567890' } };
+        : // A tax number of its own: a payment link reuses the client of a tax number it has seen (D48).
+          { customer: { name: `Pagador ${n}`, taxId: withCheckDigits(String(200_000_000 + n)), email: `pagador${n}@example.com`, phone: '2134567890' } };
       return write({ items, ...customer, externalId: `crash-${n}`, devMode: true }, `crash-key-${n}`);
     }
     case 'refused charge':

@@ -11,6 +11,7 @@ import { brCodeAmountCents, brCodeProblems, parseTlv, qrTextOfDataUri } from '..
 import { UNPAYABLE_PIX_KEY } from '../../lib/pix/pix-key.js';
 import { createCompanyWithKey } from '../bootstrap.js';
 import {
+  clientBody,
   createProduct,
   created,
   customers,
@@ -190,6 +191,46 @@ describe('POST /charge/payment-link: the customer', () => {
     const second = await createCharge({ total: 7000, customerId: client!.id });
     expect((await getCharge(second)).customer).toEqual((await getCharge(first)).customer);
     expect((await server.api.GET('/client')).data).toHaveLength(1);
+  });
+
+  test('a returning buyer is the same client: `customer` reuses the client with its tax number as it is; the charge keeps what was sent (D48)', async () => {
+    const first = await createCharge({ total: 5000, customer: customers.maria });
+    clock.advance(60_000);
+    const renamed = { ...customers.maria, name: 'Maria S. Souza', email: 'maria.nova@example.com', taxId: '529.982.247-25' };
+    const second = await createCharge({ total: 7000, customer: renamed });
+    const list = (await server.api.GET('/client')).data ?? [];
+    expect(list).toEqual([
+      expect.objectContaining({ name: customers.maria.name, email: customers.maria.email, taxId: customers.maria.taxId, createdAt: START }),
+    ]);
+    expect((await getCharge(first)).customer).toMatchObject({ name: customers.maria.name, email: customers.maria.email });
+    expect((await getCharge(second)).customer).toEqual({
+      name: renamed.name,
+      taxId: customers.maria.taxId,
+      email: renamed.email,
+      phone: customers.maria.phone,
+    });
+    // Another buyer, and the same buyer at another company, are clients of their own.
+    await createCharge({ total: 5000, customer: customers.joao });
+    await createCharge({ total: 5000, customer: customers.maria }, server.other.apiKey);
+    expect((await server.api.GET('/client')).data?.map((c) => c.taxId)).toEqual([customers.maria.taxId, customers.joao.taxId]);
+    expect((await server.other.api.GET('/client')).data?.map((c) => c.taxId)).toEqual([customers.maria.taxId]);
+  });
+
+  test('`customer` reuses the oldest ACTIVE client with the tax number, never an INACTIVE one (D48, D45)', async () => {
+    const inactive = await server.api.POST('/client', { body: clientBody({ status: 'INACTIVE' }) });
+    clock.advance(1000);
+    await createCharge({ total: 5000, customer: customers.maria });
+    const afterFirst = (await server.api.GET('/client')).data ?? [];
+    expect(afterFirst.map((c) => [c.id === inactive.data?.id, c.status])).toEqual([
+      [true, 'INACTIVE'],
+      [false, 'ACTIVE'],
+    ]);
+    clock.advance(1000);
+    // D33: POST /client still adds a client with the same tax number; the older ACTIVE one stays the reused one.
+    await server.api.POST('/client', { body: clientBody({ name: 'Maria (cadastro manual)' }) });
+    clock.advance(1000);
+    await createCharge({ total: 5000, customer: customers.maria });
+    expect((await server.api.GET('/client')).data?.map((c) => c.id)).toEqual([...afterFirst.map((c) => c.id), expect.any(String)]);
   });
 
   test('without `customer` or `customerId` the charge has no customer (D18, D21)', async () => {

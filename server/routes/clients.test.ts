@@ -7,7 +7,10 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { isValidCpfOrCnpj } from '../../lib/brazil/tax-id.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
-import { clientBody, expectProblem, expectValidation, fakeClock, idPatterns, sendJson, taxIds } from '../test-support/fixtures.js';
+import { buildClient } from '../domain/clients.js';
+import { clientBody, customers, expectProblem, expectValidation, fakeClock, idPatterns, sendJson, taxIds } from '../test-support/fixtures.js';
+
+const { name: _name, postalCode: _postalCode, address: _address, district: _district, number: _number, line1: _line1, ...clientFields } = customers.maria;
 
 type ClientCreate = components['schemas']['ClientCreate'];
 
@@ -286,12 +289,14 @@ describe('GET /client', () => {
     expect(ids).toEqual([...ids].sort());
   });
 
-  test('ignores unknown query parameters (D08)', async () => {
+  test('ignores query parameters other than the paging ones (D08)', async () => {
     await server.api.POST('/client', { body: clientBody() });
+    await server.api.POST('/client', { body: clientBody({ cpfCnpj: taxIds.cnpj }) });
     const plain = await server.request('/client');
-    const paged = await server.request('/client?page=2&limit=1&taxId=00000000000');
-    expect(paged.status).toBe(200);
-    expect(await paged.json()).toEqual(await plain.json());
+    const other = await server.request('/client?page=2&offset=1&taxId=00000000000');
+    expect(other.status).toBe(200);
+    expect(other.headers.get('link')).toBeNull();
+    expect(await other.json()).toEqual(await plain.json());
   });
 
   test('shows a company only its own clients, in both directions', async () => {
@@ -314,5 +319,152 @@ describe('GET /client', () => {
 
   test('needs an API key like every operation (D03)', async () => {
     await expectProblem(await server.request('/client', { apiKey: null }), 401, '/problems/unauthorized', '/client');
+  });
+});
+
+describe('GET /client in pages (D48)', () => {
+  type Listed = components['schemas']['Client'];
+  const nextLink = /^<(\/client\?limit=(\d+)&after=[A-Za-z0-9_-]+)>; rel="next"$/;
+
+  /** `count` clients of company A, three per instant (ties broken by id). */
+  async function createClients(count: number, api = server.api): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      if (i % 3 === 0) clock.advance(1000);
+      const { data } = await api.POST('/client', { body: clientBody({ name: `Cliente ${i}` }) });
+      ids.push(data!.id);
+    }
+    return ids;
+  }
+
+  /** Follows the `Link` headers from `first`: each page's ids and its Link. */
+  async function walk(first: string, apiKey?: string): Promise<Array<{ ids: string[]; link: string | null }>> {
+    const pages: Array<{ ids: string[]; link: string | null }> = [];
+    let target: string | undefined = first;
+    while (target !== undefined) {
+      const response = await server.request(target, apiKey ? { apiKey } : {});
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const link = response.headers.get('link');
+      pages.push({ ids: ((await response.json()) as Listed[]).map((c) => c.id), link });
+      expect(pages.length).toBeLessThan(50);
+      target = link === null ? undefined : nextLink.exec(link)?.[1];
+      if (link !== null) expect(link).toMatch(nextLink);
+    }
+    return pages;
+  }
+
+  test.each<[string, { given: { clients: number; first: string }; want: { sizes: number[] } }]>([
+    ['limit 3 over 8 clients', { given: { clients: 8, first: '/client?limit=3' }, want: { sizes: [3, 3, 2] } }],
+    ['limit 4 over 8 clients: the last full page has no Link', { given: { clients: 8, first: '/client?limit=4' }, want: { sizes: [4, 4] } }],
+    ['limit 1 across ties of createdAt', { given: { clients: 4, first: '/client?limit=1' }, want: { sizes: [1, 1, 1, 1] } }],
+    ['limit 1000 (the maximum) over 5', { given: { clients: 5, first: '/client?limit=1000' }, want: { sizes: [5] } }],
+    ['a limit over no clients', { given: { clients: 0, first: '/client?limit=10' }, want: { sizes: [0] } }],
+  ])('%s: the walk gives every client once, in the order of the whole list', async (_name, { given, want }) => {
+    await createClients(given.clients);
+    const whole = await server.request('/client');
+    expect(whole.headers.get('link')).toBeNull();
+    const order = ((await whole.json()) as Listed[]).map((c) => c.id);
+    const pages = await walk(given.first);
+    expect(pages.map((p) => p.ids.length)).toEqual(want.sizes);
+    expect(pages.flatMap((p) => p.ids)).toEqual(order);
+    // Every Link keeps the size asked for; only the last page has none.
+    expect(pages.map((p) => (p.link === null ? null : nextLink.exec(p.link)?.[2]))).toEqual(
+      want.sizes.map((_, i) => (i === want.sizes.length - 1 ? null : given.first.split('limit=')[1])),
+    );
+  });
+
+  test('a page is the same array of list-form clients as the whole list', async () => {
+    await createClients(3);
+    const whole = (await server.api.GET('/client')).data ?? [];
+    const { data, response } = await server.api.GET('/client', { params: { query: { limit: 2 } } });
+    expect(response.status).toBe(200);
+    expect(data).toEqual(whole.slice(0, 2));
+  });
+
+  test('`after` alone gives a page of 100', async () => {
+    const made = Array.from({ length: 102 }, (_, i) =>
+      buildClient(server.companyId, { ...clientFields, name: `Cliente ${i}` }, new Date(Date.UTC(2026, 10, 21, 0, 0, i))),
+    );
+    for (const c of made) await server.deps.store.insertClient(c);
+    const cursor = /after=([^>]+)>/.exec((await server.request('/client?limit=1')).headers.get('link') ?? '')?.[1];
+    const response = await server.request(`/client?after=${cursor}`);
+    expect(((await response.json()) as Listed[]).map((c) => c.id)).toEqual(made.slice(1, 101).map((c) => c.id));
+    expect(response.headers.get('link')).toMatch(/^<\/client\?limit=100&after=/);
+  });
+
+  test('a client created during the walk is seen once, on a later page', async () => {
+    await createClients(4);
+    const first = await server.request('/client?limit=2');
+    const link = nextLink.exec(first.headers.get('link') ?? '')?.[1];
+    clock.advance(5000);
+    const [late] = await createClients(1);
+    const rest = await walk(link!);
+    expect(rest.flatMap((p) => p.ids)).toHaveLength(3);
+    expect(rest.flatMap((p) => p.ids).at(-1)).toBe(late);
+  });
+
+  test("a company's pages hold only its clients, also with another company's cursor", async () => {
+    const ofA = await createClients(3);
+    const ofB = await createClients(3, server.other.api);
+    const pagesB = await walk('/client?limit=2', server.other.apiKey);
+    expect(pagesB.flatMap((p) => p.ids)).toEqual(((await server.other.api.GET('/client')).data ?? []).map((c) => c.id));
+    expect([...pagesB.flatMap((p) => p.ids)].sort()).toEqual([...ofB].sort());
+    // A's cursor is a position in the order, not a key to A's list: B gets its own clients after it.
+    const linkA = nextLink.exec((await server.request('/client?limit=1')).headers.get('link') ?? '')?.[1];
+    const pagesWithA = await walk(linkA!, server.other.apiKey);
+    for (const id of pagesWithA.flatMap((p) => p.ids)) expect(ofB).toContain(id);
+    expect(pagesWithA.flatMap((p) => p.ids).some((id) => ofA.includes(id))).toBe(false);
+  });
+
+  const realCursor = Buffer.from('2026-11-21T14:30:00.000Z clnt_qf1ntfya8fmpj4swmjr4645w').toString('base64url');
+  const refused: Array<[string, { given: string; want: { parameter: string; keyword: string } }]> = [
+    ['limit 0', { given: 'limit=0', want: { parameter: 'limit', keyword: 'minimum' } }],
+    ['limit -1', { given: 'limit=-1', want: { parameter: 'limit', keyword: 'minimum' } }],
+    ['limit 1001', { given: 'limit=1001', want: { parameter: 'limit', keyword: 'maximum' } }],
+    ['limit 1.5', { given: 'limit=1.5', want: { parameter: 'limit', keyword: 'type' } }],
+    ['limit as a word', { given: 'limit=ten', want: { parameter: 'limit', keyword: 'type' } }],
+    ['an empty limit', { given: 'limit=', want: { parameter: 'limit', keyword: 'type' } }],
+    ['limit with a space', { given: 'limit=%2010', want: { parameter: 'limit', keyword: 'type' } }],
+    ['limit sent twice', { given: 'limit=2&limit=3', want: { parameter: 'limit', keyword: 'unique' } }],
+    ['an empty after', { given: 'limit=2&after=', want: { parameter: 'after', keyword: 'minLength' } }],
+    ['an after with characters outside base64url', { given: 'after=abc%2Bdef', want: { parameter: 'after', keyword: 'pattern' } }],
+    ['an after of 129 characters', { given: `after=${'a'.repeat(129)}`, want: { parameter: 'after', keyword: 'maxLength' } }],
+    [
+      'an after that decodes to no position',
+      { given: `after=${Buffer.from('page 2').toString('base64url')}`, want: { parameter: 'after', keyword: 'cursor' } },
+    ],
+    [
+      'an after with a timestamp not in the stored form',
+      {
+        given: `after=${Buffer.from('2026-11-21T14:30:00Z clnt_qf1ntfya8fmpj4swmjr4645w').toString('base64url')}`,
+        want: { parameter: 'after', keyword: 'cursor' },
+      },
+    ],
+    [
+      'an after naming no client id',
+      {
+        given: `after=${Buffer.from('2026-11-21T14:30:00.000Z prod_qf1ntfya8fmpj4swmjr4645w').toString('base64url')}`,
+        want: { parameter: 'after', keyword: 'cursor' },
+      },
+    ],
+    ['an after cut short', { given: `after=${realCursor.slice(0, -3)}`, want: { parameter: 'after', keyword: 'cursor' } }],
+    ['after sent twice', { given: `after=${realCursor}&after=${realCursor}`, want: { parameter: 'after', keyword: 'unique' } }],
+  ];
+  test.for(refused)('refuses %s with 422 naming the parameter', async ([, { given, want }]) => {
+    await createClients(2);
+    const response = await server.request(`/client?${given}`);
+    const problem = await expectValidation(response, [want.parameter], '/client');
+    expect(problem.errors).toEqual([expect.objectContaining({ parameter: want.parameter, keyword: want.keyword, detail: expect.any(String) })]);
+  });
+
+  test('a cursor made by the service, for a position with no client, is accepted', async () => {
+    const response = await server.request(`/client?limit=5&after=${realCursor}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+  });
+
+  test('paging needs an API key like the whole list (D03)', async () => {
+    await expectProblem(await server.request('/client?limit=1', { apiKey: null }), 401, '/problems/unauthorized', '/client');
   });
 });

@@ -1,14 +1,25 @@
 /**
  * Versioned schema migrations, applied in order at start-up and recorded in
  * `schema_migrations`. Written in the SQL that SQLite and PostgreSQL share (TEXT,
- * INTEGER, BIGINT, primary and unique keys), so both engines read them from here.
+ * INTEGER, BIGINT, primary and unique keys), so both engines read them from here; what
+ * they spell differently (reading a JSON member) comes from the engine's dialect.
  * Records are stored as their API documents (`doc`, JSON text) next to the columns
  * that queries need: reads return the document as it was written.
  */
+import type { Dialect } from './sql/statements.js';
+
+/** A statement of a migration: shared SQL, or shared SQL around what the engines spell differently. */
+export type MigrationStatement = string | ((d: Pick<Dialect, 'jsonMember'>) => string);
+
 export interface Migration {
   version: number;
   name: string;
-  statements: string[];
+  statements: MigrationStatement[];
+}
+
+/** The statements of a migration in one engine's SQL. */
+export function statementsOf(migration: Migration, d: Pick<Dialect, 'jsonMember'>): string[] {
+  return migration.statements.map((statement) => (typeof statement === 'string' ? statement : statement(d)));
 }
 
 /** Where each engine records the migrations it has applied. */
@@ -146,6 +157,16 @@ export const migrations: Migration[] = [
     statements: [
       // NULL: the company has no key of its own, and its charges carry the unpayable one (D43).
       `ALTER TABLE companies ADD COLUMN pix_key TEXT`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'client tax numbers',
+    statements: [
+      // D48: a payment link's customer reuses the company's client with its tax number, found by index.
+      `ALTER TABLE clients ADD COLUMN tax_id TEXT NOT NULL DEFAULT ''`,
+      (d) => `UPDATE clients SET tax_id = ${d.jsonMember('doc', 'taxId')}`,
+      `CREATE INDEX clients_by_tax_id ON clients (company_id, tax_id, created_at, id)`,
     ],
   },
 ];

@@ -22,6 +22,7 @@ import { NOW, later, addCompany, client, product, subscription, charge, order, w
 import type {
   ChargeEventType,
   ClientDoc,
+  ClientPosition,
   CompanyRecord,
   IdempotencyClaim,
   NewEvent,
@@ -47,6 +48,8 @@ interface TestDatabase {
   open(): Promise<Store>;
   /** Rows committed to the database, read on a connection of its own. */
   rows<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** Runs statements on a connection of its own, behind the stores' backs (to stage an older schema). */
+  exec(sql: string): Promise<void>;
   /** Closes the stores this database opened and drops it. */
   destroy(): Promise<void>;
 }
@@ -82,6 +85,14 @@ const sqlite: Engine = {
           reader.close();
         }
       },
+      async exec(sql: string) {
+        const writer = new Database(path);
+        try {
+          writer.exec(sql);
+        } finally {
+          writer.close();
+        }
+      },
       async destroy() {
         for (const store of stores.splice(0)) await store.close();
       },
@@ -105,6 +116,10 @@ const postgres: Engine = {
       async rows<T>(sql: string) {
         reader ??= new pg.Pool({ connectionString, max: 1, options: `-c search_path=${schema}` });
         return (await reader.query(sql)).rows as T[];
+      },
+      async exec(sql: string) {
+        reader ??= new pg.Pool({ connectionString, max: 1, options: `-c search_path=${schema}` });
+        await reader.query(sql);
       },
       async destroy() {
         for (const store of stores.splice(0)) await store.close();
@@ -168,12 +183,17 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     const renamed: WebhookDoc = { ...w, name: 'Pagamentos Pix', updatedAt: later(1) };
     await store.replaceWebhook(companyId, renamed);
 
-    const newClient = client(companyId, 'João Pereira Lima');
+    // Another tax number than `c`'s, which the charge would reuse (D48).
+    const newClient = client(companyId, 'João Pereira Lima', { taxId: '11144477735' });
     const ch = charge(company, p, { customer: newClient });
     expect(await store.claimIdempotencyKey(claimAt(companyId, 'order-42', 'fp-1', 0))).toEqual({ kind: 'claimed' });
     const responseBody = JSON.stringify({ status: 201, message: 'Payment link created', data: { id: ch.id, url: ch.url, devMode: false, total: ch.total } });
     const pending = event('charge.pending');
-    await store.insertCharge(ch, companyId, { newClient, response: { companyId, key: 'order-42', status: 201, body: responseBody }, events: [pending] });
+    await store.insertCharge(ch, companyId, {
+      customer: newClient,
+      response: { companyId, key: 'order-42', status: 201, body: responseBody },
+      events: [pending],
+    });
     const o = await store.insertOrder(companyId, (n) => order(company, n));
 
     const [due] = await store.claimDueDeliveries(later(2), later(32), 10);
@@ -467,7 +487,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       const failing = given({ company, existing, existingEvent, product: p, customer });
       await expect(
         store.insertCharge(failing.charge, failing.companyId, {
-          newClient: customer,
+          customer,
           response: { companyId, key: 'k', status: 201, body: '{"data":{}}' },
           events: failing.events,
         }),
@@ -486,7 +506,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       // The same store still works after the rolled-back transaction.
       const retry = charge(company, p, { customer });
       await store.insertCharge(retry, companyId, {
-        newClient: customer,
+        customer,
         response: { companyId, key: 'k', status: 201, body: '{"data":{}}' },
         events: [event('charge.pending')],
       });
@@ -494,6 +514,152 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await store.getCharge(companyId, retry.id)).toEqual(retry);
       expect(await db.rows<{ seq: number }>('SELECT seq FROM webhook_events ORDER BY seq')).toEqual([{ seq: 1 }, { seq: 2 }]);
       expect(await store.claimIdempotencyKey(claimAt(companyId, 'k', 'fp-1', 3))).toEqual({ kind: 'replay', status: 201, body: '{"data":{}}' });
+    });
+  });
+
+  describe('clients at scale (D48)', () => {
+    const byPosition = (a: ClientDoc, b: ClientDoc): number =>
+      a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+    /** `count` clients of the company, two per instant (the id breaks the tie), stored in no particular order; returned in the list's order. */
+    async function storeClients(companyId: string, count: number): Promise<ClientDoc[]> {
+      const made = Array.from({ length: count }, (_, i) => {
+        const when = later(Math.floor(i / 2));
+        return client(companyId, `Cliente ${i}`, { createdAt: when, updatedAt: when });
+      });
+      for (const c of [...made].reverse().sort((a, b) => (a.name.length % 3) - (b.name.length % 3))) await store.insertClient(c);
+      return made.sort(byPosition);
+    }
+
+    /** Every page from the first, following `next`: the ids of each. */
+    async function walk(companyId: string, limit: number): Promise<string[][]> {
+      const pages: string[][] = [];
+      let after: ClientPosition | undefined;
+      for (;;) {
+        const page = await store.listClientsPageJson(companyId, limit, after);
+        pages.push((JSON.parse(page.json) as ClientDoc[]).map((c) => c.id));
+        if (!page.next) return pages;
+        expect(pages.length, 'pages').toBeLessThan(100);
+        after = page.next;
+      }
+    }
+
+    test.each<[string, { given: { clients: number; limit: number }; want: { sizes: number[] } }]>([
+      ['no clients', { given: { clients: 0, limit: 5 }, want: { sizes: [0] } }],
+      ['fewer clients than the limit', { given: { clients: 3, limit: 5 }, want: { sizes: [3] } }],
+      ['exactly the limit: one page, no next', { given: { clients: 5, limit: 5 }, want: { sizes: [5] } }],
+      ['one more than the limit', { given: { clients: 6, limit: 5 }, want: { sizes: [5, 1] } }],
+      ['pages of one, across ties of createdAt', { given: { clients: 5, limit: 1 }, want: { sizes: [1, 1, 1, 1, 1] } }],
+      ['an odd limit splitting ties', { given: { clients: 11, limit: 3 }, want: { sizes: [3, 3, 3, 2] } }],
+    ])('listClientsPageJson with %s: every client once, in the list order, and only the own company', async (_name, { given, want }) => {
+      const a = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const b = await addCompany(store, 'Padaria Bom Dia Ltda', '11222333000181');
+      const ofA = await storeClients(a.doc.id, given.clients);
+      await storeClients(b.doc.id, 4);
+      const pages = await walk(a.doc.id, given.limit);
+      expect(pages.map((p) => p.length)).toEqual(want.sizes);
+      expect(pages.flat()).toEqual(ofA.map((c) => c.id));
+      // The whole list, unpaged, is the same order.
+      expect((JSON.parse(await store.listClientsJson(a.doc.id)) as ClientDoc[]).map((c) => c.id)).toEqual(ofA.map((c) => c.id));
+    });
+
+    test('a page holds the documents as stored, and its next position is its last client', async () => {
+      const { doc } = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const ofA = await storeClients(doc.id, 3);
+      const first = await store.listClientsPageJson(doc.id, 2);
+      expect(first.json).toBe(
+        `[${ofA
+          .slice(0, 2)
+          .map((c) => JSON.stringify(c))
+          .join(',')}]`,
+      );
+      expect(first.next).toEqual({ createdAt: ofA[1]!.createdAt, id: ofA[1]!.id });
+      const last = await store.listClientsPageJson(doc.id, 2, first.next);
+      expect(last).toEqual({ json: `[${JSON.stringify(ofA[2])}]` });
+    });
+
+    test('a walk sees a client created meanwhile once if it comes after the position, and never one before it', async () => {
+      const { doc } = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const ofA = await storeClients(doc.id, 4);
+      const first = await store.listClientsPageJson(doc.id, 2);
+      const early = client(doc.id, 'Antes', { createdAt: later(-60), updatedAt: later(-60) });
+      const late = client(doc.id, 'Depois', { createdAt: later(60), updatedAt: later(60) });
+      await store.insertClient(early);
+      await store.insertClient(late);
+      const rest = await store.listClientsPageJson(doc.id, 10, first.next);
+      expect((JSON.parse(rest.json) as ClientDoc[]).map((c) => c.id)).toEqual([ofA[2]!.id, ofA[3]!.id, late.id]);
+      expect(rest.next).toBeUndefined();
+    });
+
+    test('a position past every client, or of another company, gives what follows it in this company only', async () => {
+      const a = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const b = await addCompany(store, 'Padaria Bom Dia Ltda', '11222333000181');
+      const ofA = await storeClients(a.doc.id, 2);
+      const ofB = await storeClients(b.doc.id, 2);
+      expect(await store.listClientsPageJson(a.doc.id, 5, { createdAt: later(3600), id: ofA[1]!.id })).toEqual({ json: '[]' });
+      const fromB = await store.listClientsPageJson(a.doc.id, 5, { createdAt: ofB[0]!.createdAt, id: ofB[0]!.id });
+      expect((JSON.parse(fromB.json) as ClientDoc[]).every((c) => c.companyId === a.doc.id)).toBe(true);
+    });
+
+    const taxId = '52998224725';
+    test.each<[string, { given: Array<Partial<ClientDoc> & { of?: 'other' }>; want: { reused?: number } }]>([
+      ['no client with the tax number: the customer is inserted', { given: [{ taxId: '11144477735' }], want: {} }],
+      ['an ACTIVE client with it, other name and e-mail: reused as it is', { given: [{ name: 'Maria S.', email: 'antigo@example.com' }], want: { reused: 0 } }],
+      ['two ACTIVE clients with it: the oldest is reused', { given: [{ createdAt: later(2) }, { createdAt: later(1) }], want: { reused: 1 } }],
+      ['only an INACTIVE client with it: the customer is inserted', { given: [{ status: 'INACTIVE' }], want: {} }],
+      [
+        'an older INACTIVE and a newer ACTIVE one: the ACTIVE one',
+        { given: [{ status: 'INACTIVE', createdAt: later(1) }, { createdAt: later(2) }], want: { reused: 1 } },
+      ],
+      ["another company's ACTIVE client with it: the customer is inserted", { given: [{ of: 'other' }], want: {} }],
+    ])('insertCharge with a customer and %s', async (_name, { given, want }) => {
+      const company = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const other = await addCompany(store, 'Padaria Bom Dia Ltda', '11222333000181');
+      const companyId = company.doc.id;
+      const p = product(companyId);
+      await store.insertProduct(p);
+      const existing = given.map(({ of, ...fields }) => client(of === 'other' ? other.doc.id : companyId, 'Maria Silva Souza', { taxId, ...fields }));
+      for (const c of existing) await store.insertClient(c);
+      const customer = client(companyId, 'Maria Silva Souza', { taxId, email: 'nova@example.com', createdAt: later(10), updatedAt: later(10) });
+      const ch = charge(company, p, { customer });
+      await store.insertCharge(ch, companyId, { customer });
+
+      const own = existing.filter((c) => c.companyId === companyId).sort(byPosition);
+      const listed = JSON.parse(await store.listClientsJson(companyId)) as ClientDoc[];
+      expect(listed).toEqual(want.reused === undefined ? [...own, customer] : own);
+      if (want.reused !== undefined) expect(await store.getClient(companyId, existing[want.reused]!.id)).toEqual(existing[want.reused]);
+      expect(await store.getCharge(companyId, ch.id)).toEqual(ch);
+    });
+
+    test('charges of one buyer make one client, the first; POST /client still adds one each time (D33)', async () => {
+      const company = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const companyId = company.doc.id;
+      const p = product(companyId);
+      await store.insertProduct(p);
+      const customers = Array.from({ length: 3 }, (_, i) => client(companyId, `Maria ${i}`, { createdAt: later(i), updatedAt: later(i) }));
+      for (const customer of customers) await store.insertCharge(charge(company, p, { customer }), companyId, { customer });
+      expect(JSON.parse(await store.listClientsJson(companyId))).toEqual([customers[0]]);
+      const direct = client(companyId, 'Maria direta', { createdAt: later(30), updatedAt: later(30) });
+      await store.insertClient(direct);
+      expect(JSON.parse(await store.listClientsJson(companyId))).toEqual([customers[0], direct]);
+    });
+
+    test('migration 5 indexes the tax numbers of clients stored before it: they are reused too', async () => {
+      const company = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const companyId = company.doc.id;
+      const p = product(companyId);
+      await store.insertProduct(p);
+      const before = client(companyId);
+      await store.insertClient(before);
+      // The schema as version 4 left it: no tax_id column, migration 5 not applied.
+      await db.exec('DROP INDEX clients_by_tax_id');
+      await db.exec('ALTER TABLE clients DROP COLUMN tax_id');
+      await db.exec('DELETE FROM schema_migrations WHERE version = 5');
+      const upgraded = await db.open();
+      expect(await db.rows('SELECT tax_id FROM clients')).toEqual([{ tax_id: before.taxId }]);
+      const customer = client(companyId, 'Maria', { createdAt: later(5), updatedAt: later(5) });
+      await upgraded.insertCharge(charge(company, p, { customer }), companyId, { customer });
+      expect(JSON.parse(await upgraded.listClientsJson(companyId))).toEqual([before]);
     });
   });
 
@@ -829,6 +995,17 @@ describe.skipIf(!databaseUrl)('PgStore: two instances (two processes) on one dat
     claims.forEach((c, i) => {
       if (i !== winner) expect(c.kind).toBe((i % 4 < 2 ? 'fp-a' : 'fp-b') === winnerFingerprint ? 'in-flight' : 'mismatch');
     });
+  });
+
+  test('concurrent first charges of one new buyer from both: one client (D48)', async () => {
+    const company = await addCompany(one, 'Café Aurora', '45723174000110');
+    const companyId = company.doc.id;
+    const prod = product(companyId);
+    await one.insertProduct(prod);
+    const customers = Array.from({ length: 24 }, (_, i) => client(companyId, `Maria ${i}`));
+    await Promise.all(customers.map((customer, i) => either(i).insertCharge(charge(company, prod, { customer }), companyId, { customer })));
+    expect(await db.rows('SELECT COUNT(*)::int AS n FROM clients')).toEqual([{ n: 1 }]);
+    expect(await db.rows('SELECT COUNT(*)::int AS n FROM charges')).toEqual([{ n: 24 }]);
   });
 
   test('50 concurrent orders from both: numbers are exactly 1..50', async () => {

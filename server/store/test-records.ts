@@ -33,7 +33,7 @@ export async function addCompany(store: Store, name: string, taxId: string): Pro
   return company;
 }
 
-export function client(companyId: string, name = 'Maria Silva Souza'): ClientDoc {
+export function client(companyId: string, name = 'Maria Silva Souza', overrides: Partial<ClientDoc> = {}): ClientDoc {
   return {
     id: newId('client'),
     taxId: '52998224725',
@@ -47,6 +47,7 @@ export function client(companyId: string, name = 'Maria Silva Souza'): ClientDoc
     postalCode: '01310100',
     address: 'Avenida Paulista',
     number: '1000',
+    ...overrides,
   };
 }
 

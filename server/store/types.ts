@@ -3,6 +3,18 @@ import type { components } from '../../generated/openapi.js';
 type Schemas = components['schemas'];
 
 export type ClientDoc = Schemas['Client'];
+
+/** A client's place in the list's order (`createdAt`, then `id`), where a page of clients starts after (D48). */
+export interface ClientPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** A page of clients as one JSON array text, and where the next page starts when one follows. */
+export interface ClientPage {
+  json: string;
+  next?: ClientPosition;
+}
 export type ProductDoc = Schemas['Product'];
 export type SubscriptionDoc = Schemas['Subscription'];
 export type ChargeDoc = Schemas['Charge'];
@@ -92,6 +104,14 @@ export interface StoredResponse {
   body: string;
 }
 
+/** What is stored with a charge, in its transaction. */
+export interface ChargeExtras {
+  /** The client of the payment link's `customer`: reused by tax number if the company has an ACTIVE one, else inserted (D48). */
+  customer?: ClientDoc;
+  response?: StoredResponse;
+  events?: NewEvent[];
+}
+
 /**
  * Everything the handlers need from persistence. Each method is one atomic step of
  * the domain, so an adapter (SQLite or PostgreSQL) decides how to make it
@@ -107,6 +127,8 @@ export interface Store {
   getClient(companyId: string, id: string): Promise<ClientDoc | undefined>;
   /** The company's clients, oldest first, as one JSON array text (sent as it is, never parsed). */
   listClientsJson(companyId: string): Promise<string>;
+  /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
+  listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;
 
   insertProduct(product: ProductDoc): Promise<void>;
   /** The company's products among `ids`; unknown or foreign ids are absent from the map. */
@@ -121,10 +143,11 @@ export interface Store {
   getOrder(companyId: string, id: string): Promise<OrderDoc | undefined>;
 
   /**
-   * Stores a charge, the client it creates (if any) and, for an idempotent request, the
-   * response to replay: all or nothing.
+   * Stores a charge, the client of its `customer` (if any) and, for an idempotent request, the
+   * response to replay: all or nothing. `customer` is inserted only when the company has no
+   * ACTIVE client with its tax number, which is then reused as it is (D48).
    */
-  insertCharge(charge: StoredCharge, companyId: string, extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] }): Promise<void>;
+  insertCharge(charge: StoredCharge, companyId: string, extras: ChargeExtras): Promise<void>;
   getCharge(companyId: string, id: string): Promise<StoredCharge | undefined>;
   /** The stored charge as its JSON text, for answers that need not parse it. */
   getChargeJson(companyId: string, id: string): Promise<string | undefined>;

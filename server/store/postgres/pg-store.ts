@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createMigrationsTable, migrations } from '../migrations.js';
+import { createMigrationsTable, migrations, statementsOf } from '../migrations.js';
 import { SqlStore, type WriteOptions } from '../sql/sql-store.js';
 import type { Dialect } from '../sql/statements.js';
 import type { Op, Step } from '../sql/step.js';
@@ -88,7 +88,7 @@ export class PgStore extends SqlStore {
       const applied = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
       for (const migration of migrations) {
         if (applied.has(migration.version)) continue;
-        for (const statement of migration.statements) await db.query(statement);
+        for (const statement of statementsOf(migration, pgDialect)) await db.query(statement);
         await db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
           migration.version,
           migration.name,

@@ -9,6 +9,13 @@ export function docOf<T>(row: DocRow | undefined): T | undefined {
   return row ? (JSON.parse(row.doc) as T) : undefined;
 }
 
+/** A client of a page (D48), with the position the next page starts after. */
+export interface ClientPageRow {
+  created_at: string;
+  id: string;
+  doc: string;
+}
+
 /** A due delivery with its event and webhook. */
 export interface DueDeliveryRow {
   event_id: string;

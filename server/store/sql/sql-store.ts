@@ -1,7 +1,10 @@
 import type {
   ApiKeyRecord,
   AttemptOutcome,
+  ChargeExtras,
   ClientDoc,
+  ClientPage,
+  ClientPosition,
   CompanyRecord,
   DueDelivery,
   IdempotencyClaim,
@@ -11,7 +14,6 @@ import type {
   ProductDoc,
   Store,
   StoredCharge,
-  StoredResponse,
   SubscriptionDoc,
   WebhookDeliveryDoc,
   WebhookDoc,
@@ -80,6 +82,16 @@ export abstract class SqlStore implements Store {
     return `[${(await this.read(column(this.sql.listClients, companyId))).join(',')}]`;
   }
 
+  async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
+    const rows = await this.read(
+      after ? all(this.sql.clientsAfter, companyId, after.createdAt, after.id, limit + 1) : all(this.sql.firstClients, companyId, limit + 1),
+    );
+    const page = rows.length > limit ? rows.slice(0, limit) : rows;
+    const last = page.at(-1);
+    const json = `[${page.map((row) => row.doc).join(',')}]`;
+    return rows.length > limit && last ? { json, next: { createdAt: last.created_at, id: last.id } } : { json };
+  }
+
   async insertProduct(product: ProductDoc): Promise<void> {
     await this.write(run(this.sql.insertProduct, product.id, product.companyId, JSON.stringify(product)), { single: true });
   }
@@ -119,11 +131,7 @@ export abstract class SqlStore implements Store {
     return docOf(await this.read(get(this.sql.getOrder, companyId, id)));
   }
 
-  async insertCharge(
-    charge: StoredCharge,
-    companyId: string,
-    extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] },
-  ): Promise<void> {
+  async insertCharge(charge: StoredCharge, companyId: string, extras: ChargeExtras): Promise<void> {
     await this.write(this.insertChargeStep(charge, companyId, extras));
   }
 
@@ -224,12 +232,8 @@ export abstract class SqlStore implements Store {
     return order;
   }
 
-  private *insertChargeStep(
-    charge: StoredCharge,
-    companyId: string,
-    extras: { newClient?: ClientDoc; response?: StoredResponse; events?: NewEvent[] },
-  ): Step<void> {
-    if (extras.newClient) yield* this.insertClientStep(extras.newClient);
+  private *insertChargeStep(charge: StoredCharge, companyId: string, extras: ChargeExtras): Step<void> {
+    if (extras.customer) yield* this.customerClientStep(extras.customer);
     yield* run(this.sql.insertCharge, charge.id, companyId, charge.expiresAt, JSON.stringify(charge));
     yield* this.addEvents(companyId, extras.events ?? []);
     const r = extras.response;
@@ -295,7 +299,14 @@ export abstract class SqlStore implements Store {
   }
 
   private insertClientStep(client: ClientDoc): Step<number> {
-    return run(this.sql.insertClient, client.id, client.companyId, client.createdAt, JSON.stringify(client));
+    return run(this.sql.insertClient, client.id, client.companyId, client.taxId, client.createdAt, JSON.stringify(client));
+  }
+
+  /** D48: the company's ACTIVE client with the customer's tax number is kept as it is; only without one is the customer inserted. */
+  private *customerClientStep(customer: ClientDoc): Step<void> {
+    // Customers of one company are looked up one at a time, so two first charges of a new buyer make one client.
+    yield* lock(this.sql.lockCompany, customer.companyId);
+    if (!(yield* get(this.sql.reusableClient, customer.companyId, customer.taxId))) yield* this.insertClientStep(customer);
   }
 
   /** Puts events in the outbox, numbered per company, with a delivery per subscribed ACTIVE webhook. */

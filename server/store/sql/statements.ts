@@ -1,4 +1,4 @@
-import type { DueDeliveryRow, CompanyRow, ApiKeyRow, DocRow, IdempotencyRow } from './rows.js';
+import type { DueDeliveryRow, CompanyRow, ApiKeyRow, ClientPageRow, DocRow, IdempotencyRow } from './rows.js';
 import type { Param, Statement } from './step.js';
 
 /** The row locks PostgreSQL takes; see where each is used. */
@@ -40,11 +40,23 @@ export function sharedStatements(d: Dialect) {
     ),
     findApiKey: q<[id: string], ApiKeyRow>('SELECT id, company_id, secret_hash, created_at FROM api_keys WHERE id = ?'),
 
-    insertClient: q<[id: string, companyId: string, createdAt: string, doc: string]>(
-      'INSERT INTO clients (id, company_id, created_at, doc) VALUES (?, ?, ?, ?)',
+    insertClient: q<[id: string, companyId: string, taxId: string, createdAt: string, doc: string]>(
+      'INSERT INTO clients (id, company_id, tax_id, created_at, doc) VALUES (?, ?, ?, ?, ?)',
     ),
     getClient: q<[companyId: string, id: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? AND id = ?'),
     listClients: q<[companyId: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id'),
+    /** D48: one page from the start; one row more than asked tells whether another page follows. */
+    firstClients: q<[companyId: string, limit: number], ClientPageRow>(
+      'SELECT created_at, id, doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?',
+    ),
+    /** D48: a keyset page, read from the index of the list's order where the cursor left off. */
+    clientsAfter: q<[companyId: string, createdAt: string, id: string, limit: number], ClientPageRow>(
+      'SELECT created_at, id, doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?',
+    ),
+    /** D48: the client a payment link's customer reuses, the oldest ACTIVE one with the tax number. */
+    reusableClient: q<[companyId: string, taxId: string], { id: string }>(
+      `SELECT id FROM clients WHERE company_id = ? AND tax_id = ? AND ${d.jsonMember('doc', 'status')} = 'ACTIVE' ORDER BY created_at, id LIMIT 1`,
+    ),
 
     insertProduct: q<[id: string, companyId: string, doc: string]>('INSERT INTO products (id, company_id, doc) VALUES (?, ?, ?)'),
     productsAmong: q<[companyId: string, idsJson: string], DocRow & { id: string }>(

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { createMigrationsTable, migrations } from '../migrations.js';
+import { createMigrationsTable, migrations, statementsOf } from '../migrations.js';
 import { SqlStore, type WriteOptions } from '../sql/sql-store.js';
 import type { Dialect } from '../sql/statements.js';
 import type { AnyStatement, Op, Step } from '../sql/step.js';
@@ -206,7 +206,7 @@ function migrate(db: Database.Database): void {
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
-      for (const statement of migration.statements) db.exec(statement);
+      for (const statement of statementsOf(migration, sqliteDialect)) db.exec(statement);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString());
     })();
   }

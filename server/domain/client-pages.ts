@@ -1,0 +1,55 @@
+import type { ContractValidator } from '../../lib/contract/ajv.js';
+import { validationProblem } from '../http/problems.js';
+import type { ClientPosition } from '../store/types.js';
+import { isWritableInstant } from './time.js';
+
+/** D48: the size of a page asked for with `after` alone. */
+export const DEFAULT_CLIENT_PAGE_SIZE = 100;
+
+/** One page of clients to read: at most `limit`, from the start or after `after`. */
+export interface ClientPageRequest {
+  limit: number;
+  after?: ClientPosition;
+}
+
+/**
+ * The page `GET /client` asks for (D48), or undefined for the whole list when neither paging
+ * parameter was sent (the seed's answer). The parameters have passed their schemas; a cursor
+ * this service did not make is refused here with a 422 naming it, as a schema failure would be.
+ */
+export function clientPageRequest(query: { limit?: number; after?: string }, validator: ContractValidator): ClientPageRequest | undefined {
+  if (query.limit === undefined && query.after === undefined) return undefined;
+  const limit = query.limit ?? DEFAULT_CLIENT_PAGE_SIZE;
+  if (query.after === undefined) return { limit };
+  const after = positionOf(query.after, validator);
+  if (!after) {
+    throw validationProblem([
+      { parameter: 'after', detail: 'is not a cursor of this service; send the `after` of a `Link` header as it came', keyword: 'cursor' },
+    ]);
+  }
+  return { limit, after };
+}
+
+/** The `Link` header of a page that has a next one: the same size, after the page's last client. */
+export function nextClientPageLink(path: string, limit: number, next: ClientPosition): string {
+  return `<${path}?limit=${limit}&after=${cursorOf(next)}>; rel="next"`;
+}
+
+/**
+ * A cursor names a position in the list's order, not a stored record, so nothing is kept per walk
+ * and a cursor stays valid for ever. base64url keeps it one opaque token in a URL.
+ */
+export function cursorOf(position: ClientPosition): string {
+  return Buffer.from(`${position.createdAt} ${position.id}`).toString('base64url');
+}
+
+function positionOf(cursor: string, validator: ContractValidator): ClientPosition | undefined {
+  const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(' ');
+  if (createdAt === undefined || id === undefined || rest.length > 0) return undefined;
+  // As the store writes them: a client id of the contract, a timestamp in D35's one form.
+  const date = new Date(createdAt);
+  if (!isWritableInstant(date) || date.toISOString() !== createdAt || !validator.at('/components/schemas/ClientId')(id)) return undefined;
+  const position = { createdAt, id };
+  // base64url decoding skips what is not base64url; only the cursor as made names this position.
+  return cursorOf(position) === cursor ? position : undefined;
+}
