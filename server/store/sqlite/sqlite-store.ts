@@ -183,11 +183,12 @@ export class SqliteStore extends SqlStore {
       for (const step of waiting) step.reject(error);
       return;
     }
-    if (!this.flusher) return void waiting.forEach((step) => step.resolve());
+    const resolveAll = () => {
+      for (const step of waiting) step.resolve();
+    };
+    if (!this.flusher) return resolveAll();
     this.flusher.flush().then(
-      () => {
-        for (const step of waiting) step.resolve();
-      },
+      resolveAll,
       (error: unknown) => {
         for (const step of waiting) step.reject(error);
       },

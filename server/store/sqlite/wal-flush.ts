@@ -50,7 +50,8 @@ export class WalFlusher {
 
   private start(): Promise<void> {
     const run = (async () => {
-      const descriptor = (this.descriptor ??= openFile(this.walPath, 'r+'));
+      this.descriptor ??= openFile(this.walPath, 'r+');
+      const descriptor = this.descriptor;
       // A failed open is tried again by the next flush.
       descriptor.catch(() => {
         if (this.descriptor === descriptor) this.descriptor = undefined;
