@@ -186,13 +186,13 @@ export class SqliteStore extends SqlStore {
     const resolveAll = () => {
       for (const step of waiting) step.resolve();
     };
-    if (!this.flusher) return resolveAll();
-    this.flusher.flush().then(
-      resolveAll,
-      (error: unknown) => {
-        for (const step of waiting) step.reject(error);
-      },
-    );
+    if (!this.flusher) {
+      resolveAll();
+      return;
+    }
+    this.flusher.flush().then(resolveAll, (error: unknown) => {
+      for (const step of waiting) step.reject(error);
+    });
   }
 }
 
