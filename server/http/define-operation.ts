@@ -17,21 +17,30 @@ type SuccessStatus<Id extends OperationId> = Extract<keyof Responses<Id>, 200 | 
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 
 declare const serialised: unique symbol;
-/** The JSON text of a `T`: an answer kept serialised (a stored charge, an idempotent replay) is sent as it is. */
-export type Serialised<T> = string & { readonly [serialised]: T };
+const utf8 = new TextDecoder();
+/**
+ * The JSON of a `T`, as text or as its UTF-8 bytes: an answer kept serialised (a stored charge,
+ * an idempotent replay, a whole client list) is sent as it is. Bytes are for large answers kept
+ * in memory: a socket takes them as they are, where a string is encoded again on every send.
+ */
+export type Serialised<T> = SerialisedText<T> | (Uint8Array & { readonly [serialised]: T });
+/** The JSON text of a `T` (what a store keeps as text). */
+export type SerialisedText<T> = string & { readonly [serialised]: T };
 
-/** Text known to be the JSON of a `T`: made by `serialise`, or read back from where a `serialise`d text was stored. */
-export function asSerialised<T>(text: string): Serialised<T> {
-  return text as Serialised<T>;
+/** JSON known to be of a `T`: made by `serialise`, or read back from where a `serialise`d text was stored. */
+export function asSerialised<T>(json: string): SerialisedText<T>;
+export function asSerialised<T>(json: string | Uint8Array): Serialised<T>;
+export function asSerialised<T>(json: string | Uint8Array): Serialised<T> {
+  return json as Serialised<T>;
 }
 
-export function serialise<T>(value: T): Serialised<T> {
+export function serialise<T>(value: T): SerialisedText<T> {
   return asSerialised<T>(JSON.stringify(value));
 }
 
 /** The value a `Serialised` text holds. */
-export function parseSerialised<T>(text: Serialised<T>): T {
-  return JSON.parse(text) as T;
+export function parseSerialised<T>(json: Serialised<T>): T {
+  return JSON.parse(typeof json === 'string' ? json : utf8.decode(json)) as T;
 }
 
 /** One documented success of the operation: its status, and its JSON body unless it has none (204). */
@@ -91,10 +100,12 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
 
 function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }, location?: LocationOf): Response {
   if (answer.body === undefined) return c.body(null, answer.status as 204, answer.headers);
-  // No operation answers a bare JSON string: a string body is a `Serialised` answer, already JSON.
-  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-  const at = location?.(answer.status, typeof answer.body === 'string' ? JSON.parse(text) : answer.body);
-  return c.body(text, answer.status as 200, { 'Content-Type': 'application/json', ...(at ? { Location: at } : {}), ...answer.headers });
+  // No operation answers a bare JSON string: a string (or bytes) body is a `Serialised` answer, already JSON.
+  const serialised = typeof answer.body === 'string' || answer.body instanceof Uint8Array;
+  const json = serialised ? (answer.body as Serialised<unknown>) : JSON.stringify(answer.body);
+  const at = location?.(answer.status, serialised ? parseSerialised(json as Serialised<unknown>) : answer.body);
+  const headers = { 'Content-Type': 'application/json', ...(at ? { Location: at } : {}), ...answer.headers };
+  return typeof json === 'string' ? c.body(json, answer.status as 200, headers) : c.body(json as Uint8Array<ArrayBuffer>, answer.status as 200, headers);
 }
 
 /** A resource's handlers, built from the app's dependencies. */

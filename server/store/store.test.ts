@@ -34,6 +34,9 @@ import type {
   WebhookDoc,
 } from './types.js';
 
+/** A JSON answer the store gave as text or bytes, as text. */
+const jsonText = (json: string | Uint8Array): string => (typeof json === 'string' ? json : Buffer.from(json).toString('utf8'));
+
 const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
 if (!databaseUrl) {
   console.warn('NOTICE: server/store/store.test.ts: PostgreSQL store tests skipped: set TEST_DATABASE_URL=postgres://root@127.0.0.1:5432/test');
@@ -224,7 +227,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['getClient (created with the charge)', { given: () => second.getClient(companyId, newClient.id), want: newClient }],
       [
         'listClientsJson',
-        { given: async () => (JSON.parse(await second.listClientsJson(companyId)) as ClientDoc[]).map((x) => x.id).sort(), want: [c.id, newClient.id].sort() },
+        {
+          given: async () => (JSON.parse(jsonText(await second.listClientsJson(companyId))) as ClientDoc[]).map((x) => x.id).sort(),
+          want: [c.id, newClient.id].sort(),
+        },
       ],
       ['getProducts (duplicates and unknown ids)', { given: () => second.getProducts(companyId, [p.id, 'prod_unknown', p.id]), want: new Map([[p.id, p]]) }],
       ['getProducts (none)', { given: () => second.getProducts(companyId, []), want: new Map() }],
@@ -299,9 +305,9 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     });
 
     test('listClientsJson returns only the own company’s clients, as one JSON array', async () => {
-      expect((JSON.parse(await store.listClientsJson(fx.a.doc.id)) as ClientDoc[]).map((c) => c.id)).toEqual([fx.ids.client]);
-      expect((JSON.parse(await store.listClientsJson(fx.b.doc.id)) as ClientDoc[]).map((c) => c.name)).toEqual(['Cliente da Padaria']);
-      expect(await store.listClientsJson('comp_nobody')).toBe('[]');
+      expect((JSON.parse(jsonText(await store.listClientsJson(fx.a.doc.id))) as ClientDoc[]).map((c) => c.id)).toEqual([fx.ids.client]);
+      expect((JSON.parse(jsonText(await store.listClientsJson(fx.b.doc.id))) as ClientDoc[]).map((c) => c.name)).toEqual(['Cliente da Padaria']);
+      expect(jsonText(await store.listClientsJson('comp_nobody'))).toBe('[]');
     });
 
     test.each<[string, { given: (store: Store, foreign: string, ids: Fixture['ids']) => Promise<unknown>; want?: unknown }]>([
@@ -494,7 +500,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ).rejects.toThrow();
 
       expect(await store.getClient(companyId, customer.id)).toBeUndefined();
-      expect(await store.listClientsJson(companyId)).toBe('[]');
+      expect(jsonText(await store.listClientsJson(companyId))).toBe('[]');
       expect(await store.getCharge(companyId, existing.id)).toEqual(existing);
       if (failing.charge.id !== existing.id) expect(await store.findCharge(failing.charge.id)).toBeUndefined();
       expect(await outbox()).toEqual(outboxBefore);
@@ -560,7 +566,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(pages.map((p) => p.length)).toEqual(want.sizes);
       expect(pages.flat()).toEqual(ofA.map((c) => c.id));
       // The whole list, unpaged, is the same order.
-      expect((JSON.parse(await store.listClientsJson(a.doc.id)) as ClientDoc[]).map((c) => c.id)).toEqual(ofA.map((c) => c.id));
+      expect((JSON.parse(jsonText(await store.listClientsJson(a.doc.id))) as ClientDoc[]).map((c) => c.id)).toEqual(ofA.map((c) => c.id));
     });
 
     test('a page holds the documents as stored, and its next position is its last client', async () => {
@@ -625,7 +631,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await store.insertCharge(ch, companyId, { customer });
 
       const own = existing.filter((c) => c.companyId === companyId).sort(byPosition);
-      const listed = JSON.parse(await store.listClientsJson(companyId)) as ClientDoc[];
+      const listed = JSON.parse(jsonText(await store.listClientsJson(companyId))) as ClientDoc[];
       expect(listed).toEqual(want.reused === undefined ? [...own, customer] : own);
       if (want.reused !== undefined) expect(await store.getClient(companyId, existing[want.reused]!.id)).toEqual(existing[want.reused]);
       expect(await store.getCharge(companyId, ch.id)).toEqual(ch);
@@ -638,10 +644,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await store.insertProduct(p);
       const customers = Array.from({ length: 3 }, (_, i) => client(companyId, `Maria ${i}`, { createdAt: later(i), updatedAt: later(i) }));
       for (const customer of customers) await store.insertCharge(charge(company, p, { customer }), companyId, { customer });
-      expect(JSON.parse(await store.listClientsJson(companyId))).toEqual([customers[0]]);
+      expect(JSON.parse(jsonText(await store.listClientsJson(companyId)))).toEqual([customers[0]]);
       const direct = client(companyId, 'Maria direta', { createdAt: later(30), updatedAt: later(30) });
       await store.insertClient(direct);
-      expect(JSON.parse(await store.listClientsJson(companyId))).toEqual([customers[0], direct]);
+      expect(JSON.parse(jsonText(await store.listClientsJson(companyId)))).toEqual([customers[0], direct]);
     });
 
     test('migration 5 indexes the tax numbers of clients stored before it: they are reused too', async () => {
@@ -659,7 +665,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await db.rows('SELECT tax_id FROM clients')).toEqual([{ tax_id: before.taxId }]);
       const customer = client(companyId, 'Maria', { createdAt: later(5), updatedAt: later(5) });
       await upgraded.insertCharge(charge(company, p, { customer }), companyId, { customer });
-      expect(JSON.parse(await upgraded.listClientsJson(companyId))).toEqual([before]);
+      expect(JSON.parse(jsonText(await upgraded.listClientsJson(companyId)))).toEqual([before]);
     });
   });
 

@@ -78,7 +78,7 @@ export abstract class SqlStore implements Store {
     return docOf(await this.read(get(this.sql.getClient, companyId, id)));
   }
 
-  async listClientsJson(companyId: string): Promise<string> {
+  async listClientsJson(companyId: string): Promise<string | Uint8Array> {
     return `[${(await this.read(column(this.sql.listClients, companyId))).join(',')}]`;
   }
 

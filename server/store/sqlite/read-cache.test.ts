@@ -3,6 +3,7 @@ import { ReadCache, tableWritten } from './read-cache.js';
 import type { AnyStatement, Op } from '../sql/step.js';
 
 const statement = (sql: string): AnyStatement => ({ sql });
+const bytes = (text: string) => Buffer.from(text);
 
 describe('tableWritten', () => {
   test.for([
@@ -47,5 +48,22 @@ describe('ReadCache', () => {
 
   test('refuses a read it could not invalidate', () => {
     expect(() => new ReadCache([statement('SELECT c.doc FROM charges c JOIN orders o ON o.id = c.id')])).toThrow(/one table/);
+  });
+
+  test('keeps a value made from a table until the table is written, and not one made across a write', () => {
+    const cache = new ReadCache([]);
+    const before = cache.version('clients');
+    cache.keepDerived('clients', 'list a', bytes('[1]'), before);
+    expect(cache.lookupDerived('clients', 'list a')).toEqual(bytes('[1]'));
+    cache.written('orders');
+    expect(cache.lookupDerived('clients', 'list a')).toEqual(bytes('[1]'));
+    cache.written('clients');
+    expect(cache.lookupDerived('clients', 'list a')).toBeUndefined();
+    // Made from rows read before that write: not kept.
+    cache.keepDerived('clients', 'list a', bytes('[1]'), before);
+    expect(cache.lookupDerived('clients', 'list a')).toBeUndefined();
+    cache.keepDerived('clients', 'list a', bytes('[1,2]'), cache.version('clients'));
+    cache.clear();
+    expect(cache.lookupDerived('clients', 'list a')).toBeUndefined();
   });
 });

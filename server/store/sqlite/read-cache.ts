@@ -14,6 +14,8 @@ function tableRead(sql: string): string {
 
 /** Most rows kept per table; past it the table's rows start over (unknown ids cannot fill the memory). */
 const MAX_ROWS = 10_000;
+/** Most bytes of derived values (whole lists) kept in all; a larger list is read every time. */
+const MAX_DERIVED_BYTES = 64 * 1024 * 1024;
 
 /**
  * The rows of some point reads, kept in memory until their table is written. Only for a store
@@ -25,6 +27,11 @@ const MAX_ROWS = 10_000;
 export class ReadCache {
   private readonly tables = new Map<AnyStatement, string>();
   private readonly rows = new Map<string, Map<string, unknown>>();
+  /** Values made from many rows of a table (a company's whole client list as JSON), by table. */
+  private readonly derived = new Map<string, Map<string, Uint8Array>>();
+  private derivedBytes = 0;
+  /** Writes of each table so far: a value made before a write must not be kept after it. */
+  private readonly versions = new Map<string, number>();
 
   constructor(cached: Iterable<AnyStatement>) {
     for (const statement of cached) this.tables.set(statement, tableRead(statement.sql));
@@ -52,10 +59,40 @@ export class ReadCache {
 
   /** A write of `table` ran: its rows are read again. */
   written(table: string | undefined): void {
-    if (table !== undefined) this.rows.delete(table);
+    if (table === undefined) return;
+    this.rows.delete(table);
+    this.versions.set(table, this.version(table) + 1);
+    const values = this.derived.get(table);
+    if (values) for (const value of values.values()) this.derivedBytes -= value.length;
+    this.derived.delete(table);
+  }
+
+  /** How many writes of `table` ran so far (to tell whether a value made meanwhile is still true). */
+  version(table: string): number {
+    return this.versions.get(table) ?? 0;
+  }
+
+  /** A value made from `table`'s rows, if kept. */
+  lookupDerived(table: string, key: string): Uint8Array | undefined {
+    return this.derived.get(table)?.get(key);
+  }
+
+  /** Keeps a value made from `table`'s rows when no write of the table ran since `version`. */
+  keepDerived(table: string, key: string, value: Uint8Array, version: number): void {
+    if (version !== this.version(table) || value.length + this.derivedBytes > MAX_DERIVED_BYTES) return;
+    let values = this.derived.get(table);
+    if (!values) {
+      values = new Map();
+      this.derived.set(table, values);
+    }
+    this.derivedBytes += value.length - (values.get(key)?.length ?? 0);
+    values.set(key, value);
   }
 
   clear(): void {
     this.rows.clear();
+    for (const table of this.derived.keys()) this.versions.set(table, this.version(table) + 1);
+    this.derived.clear();
+    this.derivedBytes = 0;
   }
 }
