@@ -1,6 +1,6 @@
 import type { ContractValidator } from '../../lib/contract/ajv.js';
 import { validationProblem } from '../http/problems.js';
-import type { ClientPosition } from '../store/types.js';
+import type { ClientPosition, Store } from '../store/types.js';
 import { isWritableInstant } from './time.js';
 
 /** D48: the size of a page asked for with `after` alone. */
@@ -52,4 +52,38 @@ function positionOf(cursor: string, validator: ContractValidator): ClientPositio
   const position = { createdAt, id };
   // base64url decoding skips what is not base64url; only the cursor as made names this position.
   return cursorOf(position) === cursor ? position : undefined;
+}
+
+/** Most clients of a whole list read at once; a longer list is sent in parts of `WHOLE_LIST_PART` clients. */
+export const WHOLE_LIST_AT_ONCE = 10_000;
+const WHOLE_LIST_PART = 5_000;
+
+/**
+ * A company's whole client list (the seed's answer to `GET /client` without paging): one JSON
+ * array, read at once up to `WHOLE_LIST_AT_ONCE` clients, and past that streamed in keyset
+ * parts, so the server's memory holds one part (about 1.7 MB) however long the history (D48).
+ * A client created while the list streams is listed at its end, as the order puts it.
+ */
+export async function wholeClientList(
+  store: Store,
+  companyId: string,
+  sizes: { atOnce: number; part: number } = { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART },
+): Promise<string | Uint8Array | ReadableStream<Uint8Array>> {
+  const atOnce = await store.listClientsJson(companyId, sizes.atOnce);
+  if (atOnce !== undefined) return atOnce;
+  const utf8 = new TextEncoder();
+  let after: ClientPosition | undefined;
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const part = await store.listClientsPageJson(companyId, sizes.part, after);
+      // The part is an array: its items go on from the items before, and the last part closes it.
+      const items = part.json.slice(1, -1);
+      const separator = started && items !== '' ? ',' : '';
+      controller.enqueue(utf8.encode(`${started ? '' : '['}${separator}${items}${part.next ? '' : ']'}`));
+      started = true;
+      after = part.next;
+      if (!part.next) controller.close();
+    },
+  });
 }

@@ -23,14 +23,14 @@ const utf8 = new TextDecoder();
  * an idempotent replay, a whole client list) is sent as it is. Bytes are for large answers kept
  * in memory: a socket takes them as they are, where a string is encoded again on every send.
  */
-export type Serialised<T> = SerialisedText<T> | (Uint8Array & { readonly [serialised]: T });
+export type Serialised<T> = SerialisedText<T> | ((Uint8Array | ReadableStream<Uint8Array>) & { readonly [serialised]: T });
 /** The JSON text of a `T` (what a store keeps as text). */
 export type SerialisedText<T> = string & { readonly [serialised]: T };
 
 /** JSON known to be of a `T`: made by `serialise`, or read back from where a `serialise`d text was stored. */
 export function asSerialised<T>(json: string): SerialisedText<T>;
-export function asSerialised<T>(json: string | Uint8Array): Serialised<T>;
-export function asSerialised<T>(json: string | Uint8Array): Serialised<T> {
+export function asSerialised<T>(json: string | Uint8Array | ReadableStream<Uint8Array>): Serialised<T>;
+export function asSerialised<T>(json: string | Uint8Array | ReadableStream<Uint8Array>): Serialised<T> {
   return json as Serialised<T>;
 }
 
@@ -40,6 +40,7 @@ export function serialise<T>(value: T): SerialisedText<T> {
 
 /** The value a `Serialised` text holds. */
 export function parseSerialised<T>(json: Serialised<T>): T {
+  if (json instanceof ReadableStream) throw new Error('A streamed answer cannot be parsed here.');
   return JSON.parse(typeof json === 'string' ? json : utf8.decode(json)) as T;
 }
 
@@ -101,11 +102,13 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
 function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }, location?: LocationOf): Response {
   if (answer.body === undefined) return c.body(null, answer.status as 204, answer.headers);
   // No operation answers a bare JSON string: a string (or bytes) body is a `Serialised` answer, already JSON.
-  const serialised = typeof answer.body === 'string' || answer.body instanceof Uint8Array;
+  const serialised = typeof answer.body === 'string' || answer.body instanceof Uint8Array || answer.body instanceof ReadableStream;
   const json = serialised ? (answer.body as Serialised<unknown>) : JSON.stringify(answer.body);
   const at = location?.(answer.status, serialised ? parseSerialised(json as Serialised<unknown>) : answer.body);
   const headers = { 'Content-Type': 'application/json', ...(at ? { Location: at } : {}), ...answer.headers };
-  return typeof json === 'string' ? c.body(json, answer.status as 200, headers) : c.body(json as Uint8Array<ArrayBuffer>, answer.status as 200, headers);
+  return typeof json === 'string'
+    ? c.body(json, answer.status as 200, headers)
+    : c.body(json as Uint8Array<ArrayBuffer> | ReadableStream, answer.status as 200, headers);
 }
 
 /** A resource's handlers, built from the app's dependencies. */

@@ -1,6 +1,6 @@
 import { listOperations } from '../../lib/contract/bundled.js';
 import { asSerialised, defineOperation, type ResourceOperations } from '../http/define-operation.js';
-import { clientPageRequest, nextClientPageLink } from '../domain/client-pages.js';
+import { clientPageRequest, nextClientPageLink, wholeClientList } from '../domain/client-pages.js';
 import { buildClient, clientCreateResult } from '../domain/clients.js';
 import { companyIdMustMatch } from '../domain/company-scope.js';
 
@@ -12,7 +12,7 @@ export const clientOperations: ResourceOperations = (deps) => {
     defineOperation('listClients', async ({ company, query }) => {
       const companyId = company.doc.id;
       const page = clientPageRequest(query, deps.validator);
-      if (!page) return { status: 200, body: asSerialised(await deps.store.listClientsJson(companyId)) };
+      if (!page) return { status: 200, body: asSerialised(await wholeClientList(deps.store, companyId)) };
       const { json, next } = await deps.store.listClientsPageJson(companyId, page.limit, page.after);
       return { status: 200, body: asSerialised(json), ...(next ? { headers: { Link: nextClientPageLink(listPath, page.limit, next) } } : {}) };
     }),

@@ -35,7 +35,10 @@ import type {
 } from './types.js';
 
 /** A JSON answer the store gave as text or bytes, as text. */
-const jsonText = (json: string | Uint8Array): string => (typeof json === 'string' ? json : Buffer.from(json).toString('utf8'));
+const jsonText = (json: string | Uint8Array | undefined): string => {
+  if (json === undefined) throw new Error('the store gave no whole list');
+  return typeof json === 'string' ? json : Buffer.from(json).toString('utf8');
+};
 
 const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
 if (!databaseUrl) {

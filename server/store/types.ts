@@ -126,7 +126,8 @@ export interface Store {
   insertClient(client: ClientDoc): Promise<void>;
   getClient(companyId: string, id: string): Promise<ClientDoc | undefined>;
   /** The company's clients, oldest first, as one JSON array text (sent as it is, never parsed). */
-  listClientsJson(companyId: string): Promise<string | Uint8Array>;
+  /** The company's whole client list as one JSON array; undefined when it has more than `atMost` clients. */
+  listClientsJson(companyId: string, atMost?: number): Promise<string | Uint8Array | undefined>;
   /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
   listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;
 

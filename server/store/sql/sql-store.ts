@@ -78,8 +78,9 @@ export abstract class SqlStore implements Store {
     return docOf(await this.read(get(this.sql.getClient, companyId, id)));
   }
 
-  async listClientsJson(companyId: string): Promise<string | Uint8Array> {
-    return `[${(await this.read(column(this.sql.listClients, companyId))).join(',')}]`;
+  async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<string | Uint8Array | undefined> {
+    const docs = await this.read(column(this.sql.listClients, companyId, Math.min(atMost + 1, Number.MAX_SAFE_INTEGER)));
+    return docs.length > atMost ? undefined : `[${docs.join(',')}]`;
   }
 
   async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {

@@ -44,7 +44,7 @@ export function sharedStatements(d: Dialect) {
       'INSERT INTO clients (id, company_id, tax_id, created_at, doc) VALUES (?, ?, ?, ?, ?)',
     ),
     getClient: q<[companyId: string, id: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? AND id = ?'),
-    listClients: q<[companyId: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id'),
+    listClients: q<[companyId: string, limit: number], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?'),
     /** D48: one page from the start; one row more than asked tells whether another page follows. */
     firstClients: q<[companyId: string, limit: number], ClientPageRow>(
       'SELECT created_at, id, doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?',

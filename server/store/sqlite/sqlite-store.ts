@@ -109,15 +109,17 @@ export class SqliteStore extends SqlStore {
    * A company's whole client list (D48's unpaged form) is kept as the JSON it was sent as
    * until a client is written: reading and joining the rows was most of the time of the answer.
    */
-  override async listClientsJson(companyId: string): Promise<string | Uint8Array> {
-    const key = `list ${companyId}`;
+  override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<string | Uint8Array | undefined> {
+    const key = `list ${atMost} ${companyId}`;
     const kept = this.cache.lookupDerived('clients', key);
     if (kept !== undefined) {
       await this.untilDurable();
       return kept;
     }
     const version = this.cache.version('clients');
-    const json = Buffer.from(await super.listClientsJson(companyId));
+    const text = await super.listClientsJson(companyId, atMost);
+    if (text === undefined) return undefined;
+    const json = Buffer.from(text);
     this.cache.keepDerived('clients', key, json, version);
     return json;
   }

@@ -1,0 +1,45 @@
+/**
+ * A whole client list past its at-once size is streamed in keyset parts (D48): the stream is the
+ * same JSON array as the list read at once, on either engine, with every client once and in order.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTestServer, type TestServer } from '../test-support/harness.js';
+import { client, later } from '../store/test-records.js';
+import { wholeClientList } from './client-pages.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await createTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function text(answer: string | Uint8Array | ReadableStream<Uint8Array>): Promise<string> {
+  if (typeof answer === 'string') return answer;
+  return new Response(answer).text();
+}
+
+describe('wholeClientList', () => {
+  const companyOf = () => server.companyId;
+
+  test.for([
+    ['no client', { given: 0, streamed: false }],
+    ['as many as read at once', { given: 10, streamed: false }],
+    ['one more: streamed, in parts that end on a part boundary', { given: 14, streamed: true }],
+    ['streamed in parts with a short last one', { given: 25, streamed: true }],
+  ] as const)('%s', async ([, { given, streamed }]) => {
+    const store = server.deps.store;
+    const companyId = companyOf();
+    const existing = JSON.parse(await text((await store.listClientsJson(companyId))!)) as unknown[];
+    // Timestamps apart, so the order of the list is known.
+    for (let i = existing.length; i < given; i++) await store.insertClient(client(companyId, `Cliente ${i}`, { createdAt: later(i), updatedAt: later(i) }));
+    const answer = await wholeClientList(store, companyId, { atOnce: 10, part: 7 });
+    expect(answer instanceof ReadableStream).toBe(streamed);
+    const listed = JSON.parse(await text(answer)) as Array<{ name: string }>;
+    expect(listed.map((c) => c.name)).toEqual(Array.from({ length: given }, (_, i) => `Cliente ${i}`));
+    expect(await text(answer instanceof ReadableStream ? await wholeClientList(store, companyId, { atOnce: 10, part: 7 }) : answer)).toBe(
+      await text((await store.listClientsJson(companyId))!),
+    );
+  });
+});
