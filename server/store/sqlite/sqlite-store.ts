@@ -60,9 +60,6 @@ export class SqliteStore extends SqlStore {
     // and over (index roots) are copied to the database once per checkpoint, not four times.
     this.db.pragma('cache_size = -16384');
     this.db.pragma('wal_autocheckpoint = 4000');
-    // Reads through a memory map of the file instead of a read() and a copy per page: a page of
-    // clients deep in a long history read no slower than one near its start.
-    this.db.pragma('mmap_size = 268435456');
     migrate(this.db);
     this.inSavepoint = this.db.transaction((step: Step<unknown>) => this.drive(step));
     for (const statement of Object.values<AnyStatement>(this.sql))
