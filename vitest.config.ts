@@ -35,6 +35,9 @@ if (!postgres) {
 
 export default defineConfig({
   test: {
+    // Two test files at a time, even on two cores (vitest's default there is one): most files
+    // wait on servers, browsers, PostgreSQL and fsyncs rather than compute, and CI has 15 minutes.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

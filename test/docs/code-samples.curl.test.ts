@@ -6,7 +6,7 @@
  * that company's records, made fresh for each sample. Each must answer the status the contract
  * documents for success. Skipped with a NOTICE where bash or curl is missing.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { type JsonObject, listOperations, loadBundledContract } from '../../lib/
 import { idVariables, successStatus } from '../../scripts/docs/code-samples.js';
 import { decorateForDocs } from '../../scripts/docs/decorate.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+import { runBash } from '../support/bash.js';
 
 const missing = ['bash', 'curl'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
 if (missing.length > 0) console.warn(`NOTICE: ${missing.join(', ')} not installed: the docs' curl samples are not run (apt-get install ${missing.join(' ')}).`);
@@ -29,19 +30,6 @@ const samples = listOperations(docsSpec).map((op) => {
   const sample = (op.operation['x-codeSamples'] as Array<{ label: string; source: string }> | undefined)?.find((s) => s.label === 'curl');
   return { operationId: op.operationId, op, source: sample?.source ?? '' };
 });
-
-function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // -u: a variable the sample reads that the docs do not tell the reader to set fails the run.
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 let server: TestServer;
 let http: ServerType;
@@ -124,7 +112,7 @@ describe.skipIf(missing.length > 0)("the docs' curl samples, run by bash with cu
       API_KEY: server.apiKey,
       ...(await freshRecords()),
     };
-    const { code, stdout, stderr } = await runBash(source, env);
+    const { code, stdout, stderr } = await runBash(source, { env, timeoutMs: 20_000 });
     expect(code, `${operationId}:\n${source}\n${stdout}\n${stderr}`).toBe(0);
     const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(stdout)?.[1]);
     expect(status, `${operationId}:\n${source}\n${stdout}`).toBe(successStatus(op));

@@ -5,31 +5,19 @@
  * lets them override). What a person would see must be there: the payment page's address, the
  * charge held at PROCESSING, and the four events arriving, verified, at the receiver.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { freePort, listening, printedKey, repoRoot, startBuiltServer, useChildProcesses } from '../../server/test-support/processes.js';
 import { fencedBlocks } from '../support/markdown.js';
+import { runBash } from '../support/bash.js';
 
 const missing = ['bash', 'curl', 'jq'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
 if (missing.length > 0)
   console.warn(`NOTICE: ${missing.join(', ')} not installed: the README's Try-it blocks are not run (apt-get install ${missing.join(' ')}).`);
 
 const folder = useChildProcesses('pix-try-it-');
-
-/** bash as a terminal runs pasted lines, but stopping at the first failure; stdin is not a socket, so bash reads no bashrc. */
-function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe.skipIf(missing.length > 0)('README "Try it"', () => {
   test('the section has the blocks of the loop', () => {
@@ -55,7 +43,7 @@ describe.skipIf(missing.length > 0)('README "Try it"', () => {
       BASE_URL_ALT: `http://localhost:${port}`,
       RECEIVER_PORT: String(receiverPort),
     };
-    const { code, stdout, stderr } = await runBash(script, env);
+    const { code, stdout, stderr } = await runBash(script, { env, cwd: repoRoot, timeoutMs: 60_000 });
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     expect(stderr, stderr).not.toMatch(/error|not found|rejected/i);
 
