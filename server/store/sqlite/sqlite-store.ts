@@ -20,12 +20,13 @@ const sqliteDialect: Dialect = {
  * every step runs to completion without interleaving with other requests: a write step holds the
  * whole database, and needs none of PostgreSQL's row locks.
  *
- * Writes are group-committed: every write step of one event-loop turn runs in one transaction,
- * each step in its own savepoint (a step that fails is undone alone), and each resolves only
- * once that transaction is committed and its WAL frames fsynced (`WalFlusher`, off the event
- * loop), so nothing is acknowledged before it is on disk. One fsync serves all the writes of a
- * turn, and of the turns that commit while it runs, instead of one each. Reads see the steps
- * of the open turn, as a transaction sees its own writes, and answer once those are on disk.
+ * Writes are group-committed: the write steps that arrive while the last group's WAL is being
+ * fsynced (or, with none under way, in one event-loop turn) run in one transaction, each step in
+ * its own savepoint (a step that fails is undone alone), and each resolves only once that
+ * transaction is committed and its WAL frames fsynced (`WalFlusher`, off the event loop), so
+ * nothing is acknowledged before it is on disk. One commit and one fsync serve them all. Reads
+ * see the steps of the open group, as a transaction sees its own writes, and answer once those
+ * are on disk.
  */
 export class SqliteStore extends SqlStore {
   private readonly db: Database.Database;
@@ -51,7 +52,7 @@ export class SqliteStore extends SqlStore {
     this.db.pragma('journal_mode = WAL');
     // A commit is on disk before the response that acknowledges it is sent (see `write`): on a
     // file, by the WAL flusher, off the event loop; in memory there is no disk to wait for.
-    this.flusher = path === ':memory:' || process.env.NOFLUSH ? undefined : new WalFlusher(`${path}-wal`);
+    this.flusher = path === ':memory:' ? undefined : new WalFlusher(`${path}-wal`);
     this.db.pragma(this.flusher ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
