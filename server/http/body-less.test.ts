@@ -1,20 +1,12 @@
-/**
- * Requests without a body, exactly as a terminal sends them. `curl -X POST URL -H 'X-API-KEY: …'`
- * writes neither Content-Length nor Transfer-Encoding nor Content-Type: by RFC 9112 §6.3 such a
- * request has no body, and every operation whose body is optional (or that has none) must take it.
- * The app is served on a real port by @hono/node-server, as `npm start` serves it, and spoken to
- * over a raw socket, then with curl itself where the machine has it.
- */
-import { serve, type ServerType } from '@hono/node-server';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import { ResponseChecker } from '../test-support/contract-check.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 import { postPaymentLink, created } from '../test-support/fixtures.js';
 import { exchange, rawRequest, type Exchange } from '../test-support/raw-http.js';
+import { serveOnLoopback, type Listening } from '../test-support/loopback.js';
 
 const checker = new ResponseChecker();
 
@@ -44,16 +36,15 @@ function successStatus(operationId: string): number {
 }
 
 let server: TestServer;
-let http: ServerType;
+let http: Listening;
 let port: number;
 beforeAll(async () => {
   server = await createTestServer();
-  http = serve({ fetch: server.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => http.once('listening', resolve));
-  port = (http.address() as AddressInfo).port;
+  http = await serveOnLoopback(server.app.fetch);
+  port = http.port;
 });
 afterAll(async () => {
-  await new Promise((resolve) => http.close(resolve));
+  await http.close();
   await server.close();
 });
 

@@ -5,14 +5,13 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 import { acceptsGzip, docsRoutes } from './docs.js';
+import { serveOnLoopback, type Listening } from '../test-support/loopback.js';
 
 describe('acceptsGzip', () => {
   test.for([
@@ -33,19 +32,18 @@ describe('a docs page over a socket', () => {
   const folder = mkdtempSync(join(tmpdir(), 'docs-gzip-'));
   const html = `<!doctype html><title>Docs</title>${'<p>Pix, cobrança e webhooks.</p>'.repeat(20_000)}`;
   let test_: TestServer;
-  let http: ServerType;
+  let http: Listening | undefined;
   let base = '';
 
   beforeAll(async () => {
     writeFileSync(join(folder, 'index.html'), html);
     test_ = await createTestServer();
     const app = docsRoutes(test_.deps, `${folder}/`);
-    http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => http.once('listening', resolve));
-    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    http = await serveOnLoopback(app.fetch);
+    base = http.base;
   });
   afterAll(async () => {
-    await new Promise((resolve) => http?.close(resolve));
+    await http?.close();
     await test_?.close();
     rmSync(folder, { recursive: true, force: true });
   });

@@ -8,15 +8,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type JsonObject, listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
 import { idVariables, successStatus } from '../../scripts/docs/code-samples.js';
 import { decorateForDocs } from '../../scripts/docs/decorate.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { runBash } from '../support/bash.js';
+import { serveOnLoopback, type Listening } from '../../server/test-support/loopback.js';
 
 const missing = ['bash', 'curl'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
 if (missing.length > 0) console.warn(`NOTICE: ${missing.join(', ')} not installed: the docs' curl samples are not run (apt-get install ${missing.join(' ')}).`);
@@ -32,7 +31,7 @@ const samples = listOperations(docsSpec).map((op) => {
 });
 
 let server: TestServer;
-let http: ServerType;
+let http: Listening | undefined;
 let base = '';
 
 /** Fresh records of the test's company, one of each kind a sample can name, by the variable that names it. */
@@ -76,13 +75,12 @@ async function freshRecords(): Promise<Record<string, string>> {
 describe.skipIf(missing.length > 0)("the docs' curl samples, run by bash with curl against the reference server", () => {
   beforeAll(async () => {
     server = await createTestServer();
-    http = serve({ fetch: server.app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => http.once('listening', resolve));
-    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    http = await serveOnLoopback(server.app.fetch);
+    base = http.base;
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => http?.close(resolve));
+    await http?.close();
     await server?.close();
   });
 

@@ -4,21 +4,20 @@
  * installed; CI installs it (.ci/run).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
 import type { Browser, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { buildDocs, docsDir } from '../../scripts/docs/build.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+import { serveOnLoopback, type Listening } from '../../server/test-support/loopback.js';
 
 const chromiumHere = haveChromium('the docs browser tests');
 
 const operations = listOperations();
 let server: TestServer;
-let http: ServerType;
+let http: Listening | undefined;
 let browser: Browser;
 let page: Page;
 let base = '';
@@ -29,9 +28,8 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
   beforeAll(async () => {
     buildDocs();
     server = await createTestServer();
-    http = serve({ fetch: server.app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => http.once('listening', resolve));
-    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    http = await serveOnLoopback(server.app.fetch);
+    base = http.base;
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.route('**/*', (route) => {
@@ -52,7 +50,7 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => http?.close(resolve));
+    await http?.close();
     await server?.close();
   });
 
