@@ -68,22 +68,26 @@ export async function wholeClientList(
   store: Store,
   companyId: string,
   sizes: { atOnce: number; part: number } = { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART },
-): Promise<string | Uint8Array | ReadableStream<Uint8Array>> {
+): Promise<Uint8Array | ReadableStream<Uint8Array>> {
   const atOnce = await store.listClientsJson(companyId, sizes.atOnce);
   if (atOnce !== undefined) return atOnce;
-  const utf8 = new TextEncoder();
+  const [open, comma, close] = ['[', ',', ']'].map((text) => new TextEncoder().encode(text)) as [Uint8Array, Uint8Array, Uint8Array];
   let after: ClientPosition | undefined;
   let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const part = await store.listClientsPageJson(companyId, sizes.part, after);
       // The part is an array: its items go on from the items before, and the last part closes it.
-      const items = part.json.slice(1, -1);
-      const separator = started && items !== '' ? ',' : '';
-      controller.enqueue(utf8.encode(`${started ? '' : '['}${separator}${items}${part.next ? '' : ']'}`));
+      const items = part.json.subarray(1, -1);
+      if (!started) controller.enqueue(open);
+      else if (items.length > 0) controller.enqueue(comma);
+      if (items.length > 0) controller.enqueue(items);
       started = true;
       after = part.next;
-      if (!part.next) controller.close();
+      if (!part.next) {
+        controller.enqueue(close);
+        controller.close();
+      }
     },
   });
 }

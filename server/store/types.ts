@@ -12,7 +12,8 @@ export interface ClientPosition {
 
 /** A page of clients as one JSON array text, and where the next page starts when one follows. */
 export interface ClientPage {
-  json: string;
+  /** The page's JSON array, as UTF-8 bytes. */
+  json: Uint8Array;
   next?: ClientPosition;
 }
 export type ProductDoc = Schemas['Product'];
@@ -127,7 +128,7 @@ export interface Store {
   getClient(companyId: string, id: string): Promise<ClientDoc | undefined>;
   /** The company's clients, oldest first, as one JSON array text (sent as it is, never parsed). */
   /** The company's whole client list as one JSON array; undefined when it has more than `atMost` clients. */
-  listClientsJson(companyId: string, atMost?: number): Promise<string | Uint8Array | undefined>;
+  listClientsJson(companyId: string, atMost?: number): Promise<Uint8Array | undefined>;
   /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
   listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;
 

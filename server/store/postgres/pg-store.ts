@@ -29,6 +29,7 @@ const pgDialect: Dialect = {
   // where IN would hash-join a scan of every product of the company.
   inJsonArray: (column, parameter) => `${column} = ANY(ARRAY(SELECT jsonb_array_elements_text(CAST(${parameter} AS jsonb))))`,
   rowLock: (clause) => clause,
+  jsonArrayBytes: (column, order) => `convert_to('[' || coalesce(string_agg(${column}, ',' ORDER BY ${order}), '') || ']', 'UTF8')`,
 };
 
 /**

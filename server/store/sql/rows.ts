@@ -9,11 +9,15 @@ export function docOf<T>(row: DocRow | undefined): T | undefined {
   return row ? (JSON.parse(row.doc) as T) : undefined;
 }
 
-/** A client of a page (D48), with the position the next page starts after. */
+/**
+ * A page of clients (D48): their JSON array as bytes, and the position of its last client as
+ * `created_at id` (null for an empty page).
+ */
 export interface ClientPageRow {
-  created_at: string;
-  id: string;
-  doc: string;
+  json: Uint8Array;
+  /** Clients on the page. */
+  n: number;
+  last: string | null;
 }
 
 /** A due delivery with its event and webhook. */

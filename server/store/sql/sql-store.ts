@@ -78,19 +78,22 @@ export abstract class SqlStore implements Store {
     return docOf(await this.read(get(this.sql.getClient, companyId, id)));
   }
 
-  async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<string | Uint8Array | undefined> {
-    const docs = await this.read(column(this.sql.listClients, companyId, Math.min(atMost + 1, Number.MAX_SAFE_INTEGER)));
-    return docs.length > atMost ? undefined : `[${docs.join(',')}]`;
+  async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
+    const sql = this.sql;
+    const page = clientPage;
+    return this.read(
+      (function* () {
+        if (atMost < Number.MAX_SAFE_INTEGER) {
+          const counted = yield* get(sql.countClientsUpTo, companyId, atMost + 1);
+          if ((counted?.n ?? 0) > atMost) return undefined;
+        }
+        return (yield* page(sql, companyId, atMost)).json;
+      })(),
+    );
   }
 
   async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
-    const rows = await this.read(
-      after ? all(this.sql.clientsAfter, companyId, after.createdAt, after.id, limit + 1) : all(this.sql.firstClients, companyId, limit + 1),
-    );
-    const page = rows.length > limit ? rows.slice(0, limit) : rows;
-    const last = page.at(-1);
-    const json = `[${page.map((row) => row.doc).join(',')}]`;
-    return rows.length > limit && last ? { json, next: { createdAt: last.created_at, id: last.id } } : { json };
+    return this.read(clientPage(this.sql, companyId, limit, after));
   }
 
   async insertProduct(product: ProductDoc): Promise<void> {
@@ -329,4 +332,15 @@ export abstract class SqlStore implements Store {
       seq += 1;
     }
   }
+}
+
+/** D48: at most `limit` clients after `after` (or from the start), and where the next page starts if one follows. */
+function* clientPage(sql: SharedStatements, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
+  const row = after ? yield* get(sql.clientsAfter, companyId, after.createdAt, after.id, limit) : yield* get(sql.firstClients, companyId, limit);
+  if (!row) throw new Error('An aggregate read answered no row.');
+  const json = new Uint8Array(row.json.buffer, row.json.byteOffset, row.json.byteLength);
+  if (row.n < limit || row.last === null) return { json };
+  const [createdAt = '', id = ''] = row.last.split(' ');
+  const follows = yield* get(sql.clientFollows, companyId, createdAt, id);
+  return follows ? { json, next: { createdAt, id } } : { json };
 }

@@ -17,6 +17,11 @@ export interface Dialect {
   inJsonArray(column: string, parameter: string): string;
   /** The clause on PostgreSQL; nothing on SQLite, whose write steps hold the whole database. */
   rowLock(clause: RowLock): string;
+  /**
+   * The JSON array of the JSON texts in `column`, in `order`, as UTF-8 bytes: made by the engine
+   * in one value, not one string per row joined here, and sent as it comes (D48's long lists).
+   */
+  jsonArrayBytes(column: string, order: string): string;
 }
 
 /** Every statement of the store, rendered for one engine (once, when the store is created). */
@@ -44,14 +49,27 @@ export function sharedStatements(d: Dialect) {
       'INSERT INTO clients (id, company_id, tax_id, created_at, doc) VALUES (?, ?, ?, ?, ?)',
     ),
     getClient: q<[companyId: string, id: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? AND id = ?'),
-    listClients: q<[companyId: string, limit: number], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?'),
-    /** D48: one page from the start; one row more than asked tells whether another page follows. */
+    /** How many clients the company has, counted up to `limit` (from the index alone). */
+    countClientsUpTo: q<[companyId: string, limit: number], { n: number }>(
+      'SELECT CAST(COUNT(*) AS INTEGER) AS n FROM (SELECT 1 FROM clients WHERE company_id = ? LIMIT ?) AS upto',
+    ),
+    /**
+     * D48: a page of the list's order, from the start, as one JSON array, with the position of its
+     * last client. Positions compare as `created_at || ' ' || id` because `created_at` is written in
+     * D35's one fixed-width form, so the largest is the last in the order.
+     */
     firstClients: q<[companyId: string, limit: number], ClientPageRow>(
-      'SELECT created_at, id, doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?',
+      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n, MAX(created_at || ' ' || id) AS last FROM (
+        SELECT created_at, id, doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?) AS page`,
     ),
     /** D48: a keyset page, read from the index of the list's order where the cursor left off. */
     clientsAfter: q<[companyId: string, createdAt: string, id: string, limit: number], ClientPageRow>(
-      'SELECT created_at, id, doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?',
+      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n, MAX(created_at || ' ' || id) AS last FROM (
+        SELECT created_at, id, doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?) AS page`,
+    ),
+    /** D48: whether a client follows a position (a page that ends there has a next one). */
+    clientFollows: q<[companyId: string, createdAt: string, id: string], { follows: number }>(
+      'SELECT 1 AS follows FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) LIMIT 1',
     ),
     /** D48: the client a payment link's customer reuses, the oldest ACTIVE one with the tax number. */
     reusableClient: q<[companyId: string, taxId: string], { id: string }>(

@@ -13,6 +13,7 @@ const sqliteDialect: Dialect = {
   jsonMember: (column, name) => `json_extract(${column}, '$.${name}')`,
   inJsonArray: (column, parameter) => `${column} IN (SELECT value FROM json_each(${parameter}))`,
   rowLock: () => '',
+  jsonArrayBytes: (column, order) => `CAST('[' || coalesce(group_concat(${column}, ',' ORDER BY ${order}), '') || ']' AS BLOB)`,
 };
 
 /**
@@ -107,7 +108,7 @@ export class SqliteStore extends SqlStore {
    * A company's whole client list (D48's unpaged form) is kept as the JSON it was sent as
    * until a client is written: reading and joining the rows was most of the time of the answer.
    */
-  override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<string | Uint8Array | undefined> {
+  override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
     const key = `list ${atMost} ${companyId}`;
     const kept = this.cache.lookupDerived('clients', key);
     if (kept !== undefined) {
@@ -115,9 +116,8 @@ export class SqliteStore extends SqlStore {
       return kept;
     }
     const version = this.cache.version('clients');
-    const text = await super.listClientsJson(companyId, atMost);
-    if (text === undefined) return undefined;
-    const json = Buffer.from(text);
+    const json = await super.listClientsJson(companyId, atMost);
+    if (json === undefined) return undefined;
     this.cache.keepDerived('clients', key, json, version);
     return json;
   }
