@@ -177,10 +177,6 @@ async function execute(db: Queryable, op: Op): Promise<unknown> {
   const result = await db.query(op.statement.sql, [...op.params]);
   if (op.kind === 'get') return result.rows[0];
   if (op.kind === 'all') return result.rows;
-  if (op.kind === 'column') {
-    const name = result.fields[0]?.name ?? '';
-    return result.rows.map((row: Record<string, unknown>) => row[name]);
-  }
   return result.rowCount ?? 0;
 }
 

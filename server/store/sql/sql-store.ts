@@ -20,7 +20,7 @@ import type {
 } from '../types.js';
 import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf } from './rows.js';
 import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
-import { all, column, get, lock, run, type Step } from './step.js';
+import { all, get, lock, run, type Step } from './step.js';
 
 export interface WriteOptions<T> {
   /** The step is one statement, atomic on its own: PostgreSQL needs no transaction for it. */

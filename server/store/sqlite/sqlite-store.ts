@@ -187,15 +187,6 @@ export class SqliteStore extends SqlStore {
     this.cache.written(prepared.writes);
     if (op.kind === 'get') return statement.get(...op.params);
     if (op.kind === 'all') return statement.all(...op.params);
-    if (op.kind === 'column') {
-      // A mode of the prepared statement, set for this call only.
-      statement.pluck(true);
-      try {
-        return statement.all(...op.params);
-      } finally {
-        statement.pluck(false);
-      }
-    }
     return statement.run(...op.params).changes;
   }
 
