@@ -8,6 +8,7 @@ import { operationMiddleware } from './http/operation.js';
 import { mountOperations } from './http/mount-operations.js';
 import { pathPattern } from '../lib/contract/paths.js';
 import { requestLimits } from './http/request-limits.js';
+import { stampRequestId } from './http/request-id.js';
 import { ProblemError, problemResponse, problemTypes } from './http/problems.js';
 import { chargeOperations } from './routes/charges.js';
 import { docsRoutes } from './routes/docs.js';
@@ -45,16 +46,12 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     const started = performance.now();
     const requestId = randomUUID();
     c.set('requestId', requestId);
-    // Set before the handler answers, so that the answer is built with it rather than copied to add it.
-    c.header('X-Request-Id', requestId);
     try {
       await next();
     } catch (thrown) {
       throw thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`);
     }
-    // Answers built as a Response (not through the context) did not get it yet. Set on the
-    // response's own headers: `c.header` after the answer would rebuild it.
-    if (!c.res.headers.has('X-Request-Id')) c.res.headers.set('X-Request-Id', requestId);
+    stampRequestId(c.res, requestId);
     requestLogger().info(
       {
         requestId,

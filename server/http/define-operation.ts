@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import type { operations } from '../../generated/openapi.js';
 import type { AppEnv, Deps } from '../deps.js';
 import type { CompanyRecord } from '../store/types.js';
+import { REQUEST_ID_HEADER, stampedResponse } from './request-id.js';
 
 export type OperationId = keyof operations;
 
@@ -99,16 +100,20 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
   };
 }
 
+/**
+ * The answer as a Response of its own with plain headers, not through `c.body`: with more than
+ * one header Hono would build a `Headers` object, which the Node server then copies back into a
+ * plain one to write.
+ */
 function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }, location?: LocationOf): Response {
-  if (answer.body === undefined) return c.body(null, answer.status as 204, answer.headers);
+  const requestId = { [REQUEST_ID_HEADER]: c.get('requestId') };
+  if (answer.body === undefined) return stampedResponse(null, answer.status, { ...requestId, ...answer.headers });
   // No operation answers a bare JSON string: a string (or bytes) body is a `Serialised` answer, already JSON.
   const serialised = typeof answer.body === 'string' || answer.body instanceof Uint8Array || answer.body instanceof ReadableStream;
   const json = serialised ? (answer.body as Serialised<unknown>) : JSON.stringify(answer.body);
   const at = location?.(answer.status, serialised ? parseSerialised(json as Serialised<unknown>) : answer.body);
-  const headers = { 'Content-Type': 'application/json', ...(at ? { Location: at } : {}), ...answer.headers };
-  return typeof json === 'string'
-    ? c.body(json, answer.status as 200, headers)
-    : c.body(json as Uint8Array<ArrayBuffer> | ReadableStream, answer.status as 200, headers);
+  const headers = { 'Content-Type': 'application/json', ...requestId, ...(at ? { Location: at } : {}), ...answer.headers };
+  return stampedResponse(json as string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, answer.status, headers);
 }
 
 /** A resource's handlers, built from the app's dependencies. */

@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import type { OperationRules } from './operations.js';
 import { ProblemError } from './problems.js';
+import { REQUEST_ID_HEADER, stampedResponse } from './request-id.js';
 
 /**
  * The IETF Idempotency-Key protocol (D10) for every operation whose contract takes the
@@ -33,9 +34,11 @@ export function idempotencyLayer(
     });
     switch (claim.kind) {
       case 'replay':
-        return new Response(claim.body, {
-          status: claim.status,
-          headers: { 'Content-Type': 'application/json', ...replayHeaders(claim.status, claim.body), 'Idempotent-Replayed': 'true' },
+        return stampedResponse(claim.body, claim.status, {
+          'Content-Type': 'application/json',
+          [REQUEST_ID_HEADER]: c.get('requestId'),
+          ...replayHeaders(claim.status, claim.body),
+          'Idempotent-Replayed': 'true',
         });
       case 'in-flight':
         throw new ProblemError('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry after it has finished.');

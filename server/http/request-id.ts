@@ -1,0 +1,21 @@
+/**
+ * The `X-Request-Id` every answer carries. An operation's answer is built with it among plain
+ * headers, so that the server writes them as they are; any other answer (a problem, a page, the
+ * docs) gets it added afterwards, which turns its headers into a `Headers` object first.
+ */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+const stamped = new WeakSet<Response>();
+
+/** An answer whose headers already hold the request id. */
+export function stampedResponse(body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null, status: number, headers: Record<string, string>): Response {
+  const response = new Response(body, { status, headers });
+  stamped.add(response);
+  return response;
+}
+
+/** Adds the request id to an answer that was not built with it. */
+export function stampRequestId(response: Response, requestId: string): void {
+  if (stamped.has(response) || response.headers.has(REQUEST_ID_HEADER)) return;
+  response.headers.set(REQUEST_ID_HEADER, requestId);
+}
