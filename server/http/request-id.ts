@@ -8,7 +8,11 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const stamped = new WeakSet<Response>();
 
 /** An answer whose headers already hold the request id. */
-export function stampedResponse(body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null, status: number, headers: Record<string, string>): Response {
+export function stampedResponse(
+  body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null,
+  status: number,
+  headers: Record<string, string>,
+): Response {
   const response = new Response(body, { status, headers });
   stamped.add(response);
   return response;
