@@ -18,12 +18,19 @@ export interface ScenarioFigures {
   reference: RunFigures;
   /** Bare Hono answering the bytes the reference answered to this scenario, from memory. */
   sameBytes: RunFigures;
+  /**
+   * Scenarios that write: bare Hono answering the same bytes once the request body is committed
+   * to SQLite and fdatasynced, the least a create that is on disk before its answer can do.
+   */
+  durableWrite?: RunFigures;
   prism?: RunFigures;
 }
 
 export interface ScenarioRatios {
   /** Reference req/s over bare Hono's req/s sending the same bytes: the limit of this scenario. */
   referenceToSameBytes: number;
+  /** Reference req/s over bare Hono's durable write, for scenarios that write (informative: no target). */
+  referenceToDurableWrite?: number;
   /** Reference req/s over bare Hono's small JSON array (informative: the cost of HTTP alone). */
   referenceToSmallArray: number;
   /** Reference req/s over Prism req/s, where Prism is measured. */
@@ -86,9 +93,10 @@ export function median(values: readonly number[]): number {
 }
 
 function scenarioRatios(figures: ScenarioFigures, smallArray: RunFigures): ScenarioRatios {
-  const { reference, sameBytes, prism } = figures;
+  const { reference, sameBytes, durableWrite, prism } = figures;
   return {
     referenceToSameBytes: reference.reqPerSec / sameBytes.reqPerSec,
+    ...(durableWrite ? { referenceToDurableWrite: reference.reqPerSec / durableWrite.reqPerSec } : {}),
     referenceToSmallArray: reference.reqPerSec / smallArray.reqPerSec,
     ...(prism ? { referenceToPrism: reference.reqPerSec / prism.reqPerSec } : {}),
   };
@@ -176,12 +184,14 @@ export function summarise(options: BenchOptions, qr: QrFigures, rounds: RoundFig
   const scenarios = Object.fromEntries(
     names.map((name) => {
       const runs = rounds.map((r) => r.scenarios[name]!);
+      const durableRuns = runs.flatMap((run) => (run.durableWrite ? [run.durableWrite] : []));
       const prismRuns = runs.flatMap((run) => (run.prism ? [run.prism] : []));
       return [
         name,
         {
           reference: medianRun(runs.map((run) => run.reference)),
           sameBytes: medianRun(runs.map((run) => run.sameBytes)),
+          ...(durableRuns.length > 0 ? { durableWrite: medianRun(durableRuns) } : {}),
           ...(prismRuns.length > 0 ? { prism: medianRun(prismRuns) } : {}),
         },
       ];
@@ -191,11 +201,13 @@ export function summarise(options: BenchOptions, qr: QrFigures, rounds: RoundFig
     scenarios: Object.fromEntries(
       names.map((name) => {
         const perRound = rounds.map((r) => r.ratios.scenarios[name]!);
+        const toDurableWrite = perRound.flatMap((r) => (r.referenceToDurableWrite === undefined ? [] : [r.referenceToDurableWrite]));
         const toPrism = perRound.flatMap((r) => (r.referenceToPrism === undefined ? [] : [r.referenceToPrism]));
         return [
           name,
           {
             referenceToSameBytes: median(perRound.map((r) => r.referenceToSameBytes)),
+            ...(toDurableWrite.length > 0 ? { referenceToDurableWrite: median(toDurableWrite) } : {}),
             referenceToSmallArray: median(perRound.map((r) => r.referenceToSmallArray)),
             ...(toPrism.length > 0 ? { referenceToPrism: median(toPrism) } : {}),
           },
@@ -279,6 +291,7 @@ export function formatResults(results: Results): string {
           runRow('reference server', figures.reference),
           ...(figures.prism ? [runRow('Prism mock', figures.prism)] : []),
           runRow('bare Hono, same bytes (limit)', figures.sameBytes),
+          ...(figures.durableWrite ? [runRow('bare Hono, same bytes written durably (limit)', figures.durableWrite)] : []),
         ],
       )}`,
     );
@@ -307,15 +320,16 @@ export function formatResults(results: Results): string {
   );
   sections.push(
     `Ratios (median of per-round ratios)\n${table(
-      ['scenario', 'reference / same bytes', 'reference / small array', 'reference / Prism'],
+      ['scenario', 'reference / same bytes', 'reference / durable write', 'reference / small array', 'reference / Prism'],
       [
         ...Object.entries(ratios.scenarios).map(([scenario, ratio]) => [
           scenario,
           fixed(ratio.referenceToSameBytes, 2),
+          ratio.referenceToDurableWrite === undefined ? '-' : fixed(ratio.referenceToDurableWrite, 2),
           fixed(ratio.referenceToSmallArray, 3),
           ratio.referenceToPrism === undefined ? '-' : fixed(ratio.referenceToPrism, 2),
         ]),
-        ['start-up time (lower is faster)', '-', '-', fixed(ratios.startupReferenceToPrism, 3)],
+        ['start-up time (lower is faster)', '-', '-', '-', fixed(ratios.startupReferenceToPrism, 3)],
       ],
     )}`,
   );

@@ -6,9 +6,11 @@
  *   2. start-up to the first answer, reference and Prism, once per round;
  *   3. the reference and Prism started side by side, the reference seeded through its API (one
  *      company per client scale, made with the keys CLI); bare Hono started with the reference's
- *      answer to every scenario, to send the same bytes from memory;
+ *      answer to every scenario, to send the same bytes from memory (and, for the writes, once
+ *      the request is written to a SQLite file of its own and fdatasynced);
  *   4. per round: bare Hono's small array once, then for each scenario the reference, bare Hono
- *      with the same bytes and (where it applies) Prism back to back;
+ *      with the same bytes, bare Hono writing durably (writes only) and (where it applies) Prism
+ *      back to back;
  *   5. tables on stdout (progress on stderr), bench/results.json, exit 0 / 1 / 2.
  */
 import { randomUUID } from 'node:crypto';
@@ -119,9 +121,12 @@ async function bench(options: BenchOptions): Promise<boolean> {
     for (const [index, scenario] of plan.entries()) {
       const load = { ...baseLoad, connections: scenario.connections ?? options.connections };
       const request = scenario.request(referenceData);
+      const bareRequest = (route: string) => ({ ...request, path: `/${route}/${index}`, freshIdempotencyKey: false });
       figures[scenario.name] = {
         reference: await measure(reference, scenario.name, request, load),
-        sameBytes: await measure(bare, `${scenario.name} (same bytes)`, { ...request, path: `/same/${index}`, freshIdempotencyKey: false }, load),
+        sameBytes: await measure(bare, `${scenario.name} (same bytes)`, bareRequest('same'), load),
+        // A write's reachable limit: its answer cannot leave before the request is on disk.
+        ...(request.method !== 'GET' ? { durableWrite: await measure(bare, `${scenario.name} (durable write)`, bareRequest('durable'), load) } : {}),
         ...(scenario.withPrism ? { prism: await measure(prism, scenario.name, scenario.request(prismData), load) } : {}),
       };
     }

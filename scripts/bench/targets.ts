@@ -108,7 +108,10 @@ export async function spawnReference(dir: string, databasePath = join(dir, 'benc
   return spawnTarget('reference', ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], env, port, join(dir, 'reference.log'));
 }
 
-/** What the reference answered to one scenario (bare-hono.mjs sends it from memory at `/same/<index>`). */
+/**
+ * What the reference answered to one scenario: bare-hono.mjs sends it from memory at
+ * `/same/<index>`, and for a write also once the request is on disk at `/durable/<index>`.
+ */
 export interface CapturedAnswer {
   method: string;
   status: number;
@@ -116,9 +119,10 @@ export interface CapturedAnswer {
   bodyBase64: string;
 }
 
+/** Bare Hono with the captured answers; its database for the durable writes goes in `dir`. */
 export async function spawnBareHono(dir: string, answersPath: string): Promise<Target> {
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), BENCH_ANSWERS: answersPath };
+  const env = { ...process.env, PORT: String(port), BENCH_ANSWERS: answersPath, BENCH_DURABLE_DB: join(dir, 'bare-durable.db') };
   return spawnTarget('bare', [join(repoRoot, 'scripts', 'bench', 'bare-hono.mjs')], env, port, join(dir, 'bare-hono.log'));
 }
 
