@@ -8,8 +8,10 @@
 //   database file: the same answer, sent only once the request is on disk, as a create must be.
 //   No server that keeps its creates can answer as fast as bytes from memory, so for writes this
 //   is the reachable limit: read the body, insert it as one row into SQLite (WAL,
-//   synchronous = NORMAL), commit once per event-loop turn, fdatasync the WAL off the event loop
-//   (one fdatasync at a time; commits made meanwhile share the next), then answer.
+//   synchronous = NORMAL), fdatasync the WAL off the event loop, then answer. Creates are grouped
+//   as the reference groups them: one transaction gathers the creates that arrive while the last
+//   group's fdatasync runs (or in one event-loop turn when none runs), one commit and one
+//   fdatasync serve them all.
 import { randomUUID } from 'node:crypto';
 import { closeSync, fdatasync, openSync, readFileSync } from 'node:fs';
 import { serve } from '@hono/node-server';
@@ -37,19 +39,22 @@ function durableStore(path) {
   let group;
   /** Creates committed since the running fdatasync began: the next one covers them. */
   let committed = [];
-  let syncing = false;
+  /** The running fdatasync, which the next group waits for before it commits. */
+  let syncing;
 
   const sync = () => {
-    syncing = true;
     const batch = committed;
     committed = [];
-    fdatasync(wal, (error) => {
-      syncing = false;
-      for (const create of batch) {
-        if (error) create.reject(error);
-        else create.resolve();
-      }
-      if (committed.length > 0) sync();
+    syncing = new Promise((done) => {
+      fdatasync(wal, (error) => {
+        syncing = undefined;
+        for (const create of batch) {
+          if (error) create.reject(error);
+          else create.resolve();
+        }
+        done();
+        if (committed.length > 0) sync();
+      });
     });
   };
 
@@ -72,7 +77,9 @@ function durableStore(path) {
       if (!group) {
         db.exec('BEGIN IMMEDIATE');
         group = [];
-        setImmediate(commit);
+        const later = () => setImmediate(commit);
+        if (syncing) syncing.then(later);
+        else later();
       }
       insert.run(randomUUID(), body);
       const waiting = group;
