@@ -80,14 +80,14 @@ export abstract class SqlStore implements Store {
 
   async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
     const sql = this.sql;
-    const page = clientPage;
     return this.read(
       (function* () {
+        // Counted from the index first: a longer list is not made only to be dropped.
         if (atMost < Number.MAX_SAFE_INTEGER) {
           const counted = yield* get(sql.countClientsUpTo, companyId, atMost + 1);
           if ((counted?.n ?? 0) > atMost) return undefined;
         }
-        return (yield* page(sql, companyId, atMost)).json;
+        return (yield* clientPage(sql, companyId, atMost)).json;
       })(),
     );
   }
@@ -338,6 +338,7 @@ export abstract class SqlStore implements Store {
 function* clientPage(sql: SharedStatements, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
   const row = after ? yield* get(sql.clientsAfter, companyId, after.createdAt, after.id, limit) : yield* get(sql.firstClients, companyId, limit);
   if (!row) throw new Error('An aggregate read answered no row.');
+  // A view, not a copy: the drivers hand over a Buffer.
   const json = new Uint8Array(row.json.buffer, row.json.byteOffset, row.json.byteLength);
   if (row.n < limit || row.last === null) return { json };
   const [createdAt = '', id = ''] = row.last.split(' ');
