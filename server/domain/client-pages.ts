@@ -57,6 +57,8 @@ function positionOf(cursor: string, validator: ContractValidator): ClientPositio
 /** Most clients of a whole list read at once; a longer list is sent in parts of `WHOLE_LIST_PART` clients. */
 export const WHOLE_LIST_AT_ONCE = 10_000;
 const WHOLE_LIST_PART = 5_000;
+/** The bytes a streamed list puts around and between its parts' items. */
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => new TextEncoder().encode(text)) as [Uint8Array, Uint8Array, Uint8Array];
 
 /**
  * A company's whole client list (the seed's answer to `GET /client` without paging): one JSON
@@ -71,7 +73,6 @@ export async function wholeClientList(
 ): Promise<Uint8Array | ReadableStream<Uint8Array>> {
   const atOnce = await store.listClientsJson(companyId, sizes.atOnce);
   if (atOnce !== undefined) return atOnce;
-  const [open, comma, close] = ['[', ',', ']'].map((text) => new TextEncoder().encode(text)) as [Uint8Array, Uint8Array, Uint8Array];
   let after: ClientPosition | undefined;
   let started = false;
   return new ReadableStream<Uint8Array>({
@@ -79,13 +80,13 @@ export async function wholeClientList(
       const part = await store.listClientsPageJson(companyId, sizes.part, after);
       // The part is an array: its items go on from the items before, and the last part closes it.
       const items = part.json.subarray(1, -1);
-      if (!started) controller.enqueue(open);
-      else if (items.length > 0) controller.enqueue(comma);
+      if (!started) controller.enqueue(OPEN);
+      else if (items.length > 0) controller.enqueue(COMMA);
       if (items.length > 0) controller.enqueue(items);
       started = true;
       after = part.next;
       if (!part.next) {
-        controller.enqueue(close);
+        controller.enqueue(CLOSE);
         controller.close();
       }
     },

@@ -10,7 +10,7 @@ export interface ClientPosition {
   id: string;
 }
 
-/** A page of clients as one JSON array text, and where the next page starts when one follows. */
+/** A page of clients as one JSON array, and where the next page starts when one follows. */
 export interface ClientPage {
   /** The page's JSON array, as UTF-8 bytes. */
   json: Uint8Array;
@@ -126,8 +126,10 @@ export interface Store {
 
   insertClient(client: ClientDoc): Promise<void>;
   getClient(companyId: string, id: string): Promise<ClientDoc | undefined>;
-  /** The company's clients, oldest first, as one JSON array text (sent as it is, never parsed). */
-  /** The company's whole client list as one JSON array; undefined when it has more than `atMost` clients. */
+  /**
+   * The company's clients in the list's order (D48), as one JSON array of UTF-8 bytes, sent as it
+   * is and never parsed; undefined when the company has more than `atMost` clients.
+   */
   listClientsJson(companyId: string, atMost?: number): Promise<Uint8Array | undefined>;
   /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
   listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;

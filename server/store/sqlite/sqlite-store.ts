@@ -106,7 +106,7 @@ export class SqliteStore extends SqlStore {
 
   /**
    * A company's whole client list (D48's unpaged form) is kept as the JSON it was sent as
-   * until a client is written: reading and joining the rows was most of the time of the answer.
+   * until a client is written: reading the rows was most of the time of the answer.
    */
   override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
     const key = `list ${atMost} ${companyId}`;
