@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A webhook receiver in a few lines, for the README's "Try it": it verifies every delivery with
+// A webhook receiver in a few lines, for the integrator guide's "Try it" (docs/integrating.md): it verifies every delivery with
 // the registration's secret (Standard Webhooks, through the `standardwebhooks` library), answers
 // 204 to a good one and 400 to a forged or stale one, and prints one line per delivery.
 //

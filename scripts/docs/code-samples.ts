@@ -8,7 +8,7 @@ import type { ServerName } from '../../client/served-paths.js';
  * here is written by hand per operation, so a sample cannot drift from the contract.
  *
  * curl: the base URL, the API key and every identifier are shell variables (`$BASE_URL`,
- * `$API_KEY`, `$CHARGE_ID`…), named as the README's "Try it" names them, so a reader who has
+ * `$API_KEY`, `$CHARGE_ID`…), named as the integrator guide's "Try it" names them, so a reader who has
  * exported them pastes the sample as it is. An identifier is recognised by the contract's id
  * schemas (`ChargeId` → `$CHARGE_ID`); the body, when one is sent, is the first request example.
  */

@@ -1,7 +1,7 @@
 /**
  * What a user installs is what is tested: the project packed as `npm pack` packs it, the tarball
  * installed into an empty project with npm, and there
- * - the README's client blocks type-check and the first runs against the compiled reference
+ * - the integrator's guide's client blocks type-check and the first runs against the compiled reference
  *   server (a product, a development payment link, a sandbox payment, read back PAID);
  * - calls on the wrong base URL do not compile (the installed declarations, not the sources);
  * - the install pulls the client's two dependencies and nothing of the server's;
@@ -71,7 +71,7 @@ describe('the packed package', () => {
     expect(Object.keys(repoPackage.dependencies).sort()).toEqual(['openapi-fetch', 'standardwebhooks']);
   });
 
-  test('installed in an empty project: the README client blocks compile and run against the reference server; wrong calls do not compile', {
+  test('installed in an empty project: the guide client blocks compile and run against the reference server; wrong calls do not compile', {
     timeout: 240_000,
   }, async (context) => {
     const work = join(folder(), 'work');
@@ -115,8 +115,8 @@ describe('the packed package', () => {
     for (const serverOnly of ['hono', 'better-sqlite3', 'pg', 'pino', 'tsx', 'ajv'])
       expect(modules, `${serverOnly} is not the client's`).not.toContain(serverOnly);
 
-    // The README's blocks as they stand: the first is a program, the second a webhook endpoint (compiled only).
-    const blocks = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '## TypeScript client', 'ts');
+    // The integrator's guide's blocks as they stand: the first is a program, the second a webhook endpoint (compiled only).
+    const blocks = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'integrating.md'), 'utf8'), '## TypeScript client', 'ts');
     expect(blocks).toHaveLength(2);
     writeFileSync(join(project, 'main.ts'), blocks[0]!);
     writeFileSync(join(project, 'webhook.ts'), blocks[1]!);

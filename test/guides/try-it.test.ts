@@ -1,7 +1,7 @@
 /**
- * The README's "Try it", run literally: its shell blocks are taken from README.md as they stand and
+ * The integrator's guide's "Try it", run literally: its shell blocks are taken from docs/integrating.md as they stand and
  * run in order by bash, with curl and jq, against the compiled server started as `npm start`
- * starts it, with only what the README asks a person to set (`API_KEY`, and the ports the README
+ * starts it, with only what the guide asks a person to set (`API_KEY`, and the ports the guide
  * lets them override). What a person would see must be there: the payment page's address, the
  * charge held at PROCESSING, and the four events arriving, verified, at the receiver.
  */
@@ -15,13 +15,13 @@ import { runBash } from '../support/bash.js';
 
 const missing = ['bash', 'curl', 'jq'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
 if (missing.length > 0)
-  console.warn(`NOTICE: ${missing.join(', ')} not installed: the README's Try-it blocks are not run (apt-get install ${missing.join(' ')}).`);
+  console.warn(`NOTICE: ${missing.join(', ')} not installed: the guide's Try-it blocks are not run (apt-get install ${missing.join(' ')}).`);
 
 const folder = useChildProcesses('pix-try-it-');
 
-describe.skipIf(missing.length > 0)('README "Try it"', () => {
+describe.skipIf(missing.length > 0)('docs/integrating.md "Try it"', () => {
   test('the section has the blocks of the loop', () => {
-    const blocks = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it', 'sh');
+    const blocks = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'integrating.md'), 'utf8'), '## Try it', 'sh');
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const all = blocks.join('\n');
     for (const step of ['/product', '/webhook', 'scripts/webhook-receiver.mjs', '/charge/payment-link', '"devMode\\":true', '/simulate-payment', '/deliveries'])
@@ -33,8 +33,8 @@ describe.skipIf(missing.length > 0)('README "Try it"', () => {
     const receiverPort = await freePort();
     const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'try-it', 'payments.db'), PORT: String(port) });
     await listening(server);
-    const script = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Try it', 'sh').join('\n');
-    // Exactly what a person has: the printed key exported, the rest as the README sets it.
+    const script = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'integrating.md'), 'utf8'), '## Try it', 'sh').join('\n');
+    // Exactly what a person has: the printed key exported, the rest as the guide sets it.
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -1,0 +1,61 @@
+/**
+ * The README's "Where to go next", run literally: each shell block is taken from README.md as it
+ * stands and run by bash against the compiled server started as `npm start` starts it, with only
+ * what the README asks a person to set (the key `npm start` printed, as `PIX_API_KEY`).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { freePort, listening, printedKey, repoRoot, startBuiltServer, useChildProcesses } from '../../server/test-support/processes.js';
+import { fencedBlocks } from '../support/markdown.js';
+import { runBash } from '../support/bash.js';
+
+const missing = ['bash', 'curl'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
+if (missing.length > 0)
+  console.warn(`NOTICE: ${missing.join(', ')} not installed: the README's front-door blocks are not run (apt-get install ${missing.join(' ')}).`);
+
+const folder = useChildProcesses('pix-front-door-');
+const blocks = () => fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '## Where to go next', 'sh');
+
+describe.skipIf(missing.length > 0)('README "Where to go next"', () => {
+  test('has one block for integrators, QA and operators', () => {
+    const all = blocks();
+    expect(all).toHaveLength(3);
+    expect(all[0]).toContain('/charge/payment-link');
+    expect(all[1]).toContain('conformance');
+    expect(all[2]).toContain('keys -- create');
+  });
+
+  test('its blocks, run by bash in order against the compiled server, each succeed', { timeout: 180_000 }, async () => {
+    const port = await freePort();
+    const databasePath = join(folder(), 'front-door', 'payments.db');
+    const server = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(port) });
+    await listening(server);
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PIX_API_KEY: printedKey(server),
+      PIX_BASE_URL: `http://localhost:${port}`,
+      DATABASE_PATH: databasePath,
+    };
+    const [integrator, qa, operator] = blocks();
+
+    const charge = await runBash(integrator!, { env, cwd: repoRoot, timeoutMs: 30_000 });
+    expect(charge.code, charge.stderr).toBe(0);
+    const answer = JSON.parse(charge.stdout) as { status: number; data: { id: string; devMode: boolean; total: number } };
+    expect(answer).toMatchObject({ status: 201, data: { devMode: true, total: 1990 } });
+    expect(answer.data.id).toMatch(/^char_/);
+
+    const conformance = await runBash(qa!, { env, cwd: repoRoot, timeoutMs: 150_000 });
+    expect(conformance.code, `${conformance.stdout}\n${conformance.stderr}`).toBe(0);
+    expect(conformance.stdout).toMatch(/Checks: \d+ passed, 0 failed/);
+
+    const keys = await runBash(operator!, { env, cwd: repoRoot, timeoutMs: 30_000 });
+    expect(keys.code, keys.stderr).toBe(0);
+    const key = /\bsk_[A-Za-z0-9_-]+/.exec(keys.stdout)?.[0];
+    expect(key, keys.stdout).toBeDefined();
+    const clients = await fetch(`http://localhost:${port}/client`, { headers: { 'X-API-KEY': key! } });
+    expect(clients.status).toBe(200);
+  });
+});
