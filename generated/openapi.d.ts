@@ -165,7 +165,8 @@ export interface paths {
          * @description Registers a URL of the caller's company to receive charge events (**D40**), signed as the
          *     Standard Webhooks specification describes (**D14**). The answer carries the signing secret
          *     (`whsec_…`) once; it is never shown again. The URL must be `https` (`http` to `localhost` is
-         *     accepted in development; private, loopback and link-local addresses are refused in production).
+         *     accepted in development); in production its host must resolve to public addresses only
+         *     (**D40**). A company has at most 16 registrations (**D49**).
          *     Not in the source document, which shows only the lookup.
          */
         post: operations["createWebhook"];
@@ -639,8 +640,9 @@ export interface components {
         /**
          * @description An RFC 9457 problem details object, sent as `application/problem+json` for every error
          *     (**D02**). `type` identifies the kind of problem and is stable; `title` is its short,
-         *     fixed summary; `detail` explains this occurrence. Validation failures (`422`) list every
-         *     failing field in `errors`.
+         *     fixed summary; `detail` explains this occurrence in words a person can act on. Validation
+         *     failures (`422`) list the failing fields in `errors`: at most 20, with `omittedErrors`
+         *     counting the rest, so an answer stays small however broken the request (**D49**).
          *
          *     | `type` | Status | When |
          *     |---|---|---|
@@ -652,6 +654,7 @@ export interface components {
          *     | `/problems/request-timeout` | 408 | the headers or the body did not arrive in time; the connection is closed |
          *     | `/problems/idempotency-request-in-progress` | 409 | the first request with this `Idempotency-Key` has not finished |
          *     | `/problems/invalid-transition` | 409 | the charge's state does not allow the move asked for |
+         *     | `/problems/webhook-limit-reached` | 409 | the company already has the most webhook registrations allowed (16) |
          *     | `/problems/payload-too-large` | 413 | the body exceeds 1 MiB |
          *     | `/problems/uri-too-long` | 414 | the path and query exceed 8 KiB |
          *     | `/problems/unsupported-media-type` | 415 | the body is not `application/json` |
@@ -692,8 +695,13 @@ export interface components {
              * @example /charge/payment-link
              */
             instance?: string;
-            /** @description Every failing field of a validation problem (`422`), one entry each. */
+            /** @description The failing fields of a validation problem (`422`), one entry each, the first 20 found (**D49**). */
             errors?: components["schemas"]["ProblemFieldError"][];
+            /**
+             * @description How many more field errors the request has than `errors` lists; present only when some were left out (**D49**).
+             * @example 35980
+             */
+            omittedErrors?: number;
         };
         /**
          * @description State of the charge as a payment link (**D05**). The source document shows only `OPEN`.
@@ -1974,10 +1982,12 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is
+         *     answered with `404` (**D27**): an identifier that is not of the form of `ChargeId` (**D13**, at
+         *     most 37 characters) is malformed, and refused before anything is read (**D49**).
          * @example char_ndvw35rd8w4vqozp8gqwwcxt
          */
-        ChargeIdPath: string;
+        ChargeIdPath: components["schemas"]["ChargeId"];
         /**
          * @description Asks for one page of at most this many clients instead of the whole list (**D48**). The body
          *     is still an array of clients; when more follow, the `Link` header names the next page. Without
@@ -1996,25 +2006,33 @@ export interface components {
          */
         ClientListAfter: string;
         /**
-         * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
+         *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
+         *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
          * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
          */
-        WebhookIdPath: string;
+        WebhookIdPath: components["schemas"]["WebhookId"];
         /**
-         * @description Identifier of the subscription. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @description Identifier of the subscription. An identifier that is malformed, unknown, or of another company
+         *     is answered with `404` (**D27**): an identifier that is not of the form of `SubscriptionId`
+         *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
          * @example subs_hgm2c2vxv8mtcz6th8t18gxh
          */
-        SubscriptionIdPath: string;
+        SubscriptionIdPath: components["schemas"]["SubscriptionId"];
         /**
-         * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is
+         *     answered with `404` (**D27**): an identifier that is not of the form of `ProductId` (**D13**, at
+         *     most 37 characters) is malformed, and refused before anything is read (**D49**).
          * @example prod_mjdw1b86ech194xb06eh3isz
          */
-        ProductIdPath: string;
+        ProductIdPath: components["schemas"]["ProductId"];
         /**
-         * @description Identifier of the order. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+         * @description Identifier of the order. An identifier that is malformed, unknown, or of another company is
+         *     answered with `404` (**D27**): an identifier that is not of the form of `OrderId` (**D13**, at
+         *     most 37 characters) is malformed, and refused before anything is read (**D49**).
          * @example ordr_hhv1mo23s9wqvdt0d9yl4rqg
          */
-        OrderIdPath: string;
+        OrderIdPath: components["schemas"]["OrderId"];
         /**
          * @description Identifier of the event; the same on every retry of one event, so receivers can drop duplicates (Standard Webhooks) (**D14**).
          * @example msg_w2k7c9a5xq0m1n3p5r7t9v1b
@@ -2146,7 +2164,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is
+                 *     answered with `404` (**D27**): an identifier that is not of the form of `ChargeId` (**D13**, at
+                 *     most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example char_ndvw35rd8w4vqozp8gqwwcxt
                  */
                 id: components["parameters"]["ChargeIdPath"];
@@ -2186,7 +2206,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is
+                 *     answered with `404` (**D27**): an identifier that is not of the form of `ChargeId` (**D13**, at
+                 *     most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example char_ndvw35rd8w4vqozp8gqwwcxt
                  */
                 id: components["parameters"]["ChargeIdPath"];
@@ -2260,7 +2282,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the charge. An identifier that is malformed, unknown, or of another company is
+                 *     answered with `404` (**D27**): an identifier that is not of the form of `ChargeId` (**D13**, at
+                 *     most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example char_ndvw35rd8w4vqozp8gqwwcxt
                  */
                 id: components["parameters"]["ChargeIdPath"];
@@ -2415,7 +2439,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description All registrations of the company. */
+            /** @description All registrations of the company, at most 16 (**D49**). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2455,6 +2479,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The company already has 16 registrations, the most allowed (**D49**); delete one (`DELETE /webhook/{id}`) first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2478,7 +2511,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
+                 *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
+                 *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
                  */
                 id: components["parameters"]["WebhookIdPath"];
@@ -2518,7 +2553,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
+                 *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
+                 *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
                  */
                 id: components["parameters"]["WebhookIdPath"];
@@ -2556,7 +2593,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
+                 *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
+                 *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
                  */
                 id: components["parameters"]["WebhookIdPath"];
@@ -2612,7 +2651,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
+                 *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
+                 *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
                  */
                 id: components["parameters"]["WebhookIdPath"];
@@ -2621,7 +2662,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The attempts, newest first. */
+            /** @description The newest 100 attempts, newest first (**D49**). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +2784,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the subscription. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the subscription. An identifier that is malformed, unknown, or of another company
+                 *     is answered with `404` (**D27**): an identifier that is not of the form of `SubscriptionId`
+                 *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example subs_hgm2c2vxv8mtcz6th8t18gxh
                  */
                 id: components["parameters"]["SubscriptionIdPath"];
@@ -2824,7 +2867,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is
+                 *     answered with `404` (**D27**): an identifier that is not of the form of `ProductId` (**D13**, at
+                 *     most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example prod_mjdw1b86ech194xb06eh3isz
                  */
                 id: components["parameters"]["ProductIdPath"];
@@ -2905,7 +2950,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the order. An identifier that is malformed, unknown, or of another company is answered with `404` (**D27**).
+                 * @description Identifier of the order. An identifier that is malformed, unknown, or of another company is
+                 *     answered with `404` (**D27**): an identifier that is not of the form of `OrderId` (**D13**, at
+                 *     most 37 characters) is malformed, and refused before anything is read (**D49**).
                  * @example ordr_hhv1mo23s9wqvdt0d9yl4rqg
                  */
                 id: components["parameters"]["OrderIdPath"];

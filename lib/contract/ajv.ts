@@ -117,6 +117,71 @@ function describe(error: ErrorObject): FieldError {
       return { pointer: at, detail: dependent ? `must not be sent together with ${dependent}` : 'is not allowed here', keyword: 'not' };
     }
     default:
-      return { pointer: at, detail: error.message ?? 'is invalid', keyword: error.keyword };
+      return { pointer: at, detail: inWords(error), keyword: error.keyword };
   }
+}
+
+const typeWords: Record<string, string> = {
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+/** What a field must be, said for a person (Ajv's messages say `must be >= 500`, `must match pattern "^…$"`). */
+function inWords(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  const schema = error.parentSchema as JsonObject | undefined;
+  switch (error.keyword) {
+    case 'minimum':
+      return `must be at least ${String(params.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(params.limit)}`;
+    case 'exclusiveMinimum':
+      return `must be more than ${String(params.limit)}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${String(params.limit)}`;
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `must have at most ${String(params.limit)} characters`;
+    case 'minItems':
+      return params.limit === 1 ? 'must have at least one item' : `must have at least ${String(params.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(params.limit)} items`;
+    case 'minProperties':
+      return params.limit === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} fields`;
+    case 'maxProperties':
+      return `must have at most ${String(params.limit)} fields`;
+    case 'multipleOf':
+      return `must be a multiple of ${String(params.multipleOf)}`;
+    case 'uniqueItems':
+      return `must not repeat an item (items ${String(params.j)} and ${String(params.i)} are the same)`;
+    case 'type': {
+      const types = String(params.type).split(',');
+      return `must be ${types.map((type) => typeWords[type] ?? type).join(' or ')}`;
+    }
+    case 'enum': {
+      const allowed = Array.isArray(params.allowedValues) ? params.allowedValues.map((v) => String(v)) : [];
+      return allowed.length > 0 && allowed.length <= 12 ? `must be one of ${allowed.join(', ')}` : 'must be one of the allowed values';
+    }
+    case 'const':
+      return `must be ${JSON.stringify(params.allowedValue)}`;
+    case 'pattern': {
+      const example = Array.isArray(schema?.examples) ? schema.examples.find((e): e is string => typeof e === 'string') : undefined;
+      return example ? `must look like ${likeExample(example)}` : `must match the pattern ${String(params.pattern)}`;
+    }
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** An example a value must look like: an identifier by its prefix (`prod_…`), anything else as it is. */
+function likeExample(example: string): string {
+  if (/^https?:\/\//.test(example)) return `an absolute http or https URL (${example})`;
+  const prefixed = /^([a-z]{2,8}_)[0-9a-z]{8,}$/.exec(example);
+  return prefixed ? `${prefixed[1]}…` : example;
 }

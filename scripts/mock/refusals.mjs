@@ -7,6 +7,7 @@
 // what Prism found, reading problem types and titles from the contract itself.
 
 import { STATUS_CODES } from 'node:http';
+import { cut, placeOf, validationFields } from '../../lib/problems/field-errors.mjs';
 
 /**
  * @param {object} doc the bundled contract, parsed
@@ -47,13 +48,11 @@ export function refusalRewriter(doc) {
       if (answer.status === 401) return { status: 401, problem: base(unauthorizedDetail(request, apiKeyHeaders, general)), headers: {} };
       if (answer.status === 415) return { status: 415, problem: base(mediaTypeDetail(request, general)), headers: {} };
       const parts = [];
-      if (errors.length > 0) {
-        const places = new Set(errors.map(placeOf)).size;
-        const count = places === 1 ? '1 invalid field' : `${places} invalid fields`;
-        parts.push(`The request has ${count}: ${errors.map((e) => `${placeOf(e)} ${e.detail}`).join('; ')}.`);
-      }
-      for (const v of general) parts.push(sentence(v.message));
-      return { status: answer.status, problem: base(parts.join(' '), errors.length > 0 ? { errors } : {}), headers: {} };
+      const fields = validationFields(errors);
+      if (errors.length > 0) parts.push(fields.detail);
+      for (const v of general.slice(0, 5)) parts.push(sentence(v.message));
+      const extra = errors.length > 0 ? { errors: fields.errors, ...(fields.omittedErrors > 0 ? { omittedErrors: fields.omittedErrors } : {}) } : {};
+      return { status: answer.status, problem: base(cut(parts.join(' '), 2048), extra), headers: {} };
     }
 
     if (isContractProblem(prismBody, answer.status)) return undefined;
@@ -178,12 +177,6 @@ function fieldError(violation, headerNames) {
 function predicate(message) {
   const at = message.search(/\b(?:must|should)\b/);
   return at > 0 ? message.slice(at) : message;
-}
-
-function placeOf(error) {
-  if (error.pointer !== undefined) return error.pointer || '(the body)';
-  if (error.header !== undefined) return `header ${error.header}`;
-  return `parameter ${error.parameter}`;
 }
 
 function dedupe(errors) {

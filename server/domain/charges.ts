@@ -74,7 +74,7 @@ export async function createCharge(
     throw validationProblem([
       {
         pointer: '/items',
-        detail: `the total computed from the items is ${total} cents; it ${broken?.detail ?? 'is out of range'}`,
+        detail: `come to ${total} cents in all, and the total ${broken?.detail ?? 'is out of range'}`,
         keyword: broken?.keyword ?? 'total',
       },
     ]);

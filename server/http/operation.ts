@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import { Authenticator } from '../auth/authenticator.js';
 import type { OperationCatalog } from './operations.js';
-import { ProblemError, validationProblem } from './problems.js';
+import { notFound, ProblemError, validationProblem } from './problems.js';
 import { RateLimiter } from './rate-limit.js';
 import { readJsonBody } from './request-body.js';
 
@@ -30,13 +30,14 @@ export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
       }
       const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired }) : undefined;
       const query = rules.hasQuery ? (name: string) => c.req.queries(name) ?? [] : undefined;
-      const errors = catalog.check(rules, {
+      const { errors, omitted, malformedPath } = catalog.check(rules, {
         path: c.req.param() as Record<string, string>,
         header: (name) => c.req.header(name),
         ...(query ? { query } : {}),
         body,
       });
-      if (errors.length > 0) throw validationProblem(errors);
+      if (malformedPath !== undefined) throw notFound(malformedPath.record, malformedPath.id);
+      if (errors.length > 0 || omitted > 0) throw validationProblem(errors, omitted);
       c.set('body', catalog.normalise(rules, body));
       c.set('query', query ? catalog.query(rules, query) : {});
       await next();

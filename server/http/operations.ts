@@ -1,5 +1,6 @@
 import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { type ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
+import { boundsGuard, type BoundsReport } from '../../lib/contract/bounds.js';
 import { contractNormaliser, type Normaliser } from '../../lib/contract/normalise.js';
 import { escapeToken } from '../../lib/contract/pointer.js';
 
@@ -11,6 +12,8 @@ interface ParameterRule {
   schemaPointer: string;
   /** A query parameter whose schema is a number: its text is read as one before it is checked. */
   numeric: boolean;
+  /** A path identifier's kind of record, from its schema's name (`WebhookId` → `webhook`), for its 404. */
+  record?: string;
 }
 
 /** What the server needs to know of one operation, read from the contract at start-up. */
@@ -38,6 +41,7 @@ export interface OperationRules {
 export class OperationCatalog {
   private readonly byId = new Map<string, OperationRules>();
   private readonly normalisers = new Map<string, Normaliser>();
+  private readonly guards = new Map<string, (value: unknown) => BoundsReport>();
 
   constructor(readonly validator: ContractValidator) {
     const doc = validator.contract;
@@ -50,7 +54,9 @@ export class OperationCatalog {
             ? `${((raw as JsonObject).$ref as string).slice(1)}/schema`
             : `${pointerBase}/parameters/${index}/schema`;
         const type = deref<JsonObject>(doc, parameter.schema ?? {}).type;
+        const idSchema = /^#\/components\/schemas\/(\w+)Id$/.exec(String((parameter.schema as JsonObject | undefined)?.$ref ?? ''))?.[1];
         return {
+          ...(idSchema ? { record: idSchema.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase() } : {}),
           name: String(parameter.name),
           in: parameter.in as ParameterRule['in'],
           required: parameter.required === true,
@@ -94,18 +100,34 @@ export class OperationCatalog {
         this.validator.at(pointer);
         await new Promise((resolve) => setImmediate(resolve));
       }
+      if (rules.bodySchemaPointer) this.guard(rules.bodySchemaPointer);
     }
   }
 
+  private guard(pointer: string): (value: unknown) => BoundsReport {
+    let guard = this.guards.get(pointer);
+    if (!guard) {
+      guard = boundsGuard(this.validator.contract, pointer);
+      this.guards.set(pointer, guard);
+    }
+    return guard;
+  }
+
   /**
-   * Field errors of a request's parameters and body, empty when it is valid. `query` gives every
-   * value a query parameter was sent with: one sent twice is refused, as no schema says which counts.
+   * Field errors of a request's parameters and body, empty when it is valid, and how many more
+   * were found than are listed (D49). `query` gives every value a query parameter was sent with:
+   * one sent twice is refused, as no schema says which counts. The body's size bounds are checked
+   * first, in one walk (`boundsGuard`), so the schema never sees an array, string or object past
+   * its bound; a path parameter that breaks its schema is reported apart (`malformedPath`), when
+   * nothing else is wrong: it names no record (D27).
    */
   check(
     rules: OperationRules,
     input: { path: Record<string, string>; header: (name: string) => string | undefined; query?: (name: string) => string[]; body?: unknown },
-  ): FieldError[] {
+  ): { errors: FieldError[]; omitted: number; malformedPath?: { record: string; id: string } } {
     const errors: FieldError[] = [];
+    let omitted = 0;
+    let malformedPath: { record: string; id: string } | undefined;
     for (const parameter of rules.parameters) {
       const place = parameter.in === 'header' ? { header: parameter.name } : { parameter: parameter.name };
       let value: unknown;
@@ -123,6 +145,12 @@ export class OperationCatalog {
       }
       const validate = this.validator.at(parameter.schemaPointer);
       if (!validate(value)) {
+        // A path identifier not of its record's form names no record: 404 as for an unknown one (D27),
+        // once the rest of the request is valid, as the lookup of an unknown one would come then.
+        if (parameter.in === 'path') {
+          malformedPath ??= { record: parameter.record ?? 'record', id: String(value) };
+          continue;
+        }
         for (const e of toFieldErrors(validate.errors ?? [])) {
           errors.push({ ...place, detail: e.detail, keyword: e.keyword });
         }
@@ -131,10 +159,17 @@ export class OperationCatalog {
     // An optional body that was not sent has nothing to validate.
     const absent = input.body === undefined && !rules.bodyRequired;
     if (rules.bodySchemaPointer && !absent) {
+      const bounds = this.guard(rules.bodySchemaPointer)(input.body);
+      omitted += bounds.omitted;
       const validate = this.validator.at(rules.bodySchemaPointer);
-      if (!validate(input.body)) errors.push(...toFieldErrors(validate.errors ?? []));
+      if (!validate(input.body)) {
+        // Where a bound was broken the guard's words (with the real size) replace the schema's.
+        const breached = new Set(bounds.errors.map((e) => `${e.pointer}\u0000${e.keyword}`));
+        errors.push(...toFieldErrors(validate.errors ?? []).filter((e) => !breached.has(`${e.pointer}\u0000${e.keyword}`)));
+      }
+      errors.unshift(...bounds.errors);
     }
-    return errors;
+    return errors.length > 0 || omitted > 0 || malformedPath === undefined ? { errors, omitted } : { errors, omitted, malformedPath };
   }
 
   /** The query parameters of the operation that were sent, as their schemas read them (after `check` passed). */

@@ -2,6 +2,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../../lib/contract/ajv.js';
+import { cut, MAX_ECHO, validationFields } from '../../lib/problems/field-errors.mjs';
 
 export type Problem = components['schemas']['Problem'];
 
@@ -18,6 +19,7 @@ export const problemTypes = {
   requestTimeout: { type: '/problems/request-timeout', title: 'Request timeout', status: 408 },
   idempotencyInProgress: { type: '/problems/idempotency-request-in-progress', title: 'Idempotent request in progress', status: 409 },
   invalidTransition: { type: '/problems/invalid-transition', title: 'Invalid state transition', status: 409 },
+  webhookLimitReached: { type: '/problems/webhook-limit-reached', title: 'Webhook limit reached', status: 409 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'Payload too large', status: 413 },
   uriTooLong: { type: '/problems/uri-too-long', title: 'URI too long', status: 414 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
@@ -35,13 +37,15 @@ export class ProblemError extends HTTPException {
   readonly kind: ProblemKind;
   readonly detail: string;
   readonly errors: FieldError[] | undefined;
+  readonly omittedErrors: number;
   readonly extraHeaders: Record<string, string>;
 
-  constructor(kind: ProblemKind, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(kind: ProblemKind, detail: string, options: { errors?: FieldError[]; omittedErrors?: number; headers?: Record<string, string> } = {}) {
     super(problemTypes[kind].status as ContentfulStatusCode, { message: detail });
     this.kind = kind;
     this.detail = detail;
     this.errors = options.errors;
+    this.omittedErrors = options.omittedErrors ?? 0;
     this.extraHeaders = options.headers ?? {};
   }
 
@@ -55,6 +59,7 @@ export class ProblemError extends HTTPException {
       detail: this.detail,
       ...(pathname !== undefined ? { instance: instanceOf(pathname) } : {}),
       ...(this.errors ? { errors: this.errors } : {}),
+      ...(this.omittedErrors > 0 ? { omittedErrors: this.omittedErrors } : {}),
     };
   }
 }
@@ -79,23 +84,27 @@ export function instanceOf(pathname: string): string {
   return pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
 }
 
-/** A 422 naming every failing field. */
-export function validationProblem(errors: FieldError[]): ProblemError {
-  const fields = [...new Set(errors.map((e) => e.pointer ?? e.parameter ?? e.header ?? ''))];
-  const count = fields.length === 1 ? '1 invalid field' : `${fields.length} invalid fields`;
-  return new ProblemError('validation', `The request has ${count}: ${fields.map((f) => f || '(body)').join(', ')}.`, { errors });
+/**
+ * A 422 naming the failing fields (D02, D49): `errors` lists the first 20, `omittedErrors` counts
+ * the rest, and `detail` says the first five in words, so a person reading it knows what to fix
+ * (`items/0/productId must look like prod_…; total must be at least 500.`). The answer stays
+ * small however many fields are wrong.
+ */
+export function validationProblem(errors: FieldError[], omitted = 0): ProblemError {
+  const fields = validationFields(errors, omitted);
+  return new ProblemError('validation', fields.detail, { errors: fields.errors, omittedErrors: fields.omittedErrors });
 }
 
 export function notFound(what: string, id: string): ProblemError {
-  return new ProblemError('notFound', `No ${what} with id ${id} exists for this company.`);
+  return new ProblemError('notFound', `No ${what} with id ${cut(id, MAX_ECHO)} exists for this company.`);
 }
 
 /** The field error of a body field that refers to something the company does not have (D27). */
 export function unknownReferenceError(pointer: string, what: string): FieldError {
-  return { pointer, detail: `no ${what} with this id exists for this company`, keyword: 'exists' };
+  return { pointer, detail: `names no ${what} of this company`, keyword: 'exists' };
 }
 
 /** The field error of a body field that refers to an INACTIVE product or client (D45). */
 export function inactiveReferenceError(pointer: string, what: string): FieldError {
-  return { pointer, detail: `the ${what} with this id is INACTIVE; only an ACTIVE ${what} can be sold or billed`, keyword: 'active' };
+  return { pointer, detail: `names an INACTIVE ${what}; only an ACTIVE ${what} can be sold or billed`, keyword: 'active' };
 }

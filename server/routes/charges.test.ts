@@ -400,7 +400,8 @@ describe('POST /charge/payment-link: refused requests (422)', () => {
     expect(p).toMatchObject({ type: '/problems/validation-error', title: 'Request validation failed', status: 422, instance: '/charge/payment-link' });
     expect([...errorPlaces(p)].sort()).toEqual([...want.places].sort());
     if (want.keyword !== undefined) expect(p.errors?.[0]?.keyword).toBe(want.keyword);
-    for (const place of want.places) expect(p.detail).toContain(place === '' ? '(body)' : place);
+    // The detail says each field in words: where it is, then what is wrong with it.
+    for (const error of p.errors ?? []) expect(p.detail).toContain(`${error.pointer === '' ? 'the body' : error.pointer?.slice(1)} ${error.detail}`);
 
     // Nothing was created: no charge, no client.
     expect(inserts).not.toHaveBeenCalled();

@@ -235,10 +235,10 @@ function urlRefusal(error: Problem | undefined, status: number, instance: string
     type: '/problems/validation-error',
     title: 'Request validation failed',
     status: 422,
-    detail: 'The request has 1 invalid field: /url.',
     instance,
   });
   expect(error?.errors).toHaveLength(1);
+  expect(error?.detail).toBe(`url ${error?.errors?.[0]?.detail}.`);
   const [fieldError] = error?.errors ?? [];
   expect(fieldError).toMatchObject({ pointer: '/url', keyword: 'url' });
   return fieldError?.detail ?? '';

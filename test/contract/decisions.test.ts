@@ -182,6 +182,11 @@ const keywordSubjects: Record<string, string[]> = {
   enum: ['enumeration'],
   variables: ['server variable'],
   version: ['version'],
+  // A bound the contract sets on every value of its kind (D49) names the keyword itself.
+  maxLength: ['maxLength'],
+  maxItems: ['maxItems'],
+  minimum: ['minimum'],
+  maximum: ['maximum'],
 };
 /** Keywords whose value prose names (`format: cpf-cnpj`, `type: integer`). */
 const valueKeywords = new Set(['format', 'type']);

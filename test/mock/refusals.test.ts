@@ -125,7 +125,7 @@ describe('an invalid body gets a 422 problem naming the field that is wrong', ()
     const problem = await expectValidation(response, [pointer], path);
     expect(problem.errors).toEqual([expect.objectContaining({ pointer, keyword, detail: expect.any(String) })]);
     // A person reading only `detail` learns which field and what Prism found wrong with it.
-    expect(problem.detail).toContain(`${pointer} ${problem.errors![0]!.detail}`);
+    expect(problem.detail).toContain(`${pointer === '' ? 'the body' : pointer.slice(1)} ${problem.errors![0]!.detail}`);
     // Prism's own report stays, and agrees with the body.
     const violations = JSON.parse(response.headers.get('sl-violations') ?? '[]') as Array<{ location: string[] }>;
     expect(violations.length).toBeGreaterThan(0);
@@ -141,7 +141,17 @@ describe('an invalid body gets a 422 problem naming the field that is wrong', ()
       '/customer/email',
       '/items/0/quantity',
     ]);
-    expect(problem.detail).toMatch(/^The request has 2 invalid fields: /);
+    expect(problem.detail).toMatch(/^customer\/email .+; items\/0\/quantity .+\.$/);
+  });
+
+  test('a body with more wrong fields than an answer lists names the first 20 and counts the rest (D49)', async () => {
+    const body = { ...example('PaymentLinkCreateWithTotal'), ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`unknown${i}`, i])) };
+    const response = await send('POST', '/charge/payment-link', { body: JSON.stringify(body) });
+    await expectConforming('POST', '/charge/payment-link', response);
+    const problem = await expectProblem(response, 422, problemTypes.validation.type, '/charge/payment-link');
+    expect(problem.errors).toHaveLength(20);
+    expect(problem.omittedErrors).toBe(30);
+    expect(problem.detail).toMatch(/^unknown0 is not a field of this request; .*; and 45 more problems \(see errors\)\.$/);
   });
 
   test('an unmet either-or rule is one entry naming the alternatives, not each alternative "required"', async () => {
