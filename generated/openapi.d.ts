@@ -691,7 +691,7 @@ export interface components {
             detail: string;
             /**
              * Format: uri-reference
-             * @description The request path that caused the problem.
+             * @description The request path that caused the problem; its first 2048 characters when it is longer (**D49**).
              * @example /charge/payment-link
              */
             instance?: string;

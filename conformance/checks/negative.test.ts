@@ -81,7 +81,7 @@ describe('negative_data_rejection', () => {
       'a seed-only deployment departs from decisions only: info in the seed profile',
       {
         given: { profile: 'seed' },
-        want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] },
+        want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47', 'D49'] },
       },
     ],
     ['the same deployment fails the reference profile', { given: { profile: 'reference' }, want: { outcome: 'fail', decisions: [] } }],
@@ -89,7 +89,7 @@ describe('negative_data_rejection', () => {
       '--stateless: the mutations are sent all the same',
       {
         given: { profile: 'seed', stateless: true },
-        want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47'] },
+        want: { outcome: 'info', decisions: ['D09', 'D10', 'D13', 'D17', 'D18', 'D22', 'D23', 'D24', 'D25', 'D26', 'D29', 'D44', 'D46', 'D47', 'D49'] },
       },
     ],
   ])('%s', async (_name, { given, want }) => {

@@ -309,7 +309,10 @@ class BodyMutator {
 
   private string(view: SchemaView, path: string[], value: string, at: string): void {
     const maxLength = keywordOf(view, 'maxLength');
-    if (typeof maxLength?.value === 'number') {
+    // A string whose pattern, format or enum already bounds it gets those broken instead (D49 put a
+    // maxLength on every string; over it, such a value breaks the pattern first).
+    const boundedOtherwise = ['pattern', 'format', 'enum'].some((keyword) => keywordOf(view, keyword) !== undefined);
+    if (typeof maxLength?.value === 'number' && !boundedOtherwise) {
       const pad = 'x'.repeat(Math.max(maxLength.value + 1 - value.length, 1));
       this.propose(
         RANK.limit,

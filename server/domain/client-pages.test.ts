@@ -23,6 +23,7 @@ async function text(answer: string | Uint8Array | ReadableStream<Uint8Array>): P
 describe('wholeClientList', () => {
   const companyOf = () => server.companyId;
 
+  const sizes = { atOnce: 10, part: 7 };
   test.for([
     ['no client', { given: 0, streamed: false }],
     ['as many as read at once', { given: 10, streamed: false }],
@@ -34,12 +35,27 @@ describe('wholeClientList', () => {
     const existing = JSON.parse(await text((await store.listClientsJson(companyId))!)) as unknown[];
     // Timestamps apart, so the order of the list is known.
     for (let i = existing.length; i < given; i++) await store.insertClient(client(companyId, `Cliente ${i}`, { createdAt: later(i), updatedAt: later(i) }));
-    const answer = await wholeClientList(store, companyId, { atOnce: 10, part: 7 });
-    expect(answer instanceof ReadableStream).toBe(streamed);
-    const listed = JSON.parse(await text(answer)) as Array<{ name: string }>;
+    const answer = await wholeClientList(store, companyId, 1000, sizes);
+    expect(answer.body instanceof ReadableStream).toBe(streamed);
+    expect(answer.next).toBeUndefined();
+    const listed = JSON.parse(await text(answer.body)) as Array<{ name: string }>;
     expect(listed.map((c) => c.name)).toEqual(Array.from({ length: given }, (_, i) => `Cliente ${i}`));
-    expect(await text(answer instanceof ReadableStream ? await wholeClientList(store, companyId, { atOnce: 10, part: 7 }) : answer)).toBe(
+    expect(await text(answer.body instanceof ReadableStream ? (await wholeClientList(store, companyId, 1000, sizes)).body : answer.body)).toBe(
       await text((await store.listClientsJson(companyId))!),
     );
+  });
+
+  // The 25 clients of the cases above are there: a bound of 20, 25 and 5 (under the at-once size).
+  test.for([
+    ['past the bound: the first 20, and where the list goes on', { max: 20, listed: 20, next: 'Cliente 19' }],
+    ['exactly at the bound: all, and no next', { max: 25, listed: 25, next: undefined }],
+    ['a bound under the at-once size', { max: 5, listed: 5, next: 'Cliente 4' }],
+  ] as const)('a list holds at most its bound (D49): %s', async ([, { max, listed, next }]) => {
+    const store = server.deps.store;
+    const answer = await wholeClientList(store, companyOf(), max, sizes);
+    const clients = JSON.parse(await text(answer.body)) as Array<{ name: string; id: string; createdAt: string }>;
+    expect(clients.map((c) => c.name)).toEqual(Array.from({ length: listed }, (_, i) => `Cliente ${i}`));
+    const last = clients.at(-1)!;
+    expect(answer.next).toEqual(next === undefined ? undefined : { createdAt: last.createdAt, id: last.id });
   });
 });

@@ -60,24 +60,36 @@ const WHOLE_LIST_PART = 5_000;
 /** The bytes a streamed list puts around and between its parts' items. */
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => new TextEncoder().encode(text)) as [Uint8Array, Uint8Array, Uint8Array];
 
+/** A whole client list: its JSON bytes or stream, and where the list goes on when it was cut at its bound (D49). */
+export interface WholeClientList {
+  body: Uint8Array | ReadableStream<Uint8Array>;
+  next?: ClientPosition;
+}
+
 /**
  * A company's whole client list (the seed's answer to `GET /client` without paging): one JSON
  * array, read at once up to `WHOLE_LIST_AT_ONCE` clients, and past that streamed in keyset
  * parts, so the server's memory holds one part (about 1.7 MB) however long the history (D48).
- * A client created while the list streams is listed at its end, as the order puts it.
+ * A client created while the list streams is listed at its end, as the order puts it. A list
+ * holds at most `max` clients (the contract's `maxItems`, D49): a company with more gets the
+ * first `max` and `next`, where the list goes on, for a `Link` as D48's pages have.
  */
 export async function wholeClientList(
   store: Store,
   companyId: string,
+  max: number,
   sizes: { atOnce: number; part: number } = { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART },
-): Promise<Uint8Array | ReadableStream<Uint8Array>> {
-  const atOnce = await store.listClientsJson(companyId, sizes.atOnce);
-  if (atOnce !== undefined) return atOnce;
+): Promise<WholeClientList> {
+  const atOnce = await store.listClientsJson(companyId, Math.min(sizes.atOnce, max));
+  if (atOnce !== undefined) return { body: atOnce };
+  const last = await store.lastClientBefore(companyId, max);
   let after: ClientPosition | undefined;
+  let left = max;
   let started = false;
-  return new ReadableStream<Uint8Array>({
+  const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const part = await store.listClientsPageJson(companyId, sizes.part, after);
+      const part = await store.listClientsPageJson(companyId, Math.min(sizes.part, left), after);
+      left -= Math.min(sizes.part, left);
       // The part is an array: its items go on from the items before, and the last part closes it.
       const items = part.json.subarray(1, -1);
       if (!started) controller.enqueue(OPEN);
@@ -85,10 +97,11 @@ export async function wholeClientList(
       if (items.length > 0) controller.enqueue(items);
       started = true;
       after = part.next;
-      if (!part.next) {
+      if (!part.next || left === 0) {
         controller.enqueue(CLOSE);
         controller.close();
       }
     },
   });
+  return last ? { body, next: last } : { body };
 }

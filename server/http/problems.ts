@@ -81,8 +81,15 @@ export function problemResponse(error: ProblemError, pathname: string, headers: 
  * URL parser lets through (`| ^ [ ]`…) percent-encoded, so it always validates.
  */
 export function instanceOf(pathname: string): string {
-  return pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
+  const encoded = pathname
+    .slice(0, MAX_INSTANCE)
+    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
+    .replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
+  // At most the contract's 2048 characters (D49), never ending inside a %XX escape.
+  return encoded.length <= MAX_INSTANCE ? encoded : encoded.slice(0, MAX_INSTANCE).replace(/%[0-9A-Fa-f]?$/, '');
 }
+
+const MAX_INSTANCE = 2048;
 
 /**
  * A 422 naming the failing fields (D02, D49): `errors` lists the first 20, `omittedErrors` counts

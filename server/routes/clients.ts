@@ -1,18 +1,26 @@
-import { listOperations } from '../../lib/contract/bundled.js';
+import { listOperations, resolvePointer } from '../../lib/contract/bundled.js';
 import { asSerialised, defineOperation, type ResourceOperations } from '../http/define-operation.js';
 import { clientPageRequest, nextClientPageLink, wholeClientList } from '../domain/client-pages.js';
+import { listBound } from '../http/list-bound.js';
 import { buildClient, clientCreateResult } from '../domain/clients.js';
 import { companyIdMustMatch } from '../domain/company-scope.js';
 
 export const clientOperations: ResourceOperations = (deps) => {
   // The next page's link names the operation's own path, as the contract has it.
   const listPath = listOperations(deps.validator.contract).find((op) => op.operationId === 'listClients')?.path ?? '/client';
+  const maxListed = listBound(deps, 'listClients');
+  const largestPage = Number(resolvePointer(deps.validator.contract, '/components/parameters/ClientListLimit/schema/maximum'));
   return [
     // The stored documents are sent as they are, without a parse and a stringify of each.
     defineOperation('listClients', async ({ company, query }) => {
       const companyId = company.doc.id;
       const page = clientPageRequest(query, deps.validator);
-      if (!page) return { status: 200, body: asSerialised(await wholeClientList(deps.store, companyId)) };
+      if (!page) {
+        const whole = await wholeClientList(deps.store, companyId, maxListed);
+        // Past its bound the list goes on in pages of the largest size (D48, D49).
+        const link = whole.next ? { headers: { Link: nextClientPageLink(listPath, largestPage, whole.next) } } : {};
+        return { status: 200, body: asSerialised(whole.body), ...link };
+      }
       const { json, next } = await deps.store.listClientsPageJson(companyId, page.limit, page.after);
       return { status: 200, body: asSerialised(json), ...(next ? { headers: { Link: nextClientPageLink(listPath, page.limit, next) } } : {}) };
     }),

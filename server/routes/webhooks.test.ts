@@ -320,6 +320,25 @@ describe('POST /webhook: created (D40)', () => {
   });
 });
 
+describe('POST /webhook: at most 16 registrations per company (D49)', () => {
+  test('the 17th is a 409 that says the limit and how to make room; after a delete one fits again', async () => {
+    const made = [];
+    for (let i = 0; i < 16; i++) made.push(await register({ name: `Registro ${i}` }));
+    const refused = await sendJson(server, 'POST', '/webhook', createBody({ name: 'Um a mais' }));
+    const p = problem(refused, 409);
+    expect(p).toMatchObject({ type: '/problems/webhook-limit-reached', title: 'Webhook limit reached', status: 409, instance: '/webhook' });
+    expect(p.detail).toContain('16 webhook registrations');
+    expect(p.detail).toContain('DELETE /webhook/{id}');
+    expect((await server.api.GET('/webhook')).data).toHaveLength(16);
+
+    // Another company is not held to this one's count.
+    expect((await sendJson(server, 'POST', '/webhook', createBody(), { apiKey: server.other.apiKey })).status).toBe(201);
+
+    await server.api.DELETE('/webhook/{id}', { params: { path: { id: made[0]!.id } } });
+    expect((await sendJson(server, 'POST', '/webhook', createBody({ name: 'Um a mais' }))).status).toBe(201);
+  });
+});
+
 describe('POST /webhook: URL not allowed (D40)', () => {
   const cases: Array<[string, { given: { mode: 'development' | 'production'; url: string }; want: string | RegExp }]> = [
     ['http to a public host in development', { given: { mode: 'development', url: 'http://cafeaurora.example.com/webhooks/pix' }, want: httpsOnly }],
@@ -548,7 +567,7 @@ describe('DELETE /webhook/{id} (D40)', () => {
     await recordAttempts(server.companyId, [attempt(gone.id, 1, 1), attempt(gone.id, 2, 6)]);
     await recordAttempts(server.companyId, keptAttempts);
     expect((await server.api.DELETE('/webhook/{id}', { params: { path: { id: gone.id } } })).response.status).toBe(204);
-    expect(await server.deps.store.listDeliveryAttempts(server.companyId, gone.id)).toEqual([]);
+    expect(await server.deps.store.listDeliveryAttempts(server.companyId, gone.id, 100)).toEqual([]);
     expect((await server.api.GET('/webhook/{id}/deliveries', { params: { path: { id: kept.id } } })).data).toEqual(keptAttempts);
   });
 

@@ -251,7 +251,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ],
       ['getWebhook (replaced)', { given: () => second.getWebhook(companyId, w.id), want: renamed }],
       ['listWebhooks', { given: () => second.listWebhooks(companyId), want: [renamed] }],
-      ['listDeliveryAttempts', { given: () => second.listDeliveryAttempts(companyId, w.id), want: [delivered] }],
+      ['listDeliveryAttempts', { given: () => second.listDeliveryAttempts(companyId, w.id, 100), want: [delivered] }],
       ['nothing left to deliver', { given: () => second.claimDueDeliveries(later(3600), later(3630), 10), want: [] }],
       ['the next order number', { given: async () => (await second.insertOrder(companyId, (n) => order(company, n))).orderNumber, want: '000002' }],
     ];
@@ -865,7 +865,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       const stored = await store.getWebhook(companyId, w.id);
       expect(stored?.status).toBe(want.status);
       if (given.disableWebhook) expect(stored).toEqual({ ...w, status: 'INACTIVE', updatedAt: later(11) });
-      expect(await store.listDeliveryAttempts(companyId, w.id)).toEqual([doc]);
+      expect(await store.listDeliveryAttempts(companyId, w.id, 100)).toEqual([doc]);
       const next = await store.claimDueDeliveries(later(100), later(130), 10);
       // A retry makes the same event due again; giving up moves on to the next event; an INACTIVE webhook gets nothing.
       expect(next.map((d) => d.eventId)).toEqual(want.status === 'INACTIVE' ? [] : [want.dueAgain ? due!.eventId : expect.not.stringMatching(due!.eventId)]);
@@ -884,10 +884,32 @@ describe.each(engines)('Store on %s', (_name, engine) => {
         await store.recordAttempt({ companyId, attempt: doc, state: 'PENDING' });
         docs.push(doc);
       }
-      expect((await store.listDeliveryAttempts(companyId, w.id)).map((d) => d.attempt)).toEqual([3, 2, 1]);
-      expect(await store.listDeliveryAttempts(companyId, w.id)).toEqual(docs.reverse());
-      expect(await store.listDeliveryAttempts(companyId, other.id)).toEqual([]);
-      expect(await store.listDeliveryAttempts('comp_other', w.id)).toEqual([]);
+      expect((await store.listDeliveryAttempts(companyId, w.id, 100)).map((d) => d.attempt)).toEqual([3, 2, 1]);
+      expect(await store.listDeliveryAttempts(companyId, w.id, 100)).toEqual(docs.reverse());
+      expect(await store.listDeliveryAttempts(companyId, other.id, 100)).toEqual([]);
+      expect(await store.listDeliveryAttempts('comp_other', w.id, 100)).toEqual([]);
+      // At most `limit`, the newest (D49).
+      expect((await store.listDeliveryAttempts(companyId, w.id, 2)).map((d) => d.attempt)).toEqual([3, 2]);
+    });
+
+    test("insertWebhook stores a company's registrations up to its limit, then refuses without storing (D49)", async () => {
+      const kept = [webhook(companyId, ['charge.paid']), webhook(companyId, ['charge.paid'])];
+      for (const w of kept) expect(await store.insertWebhook(w, 'whsec_1', 2)).toBe(true);
+      const third = webhook(companyId, ['charge.paid']);
+      expect(await store.insertWebhook(third, 'whsec_1', 2)).toBe(false);
+      expect((await store.listWebhooks(companyId)).map((w) => w.id).sort()).toEqual(kept.map((w) => w.id).sort());
+      // Another company's count is its own; a deleted registration frees its place.
+      const otherCompany = await addCompany(store, 'Padaria Bom Dia', '11222333000181');
+      expect(await store.insertWebhook(webhook(otherCompany.doc.id, ['charge.paid']), 'whsec_1', 2)).toBe(true);
+      expect(await store.deleteWebhook(companyId, kept[0]!.id)).toBe(true);
+      expect(await store.insertWebhook(third, 'whsec_1', 2)).toBe(true);
+    });
+
+    test('insertWebhook at the limit, twice at once: one is stored (D49)', async () => {
+      await store.insertWebhook(webhook(companyId, ['charge.paid']), 'whsec_1', 2);
+      const results = await Promise.all([0, 1].map(() => store.insertWebhook(webhook(companyId, ['charge.paid']), 'whsec_1', 2)));
+      expect(results.sort()).toEqual([false, true]);
+      expect(await store.listWebhooks(companyId)).toHaveLength(2);
     });
 
     test('deleteWebhook takes its deliveries and attempts along; an attempt recorded after it records nothing', async () => {

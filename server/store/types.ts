@@ -131,6 +131,8 @@ export interface Store {
    * is and never parsed; undefined when the company has more than `atMost` clients.
    */
   listClientsJson(companyId: string, atMost?: number): Promise<Uint8Array | undefined>;
+  /** The position of the company's `count`-th client when more follow it; undefined when it has `count` clients or fewer (D49). */
+  lastClientBefore(companyId: string, count: number): Promise<ClientPosition | undefined>;
   /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
   listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;
 
@@ -173,15 +175,16 @@ export interface Store {
   /** Charges still OPEN whose `expiresAt` is at or before `now`. */
   openChargesDue(now: string, limit: number): Promise<Array<{ companyId: string; id: string }>>;
 
-  insertWebhook(webhook: WebhookDoc, secret: string): Promise<void>;
+  /** Stores a registration unless its company already has `limit` of them (then false; D49). */
+  insertWebhook(webhook: WebhookDoc, secret: string, limit?: number): Promise<boolean>;
   getWebhook(companyId: string, id: string): Promise<WebhookDoc | undefined>;
   /** The company's webhooks, oldest first. */
   listWebhooks(companyId: string): Promise<WebhookDoc[]>;
   replaceWebhook(companyId: string, webhook: WebhookDoc): Promise<void>;
   /** Deletes a webhook with its pending deliveries and attempts; false when there was none. */
   deleteWebhook(companyId: string, id: string): Promise<boolean>;
-  /** Attempts of one webhook, newest first. */
-  listDeliveryAttempts(companyId: string, webhookId: string): Promise<WebhookDeliveryDoc[]>;
+  /** The newest `limit` attempts of one webhook, newest first. */
+  listDeliveryAttempts(companyId: string, webhookId: string, limit: number): Promise<WebhookDeliveryDoc[]>;
 
   /**
    * Deliveries due at `now`, at most one per webhook (its oldest undelivered event, so each

@@ -352,7 +352,7 @@ async function waitFor(what: string, condition: () => boolean | Promise<boolean>
 
 /** Attempts of a webhook, oldest first, each checked against the contract's WebhookDelivery schema. */
 async function attempts(s: TestServer, webhookId: string): Promise<WebhookDeliveryDoc[]> {
-  const list = (await s.deps.store.listDeliveryAttempts(s.companyId, webhookId)).reverse();
+  const list = (await s.deps.store.listDeliveryAttempts(s.companyId, webhookId, 100)).reverse();
   const validate = s.deps.validator.at('/components/schemas/WebhookDelivery');
   for (const doc of list) expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
   return list;

@@ -92,6 +92,11 @@ export abstract class SqlStore implements Store {
     );
   }
 
+  async lastClientBefore(companyId: string, count: number): Promise<ClientPosition | undefined> {
+    const rows = await this.read(all(this.sql.clientAt, companyId, count - 1));
+    return rows.length === 2 ? { createdAt: rows[0]!.created_at, id: rows[0]!.id } : undefined;
+  }
+
   async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
     return this.read(clientPage(this.sql, companyId, limit, after));
   }
@@ -169,10 +174,8 @@ export abstract class SqlStore implements Store {
     return rows.map((row) => ({ companyId: row.company_id, id: row.id }));
   }
 
-  async insertWebhook(webhook: WebhookDoc, secret: string): Promise<void> {
-    await this.write(run(this.sql.insertWebhook, webhook.id, webhook.companyId, secret, JSON.stringify(webhook), webhook.status, webhook.createdAt), {
-      single: true,
-    });
+  async insertWebhook(webhook: WebhookDoc, secret: string, limit = Number.POSITIVE_INFINITY): Promise<boolean> {
+    return this.write(this.insertWebhookStep(webhook, secret, limit));
   }
 
   async getWebhook(companyId: string, id: string): Promise<WebhookDoc | undefined> {
@@ -192,8 +195,8 @@ export abstract class SqlStore implements Store {
     return this.write(this.deleteWebhookStep(companyId, id));
   }
 
-  async listDeliveryAttempts(companyId: string, webhookId: string): Promise<WebhookDeliveryDoc[]> {
-    const rows = await this.read(all(this.sql.listAttempts, companyId, webhookId));
+  async listDeliveryAttempts(companyId: string, webhookId: string, limit: number): Promise<WebhookDeliveryDoc[]> {
+    const rows = await this.read(all(this.sql.listAttempts, companyId, webhookId, limit));
     return rows.map((row) => JSON.parse(row.doc) as WebhookDeliveryDoc);
   }
 
@@ -225,6 +228,16 @@ export abstract class SqlStore implements Store {
   private *createCompanyStep(company: CompanyRecord, key: ApiKeyRecord): Step<void> {
     yield* run(this.sql.insertCompany, company.doc.id, company.city, company.color, company.pixKey ?? null, company.doc.createdAt, JSON.stringify(company.doc));
     yield* run(this.sql.insertApiKey, key.id, key.companyId, key.secretHash, key.createdAt);
+  }
+
+  private *insertWebhookStep(webhook: WebhookDoc, secret: string, limit: number): Step<boolean> {
+    // Counted under the company's lock, so two registrations at the limit cannot both pass it.
+    if (Number.isFinite(limit)) {
+      yield* lock(this.sql.lockCompany, webhook.companyId);
+      if (((yield* get(this.sql.countWebhooks, webhook.companyId))?.n ?? 0) >= limit) return false;
+    }
+    yield* run(this.sql.insertWebhook, webhook.id, webhook.companyId, secret, JSON.stringify(webhook), webhook.status, webhook.createdAt);
+    return true;
   }
 
   private *insertOrderStep(companyId: string, build: (orderNumber: number) => OrderDoc): Step<OrderDoc> {

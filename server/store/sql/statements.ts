@@ -67,6 +67,10 @@ export function sharedStatements(d: Dialect) {
       `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n, MAX(created_at || ' ' || id) AS last FROM (
         SELECT created_at, id, doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?) AS page`,
     ),
+    /** D49: the client at a position of the list and whether one follows it (two rows), read from the index. */
+    clientAt: q<[companyId: string, offset: number], { created_at: string; id: string }>(
+      'SELECT created_at, id FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT 2 OFFSET ?',
+    ),
     /** D48: whether a client follows a position (a page that ends there has a next one). */
     clientFollows: q<[companyId: string, createdAt: string, id: string], { follows: number }>(
       'SELECT 1 AS follows FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) LIMIT 1',
@@ -117,6 +121,7 @@ export function sharedStatements(d: Dialect) {
       'INSERT INTO webhooks (id, company_id, secret, doc, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     getWebhook: q<[companyId: string, id: string], DocRow>('SELECT doc FROM webhooks WHERE company_id = ? AND id = ?'),
+    countWebhooks: q<[companyId: string], { n: number }>('SELECT CAST(COUNT(*) AS INTEGER) AS n FROM webhooks WHERE company_id = ?'),
     /**
      * Locked so that a concurrent deleteWebhook waits (or has already taken the deliveries along), and
      * a concurrent change of the webhook is not overwritten by an attempt that disables it.
@@ -170,9 +175,9 @@ export function sharedStatements(d: Dialect) {
       'INSERT INTO webhook_attempts (id, company_id, webhook_id, event_id, requested_at, doc) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     /** Ties of requested_at broken by attempt number (the later attempt of one event is the newer), then id. */
-    listAttempts: q<[companyId: string, webhookId: string], DocRow>(
+    listAttempts: q<[companyId: string, webhookId: string, limit: number], DocRow>(
       `SELECT doc FROM webhook_attempts WHERE company_id = ? AND webhook_id = ?
-       ORDER BY requested_at DESC, CAST(${d.jsonMember('doc', 'attempt')} AS INTEGER) DESC, id DESC`,
+       ORDER BY requested_at DESC, CAST(${d.jsonMember('doc', 'attempt')} AS INTEGER) DESC, id DESC LIMIT ?`,
     ),
 
     /** A concurrent insert of the same key makes this wait for its commit: one of them inserts. */
