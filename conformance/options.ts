@@ -33,6 +33,8 @@ const spec = {
   only: { env: 'CONFORMANCE_ONLY', type: 'string' },
   'read-only': { env: 'CONFORMANCE_READ_ONLY', type: 'boolean' },
   stateless: { env: 'CONFORMANCE_STATELESS', type: 'boolean' },
+  production: { env: 'CONFORMANCE_PRODUCTION', type: 'boolean' },
+  flood: { env: 'CONFORMANCE_FLOOD', type: 'boolean' },
   junit: { env: 'CONFORMANCE_JUNIT', type: 'string' },
   html: { env: 'CONFORMANCE_HTML', type: 'string' },
   'run-id': { env: 'CONFORMANCE_RUN_ID', type: 'string' },
@@ -60,6 +62,11 @@ CI logs (npm echoes it unless run with -s) and in ps. The same command: npx pix-
   --only ID[,ID…]         only these operationIds (CONFORMANCE_ONLY)
   --read-only             send GET requests only (CONFORMANCE_READ_ONLY=1)
   --stateless             the target keeps no state, e.g. the mock (CONFORMANCE_STATELESS=1)
+  --production            the target is a production deployment: check that webhook
+                          registrations at internal addresses are refused (only registrations
+                          are sent; one accepted is deleted at once) (CONFORMANCE_PRODUCTION=1)
+  --flood                 send up to 300 requests with a wrong key and check they are limited
+                          with 429 (CONFORMANCE_FLOOD=1)
   --junit FILE            write a JUnit XML report (CONFORMANCE_JUNIT)
   --html FILE             write a self-contained HTML report (CONFORMANCE_HTML)
   --run-id ID             tag of the records the run creates; default random (CONFORMANCE_RUN_ID)
@@ -160,6 +167,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
     timeoutMs: timeoutOf(text('timeout-ms')),
   };
   if (secondApiKey) options.secondApiKey = secondApiKey.value;
+  if (bool('production')) options.production = true;
+  if (bool('flood')) options.flood = true;
   const only = text('only');
   if (only) options.only = onlyOf(only, contract);
   for (const flag of ['junit', 'html'] as const) {

@@ -117,18 +117,7 @@ export class RunContext {
 
   /** Sends a request to an operation and records the exchange. */
   async request(operation: ContractOperation | string, init: RequestInit = {}): Promise<Exchange> {
-    const op = typeof operation === 'string' ? this.operation(operation) : operation;
-    const headers: Record<string, string> = { ...init.headers };
-    const apiKey = init.apiKey === undefined ? this.options.apiKey : init.apiKey;
-    if (apiKey !== null) headers[this.apiKeyHeader] = apiKey;
-    const input = {
-      operationId: op.operationId,
-      method: op.method,
-      url: this.url(op, init.pathParams),
-      headers,
-      secretHeaders: [this.apiKeyHeader],
-      ...(init.body !== undefined ? { body: init.body } : {}),
-    };
+    const input = this.input(operation, init);
     let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     // A rate-limited answer is the target protecting itself, not a verdict on the request:
     // like any well-behaved client, wait as long as Retry-After says and send it again.
@@ -145,6 +134,29 @@ export class RunContext {
       );
     }
     return exchange;
+  }
+
+  /**
+   * Sends a request once, as it is: a 429 is not waited out and sent again, and the exchange is
+   * not recorded (a check that sends many records the one it judges by).
+   */
+  async sendOnce(operation: ContractOperation | string, init: RequestInit = {}): Promise<Exchange> {
+    return send(this.fetchFn, this.input(operation, init), this.options.timeoutMs);
+  }
+
+  private input(operation: ContractOperation | string, init: RequestInit) {
+    const op = typeof operation === 'string' ? this.operation(operation) : operation;
+    const headers: Record<string, string> = { ...init.headers };
+    const apiKey = init.apiKey === undefined ? this.options.apiKey : init.apiKey;
+    if (apiKey !== null) headers[this.apiKeyHeader] = apiKey;
+    return {
+      operationId: op.operationId,
+      method: op.method,
+      url: this.url(op, init.pathParams),
+      headers,
+      secretHeaders: [this.apiKeyHeader],
+      ...(init.body !== undefined ? { body: init.body } : {}),
+    };
   }
 
   /**

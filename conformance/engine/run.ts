@@ -1,6 +1,7 @@
 import { authCheck } from '../checks/auth.js';
 import { availabilityCheck } from '../checks/availability.js';
 import { domainCheck } from '../checks/domain.js';
+import { hardeningCheck } from '../checks/hardening.js';
 import { idempotencyCheck } from '../checks/idempotency.js';
 import { negativeCheck } from '../checks/negative.js';
 import { positiveCheck } from '../checks/positive.js';
@@ -39,6 +40,8 @@ const activeChecks: CheckModule[] = [
   useAfterFreeCheck,
   unsupportedMethodCheck,
   webhookCheck,
+  // Last: its flood spends the run's anonymous quota.
+  hardeningCheck,
 ];
 
 export async function runConformance(options: ConformanceOptions, deps: RunDeps = {}): Promise<RunReport> {

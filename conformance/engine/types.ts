@@ -21,6 +21,9 @@ export const checkNames = [
   'total_in_cents',
   'use_after_free',
   'unsupported_method',
+  'bounded_input',
+  'webhook_url_policy',
+  'auth_flood_limited',
   'webhook_signature',
   'webhook_schema',
   'webhook_delivery',
@@ -52,6 +55,10 @@ export interface ConformanceOptions {
   readOnly: boolean;
   /** The target keeps no state (the Prism mock): stateful checks are skipped. */
   stateless: boolean;
+  /** The target is a production deployment: webhook registrations at internal addresses must be refused (D40). */
+  production?: boolean;
+  /** Send a flood of requests with a wrong key and expect them limited (`auth_flood_limited`). */
+  flood?: boolean;
   junit?: string;
   html?: string;
   /** Tags every record the run creates (names, externalId); random when not given. */
