@@ -59,7 +59,7 @@ describe('against the reference server', () => {
     const lines = run.stdout.split('\n');
     const headers = lines.flatMap((l, i) => (l.startsWith('operation ') ? [i] : []));
     expect(headers.flatMap((at) => lines[at]!.split(/\s+/).slice(1)).join(' '), failed).toBe(
-      '5xx sta cty sch hdr aut neg pos ava idm ten brc qr tot uaf 405 wsg wsc wdl',
+      '5xx sta cty sch hdr aut neg pos ava idm ten brc qr tot uaf 405 big url flo wsg wsc wdl',
     );
     // The deliveries to the suite's own receiver were checked, and passed.
     for (const column of ['wsg', 'wsc', 'wdl']) expect(matrixCell(run.stdout, 'createWebhook', column), `${column}\n${failed}`).toBe('✓');

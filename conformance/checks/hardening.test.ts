@@ -45,7 +45,8 @@ const faults: Record<string, Fault> = {
     return next(request);
   },
   // Stores whatever it is sent: an oversized registration is created (and must then be deleted).
-  acceptsOversized: async (request, next) => (request.method === 'POST' && (await request.clone().text()).length > 100_000 ? next(withEvents(request)) : next(request)),
+  acceptsOversized: async (request, next) =>
+    request.method === 'POST' && (await request.clone().text()).length > 100_000 ? next(withEvents(request)) : next(request),
   // Limits wrong keys after five requests, announcing the quota on every answer.
   limitsWrongKeys: (() => {
     let wrong = 0;
@@ -63,7 +64,11 @@ const faults: Record<string, Fault> = {
 
 /** The request with its oversized `events` cut to one valid event, so the real server stores it. */
 function withEvents(request: Request): Request {
-  return new Request(request.url, { method: request.method, headers: request.headers, body: JSON.stringify({ url: 'https://conformance.invalid/x', name: 'grande', events: ['charge.paid'] }) });
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: JSON.stringify({ url: 'https://conformance.invalid/x', name: 'grande', events: ['charge.paid'] }),
+  });
 }
 
 async function run(mode: 'development' | 'production', fault: Fault, profile: Profile, over: Partial<ConformanceOptions>): Promise<RunContext> {
@@ -100,15 +105,22 @@ describe('bounded_input', () => {
         want: { createPaymentLink: 'pass', createOrder: 'pass', createWebhook: 'pass', updateWebhook: 'pass' },
       },
     ],
-    ['a refusal that takes seconds fails (reference)', { fault: 'slowRefusal', profile: 'reference', only: ['createWebhook'], want: { createWebhook: 'fail' } }],
-    ['… and is information in the seed profile (the bound is D49)', { fault: 'slowRefusal', profile: 'seed', only: ['createWebhook'], want: { createWebhook: 'info' } }],
+    [
+      'a refusal that takes seconds fails (reference)',
+      { fault: 'slowRefusal', profile: 'reference', only: ['createWebhook'], want: { createWebhook: 'fail' } },
+    ],
+    [
+      '… and is information in the seed profile (the bound is D49)',
+      { fault: 'slowRefusal', profile: 'seed', only: ['createWebhook'], want: { createWebhook: 'info' } },
+    ],
     ['an oversized array accepted fails', { fault: 'acceptsOversized', profile: 'reference', only: ['createWebhook'], want: { createWebhook: 'fail' } }],
   ];
   test.each(cases)('%s', async (_name, { fault, profile, only, want }) => {
     const ctx = await run('development', faults[fault]!, profile, { only });
     expect(outcomes(ctx, 'bounded_input')).toEqual(want);
     // What was sent is named in the report, not copied into it.
-    for (const exchange of ctx.exchanges.filter((e) => (e.request.body ?? '').startsWith('('))) expect(exchange.request.body).toMatch(/bytes: the valid body with \d+ items in \w+\)$/);
+    for (const exchange of ctx.exchanges.filter((e) => (e.request.body ?? '').startsWith('(')))
+      expect(exchange.request.body).toMatch(/bytes: the valid body with \d+ items in \w+\)$/);
   });
 
   test('a registration the oversized body created is deleted before the run goes on', async () => {

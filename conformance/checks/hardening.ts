@@ -183,7 +183,9 @@ async function webhookUrlPolicy(ctx: RunContext): Promise<void> {
         op.operationId,
         check,
         ok,
-        ok ? `${url}: refused (${exchange.response!.status})` : `a registration at ${url} ${answered(exchange)}; a production deployment must refuse internal addresses`,
+        ok
+          ? `${url}: refused (${exchange.response!.status})`
+          : `a registration at ${url} ${answered(exchange)}; a production deployment must refuse internal addresses`,
         { decision, exchange },
       );
       // Deleted before anything could be delivered to it.
@@ -207,7 +209,9 @@ export function announcedQuota(header: string | undefined): number | undefined {
 async function authFlood(ctx: RunContext): Promise<void> {
   const check = 'auth_flood_limited' as const;
   // One secured read with no path parameter: the cheapest request a flood can repeat.
-  const op = ctx.operations.find((o) => o.method === 'get' && !o.path.includes('{') && (o.operation.security === undefined || (o.operation.security as unknown[]).length > 0));
+  const op = ctx.operations.find(
+    (o) => o.method === 'get' && !o.path.includes('{') && (o.operation.security === undefined || (o.operation.security as unknown[]).length > 0),
+  );
   if (!op) return;
   if (ctx.options.stateless) return ctx.recorder.skip(op.operationId, check, statelessReason);
   if (!ctx.options.flood) return ctx.recorder.skip(op.operationId, check, `sends up to ${FLOOD_MAX} requests with a wrong key; pass --flood to run it`);
