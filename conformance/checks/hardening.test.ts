@@ -32,7 +32,6 @@ afterAll(async () => {
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers } });
-const big = (request: Request) => Number(request.headers.get('content-length') ?? 0) > 100_000;
 
 /** The requests a fault saw, for the cases that look at what the run sent. */
 let seen: Array<{ method: string; path: string; body?: string }> = [];
