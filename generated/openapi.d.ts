@@ -393,10 +393,13 @@ export interface webhooks {
          *     `webhook-timestamp` and `webhook-signature`. Verify the signature with the registration's
          *     secret before trusting the body; drop a `webhook-id` you have already processed.
          *
-         *     Delivery is at least once. Any `2xx` within 15 seconds is success; anything else is retried
+         *     Delivery is at least once. Any `2xx` within 15 seconds (the connection accepted within 5 of
+         *     them) is success; anything else is retried
          *     with exponential backoff and jitter, at about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h
          *     after the previous attempt, then given up. `Retry-After` on a `429` or `503` is honoured.
-         *     A `410 Gone` makes the registration `INACTIVE`.
+         *     A `410 Gone` makes the registration `INACTIVE`. An endpoint gets one event at a time, in
+         *     order; a company's endpoints together at most 4 at a time (per server instance), so a slow
+         *     endpoint delays its own company's events, never another company's.
          */
         post: operations["receiveChargeEvent"];
         delete?: never;

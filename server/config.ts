@@ -33,8 +33,13 @@ export interface Config {
   webhookRetryScheduleSeconds: readonly number[];
   /** How often the delivery worker looks for due deliveries and expired charges. */
   webhookPollMs: number;
-  /** How long an endpoint has to answer one delivery (D14: 15 s). */
+  /** How long an endpoint has to answer one delivery, from the attempt's start, connecting included (D14: 15 s). */
   webhookTimeoutMs: number;
+  /** How long the connection to an endpoint may take (D14: 5 s), within `webhookTimeoutMs`; the webhook transport uses it. */
+  webhookConnectTimeoutMs: number;
+  /** Delivery attempts in flight at once per instance, in all and for one company (D14: 64 and 4). */
+  webhookConcurrency: number;
+  webhookCompanyConcurrency: number;
   /** How long a client has to send its headers, and its whole request (D34); then 408. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -65,6 +70,9 @@ export const configVariables = [
   'WEBHOOK_RETRY_SCHEDULE',
   'WEBHOOK_POLL_MS',
   'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_CONNECT_TIMEOUT_MS',
+  'WEBHOOK_CONCURRENCY',
+  'WEBHOOK_COMPANY_CONCURRENCY',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
 ] as const;
@@ -146,7 +154,7 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 1, 1, 3_600),
     webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule, 20, 7 * 86_400),
     webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
-    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    ...webhookLimits(env),
     ...requestTimeouts(env),
   };
 }
@@ -164,6 +172,22 @@ function postgresUrl(env: ConfigEnv): string | undefined {
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
     throw new ConfigError(`DATABASE_URL must be a postgres:// or postgresql:// URL, got a ${url.protocol}// URL`);
   return raw;
+}
+
+/** D14: the answer and connect time-outs, and the delivery slots in all and per company. */
+function webhookLimits(env: ConfigEnv): Pick<Config, 'webhookTimeoutMs' | 'webhookConnectTimeoutMs' | 'webhookConcurrency' | 'webhookCompanyConcurrency'> {
+  const webhookTimeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
+  const webhookConnectTimeoutMs = integer(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', Math.min(5_000, webhookTimeoutMs), 100, 120_000);
+  if (webhookConnectTimeoutMs > webhookTimeoutMs) {
+    throw new ConfigError(`WEBHOOK_CONNECT_TIMEOUT_MS (${webhookConnectTimeoutMs}) must not exceed WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs})`);
+  }
+  const webhookConcurrency = integer(env, 'WEBHOOK_CONCURRENCY', 64, 2, 1_000);
+  const webhookCompanyConcurrency = integer(env, 'WEBHOOK_COMPANY_CONCURRENCY', 4, 1, 1_000);
+  // Less than all: a company whose receivers never answer leaves slots for the others.
+  if (webhookCompanyConcurrency >= webhookConcurrency) {
+    throw new ConfigError(`WEBHOOK_COMPANY_CONCURRENCY (${webhookCompanyConcurrency}) must be less than WEBHOOK_CONCURRENCY (${webhookConcurrency})`);
+  }
+  return { webhookTimeoutMs, webhookConnectTimeoutMs, webhookConcurrency, webhookCompanyConcurrency };
 }
 
 function requestTimeouts(env: ConfigEnv): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs'> {

@@ -24,6 +24,7 @@ import type {
   ClientDoc,
   ClientPosition,
   CompanyRecord,
+  DeliveryShare,
   IdempotencyClaim,
   NewEvent,
   ProductDoc,
@@ -845,6 +846,40 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       const retried = await store.claimDueDeliveries(later(500), later(530), 10);
       expect(sortedPairs(retried), "w2's retry is due at its nextAttemptAt (w1's lease ended too)").toEqual([pair(expired, w1), pair(expired, w2)].sort());
       expect(retried.find((d) => d.webhookId === w2.id)?.attempts, 'with its attempt counted').toBe(1);
+    });
+
+    test("a claim takes the companies in turns, at most a company's free slots, and leases only what it returns (D14)", async () => {
+      const other = await addCompany(store, 'Padaria Bom Dia', '11222333000181');
+      const otherProd = product(other.doc.id);
+      await store.insertProduct(otherProd);
+      const hooksA = Array.from({ length: 5 }, (_, i) => webhook(companyId, ['charge.paid'], later(-10 + i)));
+      for (const w of hooksA) await store.insertWebhook(w, 'whsec_a');
+      await store.insertWebhook(webhook(other.doc.id, ['charge.paid']), 'whsec_b');
+      // A's event is due for its five webhooks; B's a second later: by due time alone, A's five would all come first.
+      await emit(['charge.paid']);
+      const chargeB = charge(other, otherProd);
+      await store.insertCharge(chargeB, other.doc.id, {});
+      await store.transitionCharge(other.doc.id, chargeB.id, (c) => ({ charge: c, events: [event('charge.paid', later(1))] }));
+
+      const claimedA = new Set<string>();
+      const claim = async (at: number, limit: number, share?: DeliveryShare): Promise<string> => {
+        const due = await store.claimDueDeliveries(later(at), later(at + 10), limit, share);
+        for (const d of due) if (d.companyId === companyId) claimedA.add(d.webhookId);
+        return due.map((d) => (d.companyId === companyId ? 'A' : d.companyId === other.doc.id ? 'B' : '?')).join('');
+      };
+      const steps: Array<[string, { given: () => Promise<string>; want: string }]> = [
+        ['three, two a company at most: in turns', { given: () => claim(10, 3, { perCompany: 2 }), want: 'ABA' }],
+        ["A's two slots busy: only B's", { given: () => claim(20, 10, { perCompany: 2, busy: new Map([[companyId, 2]]) }), want: 'B' }],
+        [
+          'A with one of four busy: three of A, none of B (leased); A was not leased by the claim before',
+          { given: () => claim(21, 10, { perCompany: 4, busy: new Map([[companyId, 1]]) }), want: 'AAA' },
+        ],
+        ["without a share: A's other two", { given: () => claim(22, 10), want: 'AA' }],
+        // Re-leased at 30 (B) and 31, 32 (A): B is due first, and a turn goes by due time.
+        ['every lease over, limit six: all of them, one turn each, then the rest of A', { given: () => claim(40, 6), want: 'BAAAAA' }],
+      ];
+      for (const [name, { given, want }] of steps) expect(await given(), name).toBe(want);
+      expect([...claimedA].sort()).toEqual(hooksA.map((w) => w.id).sort());
     });
 
     test.each<[string, { given: { state: 'FAILED' | 'PENDING'; disableWebhook: boolean }; want: { status: WebhookDoc['status']; dueAgain: boolean } }]>([

@@ -52,6 +52,13 @@ export interface DueDelivery {
   secret: string;
 }
 
+/** D14's fair share of a claim: how many attempts a company may have in flight, and how many each has now. */
+export interface DeliveryShare {
+  perCompany: number;
+  /** Attempts in flight by company id (absent: none). */
+  busy?: ReadonlyMap<string, number>;
+}
+
 /** What one attempt came to, recorded with the delivery's next state in one step. */
 export interface AttemptOutcome {
   companyId: string;
@@ -190,8 +197,10 @@ export interface Store {
    * Deliveries due at `now`, at most one per webhook (its oldest undelivered event, so each
    * receiver gets events in order), of ACTIVE webhooks only. Claimed deliveries are not due
    * again before `leaseUntil`, so a second worker does not send them at the same time.
+   * At most `limit`, taken in turns over the companies, and with `share` at most
+   * `share.perCompany` of a company counting the `share.busy` it already has in flight (D14).
    */
-  claimDueDeliveries(now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]>;
+  claimDueDeliveries(now: string, leaseUntil: string, limit: number, share?: DeliveryShare): Promise<DueDelivery[]>;
   recordAttempt(outcome: AttemptOutcome): Promise<void>;
 
   claimIdempotencyKey(input: IdempotencyClaimInput): Promise<IdempotencyClaim>;

@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -113,7 +115,28 @@ describe('Retry-After parsing (RFC 9110 §10.2.3)', () => {
 
 describe('configuration of the worker', () => {
   test.each<[string, { given: ConfigEnv; want: Partial<Config> }]>([
-    ['defaults (D14)', { given: {}, want: { webhookRetryScheduleSeconds: DEFAULT_SCHEDULE, webhookPollMs: 250, webhookTimeoutMs: 15_000 } }],
+    [
+      'defaults (D14)',
+      {
+        given: {},
+        want: {
+          webhookRetryScheduleSeconds: DEFAULT_SCHEDULE,
+          webhookPollMs: 250,
+          webhookTimeoutMs: 15_000,
+          webhookConnectTimeoutMs: 5_000,
+          webhookConcurrency: 64,
+          webhookCompanyConcurrency: 4,
+        },
+      },
+    ],
+    ['an answer time-out under 5 s bounds the connect time-out', { given: { WEBHOOK_TIMEOUT_MS: '2000' }, want: { webhookConnectTimeoutMs: 2_000 } }],
+    [
+      'slots and connect time-out set',
+      {
+        given: { WEBHOOK_CONCURRENCY: '8', WEBHOOK_COMPANY_CONCURRENCY: '2', WEBHOOK_CONNECT_TIMEOUT_MS: '1000' },
+        want: { webhookConcurrency: 8, webhookCompanyConcurrency: 2, webhookConnectTimeoutMs: 1_000 },
+      },
+    ],
     [
       'empty means unset',
       { given: { WEBHOOK_RETRY_SCHEDULE: '', WEBHOOK_POLL_MS: '' }, want: { webhookRetryScheduleSeconds: DEFAULT_SCHEDULE, webhookPollMs: 250 } },
@@ -135,6 +158,10 @@ describe('configuration of the worker', () => {
     ['a fractional poll interval', { given: { WEBHOOK_POLL_MS: '2.5' }, want: 'WEBHOOK_POLL_MS' }],
     ['a timeout that is not a number', { given: { WEBHOOK_TIMEOUT_MS: '15s' }, want: 'WEBHOOK_TIMEOUT_MS' }],
     ['a timeout over two minutes', { given: { WEBHOOK_TIMEOUT_MS: '600000' }, want: 'WEBHOOK_TIMEOUT_MS' }],
+    ['a connect time-out longer than the answer time-out', { given: { WEBHOOK_CONNECT_TIMEOUT_MS: '20000' }, want: 'WEBHOOK_CONNECT_TIMEOUT_MS' }],
+    ['a company share of every slot', { given: { WEBHOOK_CONCURRENCY: '4', WEBHOOK_COMPANY_CONCURRENCY: '4' }, want: 'WEBHOOK_COMPANY_CONCURRENCY' }],
+    ['one slot in all', { given: { WEBHOOK_CONCURRENCY: '1' }, want: 'WEBHOOK_CONCURRENCY' }],
+    ['no slot for a company', { given: { WEBHOOK_COMPANY_CONCURRENCY: '0' }, want: 'WEBHOOK_COMPANY_CONCURRENCY' }],
   ])('%s → one-line ConfigError naming the variable', (_name, { given, want }) => {
     let error: unknown;
     try {
@@ -205,6 +232,8 @@ interface Answer {
   headers?: Record<string, string>;
   /** Never answer (for timeouts and shutdown). */
   hang?: boolean;
+  /** Answer this long after the request arrived (a slow receiver). */
+  delayMs?: number;
 }
 
 /** A webhook endpoint on 127.0.0.1 that verifies every request with the registration's secret. */
@@ -251,8 +280,12 @@ async function startReceiver(
         hanging.add(() => res.destroy());
         return;
       }
-      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
-      res.end('ok');
+      const respond = (): void => {
+        res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+        res.end('ok');
+      };
+      if (reply.delayMs === undefined) respond();
+      else setTimeout(respond, reply.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -325,19 +358,17 @@ async function registerWebhook(
   url: string,
   secret: string,
   events: ChargeEventType[] = ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'],
+  companyId = s.companyId,
 ): Promise<string> {
   const at = s.deps.now().toISOString();
   const id = newId('webhook');
-  await s.deps.store.insertWebhook(
-    { id, url, name: 'Pedidos da loja', companyId: s.companyId, status: 'ACTIVE', events, createdAt: at, updatedAt: at },
-    secret,
-  );
+  await s.deps.store.insertWebhook({ id, url, name: 'Pedidos da loja', companyId, status: 'ACTIVE', events, createdAt: at, updatedAt: at }, secret);
   return id;
 }
 
-/** A development payment link through the public API; returns its id. */
-async function createDevCharge(s: TestServer): Promise<string> {
-  const { data, response } = await s.api.POST('/charge/payment-link', { body: { total: 1500, devMode: true } });
+/** A development payment link through the public API (of company A, or of `as`); returns its id. */
+async function createDevCharge(s: TestServer, as: Pick<TestServer, 'api'> = s): Promise<string> {
+  const { data, response } = await as.api.POST('/charge/payment-link', { body: { total: 1500, devMode: true } });
   expect(response.status).toBe(201);
   return data!.data.id;
 }
@@ -680,6 +711,138 @@ describe('delivery of charge events (D14, D15)', () => {
     expect(log).toContain(endpoint.received[0]!.id);
     for (const secretPart of [secret, secret.slice('whsec_'.length), 'tok_pathsecret', chargeId, endpoint.received[0]!.headers['webhook-signature']!]) {
       expect(log).not.toContain(secretPart);
+    }
+  });
+});
+
+// ——— Fairness between companies (D14): one company's slow or silent receivers cost only that company ———
+
+describe('fair delivery: slots per company and in all, each started as soon as one frees (D14)', () => {
+  const ALL_EVENTS: ChargeEventType[] = ['charge.pending', 'charge.processing', 'charge.paid', 'charge.received', 'charge.expired'];
+
+  /** `n` registrations of company A whose receivers (each its own server on 127.0.0.1) accept the request and never answer. */
+  async function silentRegistrations(s: TestServer, n: number): Promise<Receiver[]> {
+    const silent: Receiver[] = [];
+    for (let i = 0; i < n; i++) {
+      const secret = newSecret();
+      const endpoint = await receiver(secret, () => ({ status: 200, hang: true }));
+      await registerWebhook(s, endpoint.url, secret);
+      silent.push(endpoint);
+    }
+    return silent;
+  }
+
+  /** Company B's lifecycle events (a paid charge) and how long its first one took to arrive, ms. */
+  async function companyBDelay(s: TestServer, endpoint: Receiver, deadlineMs: number): Promise<number> {
+    const before = endpoint.received.length;
+    const started = Date.now();
+    const chargeId = await createDevCharge(s, s.other);
+    await simulatePayment(s.deps, s.other.companyId, chargeId);
+    await waitFor("company B's first event", () => endpoint.received.length > before, deadlineMs);
+    return endpoint.received[before]!.at - started;
+  }
+
+  test("ten silent receivers of company A: company B's events arrive as fast as without them, in order, before any of A's time-outs", {
+    timeout: 80_000,
+  }, async () => {
+    // D14's answer time-out; the production polling interval.
+    const s = await start({ webhookTimeoutMs: 15_000, webhookPollMs: 250 });
+    const secretB = newSecret();
+    const endpointB = await receiver(secretB);
+    const webhookB = await registerWebhook(s, endpointB.url, secretB, ALL_EVENTS, s.other.companyId);
+    worker(s.deps);
+
+    // B's usual delay, with no receiver of A in the way.
+    const usual = await companyBDelay(s, endpointB, 10_000);
+    await waitFor("B's first four events", () => endpointB.processed().length === 4);
+
+    // A's ten silent receivers, each with four events to send, take what A is allowed.
+    const silent = await silentRegistrations(s, 10);
+    const chargeA = await createDevCharge(s);
+    await simulatePayment(s.deps, s.companyId, chargeA);
+    const held = () => silent.filter((r) => r.received.length > 0).length;
+    await waitFor("A's requests in flight", () => held() >= 4);
+
+    // Then B's next charge: judged against B's usual delay and against A's time-out, not a tight timing.
+    const delayed = await companyBDelay(s, endpointB, 45_000);
+    console.info(`company B's first event: ${usual} ms without company A's silent receivers, ${delayed} ms with ten of them`);
+    await waitFor("B's eight events", () => endpointB.processed().length === 8);
+    expect(delayed).toBeLessThan(usual + 1_000);
+    expect(delayed).toBeLessThan(5_000);
+    // Every one of A's requests is still unanswered: B did not wait for any of them.
+    for (const r of silent) expect(await attempts(s, (await s.deps.store.listWebhooks(s.companyId)).find((w) => w.url === r.url)!.id)).toEqual([]);
+
+    // Each webhook gets its events in order: B all of them, A's only their first (still in flight), one request each.
+    expect(endpointB.processed().map((e) => e.type)).toEqual([...LIFECYCLE, ...LIFECYCLE]);
+    expect(endpointB.received.every((r) => r.verifyError === undefined)).toBe(true);
+    for (const r of silent) expect(r.received.map((x) => x.event?.type)).toEqual(r.received.length === 0 ? [] : ['charge.pending']);
+    const recordedB = await s.deps.store.listDeliveryAttempts(s.other.companyId, webhookB, 100);
+    expect(recordedB.map((a) => a.status)).toEqual(recordedB.map(() => 'SUCCEEDED'));
+  });
+
+  test("all slots but one held by company A's silent receivers: A never holds more than its share, B's events take the one left", async () => {
+    const s = await start({ webhookTimeoutMs: 15_000 });
+    const secretB = newSecret();
+    const endpointB = await receiver(secretB);
+    await registerWebhook(s, endpointB.url, secretB, ALL_EVENTS, s.other.companyId);
+    const silent = await silentRegistrations(s, 10);
+    await createDevCharge(s);
+    worker(s.deps, { concurrency: 4, companyConcurrency: 3 });
+    const held = () => silent.filter((r) => r.received.length > 0).length;
+    await waitFor("A's requests in flight", () => held() === 3);
+
+    const chargeB = await createDevCharge(s, s.other);
+    await simulatePayment(s.deps, s.other.companyId, chargeB);
+    await waitFor("B's four events", () => endpointB.processed().length === 4, 5_000);
+    expect(endpointB.processed().map((e) => e.type)).toEqual(LIFECYCLE);
+    // Still three: the fourth slot went to B, and nothing of A was tried beyond its share or timed out yet.
+    expect(held()).toBe(3);
+    for (const r of silent) expect(r.received.length).toBeLessThanOrEqual(1);
+    for (const w of await s.deps.store.listWebhooks(s.companyId)) expect(await attempts(s, w.id)).toEqual([]);
+  });
+
+  test('a freed slot is taken at once, not when the slowest attempt ends; a company never exceeds its share', async () => {
+    // Two slots, one per company. A's receiver never answers (time-out 5 s); B has a slow receiver
+    // (300 ms) and a quick one, one event each: they take B's slot one after the other.
+    const s = await start({ webhookTimeoutMs: 5_000 });
+    const silent = await silentRegistrations(s, 1);
+    const [secretSlow, secretQuick] = [newSecret(), newSecret()];
+    const slow = await receiver(secretSlow, () => ({ status: 200, delayMs: 300 }));
+    const quick = await receiver(secretQuick);
+    await registerWebhook(s, slow.url, secretSlow, ['charge.pending'], s.other.companyId);
+    await registerWebhook(s, quick.url, secretQuick, ['charge.pending'], s.other.companyId);
+    await createDevCharge(s);
+    const started = Date.now();
+    worker(s.deps, { concurrency: 2, companyConcurrency: 1 });
+    await waitFor("A's request in flight", () => silent[0]!.received.length === 1);
+    await createDevCharge(s, s.other);
+
+    await waitFor("both of B's events", () => slow.processed().length === 1 && quick.processed().length === 1, 4_000);
+    const [first, second] = [slow.received[0]!, quick.received[0]!].sort((x, y) => x.at - y.at);
+    const firstAnswered = first!.at + (first === slow.received[0] ? 300 : 0);
+    // One at a time (B's share is one slot), the second as soon as the first answered, long before A's time-out.
+    expect(second!.at).toBeGreaterThanOrEqual(firstAnswered - 5);
+    expect(second!.at - started).toBeLessThan(3_000);
+    expect(await attempts(s, (await s.deps.store.listWebhooks(s.companyId))[0]!.id)).toEqual([]);
+  });
+
+  test("a silent receiver's time-out holds while the garbage collector runs: the slot is freed and the attempt recorded", async () => {
+    // fetch holds its signal weakly: a deadline made of AbortSignal.any and AbortSignal.timeout can
+    // be collected on Node 20 and never fire, and the slot would be held for good.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const s = await start({ webhookTimeoutMs: 500 });
+    const [silent] = await silentRegistrations(s, 1);
+    await createDevCharge(s);
+    const collecting = setInterval(gc, 20);
+    try {
+      worker(s.deps);
+      await waitFor('the request in flight', () => silent!.received.length === 1);
+      const webhookId = (await s.deps.store.listWebhooks(s.companyId))[0]!.id;
+      await waitFor('the timed-out attempt recorded', async () => (await attempts(s, webhookId)).length > 0, 5_000);
+      expect((await attempts(s, webhookId))[0]).toMatchObject({ attempt: 1, status: 'FAILED', error: 'no answer within 0.5 s' });
+    } finally {
+      clearInterval(collecting);
     }
   });
 });

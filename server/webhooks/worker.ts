@@ -1,11 +1,17 @@
 /**
  * The webhook delivery worker (D14, D15, D41). Every poll it expires the charges whose time is
- * up (their `charge.expired` goes through the outbox like every other event), then claims the
- * due deliveries — at most one per webhook, its oldest undelivered event, so each receiver gets
- * its events in order — and makes one attempt of each: a Standard Webhooks `POST` of the stored
+ * up (their `charge.expired` goes through the outbox like every other event), then claims due
+ * deliveries — at most one per webhook, its oldest undelivered event, so each receiver gets its
+ * events in order — and makes one attempt of each: a Standard Webhooks `POST` of the stored
  * body, signed with the registration's secret, with the same `webhook-id` on every attempt.
  * Each attempt is recorded with the delivery's next state in one store step, so a crash loses
  * at most an attempt in flight, which the claim's lease makes due again (at least once).
+ *
+ * Fair sharing (D14): attempts run in slots, at most `concurrency` in all and `companyConcurrency`
+ * per company, each slot on its own: an attempt starts as soon as a slot frees, never waiting for
+ * others to end. Only as many deliveries are claimed as there are free slots, in turns over the
+ * companies and none beyond a company's free slots, so a company whose receivers are slow or
+ * silent holds its own slots and no one else's, and no lease is taken for an attempt that waits.
  *
  * Nothing secret is logged: not the secret, not the body, not the URL (it may carry a token).
  */
@@ -20,28 +26,37 @@ import { retryDelayMs } from './retry-schedule.js';
 export interface WebhookWorkerOptions {
   /** Tick every `pollMs` on a timer (default); false leaves ticking to `tick()`, for tests. */
   polling?: boolean;
-  /** Defaults: the configuration's WEBHOOK_POLL_MS, WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_SCHEDULE. */
+  /**
+   * Defaults: the configuration's WEBHOOK_POLL_MS, WEBHOOK_TIMEOUT_MS, WEBHOOK_CONNECT_TIMEOUT_MS,
+   * WEBHOOK_RETRY_SCHEDULE, WEBHOOK_CONCURRENCY and WEBHOOK_COMPANY_CONCURRENCY.
+   */
   pollMs?: number;
+  /** The answer time-out: from an attempt's start to the endpoint's answer, the connection included. */
   timeoutMs?: number;
+  /** The connect time-out (at most `timeoutMs`), for the transport that makes the connection. */
+  connectTimeoutMs?: number;
   scheduleSeconds?: readonly number[];
-  /** Most deliveries claimed (and sent concurrently) at once. */
-  batch?: number;
+  /** Attempts in flight at once in all. */
+  concurrency?: number;
+  /** Attempts in flight at once for one company (less than `concurrency`, so others always have room). */
+  companyConcurrency?: number;
   /** A number in [0, 1) for the jitter. */
   random?: () => number;
   fetch?: typeof fetch;
 }
 
 export interface WebhookWorker {
-  /** Stops polling, aborts requests in flight (they stay due and are sent again later) and waits for the current tick. */
+  /** Stops polling, aborts requests in flight (they stay due and are sent again later) and waits for them. */
   stop(): Promise<void>;
-  /** Runs one tick now, after the one in progress if any; resolves when it is done. */
+  /**
+   * Runs one poll now, after the one in progress if any, and resolves once no attempt is in
+   * flight: those it started and those that took the slots they freed.
+   */
   tick(): Promise<void>;
 }
 
-/** Time past the request timeout before a claimed delivery is due again (the attempt's own bookkeeping). */
+/** Time past the answer time-out before a claimed delivery is due again (the attempt's own bookkeeping). */
 const LEASE_MARGIN_MS = 2_000;
-/** Claim rounds per tick: a delivered event makes its webhook's next event due at once. */
-const MAX_ROUNDS = 10;
 
 type Sent = AttemptOutcome['state'] | 'ABORTED';
 
@@ -49,15 +64,22 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
   const pollMs = options.pollMs ?? deps.config.webhookPollMs;
   const timeoutMs = options.timeoutMs ?? deps.config.webhookTimeoutMs;
   const schedule = options.scheduleSeconds ?? deps.config.webhookRetryScheduleSeconds;
-  const batch = options.batch ?? 20;
+  const concurrency = Math.max(1, options.concurrency ?? deps.config.webhookConcurrency);
+  const companyConcurrency = Math.max(1, Math.min(concurrency, options.companyConcurrency ?? deps.config.webhookCompanyConcurrency));
   const random = options.random ?? Math.random;
   const send = options.fetch ?? fetch;
   const log = deps.logger.child({ component: 'webhooks' });
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
+  /** The attempts in flight, and how many of them each company has. */
+  const inFlight = new Set<Promise<void>>();
+  const busy = new Map<string, number>();
+  /** The claim in progress (one at a time, so two cannot both count the same free slot), and whether another is wanted after it. */
+  let filling: Promise<void> | undefined;
+  let fillAgain = false;
 
-  async function deliver(due: DueDelivery): Promise<Sent> {
+  async function deliver(due: DueDelivery, signal: AbortSignal): Promise<Sent> {
     const attempt = due.attempts + 1;
     const requestedAt = deps.now();
     const started = performance.now();
@@ -77,7 +99,7 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
           'webhook-signature': signature,
         },
         redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]),
+        signal,
       });
       retryAfter = response.headers.get('retry-after');
       if (response.status >= 100 && response.status <= 599) httpStatus = response.status;
@@ -127,6 +149,72 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
     return state;
   }
 
+  /**
+   * One attempt in a slot. Its deadline is a timer of the slot's own, not `AbortSignal.timeout`
+   * joined by `AbortSignal.any`: fetch holds the signal it is given only weakly, and on Node 20 a
+   * collected composite never aborts, so a silent receiver would hold its slot for good.
+   */
+  function startAttempt(due: DueDelivery): void {
+    busy.set(due.companyId, (busy.get(due.companyId) ?? 0) + 1);
+    const attempt = new AbortController();
+    const deadline = setTimeout(() => attempt.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    deadline.unref();
+    const onStop = (): void => attempt.abort(stopping.signal.reason);
+    stopping.signal.addEventListener('abort', onStop, { once: true });
+    const running: Promise<void> = deliver(due, attempt.signal)
+      .then(
+        () => undefined,
+        (thrown: unknown) => log.error({ err: thrown }, 'recording a webhook attempt failed'),
+      )
+      .finally(() => {
+        clearTimeout(deadline);
+        stopping.signal.removeEventListener('abort', onStop);
+        inFlight.delete(running);
+        const left = (busy.get(due.companyId) ?? 1) - 1;
+        if (left > 0) busy.set(due.companyId, left);
+        else busy.delete(due.companyId);
+        // The freed slot is taken at once: this webhook's next event, or another's.
+        if (!stopping.signal.aborted) void fill();
+      });
+    inFlight.add(running);
+  }
+
+  /** Claims as many due deliveries as there are free slots, within each company's share, and starts them. */
+  async function claimAndStart(): Promise<void> {
+    const free = concurrency - inFlight.size;
+    if (free <= 0 || stopping.signal.aborted) return;
+    const now = deps.now();
+    const leaseUntil = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
+    try {
+      const due = await deps.store.claimDueDeliveries(now.toISOString(), leaseUntil.toISOString(), free, {
+        perCompany: companyConcurrency,
+        busy: new Map(busy),
+      });
+      // Claimed during a stop: left unsent, due again when the lease ends.
+      if (stopping.signal.aborted) return;
+      for (const delivery of due) startAttempt(delivery);
+    } catch (thrown) {
+      log.error({ err: thrown }, 'claiming webhook deliveries failed');
+    }
+  }
+
+  function fill(): Promise<void> {
+    if (filling) {
+      fillAgain = true;
+      return filling;
+    }
+    filling = (async () => {
+      do {
+        fillAgain = false;
+        await claimAndStart();
+      } while (fillAgain && !stopping.signal.aborted);
+    })().finally(() => {
+      filling = undefined;
+    });
+    return filling;
+  }
+
+  /** One poll: expiry always, then the free slots filled. It does not wait for the attempts it starts. */
   async function runTick(): Promise<void> {
     if (stopping.signal.aborted) return;
     try {
@@ -134,42 +222,37 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
     } catch (thrown) {
       log.error({ err: thrown }, 'expiring due charges failed');
     }
-    try {
-      for (let round = 0; round < MAX_ROUNDS && !stopping.signal.aborted; round += 1) {
-        const now = deps.now();
-        const leaseUntil = new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
-        const due = await deps.store.claimDueDeliveries(now.toISOString(), leaseUntil.toISOString(), batch);
-        if (due.length === 0) return;
-        const results = await Promise.allSettled(due.map(deliver));
-        for (const result of results) {
-          if (result.status === 'rejected') log.error({ err: result.reason }, 'recording a webhook attempt failed');
-        }
-        // Another round only when a webhook's next event may have become due (this one is settled).
-        if (!results.some((result) => result.status === 'fulfilled' && (result.value === 'DELIVERED' || result.value === 'FAILED'))) return;
-      }
-    } catch (thrown) {
-      log.error({ err: thrown }, 'webhook delivery tick failed');
-    }
+    await fill();
   }
-
-  const tick = (): Promise<void> => {
-    current = current.then(runTick);
-    return current;
-  };
 
   const poll = (): void => {
     if (options.polling === false || stopping.signal.aborted) return;
-    timer = setTimeout(() => void tick().then(poll), pollMs);
+    timer = setTimeout(() => {
+      current = current.then(runTick);
+      void current.then(poll);
+    }, pollMs);
     timer.unref();
   };
-  if (options.polling !== false) void tick().then(poll);
+  if (options.polling !== false) {
+    current = current.then(runTick);
+    void current.then(poll);
+  }
+
+  async function idle(): Promise<void> {
+    while (inFlight.size > 0 || filling) await Promise.allSettled([...inFlight, filling]);
+  }
 
   return {
-    tick,
+    async tick() {
+      current = current.then(runTick);
+      await current;
+      await idle();
+    },
     async stop() {
       stopping.abort();
       clearTimeout(timer);
       await current;
+      await idle();
     },
   };
 }

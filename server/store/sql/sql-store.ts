@@ -6,6 +6,7 @@ import type {
   ClientPage,
   ClientPosition,
   CompanyRecord,
+  DeliveryShare,
   DueDelivery,
   IdempotencyClaim,
   IdempotencyClaimInput,
@@ -18,7 +19,7 @@ import type {
   WebhookDeliveryDoc,
   WebhookDoc,
 } from '../types.js';
-import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf } from './rows.js';
+import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf, type DueDeliveryRow } from './rows.js';
 import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
 import { all, get, lock, run, type Step } from './step.js';
 
@@ -200,8 +201,8 @@ export abstract class SqlStore implements Store {
     return rows.map((row) => JSON.parse(row.doc) as WebhookDeliveryDoc);
   }
 
-  async claimDueDeliveries(now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
-    return this.write(this.claimDueDeliveriesStep(now, leaseUntil, limit));
+  async claimDueDeliveries(now: string, leaseUntil: string, limit: number, share?: DeliveryShare): Promise<DueDelivery[]> {
+    return this.write(this.claimDueDeliveriesStep(now, leaseUntil, limit, share ?? { perCompany: limit }));
   }
 
   async recordAttempt(outcome: AttemptOutcome): Promise<void> {
@@ -277,10 +278,28 @@ export abstract class SqlStore implements Store {
     return true;
   }
 
-  private *claimDueDeliveriesStep(now: string, leaseUntil: string, limit: number): Step<DueDelivery[]> {
-    const rows = yield* all(this.sql.dueDeliveries, now, limit);
-    for (const row of rows) yield* run(this.sql.leaseDelivery, leaseUntil, row.event_id, row.webhook_id);
-    return rows.map(dueDeliveryOf);
+  private *claimDueDeliveriesStep(now: string, leaseUntil: string, limit: number, { perCompany, busy = new Map() }: DeliveryShare): Step<DueDelivery[]> {
+    if (limit <= 0 || perCompany <= 0) return [];
+    // Companies with every slot in use are left out by the query; one with some in use gets its
+    // remaining turns here, so the query reads at most that many rows more than it may claim.
+    const full: string[] = [];
+    let partlyBusy = 0;
+    for (const [companyId, n] of busy) {
+      if (n >= perCompany) full.push(companyId);
+      else partlyBusy += n;
+    }
+    const rows = yield* all(this.sql.dueDeliveries, now, JSON.stringify(full), perCompany, now, limit + partlyBusy);
+    const taken = new Map<string, number>();
+    const claimed: DueDeliveryRow[] = [];
+    for (const row of rows) {
+      if (claimed.length === limit) break;
+      const inUse = (busy.get(row.company_id) ?? 0) + (taken.get(row.company_id) ?? 0);
+      if (inUse >= perCompany) continue;
+      taken.set(row.company_id, (taken.get(row.company_id) ?? 0) + 1);
+      claimed.push(row);
+    }
+    for (const row of claimed) yield* run(this.sql.leaseDelivery, leaseUntil, row.event_id, row.webhook_id);
+    return claimed.map(dueDeliveryOf);
   }
 
   private *recordAttemptStep({ attempt, companyId, state, disableWebhook }: AttemptOutcome): Step<void> {

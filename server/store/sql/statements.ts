@@ -151,17 +151,29 @@ export function sharedStatements(d: Dialect) {
       `INSERT INTO webhook_deliveries (event_id, webhook_id, seq, state, attempts, next_attempt_at) VALUES (?, ?, ?, 'PENDING', 0, ?)`,
     ),
     /**
+     * D14's fair share: each webhook's oldest PENDING event that is due, taken in turns over the
+     * companies (each company's first, then each one's second, …), at most `turns` of a company and
+     * none of the companies in `fullJson` (a JSON array: those whose slots are all in use). The window
+     * is computed in a subquery because PostgreSQL locks no row of a query level with a window function.
      * SKIP LOCKED: a delivery another worker is claiming right now is left to it. One it claimed and
      * committed is re-read at its new next_attempt_at (the lease) and is not due.
      */
-    dueDeliveries: q<[now: string, limit: number], DueDeliveryRow>(
+    dueDeliveries: q<[now: string, fullJson: string, turns: number, now: string, limit: number], DueDeliveryRow>(
       `SELECT d.event_id, d.webhook_id, e.company_id, e.type, e.body, d.attempts, ${d.jsonMember('w.doc', 'url')} AS url, w.secret
-       FROM webhook_deliveries d
+       FROM (
+         SELECT p.event_id, p.webhook_id, p.next_attempt_at,
+           ROW_NUMBER() OVER (PARTITION BY h.company_id ORDER BY p.next_attempt_at, p.seq, p.webhook_id) AS turn
+         FROM webhook_deliveries p
+         JOIN webhooks h ON h.id = p.webhook_id AND h.status = 'ACTIVE'
+         WHERE p.state = 'PENDING' AND p.next_attempt_at <= ?
+           AND p.seq = (SELECT MIN(p2.seq) FROM webhook_deliveries p2 WHERE p2.webhook_id = p.webhook_id AND p2.state = 'PENDING')
+           AND NOT ${d.inJsonArray('h.company_id', '?')}
+       ) due
+       JOIN webhook_deliveries d ON d.event_id = due.event_id AND d.webhook_id = due.webhook_id
        JOIN webhook_events e ON e.id = d.event_id
        JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'ACTIVE'
-       WHERE d.state = 'PENDING' AND d.next_attempt_at <= ?
-         AND d.seq = (SELECT MIN(d2.seq) FROM webhook_deliveries d2 WHERE d2.webhook_id = d.webhook_id AND d2.state = 'PENDING')
-       ORDER BY d.next_attempt_at
+       WHERE due.turn <= ? AND d.state = 'PENDING' AND d.next_attempt_at <= ?
+       ORDER BY due.turn, due.next_attempt_at, d.webhook_id
        LIMIT ?
        ${d.rowLock('FOR UPDATE OF d SKIP LOCKED')}`,
     ),
