@@ -2,6 +2,8 @@
  * Configuration from the environment, validated once at start. A bad value is reported
  * as one line naming the variable, never as a stack trace.
  */
+import { isNetwork } from './webhooks/url-policy.js';
+
 export interface Config {
   port: number;
   host: string;
@@ -35,6 +37,11 @@ export interface Config {
   webhookPollMs: number;
   /** How long an endpoint has to answer one delivery (D14: 15 s). */
   webhookTimeoutMs: number;
+  /**
+   * Networks (CIDR blocks or addresses) webhooks may be delivered to although they are not public
+   * (D40): a receiver the operator runs inside their own network. Empty by default.
+   */
+  webhookAllowedNetworks: readonly string[];
   /** How long a client has to send its headers, and its whole request (D34); then 408. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -65,6 +72,7 @@ export const configVariables = [
   'WEBHOOK_RETRY_SCHEDULE',
   'WEBHOOK_POLL_MS',
   'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_ALLOWED_NETWORKS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
 ] as const;
@@ -112,6 +120,20 @@ function secondsList(env: ConfigEnv, name: ConfigVariable, fallback: string, max
   return values;
 }
 
+/** A comma-separated list of CIDR blocks or addresses (`10.20.0.0/16,fd00::1`); at most 20. */
+function networks(env: ConfigEnv, name: ConfigVariable): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const parts = raw.split(',').map((part) => part.trim());
+  const bad = parts.find((part) => !isNetwork(part));
+  if (parts.length > 20 || bad !== undefined) {
+    throw new ConfigError(
+      `${name} must be 1 to 20 comma-separated CIDR blocks or IP addresses (10.20.0.0/16,fd00::1)${bad !== undefined ? `, got "${bad}"` : ''}`,
+    );
+  }
+  return parts;
+}
+
 /** Where the SQLite file is when DATABASE_PATH is not set. */
 export const defaultDatabasePath = './data/payments.db';
 
@@ -147,6 +169,7 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule, 20, 7 * 86_400),
     webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    webhookAllowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS'),
     ...requestTimeouts(env),
   };
 }
