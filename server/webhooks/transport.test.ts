@@ -10,7 +10,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { Config } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { newId } from '../domain/ids.js';
 import type { WebhookDeliveryDoc } from '../store/types.js';
@@ -280,5 +280,25 @@ describe('describeFailure of a policy refusal', () => {
     const refused = new RefusedByPolicy(RESOLVES_NON_PUBLIC);
     expect(describeFailure(refused, 15_000)).toBe(RESOLVES_NON_PUBLIC);
     expect(describeFailure(new TypeError('fetch failed', { cause: refused }), 15_000)).toBe(RESOLVES_NON_PUBLIC);
+  });
+});
+
+describe('configuration: WEBHOOK_ALLOWED_NETWORKS', () => {
+  test.each<[string, { given: string | undefined; want: string[] }]>([
+    ['unset: none', { given: undefined, want: [] }],
+    ['empty: none', { given: '', want: [] }],
+    ['blocks and addresses, spaces after commas', { given: '10.20.0.0/16, fd00::7,192.168.5.9', want: ['10.20.0.0/16', 'fd00::7', '192.168.5.9'] }],
+  ])('%s', (_name, { given, want }) => {
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: given }).webhookAllowedNetworks).toEqual(want);
+  });
+
+  test.each([
+    ['a word', 'intranet'],
+    ['a prefix too long', '10.0.0.0/33'],
+    ['a shorthand IPv4', '127.1'],
+    ['an empty entry', '10.0.0.0/8,,fd00::/8'],
+  ])('%s → one-line ConfigError naming the variable', (_name, given) => {
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: given })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: given })).toThrow(/^WEBHOOK_ALLOWED_NETWORKS must be 1 to 20 comma-separated CIDR blocks/);
   });
 });

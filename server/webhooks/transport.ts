@@ -91,6 +91,7 @@ export function createWebhookTransport(options: WebhookTransportOptions): Webhoo
         (response) => {
           // Only the status and headers matter: the body is not read, the connection is closed.
           const answer = toResponse(response);
+          response.on('error', () => undefined);
           response.destroy();
           request.destroy();
           signal.removeEventListener('abort', onAbort);

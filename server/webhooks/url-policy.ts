@@ -118,7 +118,14 @@ function parseNetworks(networks: readonly string[] | undefined): Array<[Address,
 
 /** Whether a WEBHOOK_ALLOWED_NETWORKS entry is a CIDR block or an address ipaddr.js reads. */
 export function isNetwork(value: string): boolean {
-  return value.includes('/') ? ipaddr.isValidCIDR(value) : ipaddr.isValid(value);
+  // IPv4 only in its four-part decimal form: an operator's `1` or `0x7f.1` is more likely a slip than 0.0.0.1.
+  if (!value.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(value.split('/')[0] ?? '')) return false;
+  try {
+    parseNetworks([value]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function inNetworks(address: Address, networks: Array<[Address, number]>): boolean {
