@@ -85,7 +85,8 @@ test('profile reference, as the README runs it in CI (npm run -s, keys in the en
 
 /**
  * The webhook checks where a QA engineer meets them: a production deployment reaches the run's
- * receiver only through an https name (D40), so the run gets `--webhook-receiver` for where it
+ * receiver only through an https name with public addresses (D40; this machine's own are
+ * allowed by WEBHOOK_ALLOWED_NETWORKS here), so the run gets `--webhook-receiver` for where it
  * listens and `--webhook-url` for the tunnel's address, as the README shows.
  */
 describe('profile reference with --webhook-receiver behind an https tunnel', async () => {
@@ -99,7 +100,11 @@ describe('profile reference with --webhook-receiver behind an https tunnel', asy
       return context.skip(tunnel.reason);
     }
     try {
-      const { base, apiKey } = await startProduction('webhooks', { NODE_EXTRA_CA_CERTS: tunnel.certificatePath });
+      // The host name resolves to this machine, which no production deployment sends to unless its operator allows it (D40).
+      const { base, apiKey } = await startProduction('webhooks', {
+        NODE_EXTRA_CA_CERTS: tunnel.certificatePath,
+        WEBHOOK_ALLOWED_NETWORKS: (named as { addresses: string[] }).addresses.join(','),
+      });
       const webhookUrl = `${tunnel.origin}/hooks/conformance`;
       const run = await runToEnd(
         'npm',

@@ -165,8 +165,10 @@ export interface paths {
          * @description Registers a URL of the caller's company to receive charge events (**D40**), signed as the
          *     Standard Webhooks specification describes (**D14**). The answer carries the signing secret
          *     (`whsec_…`) once; it is never shown again. The URL must be `https` (`http` to `localhost` is
-         *     accepted in development); in production its host must resolve to public addresses only
-         *     (**D40**). A company has at most 16 registrations (**D49**).
+         *     accepted in development), and its host must resolve to public addresses only (development
+         *     also allows loopback); a name that does not resolve, or resolves to any other address, is a
+         *     `422` on `/url`, and every delivery checks the addresses again (**D40**). A company has at
+         *     most 16 registrations (**D49**).
          *     Not in the source document, which shows only the lookup.
          */
         post: operations["createWebhook"];
@@ -1112,9 +1114,12 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
         };
         /**
-         * @description A new webhook registration (**D40**). `url` must be `https`; in a development deployment
-         *     `http` to `localhost`/`127.0.0.1` is allowed too, and a production deployment refuses private,
-         *     loopback and link-local addresses. A URL with credentials (`user:password@host`) is refused.
+         * @description A new webhook registration (**D40**). `url` must be `https` to a host whose every address is
+         *     public: private, loopback, link-local and every other special-purpose address (IANA
+         *     registries, IPv4 inside IPv6 included) is refused, whether written in the URL or resolved
+         *     from its name, at registration and again at every delivery. A development deployment also
+         *     allows loopback, and `http` to `localhost`/`127.0.0.1`/`[::1]`. A URL with credentials
+         *     (`user:password@host`) is refused.
          */
         WebhookCreate: {
             /** @description The endpoint that receives the events. */

@@ -38,6 +38,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> & Pick<Deps,
     logger: overrides.logger ?? createLogger(config),
     validator: overrides.validator ?? new ContractValidator(undefined, { useDefaults: true }),
     now: overrides.now ?? (() => new Date()),
+    ...(overrides.resolveHost ? { resolveHost: overrides.resolveHost } : {}),
   };
 }
 

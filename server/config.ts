@@ -2,6 +2,8 @@
  * Configuration from the environment, validated once at start. A bad value is reported
  * as one line naming the variable, never as a stack trace.
  */
+import { isNetwork } from './webhooks/url-policy.js';
+
 export interface Config {
   port: number;
   host: string;
@@ -40,6 +42,11 @@ export interface Config {
   /** Delivery attempts in flight at once per instance, in all and for one company (D14: 64 and 4). */
   webhookConcurrency: number;
   webhookCompanyConcurrency: number;
+  /**
+   * Networks (CIDR blocks or addresses) webhooks may be delivered to although they are not public
+   * (D40): a receiver the operator runs inside their own network. Empty by default.
+   */
+  webhookAllowedNetworks: readonly string[];
   /** How long a client has to send its headers, and its whole request (D34); then 408. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -73,6 +80,7 @@ export const configVariables = [
   'WEBHOOK_CONNECT_TIMEOUT_MS',
   'WEBHOOK_CONCURRENCY',
   'WEBHOOK_COMPANY_CONCURRENCY',
+  'WEBHOOK_ALLOWED_NETWORKS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
 ] as const;
@@ -120,6 +128,20 @@ function secondsList(env: ConfigEnv, name: ConfigVariable, fallback: string, max
   return values;
 }
 
+/** A comma-separated list of CIDR blocks or addresses (`10.20.0.0/16,fd00::1`); at most 20. */
+function networks(env: ConfigEnv, name: ConfigVariable): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const parts = raw.split(',').map((part) => part.trim());
+  const bad = parts.find((part) => !isNetwork(part));
+  if (parts.length > 20 || bad !== undefined) {
+    throw new ConfigError(
+      `${name} must be 1 to 20 comma-separated CIDR blocks or IP addresses (10.20.0.0/16,fd00::1)${bad !== undefined ? `, got "${bad}"` : ''}`,
+    );
+  }
+  return parts;
+}
+
 /** Where the SQLite file is when DATABASE_PATH is not set. */
 export const defaultDatabasePath = './data/payments.db';
 
@@ -155,6 +177,7 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule, 20, 7 * 86_400),
     webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
     ...webhookLimits(env),
+    webhookAllowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS'),
     ...requestTimeouts(env),
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ContractValidator } from '../lib/contract/ajv.js';
 import type { Config } from './config.js';
+import type { HostResolver } from './webhooks/url-policy.js';
 import type { CompanyRecord, Store } from './store/types.js';
 
 /** Everything the app is built from; tests pass their own (an in-memory store, a fixed clock). */
@@ -11,6 +12,8 @@ export interface Deps {
   /** The request validator of the contract, compiled once (with the contract's defaults applied). */
   validator: ContractValidator;
   now: () => Date;
+  /** Where webhook hosts are looked up (D40); the system resolver when absent. Tests give a table: no network. */
+  resolveHost?: HostResolver;
 }
 
 export interface AppEnv {

@@ -2,8 +2,9 @@ import type { ConformanceOptions } from '../engine/types.js';
 
 /**
  * The default host of the webhooks a run registers: under `.invalid`, which never resolves
- * (RFC 6761 §6.4), so a deployment (production included, D40 judges names without resolving
- * them) accepts the registration and its deliveries reach no one.
+ * (RFC 6761 §6.4), so its deliveries reach no one; the reference deployment (production
+ * included) registers `.invalid` names without a lookup (D40), though it refuses other names
+ * that do not resolve.
  */
 export const UNROUTABLE_WEBHOOK_HOST = 'webhooks.conformance.invalid';
 

@@ -278,7 +278,7 @@ beforeAll(async () => {
   const firstServedMs = await whenServing(first, port, apiKey, firstT0);
   // A webhook that wants charge.pending, so that every charge writes its event to the outbox (an
   // event no webhook wants is not written) and the outbox's atomicity can be checked.
-  const hook = await call(port, apiKey, 'POST', '/webhook', { url: 'https://hooks.example.com/pix', name: 'Outbox', events: ['charge.pending'] });
+  const hook = await call(port, apiKey, 'POST', '/webhook', { url: 'https://hooks.crash-test.invalid/pix', name: 'Outbox', events: ['charge.pending'] });
   if (hook.status !== 201) throw new Error(`POST /webhook answered ${hook.status}: ${hook.text}`);
 
   // The stream.

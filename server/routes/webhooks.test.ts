@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { newId } from '../domain/ids.js';
 import { fakeClock, problem, read, sendJson, unknownId, type FakeClock } from '../test-support/fixtures.js';
-import { createTestServer, type TestServer, type TestServerOptions } from '../test-support/harness.js';
+import { createTestServer, tableResolver, type TestServer, type TestServerOptions } from '../test-support/harness.js';
 
 type Webhook = components['schemas']['Webhook'];
 type WebhookCreate = components['schemas']['WebhookCreate'];
@@ -178,7 +178,7 @@ describe('GET /webhook/{id}: authentication', () => {
 const secretPattern = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 const idPattern = /^wbhk_[a-z][0-9a-z]{1,31}$/;
 const httpsOnly = 'must be an https URL (http only to localhost in development)';
-const internalInProduction = /^must not point at a private, loopback or link-local address or localhost in production \(.+\)$/;
+const internalInProduction = /^must point at a public address, not a private, loopback, link-local or other special-purpose one \(.+\)$/;
 
 function createBody(over: Partial<WebhookCreate> = {}): WebhookCreate {
   return { url: 'https://cafeaurora.example.com/webhooks/pix', name: 'Pedidos da loja', events: ['charge.paid', 'charge.expired'], ...over };
@@ -254,7 +254,8 @@ describe('POST /webhook: created (D40)', () => {
     ['http to localhost in development', { given: { url: 'http://localhost:4000/hook' } }],
     ['http to 127.0.0.1 in development', { given: { url: 'http://127.0.0.1:8080/' } }],
     ['http to [::1] in development', { given: { url: 'http://[::1]:9000/pix' } }],
-    ['https to a private address in development', { given: { url: 'https://192.168.0.10/hook' } }],
+    ['https to 127.0.0.1 in development', { given: { url: 'https://127.0.0.1:8443/hook' } }],
+    ['https to a name resolving to loopback in development', { given: { url: 'https://localhost:8443/hook' } }],
   ];
 
   test.each(cases)('201 with the registration and its secret: %s', async (_name, { given }) => {
@@ -314,7 +315,7 @@ describe('POST /webhook: created (D40)', () => {
 
   test('production accepts https to public hosts and addresses', async () => {
     await restart({ config: { mode: 'production' } });
-    for (const url of ['https://cafeaurora.example.com/webhooks/pix', 'https://203.0.113.10:8443/hook', 'https://[2001:db8::10]/hook']) {
+    for (const url of ['https://cafeaurora.example.com/webhooks/pix', 'https://93.184.216.34:8443/hook', 'https://[2606:2800:220:1::1]/hook']) {
       expect((await register({ url })).url).toBe(url);
     }
   });
@@ -357,6 +358,16 @@ describe('POST /webhook: URL not allowed (D40)', () => {
     ['https to a unique-local address in production', { given: { mode: 'production', url: 'https://[fd00::1]/' }, want: internalInProduction }],
     ['https to a mapped private address in production', { given: { mode: 'production', url: 'https://[::ffff:192.168.0.1]/' }, want: internalInProduction }],
     ['https to 0.0.0.0 in production', { given: { mode: 'production', url: 'https://0.0.0.0/' }, want: internalInProduction }],
+    ['https to LocalHost.. in production', { given: { mode: 'production', url: 'https://LocalHost../hook' }, want: internalInProduction }],
+    ['https to [::127.0.0.1] in production', { given: { mode: 'production', url: 'https://[::127.0.0.1]/hook' }, want: internalInProduction }],
+    [
+      'https to a private address in development',
+      { given: { mode: 'development', url: 'https://192.168.0.10/hook' }, want: /^must point at a public or loopback address/ },
+    ],
+    [
+      'https to a name that does not resolve',
+      { given: { mode: 'production', url: 'https://typo.example.net/hook' }, want: /^must name a host that resolves in DNS \(typo\.example\.net does not/ },
+    ],
   ];
 
   test.each(cases)('422 on /url: %s', async (_name, { given, want }) => {
@@ -366,6 +377,56 @@ describe('POST /webhook: URL not allowed (D40)', () => {
     if (typeof want === 'string') expect(detail).toBe(want);
     else expect(detail).toMatch(want);
     expect((await server.api.GET('/webhook')).data).toEqual([]);
+  });
+});
+
+/**
+ * A name is judged by what it resolves to, at registration (D40): an attacker registers a name
+ * of their own pointing at the deployment's internal network. The resolver is a table: no network.
+ */
+describe('POST and PATCH /webhook: a name resolving to a non-public address (D40)', () => {
+  const cases: Array<[string, { given: string[] }]> = [
+    ['127.0.0.1', { given: ['127.0.0.1'] }],
+    ['::1', { given: ['::1'] }],
+    ['10.0.0.7', { given: ['10.0.0.7'] }],
+    ['the metadata address 169.254.169.254', { given: ['169.254.169.254'] }],
+    ['a public and a private address', { given: ['93.184.216.34', '192.168.0.9'] }],
+    ['a mapped loopback address', { given: ['::ffff:127.0.0.1'] }],
+  ];
+
+  test.each(cases)('production refuses receiver.example resolving to %s: 422 on /url, the address not told', async (_name, { given }) => {
+    await restart({ config: { mode: 'production' }, resolveHost: tableResolver({ 'receiver.example': given }) });
+    const { error, response } = await server.api.POST('/webhook', { body: createBody({ url: 'https://receiver.example/hooks/pix' }) });
+    const detail = urlRefusal(error, response.status, '/webhook');
+    expect(detail).toBe(
+      'must point at a public address, not a private, loopback, link-local or other special-purpose one (receiver.example resolves to a non-public address)',
+    );
+    for (const address of given) expect(JSON.stringify(error)).not.toContain(address);
+    expect((await server.api.GET('/webhook')).data).toEqual([]);
+
+    // A PATCH to the name is refused the same way, and changes nothing.
+    const created = await register();
+    const patched = await server.api.PATCH('/webhook/{id}', { params: { path: { id: created.id } }, body: { url: 'https://receiver.example/x' } });
+    expect(urlRefusal(patched.error, patched.response.status, `/webhook/${created.id}`)).toBe(detail);
+    expect((await server.api.GET('/webhook/{id}', { params: { path: { id: created.id } } })).data?.url).toBe(created.url);
+  });
+
+  test('the same name resolving to a public address is registered', async () => {
+    await restart({ config: { mode: 'production' }, resolveHost: tableResolver({ 'receiver.example': ['93.184.216.34', '2606:2800:220:1::1'] }) });
+    expect((await register({ url: 'https://receiver.example/hooks/pix' })).url).toBe('https://receiver.example/hooks/pix');
+  });
+
+  test('a .invalid name is registered without a lookup (it never resolves: RFC 6761 §6.4)', async () => {
+    const looked: string[] = [];
+    await restart({
+      config: { mode: 'production' },
+      resolveHost: async (hostname) => {
+        looked.push(hostname);
+        return [{ address: '127.0.0.1', family: 4 }];
+      },
+    });
+    expect((await register({ url: 'https://webhooks.conformance.invalid/run' })).url).toBe('https://webhooks.conformance.invalid/run');
+    expect(looked).toEqual([]);
   });
 });
 

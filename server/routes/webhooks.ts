@@ -6,13 +6,14 @@ import { notFound, ProblemError, validationProblem } from '../http/problems.js';
 import { listBound } from '../http/list-bound.js';
 import type { WebhookDoc } from '../store/types.js';
 import { newWebhookSecret } from '../webhooks/secret.js';
-import { webhookUrlError } from '../webhooks/url-policy.js';
+import { systemResolver, webhookUrlError } from '../webhooks/url-policy.js';
 
 type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 
-/** A URL the deployment does not send events to is a 422 on `/url` (D40). */
-function urlMustBeAllowed(deps: Deps, url: string): void {
-  const error = webhookUrlError(url, deps.config.mode);
+/** A URL the deployment does not send events to (its spelling, or any address its host resolves to) is a 422 on `/url` (D40). */
+async function urlMustBeAllowed(deps: Deps, url: string): Promise<void> {
+  const policy = { mode: deps.config.mode, allowedNetworks: deps.config.webhookAllowedNetworks };
+  const error = await webhookUrlError(url, policy, deps.resolveHost ?? systemResolver);
   if (error) throw validationProblem([error]);
 }
 
@@ -30,7 +31,7 @@ export const webhookOperations: ResourceOperations = (deps) => {
   };
   return [
     defineOperation('createWebhook', async ({ body, company }) => {
-      urlMustBeAllowed(deps, body.url);
+      await urlMustBeAllowed(deps, body.url);
       const at = deps.now().toISOString();
       const webhook: WebhookDoc = {
         id: newId('webhook'),
@@ -65,7 +66,7 @@ export const webhookOperations: ResourceOperations = (deps) => {
       const companyId = company.doc.id;
       const current = await deps.store.getWebhook(companyId, id);
       if (!current) throw notFound('webhook', id);
-      if (body.url !== undefined) urlMustBeAllowed(deps, body.url);
+      if (body.url !== undefined) await urlMustBeAllowed(deps, body.url);
       // Only the fields sent change (D40); the schema allows no others.
       const next: WebhookDoc = {
         ...current,

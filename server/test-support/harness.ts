@@ -1,4 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+import { isIPv6 } from 'node:net';
 import pino from 'pino';
 import type { paths } from '../../generated/openapi.js';
 import { createApp } from '../app.js';
@@ -6,6 +7,7 @@ import { createCompanyWithKey, createDeps } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { HostResolver } from '../webhooks/url-policy.js';
 import { ResponseChecker } from './contract-check.js';
 import { openTestStore, type TestStore } from './engines.js';
 
@@ -36,6 +38,33 @@ export interface TestServerOptions {
   now?: () => Date;
   /** A SQLite file to use instead of the test run's engine (a fresh in-memory database or PostgreSQL schema). */
   databasePath?: string;
+  /** Where webhook hosts are looked up; `tableResolver()` (no network) unless given. */
+  resolveHost?: HostResolver;
+}
+
+/**
+ * A resolver that answers from a table and never asks the network: `localhost` is loopback,
+ * `example.com` and its subdomains (the names the tests register) are 93.184.216.34, a public
+ * address that is judged and never connected to (no test delivers to these names), and
+ * anything else does not resolve. `entries` add or replace names; a function answers per call.
+ */
+export function tableResolver(entries: Record<string, string[] | (() => string[])> = {}): HostResolver {
+  return async (hostname) => {
+    const name = hostname.toLowerCase().replace(/\.+$/, '');
+    const entry = entries[name];
+    const addresses =
+      entry !== undefined
+        ? typeof entry === 'function'
+          ? entry()
+          : entry
+        : name === 'localhost'
+          ? ['127.0.0.1', '::1']
+          : name === 'example.com' || name.endsWith('.example.com')
+            ? ['93.184.216.34']
+            : [];
+    if (addresses.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+    return addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
+  };
 }
 
 function sqliteFile(path: string): TestStore {
@@ -54,7 +83,12 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   // The rate limit is off unless a test turns it on: tests fire requests faster than any client should.
   const config: Config = { ...loadConfig({}), logLevel: 'silent', publicUrl: 'http://pay.test', rateLimitRequests: 0, ...options.config };
   const { store, close } = options.databasePath !== undefined ? sqliteFile(options.databasePath) : await openTestStore();
-  const deps = createDeps(config, { store, logger: pino({ level: 'silent' }), ...(options.now ? { now: options.now } : {}) });
+  const deps = createDeps(config, {
+    store,
+    logger: pino({ level: 'silent' }),
+    resolveHost: options.resolveHost ?? tableResolver(),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const app = createApp(deps);
   const a = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });
   const b = await createCompanyWithKey(store, { name: 'Padaria Bom Dia Ltda', taxId: '11222333000181' });

@@ -1,8 +1,9 @@
 /**
  * What stands between a production deployment and a webhook receiver on a QA engineer's machine:
  * a tunnel with an https name (ngrok, cloudflared, a TLS-terminating proxy). A production
- * deployment refuses `http`, `localhost` and literal loopback addresses (D40), so a test that
- * wants its deliveries needs the same hop: an https server under this machine's host name, with
+ * deployment refuses `http`, `localhost` and non-public addresses (D40), so a test that wants
+ * its deliveries needs the same hop: an https server under this machine's host name (whose
+ * addresses the deployment is told to allow, as a tunnel's public address needs no telling), with
  * a self-signed certificate the deployment is told to trust (`NODE_EXTRA_CA_CERTS`, as an
  * operator adds a private CA), passing each request through unchanged to a local http port.
  */
@@ -25,18 +26,21 @@ export interface TlsTunnel {
 
 /**
  * This machine's host name when a production deployment would accept it in a webhook URL (a
- * name, not `localhost`, not a literal address) and it resolves here; otherwise why not.
+ * name, not `localhost`, not a literal address) and it resolves here, with the addresses it
+ * resolves to (this machine's: never public, so the deployment must be told to allow them,
+ * WEBHOOK_ALLOWED_NETWORKS, as an operator allows a receiver inside their own network, D40);
+ * otherwise why not.
  */
-export async function tunnelHostName(): Promise<{ host: string } | { reason: string }> {
+export async function tunnelHostName(): Promise<{ host: string; addresses: string[] } | { reason: string }> {
   const host = hostname();
   if (host === '' || host === 'localhost' || host.endsWith('.localhost') || isIP(host) !== 0)
     return { reason: `the host name ${JSON.stringify(host)} is one a production deployment refuses` };
   try {
-    await lookup(host);
+    const addresses = await lookup(host, { all: true });
+    return { host, addresses: addresses.map(({ address }) => address) };
   } catch (error) {
     return { reason: `the host name ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }
-  return { host };
 }
 
 /** A key and a self-signed certificate for `host`, made by openssl in `folder`; undefined without openssl. */

@@ -22,6 +22,8 @@ import { eventBodyWithImage } from '../domain/charge-image.js';
 import { expireDueCharges } from '../domain/charge-lifecycle.js';
 import type { AttemptOutcome, DueDelivery, WebhookDeliveryDoc } from '../store/types.js';
 import { retryDelayMs } from './retry-schedule.js';
+import { createWebhookTransport, InvalidStatus, type WebhookSend } from './transport.js';
+import { RefusedByPolicy } from './url-policy.js';
 
 export interface WebhookWorkerOptions {
   /** Tick every `pollMs` on a timer (default); false leaves ticking to `tick()`, for tests. */
@@ -42,7 +44,8 @@ export interface WebhookWorkerOptions {
   companyConcurrency?: number;
   /** A number in [0, 1) for the jitter. */
   random?: () => number;
-  fetch?: typeof fetch;
+  /** Sends each delivery; the transport (the URL policy at connect time, one connection per request) unless a test gives its own. */
+  fetch?: WebhookSend;
 }
 
 export interface WebhookWorker {
@@ -67,7 +70,15 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
   const concurrency = Math.max(1, options.concurrency ?? deps.config.webhookConcurrency);
   const companyConcurrency = Math.max(1, Math.min(concurrency, options.companyConcurrency ?? deps.config.webhookCompanyConcurrency));
   const random = options.random ?? Math.random;
-  const send = options.fetch ?? fetch;
+  // The policy of this deployment, whatever the deployment that registered the URL allowed (D40).
+  const send: WebhookSend =
+    options.fetch ??
+    createWebhookTransport({
+      mode: deps.config.mode,
+      allowedNetworks: deps.config.webhookAllowedNetworks,
+      connectTimeoutMs: options.connectTimeoutMs ?? deps.config.webhookConnectTimeoutMs,
+      ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),
+    });
   const log = deps.logger.child({ component: 'webhooks' });
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -257,9 +268,14 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
   };
 }
 
-/** Why a request got no answer, in words for the deliveries list (D41); never the URL or the body. */
+/**
+ * Why a request got no answer, in words for the deliveries list (D41); never the URL or the body.
+ * A refusal by the URL policy says so and no more (no address, no port: no connection was made).
+ */
 export function describeFailure(thrown: unknown, timeoutMs: number): string {
   if (isNamed(thrown, 'TimeoutError')) return `no answer within ${timeoutMs / 1000} s`;
+  const refused = found(thrown, RefusedByPolicy) ?? found(thrown, InvalidStatus);
+  if (refused) return refused.message;
   const code = errorCode(thrown);
   switch (code) {
     case 'ECONNREFUSED':
@@ -281,6 +297,14 @@ export function describeFailure(thrown: unknown, timeoutMs: number): string {
     default:
       return /TLS|SSL|CERT|UNABLE_TO_VERIFY|SELF_SIGNED/.test(code) ? `TLS failure (${code})` : `request failed (${code})`;
   }
+}
+
+/** An error of the given class: the one thrown, its cause, or the first of an AggregateError. */
+function found<T extends Error>(thrown: unknown, kind: new (...args: never[]) => T, depth = 0): T | undefined {
+  if (thrown instanceof kind) return thrown;
+  if (typeof thrown !== 'object' || thrown === null || depth > 4) return undefined;
+  const { cause, errors } = thrown as { cause?: unknown; errors?: unknown };
+  return found(cause, kind, depth + 1) ?? (Array.isArray(errors) ? found(errors[0], kind, depth + 1) : undefined);
 }
 
 function isNamed(value: unknown, name: string): boolean {
