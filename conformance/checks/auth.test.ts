@@ -65,6 +65,8 @@ async function run(profile: Profile, fault: Fault, over: Partial<ConformanceOpti
   const ctx = new RunContext(options(profile, over), { fetch: fetchFn });
   giveFixtures(ctx, fixtures);
   await authCheck.run(ctx);
+  // As a run does when its checks are done: the registrations it made go (a company has at most 16).
+  await ctx.cleanUp();
   return ctx;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ContractValidator } from '../../lib/contract/ajv.js';
 import { listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { linkParameters, listLinks, type ContractLink } from '../../lib/contract/links.js';
 import { send } from './http.js';
 import { apiKeyHeaderOf } from './key-check.js';
 import { Recorder } from './recorder.js';
@@ -79,6 +80,10 @@ export class RunContext {
   private unansweredInARow = 0;
   /** Every operation of the contract, covered or not, by operationId. */
   private readonly byId: Map<string, ContractOperation>;
+  /** The delete the contract links to each create that has one (`createWebhook` → `deleteWebhook`). */
+  private readonly deletes: Map<string, ContractLink>;
+  /** Records the run created that can be deleted and are not yet: the delete and its path, by URL. */
+  private readonly leftBehind = new Map<string, { link: ContractLink; params: Record<string, string> }>();
 
   constructor(
     readonly options: ConformanceOptions,
@@ -94,6 +99,7 @@ export class RunContext {
     this.runId = options.runId ?? `conf${randomBytes(4).toString('hex')}`;
     this.fetchFn = deps.fetch ?? fetch;
     this.apiKeyHeader = apiKeyHeaderOf(this.contract);
+    this.deletes = new Map(listLinks(this.contract).flatMap((link) => (link.target.method === 'delete' ? [[link.source.operationId, link] as const] : [])));
     this.recorder = new Recorder((operationId, check, outcome) => deps.onProgress?.({ kind: 'check', operationId, check, outcome }));
   }
 
@@ -117,7 +123,8 @@ export class RunContext {
 
   /** Sends a request to an operation and records the exchange. */
   async request(operation: ContractOperation | string, init: RequestInit = {}): Promise<Exchange> {
-    const input = this.input(operation, init);
+    const op = typeof operation === 'string' ? this.operation(operation) : operation;
+    const input = this.input(op, init);
     let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     // A rate-limited answer is the target protecting itself, not a verdict on the request:
     // like any well-behaved client, wait as long as Retry-After says and send it again.
@@ -126,6 +133,7 @@ export class RunContext {
       exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     }
     this.exchanges.push(exchange);
+    this.track(op, exchange);
     // A target that stopped answering would otherwise cost one timeout per remaining request.
     this.unansweredInARow = exchange.error ? this.unansweredInARow + 1 : 0;
     if (this.unansweredInARow >= MAX_UNANSWERED_IN_A_ROW) {
@@ -134,6 +142,44 @@ export class RunContext {
       );
     }
     return exchange;
+  }
+
+  /** Notes a deletable record a request created, and forgets one a request deleted. */
+  private track(op: ContractOperation, exchange: Exchange): void {
+    const status = exchange.response?.status ?? 0;
+    if (status < 200 || status > 299) return;
+    if (op.method === 'delete') {
+      this.leftBehind.delete(exchange.request.url);
+      return;
+    }
+    const link = this.deletes.get(op.operationId);
+    if (!link) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(exchange.response!.body);
+    } catch {
+      return;
+    }
+    const params = linkParameters(link, body);
+    if (params) this.leftBehind.set(this.url(link.target, params), { link, params });
+  }
+
+  /**
+   * Deletes every record the run created that the contract lets it delete and that is still
+   * there (webhook registrations: left behind they would be retried for hours and count against
+   * the company's limit, D49). Runs once the checks are done, also when one threw.
+   */
+  async cleanUp(): Promise<void> {
+    for (const { link, params } of [...this.leftBehind.values()]) {
+      const input = this.input(link.target, { pathParams: params });
+      const exchange = await send(this.fetchFn, input, this.options.timeoutMs);
+      if (exchange.response && (exchange.response.status < 300 || exchange.response.status === 404)) this.leftBehind.delete(input.url);
+    }
+  }
+
+  /** The records the run created and could not delete (their delete URLs), for the report. */
+  get notCleanedUp(): string[] {
+    return [...this.leftBehind.keys()];
   }
 
   /**

@@ -50,8 +50,13 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   deps.onProgress?.({ kind: 'start', operations: ctx.operations.length });
   await probe(ctx, deps);
   await checkKeysAccepted(options, ctx.contract, deps.fetch);
-  if (!options.readOnly && !options.stateless) await createFixtures(ctx);
-  for (const module of activeChecks) await module.run(ctx);
+  try {
+    if (!options.readOnly && !options.stateless) await createFixtures(ctx);
+    for (const module of activeChecks) await module.run(ctx);
+  } finally {
+    // What the run created and may delete goes, also when a check threw or the target stopped answering.
+    await ctx.cleanUp().catch(() => undefined);
+  }
   await responseChecks.run(ctx);
   const report: RunReport = {
     runId: ctx.runId,

@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { type JsonObject, listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
 import { idVariables, successStatus } from '../../scripts/docs/code-samples.js';
 import { decorateForDocs } from '../../scripts/docs/decorate.js';
@@ -77,6 +77,11 @@ describe.skipIf(missing.length > 0)("the docs' curl samples, run by bash with cu
     server = await createTestServer();
     http = await serveOnLoopback(server.app.fetch);
     base = http.base;
+  });
+
+  // Each sample gets records of its own; its webhook registrations go with it (a company has at most 16, D49).
+  afterEach(async () => {
+    for (const { id } of (await server.api.GET('/webhook')).data ?? []) await server.api.DELETE('/webhook/{id}', { params: { path: { id } } });
   });
 
   afterAll(async () => {

@@ -1,0 +1,54 @@
+/**
+ * A run leaves nothing it may delete behind: every webhook registration it made is deleted when
+ * its checks are done, also when the target stops answering in the middle. Left behind, each
+ * would be retried for hours and count against the company's 16 registrations (D49), so a few
+ * runs would block the next ones.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
+import { testRunOptions } from '../test-support/fixtures.js';
+import { runConformance, TargetUnreachableError } from './run.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await createTestServer();
+});
+afterAll(async () => server.close());
+
+const registrations = async () => (await server.api.GET('/webhook')).data!.map((w) => w.id);
+const only = ['createWebhook', 'getWebhook', 'updateWebhook', 'listWebhooks', 'listWebhookDeliveries'];
+
+test('a run deletes every registration it made', async () => {
+  const before = await registrations();
+  const sent: string[] = [];
+  const report = await runConformance(testRunOptions({ apiKey: server.apiKey, profile: 'reference', only, timeoutMs: 5_000 }), {
+    fetch: async (input, init) => {
+      const request = new Request(input as string, init);
+      sent.push(request.method);
+      return server.app.fetch(request);
+    },
+  });
+  expect(report.results.filter((r) => r.outcome === 'fail')).toEqual([]);
+  expect(sent.filter((m) => m === 'POST').length).toBeGreaterThan(1);
+  expect(await registrations()).toEqual(before);
+});
+
+test('… also when the target stops answering in the middle of the run', async () => {
+  const before = await registrations();
+  let created = 0;
+  const run = runConformance(testRunOptions({ apiKey: server.apiKey, profile: 'reference', only, timeoutMs: 2_000 }), {
+    fetch: async (input, init) => {
+      const request = new Request(input as string, init);
+      // Two registrations go through; then nothing but the deletes is answered.
+      if (request.method === 'DELETE' || created < 2) {
+        const response = await server.app.fetch(request);
+        if (request.method === 'POST' && response.status === 201) created += 1;
+        return response;
+      }
+      throw new TypeError('fetch failed');
+    },
+  });
+  await expect(run).rejects.toBeInstanceOf(TargetUnreachableError);
+  expect(created).toBe(2);
+  expect(await registrations()).toEqual(before);
+});
