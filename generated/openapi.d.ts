@@ -1879,6 +1879,8 @@ export interface components {
         /** @description The request body is not valid JSON (**D34**). */
         BadRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1888,6 +1890,8 @@ export interface components {
         /** @description The `X-API-KEY` header is missing or holds no valid key (**D03**). */
         Unauthorized: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1897,6 +1901,8 @@ export interface components {
         /** @description An earlier request with the same `Idempotency-Key` is still being processed (**D10**). */
         IdempotencyInProgress: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1906,6 +1912,8 @@ export interface components {
         /** @description The request body is larger than 1 MiB (**D34**). */
         PayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1915,6 +1923,8 @@ export interface components {
         /** @description The path and query are longer than 8 KiB (**D34**). */
         UriTooLong: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1924,13 +1934,15 @@ export interface components {
         /** @description The request body is not `application/json` (**D34**). */
         UnsupportedMediaType: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The API key exceeded its request quota; retry after `Retry-After` seconds (**D11**). */
+        /** @description The API key, or without a valid key the client address, exceeded its request quota; retry after `Retry-After` seconds. `RateLimit` and `RateLimit-Policy` are always sent with it (**D11**). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1945,6 +1957,8 @@ export interface components {
         /** @description The request headers are larger than 16 KiB (**D34**). */
         HeadersTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1954,6 +1968,8 @@ export interface components {
         /** @description An unexpected fault; nothing was changed (**D02**). */
         InternalError: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2064,20 +2080,26 @@ export interface components {
          */
         IdempotentReplayed: "true";
         /**
+         * @description The caller's quota state, as the IETF RateLimit header fields draft describes: the policy's
+         *     name, the requests left `r` and the seconds `t` until the window resets, e.g.
+         *     `"default";r=99;t=1`. Sent on every answer of a service that limits requests (always on a
+         *     `429`): policy `"default"` for a valid API key, `"anonymous"` for a request without one, counted
+         *     per client address (**D11**).
+         * @example "default";r=99;t=1
+         */
+        RateLimit: string;
+        /**
+         * @description The quota policy the request was counted under, as the IETF RateLimit header fields draft
+         *     describes: `q` requests per window of `w` seconds, e.g. `"default";q=100;w=1` for an API key or
+         *     `"anonymous";q=25;w=1` per client address without one. Sent with `RateLimit` (**D11**).
+         * @example "default";q=100;w=1
+         */
+        RateLimitPolicy: string;
+        /**
          * @description Seconds to wait before retrying (RFC 9110 `Retry-After`) (**D11**).
          * @example 1
          */
         RetryAfter: string;
-        /**
-         * @description The caller's quota state, as the IETF RateLimit header fields draft describes, e.g. `"default";r=0;t=1` (remaining requests `r`, seconds until reset `t`) (**D11**).
-         * @example "default";r=0;t=1
-         */
-        RateLimit: string;
-        /**
-         * @description The quota policy, as the IETF RateLimit header fields draft describes, e.g. `"default";q=100;w=1` (`q` requests per `w` seconds) (**D11**).
-         * @example "default";q=100;w=1
-         */
-        RateLimitPolicy: string;
         /**
          * @description The next page of a paged answer (RFC 8288 web linking, `rel="next"`), as a path relative to the
          *     service: the same `limit` and the cursor `after` of the page's last client (**D48**). Absent on
@@ -2128,6 +2150,8 @@ export interface operations {
                 headers: {
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2147,6 +2171,8 @@ export interface operations {
              */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2178,6 +2204,8 @@ export interface operations {
             /** @description The charge. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2188,6 +2216,8 @@ export interface operations {
             /** @description No charge with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2224,6 +2254,8 @@ export interface operations {
             /** @description The charge where the simulation stopped. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2235,6 +2267,8 @@ export interface operations {
             /** @description The charge is not a development charge; only `devMode` charges can be simulated (**D39**). */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2244,6 +2278,8 @@ export interface operations {
             /** @description No charge with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2253,6 +2289,8 @@ export interface operations {
             /** @description The charge is `EXPIRED`, `RECEIVED` or already at `until`, so there is no move to simulate (**D39**). */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2265,6 +2303,8 @@ export interface operations {
             /** @description The request body breaks the contract; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2296,6 +2336,8 @@ export interface operations {
             /** @description The charge after the expiration. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2306,6 +2348,8 @@ export interface operations {
             /** @description The charge is not a development charge (**D39**). */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2315,6 +2359,8 @@ export interface operations {
             /** @description No charge with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2324,6 +2370,8 @@ export interface operations {
             /** @description The charge is already paid or expired (**D39**). */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2367,6 +2415,8 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2378,6 +2428,8 @@ export interface operations {
             /** @description A paging parameter is not what the contract allows (`limit` outside 1 to 1000, an `after` that is not a cursor of this service); each is named. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2405,6 +2457,8 @@ export interface operations {
             /** @description The client was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,6 +2473,8 @@ export interface operations {
             /** @description The request breaks the contract; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2442,6 +2498,8 @@ export interface operations {
             /** @description All registrations of the company, at most 16 (**D49**). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2471,6 +2529,8 @@ export interface operations {
             /** @description The registration, with its secret. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,6 +2542,8 @@ export interface operations {
             /** @description The company already has 16 registrations, the most allowed (**D49**); delete one (`DELETE /webhook/{id}`) first. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2494,6 +2556,8 @@ export interface operations {
             /** @description The request breaks the contract, or the URL is not allowed; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2525,6 +2589,8 @@ export interface operations {
             /** @description The webhook registration. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2535,6 +2601,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2567,6 +2635,8 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2575,6 +2645,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2611,6 +2683,8 @@ export interface operations {
             /** @description The registration after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2622,6 +2696,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2634,6 +2710,8 @@ export interface operations {
             /** @description The request breaks the contract, or the URL is not allowed; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2665,6 +2743,8 @@ export interface operations {
             /** @description The newest 100 attempts, newest first (**D49**). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2675,6 +2755,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2703,6 +2785,8 @@ export interface operations {
             /** @description The subscription after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2714,6 +2798,8 @@ export interface operations {
             /** @description No subscription with this `id` exists for the caller's company (**D09**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2726,6 +2812,8 @@ export interface operations {
             /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D45**). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2753,6 +2841,8 @@ export interface operations {
             /** @description The subscription was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +2857,8 @@ export interface operations {
             /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D45**). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2798,6 +2890,8 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2808,6 +2902,8 @@ export interface operations {
             /** @description No subscription with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2836,6 +2932,8 @@ export interface operations {
             /** @description The product was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2850,6 +2948,8 @@ export interface operations {
             /** @description The request breaks the contract; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2881,6 +2981,8 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,6 +2993,8 @@ export interface operations {
             /** @description No product with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2919,6 +3023,8 @@ export interface operations {
             /** @description The order was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,6 +3039,8 @@ export interface operations {
             /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's or is `INACTIVE` (**D27**, **D29**, **D45**). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2964,6 +3072,8 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2974,6 +3084,8 @@ export interface operations {
             /** @description No order with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
