@@ -8,7 +8,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
-import { freePort, listening, startTsx, useChildProcesses, within, printedKey } from '../server/test-support/processes.js';
+import { createCompanyKey, freePort, listening, startTsx, useChildProcesses, printedKey } from '../server/test-support/processes.js';
 import { conformance, matrixCell, RUN_MS } from './test-support/cli-process.js';
 import { junitTotal, shownTotal } from './report/totals-check.js';
 import { parseXml } from './report/xml-check.js';
@@ -28,9 +28,7 @@ describe('against the reference server', () => {
     });
     await listening(server);
     const apiKey = printedKey(server);
-    const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
-    expect((await within(keys.exited, 'the keys command')).code, keys.stderr()).toBe(0);
-    const secondApiKey = (JSON.parse(keys.stdout()) as { apiKey: string }).apiKey;
+    const { apiKey: secondApiKey } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'B');
 
     const junit = join(folder(), 'out', 'junit.xml');
     const html = join(folder(), 'out', 'report.html');

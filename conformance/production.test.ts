@@ -12,12 +12,10 @@ import {
   freePort,
   listening,
   type ChildVars,
-  printedKey,
+  createCompanyKey,
   repoRoot,
   startBuiltServer,
-  startTsx,
   useChildProcesses,
-  within,
   type Running,
 } from '../server/test-support/processes.js';
 import { waitFor } from '../server/test-support/webhook-receiver.js';
@@ -27,7 +25,8 @@ import { startTlsTunnel, tunnelHostName } from '../server/test-support/tls-tunne
 const folder = useChildProcesses('conformance-production-test-');
 
 /**
- * The compiled server in production mode on an empty database, and its printed key. Each test
+ * The compiled server in production mode on an empty database, and a key made for it with the
+ * keys command (production makes no company of its own). Each test
  * starts its own: every child is killed after each test.
  */
 async function startProduction(name: string, vars: ChildVars = {}): Promise<{ server: Running; base: string; apiKey: string; databasePath: string }> {
@@ -43,16 +42,15 @@ async function startProduction(name: string, vars: ChildVars = {}): Promise<{ se
     ...vars,
   });
   await listening(server);
-  return { server, base: `http://127.0.0.1:${port}`, apiKey: printedKey(server), databasePath };
+  const { apiKey } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'A');
+  return { server, base: `http://127.0.0.1:${port}`, apiKey, databasePath };
 }
 
 test('profile reference, as the README runs it in CI (npm run -s, keys in the environment): 0 failures, webhooks at .invalid, their failed deliveries harmless, no key in any output', {
   timeout: RUN_MS + 30_000,
 }, async () => {
   const { server, base, apiKey, databasePath } = await startProduction('run');
-  const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
-  expect((await within(keys.exited, 'the keys command')).code, keys.stderr()).toBe(0);
-  const secondApiKey = (JSON.parse(keys.stdout()) as { apiKey: string }).apiKey;
+  const { apiKey: secondApiKey } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'B');
   const run = await runToEnd('npm', ['run', '-s', 'conformance', '--', '--base-url', base, '--profile', 'reference', '--run-id', 'prodrun'], {
     CONFORMANCE_API_KEY: apiKey,
     CONFORMANCE_SECOND_API_KEY: secondApiKey,

@@ -1887,6 +1887,8 @@ export interface components {
         /** @description The request body is not valid JSON (**D34**). */
         BadRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1896,6 +1898,8 @@ export interface components {
         /** @description The `X-API-KEY` header is missing or holds no valid key (**D03**). */
         Unauthorized: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1905,6 +1909,8 @@ export interface components {
         /** @description An earlier request with the same `Idempotency-Key` is still being processed (**D10**). */
         IdempotencyInProgress: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1914,6 +1920,8 @@ export interface components {
         /** @description The request body is larger than 1 MiB (**D34**). */
         PayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1923,6 +1931,8 @@ export interface components {
         /** @description The path and query are longer than 8 KiB (**D34**). */
         UriTooLong: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1932,13 +1942,15 @@ export interface components {
         /** @description The request body is not `application/json` (**D34**). */
         UnsupportedMediaType: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The API key exceeded its request quota; retry after `Retry-After` seconds (**D11**). */
+        /** @description The API key, or without a valid key the client address, exceeded its request quota; retry after `Retry-After` seconds. `RateLimit` and `RateLimit-Policy` are always sent with it (**D11**). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1953,6 +1965,8 @@ export interface components {
         /** @description The request headers are larger than 16 KiB (**D34**). */
         HeadersTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1962,6 +1976,8 @@ export interface components {
         /** @description An unexpected fault; nothing was changed (**D02**). */
         InternalError: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2072,20 +2088,26 @@ export interface components {
          */
         IdempotentReplayed: "true";
         /**
+         * @description The caller's quota state, as the IETF RateLimit header fields draft describes: the policy's
+         *     name, the requests left `r` and the seconds `t` until the window resets, e.g.
+         *     `"default";r=99;t=1`. Sent on every answer of a service that limits requests (always on a
+         *     `429`): policy `"default"` for a valid API key, `"anonymous"` for a request without one, counted
+         *     per client address (**D11**).
+         * @example "default";r=99;t=1
+         */
+        RateLimit: string;
+        /**
+         * @description The quota policy the request was counted under, as the IETF RateLimit header fields draft
+         *     describes: `q` requests per window of `w` seconds, e.g. `"default";q=100;w=1` for an API key or
+         *     `"anonymous";q=25;w=1` per client address without one. Sent with `RateLimit` (**D11**).
+         * @example "default";q=100;w=1
+         */
+        RateLimitPolicy: string;
+        /**
          * @description Seconds to wait before retrying (RFC 9110 `Retry-After`) (**D11**).
          * @example 1
          */
         RetryAfter: string;
-        /**
-         * @description The caller's quota state, as the IETF RateLimit header fields draft describes, e.g. `"default";r=0;t=1` (remaining requests `r`, seconds until reset `t`) (**D11**).
-         * @example "default";r=0;t=1
-         */
-        RateLimit: string;
-        /**
-         * @description The quota policy, as the IETF RateLimit header fields draft describes, e.g. `"default";q=100;w=1` (`q` requests per `w` seconds) (**D11**).
-         * @example "default";q=100;w=1
-         */
-        RateLimitPolicy: string;
         /**
          * @description The next page of a paged answer (RFC 8288 web linking, `rel="next"`), as a path relative to the
          *     service: the same `limit` and the cursor `after` of the page's last client (**D48**). Absent on
@@ -2136,6 +2158,8 @@ export interface operations {
                 headers: {
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2155,6 +2179,8 @@ export interface operations {
              */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2186,6 +2212,8 @@ export interface operations {
             /** @description The charge. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,6 +2224,8 @@ export interface operations {
             /** @description No charge with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2232,6 +2262,8 @@ export interface operations {
             /** @description The charge where the simulation stopped. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,6 +2275,8 @@ export interface operations {
             /** @description The charge is not a development charge; only `devMode` charges can be simulated (**D39**). */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2252,6 +2286,8 @@ export interface operations {
             /** @description No charge with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2261,6 +2297,8 @@ export interface operations {
             /** @description The charge is `EXPIRED`, `RECEIVED` or already at `until`, so there is no move to simulate (**D39**). */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2273,6 +2311,8 @@ export interface operations {
             /** @description The request body breaks the contract; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2304,6 +2344,8 @@ export interface operations {
             /** @description The charge after the expiration. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2314,6 +2356,8 @@ export interface operations {
             /** @description The charge is not a development charge (**D39**). */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2367,8 @@ export interface operations {
             /** @description No charge with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2332,6 +2378,8 @@ export interface operations {
             /** @description The charge is already paid or expired (**D39**). */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2375,6 +2423,8 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2386,6 +2436,8 @@ export interface operations {
             /** @description A paging parameter is not what the contract allows (`limit` outside 1 to 1000, an `after` that is not a cursor of this service); each is named. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2413,6 +2465,8 @@ export interface operations {
             /** @description The client was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2427,6 +2481,8 @@ export interface operations {
             /** @description The request breaks the contract; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2450,6 +2506,8 @@ export interface operations {
             /** @description All registrations of the company, at most 16 (**D49**). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2479,6 +2537,8 @@ export interface operations {
             /** @description The registration, with its secret. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +2550,8 @@ export interface operations {
             /** @description The company already has 16 registrations, the most allowed (**D49**); delete one (`DELETE /webhook/{id}`) first. */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2502,6 +2564,8 @@ export interface operations {
             /** @description The request breaks the contract, or the URL is not allowed; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,6 +2597,8 @@ export interface operations {
             /** @description The webhook registration. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2543,6 +2609,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2575,6 +2643,8 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2583,6 +2653,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2619,6 +2691,8 @@ export interface operations {
             /** @description The registration after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2630,6 +2704,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2642,6 +2718,8 @@ export interface operations {
             /** @description The request breaks the contract, or the URL is not allowed; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2673,6 +2751,8 @@ export interface operations {
             /** @description The newest 100 attempts, newest first (**D49**). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2683,6 +2763,8 @@ export interface operations {
             /** @description No webhook registration with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2711,6 +2793,8 @@ export interface operations {
             /** @description The subscription after the change. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2722,6 +2806,8 @@ export interface operations {
             /** @description No subscription with this `id` exists for the caller's company (**D09**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2734,6 +2820,8 @@ export interface operations {
             /** @description The request breaks the contract (every failing field is listed, including a missing `id`), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D45**). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2761,6 +2849,8 @@ export interface operations {
             /** @description The subscription was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2775,6 +2865,8 @@ export interface operations {
             /** @description The request breaks the contract (every failing field is listed), or names a product or client the company does not have or that is `INACTIVE` (**D27**, **D45**). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2806,6 +2898,8 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2816,6 +2910,8 @@ export interface operations {
             /** @description No subscription with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2844,6 +2940,8 @@ export interface operations {
             /** @description The product was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2858,6 +2956,8 @@ export interface operations {
             /** @description The request breaks the contract; every failing field is listed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2889,6 +2989,8 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,6 +3001,8 @@ export interface operations {
             /** @description No product with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2927,6 +3031,8 @@ export interface operations {
             /** @description The order was created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2941,6 +3047,8 @@ export interface operations {
             /** @description The request breaks the contract (every failing field is listed), the amounts do not add up, or a product or the client is not the company's or is `INACTIVE` (**D27**, **D29**, **D45**). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2972,6 +3080,8 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2982,6 +3092,8 @@ export interface operations {
             /** @description No order with this id exists for the caller's company (**D27**). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

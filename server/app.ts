@@ -8,6 +8,7 @@ import { operationMiddleware } from './http/operation.js';
 import { mountOperations } from './http/mount-operations.js';
 import { pathPattern } from '../lib/contract/paths.js';
 import { requestLimits } from './http/request-limits.js';
+import { callerMiddleware } from './http/rate-limit.js';
 import { stampRequestId } from './http/request-id.js';
 import { ProblemError, problemResponse, problemTypes } from './http/problems.js';
 import { chargeOperations } from './routes/charges.js';
@@ -65,6 +66,9 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     );
   });
 
+  // Who is calling and their quota (D11), before anything else is looked at: a flood, keyed or
+  // not, is refused with 429 before it costs more than a counted write.
+  app.use(callerMiddleware(deps));
   app.use(requestLimits());
 
   app.route('/', docsRoutes(deps));

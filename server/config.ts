@@ -25,9 +25,16 @@ export interface Config {
   idempotencyLeaseSeconds: number;
   /** Largest accepted request body (D24, D34). */
   bodyLimitBytes: number;
-  /** Requests per API key per window (D11); 0 turns the limit off. */
+  /** Requests per API key per window (D11); 0 turns every rate limit off, this one and the anonymous one. */
   rateLimitRequests: number;
+  /** Requests per client address per window without a valid API key (D11); 0 turns only this limit off. */
+  rateLimitAnonymousRequests: number;
   rateLimitWindowSeconds: number;
+  /**
+   * The request header a trusted reverse proxy writes the client's address into (lower case), read
+   * as its right-most entry; undefined: the socket's address, and no forwarded header is read (D11).
+   */
+  trustedProxyHeader: string | undefined;
   /**
    * Seconds to wait after each failed webhook delivery attempt before the next one (D14), ±20 %
    * jitter applied; once every entry has been used the delivery is given up.
@@ -74,6 +81,8 @@ export const configVariables = [
   'BODY_LIMIT_BYTES',
   'RATE_LIMIT_REQUESTS',
   'RATE_LIMIT_WINDOW_SECONDS',
+  'RATE_LIMIT_ANONYMOUS_REQUESTS',
+  'TRUSTED_PROXY_HEADER',
   'WEBHOOK_RETRY_SCHEDULE',
   'WEBHOOK_POLL_MS',
   'WEBHOOK_TIMEOUT_MS',
@@ -172,13 +181,30 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     idempotencyLeaseSeconds: integer(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 3_600),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 64 * 1_048_576),
-    rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 100, 0, 1_000_000),
-    rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 1, 1, 3_600),
+    ...rateLimits(env),
     webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule, 20, 7 * 86_400),
     webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),
     ...webhookLimits(env),
     webhookAllowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS'),
     ...requestTimeouts(env),
+  };
+}
+
+/**
+ * D11: a quota per API key, and a lower one per client address for requests without a valid key
+ * (a quarter of the key's unless set). `RATE_LIMIT_REQUESTS=0` is the one switch that turns both off.
+ */
+function rateLimits(env: ConfigEnv): Pick<Config, 'rateLimitRequests' | 'rateLimitAnonymousRequests' | 'rateLimitWindowSeconds' | 'trustedProxyHeader'> {
+  const rateLimitRequests = integer(env, 'RATE_LIMIT_REQUESTS', 100, 0, 1_000_000);
+  const anonymous = integer(env, 'RATE_LIMIT_ANONYMOUS_REQUESTS', Math.ceil(rateLimitRequests / 4), 0, 1_000_000);
+  const header = read(env, 'TRUSTED_PROXY_HEADER')?.toLowerCase();
+  if (header !== undefined && !/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header))
+    throw new ConfigError(`TRUSTED_PROXY_HEADER must be a header name such as x-forwarded-for, got "${header}"`);
+  return {
+    rateLimitRequests,
+    rateLimitAnonymousRequests: rateLimitRequests === 0 ? 0 : anonymous,
+    rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 1, 1, 3_600),
+    trustedProxyHeader: header,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ContractValidator } from '../lib/contract/ajv.js';
 import type { Config } from './config.js';
+import type { RateLimitFields } from './http/rate-limit.js';
 import type { HostResolver } from './webhooks/url-policy.js';
 import type { CompanyRecord, Store } from './store/types.js';
 
@@ -18,7 +19,10 @@ export interface Deps {
 
 export interface AppEnv {
   Variables: {
+    /** The company of a valid `X-API-KEY`, set for every request that presents one (server/http/rate-limit.ts). */
     company: CompanyRecord;
+    /** The RateLimit fields of the quota this request spent, when a quota is on (D11). */
+    rateLimit: RateLimitFields;
     body: unknown;
     /** The operation's query parameters that were sent, valid and read as their schemas say. */
     query: Record<string, unknown>;

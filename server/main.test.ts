@@ -13,6 +13,7 @@ import { describe, expect, test } from 'vitest';
 import type { ConfigVariable } from './config.js';
 import { testEngine } from './test-support/engines.js';
 import {
+  createCompanyKey,
   freePort,
   haveTerminal,
   listening,
@@ -118,6 +119,45 @@ describe('npm start on a database file', () => {
       expect(output).not.toContain(apiKey);
     }
     expect(second.stdout()).toContain('"msg":"shutting down"');
+  });
+});
+
+describe('the first start on an empty database, by mode (stdout a pipe, as a log collector reads it)', () => {
+  test('production makes no company and prints no key: one log line says how to make one, requests get 401 until a key exists', async () => {
+    const databasePath = join(folder(), 'production-empty', 'payments.db');
+    const port = await freePort();
+    const running = startBuiltServer({ NODE_ENV: 'production', DATABASE_PATH: databasePath, PORT: String(port) });
+    await listening(running);
+
+    for (const output of [running.stdout(), running.stderr()]) {
+      expect(output).not.toMatch(/sk_[a-z0-9]{24}_/);
+      expect(output).not.toContain('Empty database');
+    }
+    const hints = linesOf(running.stdout()).filter((line) => line.includes('No company yet'));
+    expect(hints, running.stdout()).toHaveLength(1);
+    const command =
+      testEngine === 'sqlite'
+        ? `DATABASE_PATH=${databasePath} npm run keys -- create --company "Name"`
+        : 'npm run keys -- create --company "Name"  (with the same DATABASE_URL)';
+    expect(JSON.parse(hints[0]!)).toMatchObject({
+      level: 40,
+      msg: `No company yet: every request is answered 401 until one is made. Make a company and its API key with: ${command}`,
+    });
+    expect((await call(port, '/client')).status).toBe(401);
+    expect((await call(port, '/client', { apiKey: `sk_${'a'.repeat(24)}_${'A'.repeat(43)}` })).status).toBe(401);
+
+    // The operator makes the first company with the keys command; the running server accepts its key.
+    const { apiKey } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'Minha Loja');
+    expect((await call(port, '/client', { apiKey })).status).toBe(200);
+    expect(running.stdout()).not.toContain(apiKey);
+  });
+
+  test('development makes the development company and prints its key once', async () => {
+    const running = startBuiltServer({ DATABASE_PATH: join(folder(), 'development-empty', 'payments.db'), PORT: String(await freePort()) });
+    await listening(running);
+    expect(linesOf(running.stdout()).filter((line) => /^\s+sk_[a-z0-9]{24}_/.test(line))).toHaveLength(1);
+    expect(running.stdout()).toContain('Empty database: created the development company');
+    expect(running.stdout()).not.toContain('No company yet');
   });
 });
 

@@ -6,7 +6,7 @@ import { createCompanyWithKey, createDeps, describeStore, openStore } from './bo
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { OperationCatalog } from './http/operations.js';
-import { listen, listenProblem, localOrigin, startUpLines } from './start-up.js';
+import { keysCommand, listen, listenProblem, localOrigin, noCompanyLine, startUpLines, type StartState } from './start-up.js';
 
 type FetchCallback = ReturnType<typeof createApp>['fetch'];
 
@@ -59,21 +59,30 @@ async function main(): Promise<void> {
   }
 
   const deps = createDeps(config, { store: await openStore(config) });
-  const companies = await deps.store.countCompanies();
-  if (companies === 0) {
-    const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: 'Sandbox Company' });
-    // Shown once, on the terminal of whoever started the server, never through the logger.
-    process.stdout.write(
-      `\nEmpty database: created the development company ${companyId}.\nIts API key (shown only now):\n\n  ${apiKey}\n\n` +
-        `Try: curl -H 'X-API-KEY: ${apiKey}' ${config.publicUrl}/client\n\n`,
-    );
+  // An empty database: a development start makes the development company and prints its key
+  // once, for whoever started it; a production start never invents a company (D04): it says how
+  // to make one with the keys command, and answers 401 until a key exists.
+  let state: StartState = 'had companies';
+  if ((await deps.store.countCompanies()) === 0) {
+    if (config.mode === 'development') {
+      const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: 'Sandbox Company' });
+      state = 'created the development company';
+      // Shown once, on the terminal of whoever started the server, never through the logger.
+      process.stdout.write(
+        `\nEmpty database: created the development company ${companyId}.\nIts API key (shown only now):\n\n  ${apiKey}\n\n` +
+          `Try: curl -H 'X-API-KEY: ${apiKey}' ${config.publicUrl}/client\n\n`,
+      );
+    } else {
+      state = 'no company';
+      deps.logger.warn({ keysCommand: keysCommand(config) }, noCompanyLine(config));
+    }
   }
   handle = createApp(deps).fetch;
   ready(handle);
   const origin = localOrigin(config.host, port);
   // A person at a terminal gets plain lines; piped output (a log collector) stays JSON lines,
   // whose `listening` line carries the same URLs.
-  if (process.stdout.isTTY) process.stdout.write(startUpLines(config, origin, companies > 0));
+  if (process.stdout.isTTY) process.stdout.write(startUpLines(config, origin, state));
   deps.logger.info({ port, host: config.host, url: origin, docs: `${origin}/docs/`, database: describeStore(config), mode: config.mode }, 'listening');
   // D14: deliveries (and charge expiry) start once the server is up.
   const worker: WebhookWorker = startWebhookWorker(deps);

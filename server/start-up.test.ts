@@ -2,7 +2,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { freePort } from '../lib/net/free-port.js';
-import { keysCommand, listen, listenProblem, localOrigin, startUpLines } from './start-up.js';
+import { keysCommand, listen, listenProblem, localOrigin, startUpLines, type StartState } from './start-up.js';
 
 const at = { port: 3000, host: '127.0.0.1' };
 
@@ -90,21 +90,27 @@ describe('startUpLines', () => {
   const config = { publicUrl: 'http://localhost:3000', databasePath: './data/payments.db', databaseUrl: undefined };
   const where = 'Pix sandbox listening on http://localhost:3000  (docs: http://localhost:3000/docs/)';
 
-  test.each<[string, typeof config, boolean, string[]]>([
-    ['a new database (its key is printed above)', config, false, [where]],
+  test.each<[string, typeof config, StartState, string[]]>([
+    ['a new database (its key is printed above)', config, 'created the development company', [where]],
     [
       'a database with companies',
       config,
-      true,
+      'had companies',
       [where, 'This database already has companies, so no key is shown. For a new key: npm run keys -- create --company "Name"'],
     ],
     [
       'payment pages elsewhere',
       { ...config, publicUrl: 'https://pay.example.com' },
-      false,
+      'created the development company',
       [where, 'Payment pages link to https://pay.example.com (PUBLIC_URL).'],
     ],
-  ])('%s', (_what, given, hadCompanies, want) => {
-    expect(startUpLines(given, 'http://localhost:3000', hadCompanies)).toBe(`${want.join('\n')}\n\n`);
+    [
+      'a production start on an empty database (no key is made)',
+      config,
+      'no company',
+      [where, 'No company yet: every request is answered 401 until one is made. Make a company and its API key with: npm run keys -- create --company "Name"'],
+    ],
+  ])('%s', (_what, given, state, want) => {
+    expect(startUpLines(given, 'http://localhost:3000', state)).toBe(`${want.join('\n')}\n\n`);
   });
 });

@@ -61,13 +61,25 @@ export function keysCommand(config: Pick<Config, 'databasePath' | 'databaseUrl'>
   return config.databasePath === defaultDatabasePath ? command : `DATABASE_PATH=${shellWord(config.databasePath)} ${command}`;
 }
 
+/** What the database held at start: companies already, none (a production start), or none and the development company was just made. */
+export type StartState = 'had companies' | 'no company' | 'created the development company';
+
 /**
- * What a person at a terminal reads once the server is up: where to click and, when the database
- * already had companies (so no key was printed), how to make a key.
+ * What a production start on an empty database logs (a log line, no key): nobody can call the
+ * API until a company and its key are made with the keys command.
  */
-export function startUpLines(config: Pick<Config, 'publicUrl' | 'databasePath' | 'databaseUrl'>, origin: string, hadCompanies: boolean): string {
+export function noCompanyLine(config: Pick<Config, 'databasePath' | 'databaseUrl'>): string {
+  return `No company yet: every request is answered 401 until one is made. Make a company and its API key with: ${keysCommand(config)}`;
+}
+
+/**
+ * What a person at a terminal reads once the server is up: where to click and, when no key was
+ * printed (the database already had companies, or a production start found none), how to make a key.
+ */
+export function startUpLines(config: Pick<Config, 'publicUrl' | 'databasePath' | 'databaseUrl'>, origin: string, state: StartState): string {
   const lines = [`Pix sandbox listening on ${origin}  (docs: ${origin}/docs/)`];
   if (config.publicUrl !== origin) lines.push(`Payment pages link to ${config.publicUrl} (PUBLIC_URL).`);
-  if (hadCompanies) lines.push(`This database already has companies, so no key is shown. For a new key: ${keysCommand(config)}`);
+  if (state === 'had companies') lines.push(`This database already has companies, so no key is shown. For a new key: ${keysCommand(config)}`);
+  if (state === 'no company') lines.push(noCompanyLine(config));
   return `${lines.join('\n')}\n\n`;
 }

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { freePort, listening, printedKey, repoRoot, startTsx, tsx, useChildProcesses, within } from '../../server/test-support/processes.js';
+import { createCompanyKey, freePort, listening, printedKey, repoRoot, startTsx, tsx, useChildProcesses, within } from '../../server/test-support/processes.js';
 import { foreignDeployment } from './foreign.js';
 
 const folder = useChildProcesses('conformance-foreign-test-');
@@ -78,9 +78,7 @@ test('the CLI in the seed profile passes a service answering seed-legal shapes t
   const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port) });
   await listening(server);
   const apiKey = printedKey(server);
-  const keys = startTsx('server/cli/keys.ts', ['create', '--company', 'B', '--json'], { DATABASE_PATH: databasePath });
-  expect((await within(keys.exited, 'the keys command')).code, keys.stderr()).toBe(0);
-  const secondApiKey = (JSON.parse(keys.stdout()) as { apiKey: string }).apiKey;
+  const { apiKey: secondApiKey } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'B');
 
   const origin = `http://127.0.0.1:${port}`;
   const foreign = foreignDeployment.wrap(async (request) => {

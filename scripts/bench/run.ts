@@ -29,7 +29,7 @@ import {
   buildReference,
   cleanUpEverything,
   makeTempDir,
-  readApiKey,
+  createCompany,
   spawnBareHono,
   spawnPrism,
   spawnReference,
@@ -89,8 +89,9 @@ async function bench(options: BenchOptions): Promise<boolean> {
   progress('starting the reference server and Prism');
   const dir = makeTempDir('bench-');
   const databasePath = join(dir, 'bench.db');
+  // Production makes no company of its own: the key is made first, as an operator makes one.
+  const apiKey = createCompany(databasePath, 'Bench company');
   const [reference, prism] = await Promise.all([spawnReference(dir, databasePath), spawnPrism(dir)]);
-  const apiKey = await readApiKey(reference, 20);
   await Promise.all([reference, prism].map(waitUntilAnswering));
   progress('seeding the reference server: 3 products, 1 charge');
   const seeded = await seedReference(reference.baseUrl, apiKey);

@@ -1,16 +1,8 @@
-/**
- * The reference server's data for the scenarios, created through its HTTP API (so it goes
- * through the same validation and store as any client's data): 3 products for the order and
- * one charge, with the development key; and per client scale a company made with the keys CLI
- * (`npm run keys -- create`), holding that many clients.
- */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { benchProducts, clientBody, paymentLinkBody, productBody } from './bodies.js';
 import { HarnessError } from './harness-error.js';
 import { clientPageSize } from './scenarios.js';
-import { repoRoot } from './targets.js';
+import { createCompany } from './targets.js';
 
 const SEED_CONCURRENCY = 16;
 
@@ -49,25 +41,6 @@ export async function seedReference(baseUrl: string, apiKey: string): Promise<Se
     data: { id: string };
   };
   return { chargeId: link.data.id, productIds };
-}
-
-/** A new company in the server's database, made as an operator makes one, and its key. */
-function createCompany(databasePath: string, name: string): string {
-  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-  let output: string;
-  try {
-    output = execFileSync(tsx, [join(repoRoot, 'server', 'cli', 'keys.ts'), 'create', '--company', name, '--json'], {
-      cwd: repoRoot,
-      env: { ...process.env, DATABASE_PATH: databasePath, DATABASE_URL: '' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  } catch (error) {
-    throw new HarnessError(`seeding: the keys CLI failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
-  }
-  const apiKey = /sk_[A-Za-z0-9_-]+/.exec(output)?.[0];
-  if (!apiKey) throw new HarnessError(`seeding: the keys CLI printed no key: ${output.slice(0, 500)}`);
-  return apiKey;
 }
 
 /** The `rel="next"` target of an answer's `Link` header (RFC 8288), as a path. */

@@ -1,10 +1,11 @@
 /**
  * Start-up to the first answered request: from spawn() to the first successful authenticated
- * GET /client, polled every 5 ms. The reference server starts on a fresh, empty database each
- * time (the case where it also has to migrate the schema and create the development company);
- * the key it prints is read from its log as soon as it appears.
+ * GET /client, polled every 5 ms. The reference server starts in production mode on a fresh
+ * database each time, holding only the company and key the keys command made before the clock
+ * starts (production makes no company of its own).
  */
-import { pollUntil, makeTempDir, readApiKey, removeTempDir, spawnPrism, spawnReference, stopTarget, type Target } from './targets.js';
+import { join } from 'node:path';
+import { createCompany, pollUntil, makeTempDir, removeTempDir, spawnPrism, spawnReference, stopTarget, type Target } from './targets.js';
 
 const POLL_MS = 5;
 
@@ -16,9 +17,15 @@ async function firstSuccessfulList(target: Target, apiKey: string): Promise<void
   });
 }
 
-async function timed(spawnTarget: (dir: string) => Promise<Target>, firstAnswer: (target: Target) => Promise<void>, prefix: string): Promise<number> {
+async function timed(
+  spawnTarget: (dir: string) => Promise<Target>,
+  firstAnswer: (target: Target) => Promise<void>,
+  prefix: string,
+  prepare: (dir: string) => void = () => {},
+): Promise<number> {
   const dir = makeTempDir(prefix);
   try {
+    prepare(dir);
     const started = performance.now();
     const target = await spawnTarget(dir);
     try {
@@ -33,7 +40,15 @@ async function timed(spawnTarget: (dir: string) => Promise<Target>, firstAnswer:
 }
 
 export async function referenceStartupMs(): Promise<number> {
-  return timed(spawnReference, async (target) => firstSuccessfulList(target, await readApiKey(target, POLL_MS)), 'bench-startup-reference-');
+  let apiKey = '';
+  return timed(
+    spawnReference,
+    (target) => firstSuccessfulList(target, apiKey),
+    'bench-startup-reference-',
+    (dir) => {
+      apiKey = createCompany(join(dir, 'bench.db'), 'Bench company');
+    },
+  );
 }
 
 /** Prism only checks that an `X-API-KEY` is present. */

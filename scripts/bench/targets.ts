@@ -198,9 +198,23 @@ export async function waitUntilAnswering(target: Target): Promise<void> {
   });
 }
 
-/** On an empty database the reference server prints the development company's key on stdout. */
-export async function readApiKey(target: Target, pollMs: number): Promise<string> {
-  return pollUntil(target, 'the development API key on its output', pollMs, async () => /sk_[A-Za-z0-9_-]+/.exec(readFileSync(target.logPath, 'utf8'))?.[0]);
+/** A new company in the server's database, made as an operator makes one, and its key. */
+export function createCompany(databasePath: string, name: string): string {
+  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+  let output: string;
+  try {
+    output = execFileSync(tsx, [join(repoRoot, 'server', 'cli', 'keys.ts'), 'create', '--company', name, '--json'], {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_PATH: databasePath, DATABASE_URL: '' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    throw new HarnessError(`the keys CLI failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
+  }
+  const apiKey = /sk_[A-Za-z0-9_-]+/.exec(output)?.[0];
+  if (!apiKey) throw new HarnessError(`the keys CLI printed no key: ${output.slice(0, 500)}`);
+  return apiKey;
 }
 
 function signalGroup(target: Target, signal: NodeJS.Signals): void {

@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createTestServer } from '../test-support/harness.js';
-import { startTsx, useChildProcesses, within, type Exit } from '../test-support/processes.js';
+import { haveTerminal, startTsx, startTsxOnTerminal, useChildProcesses, within, type Exit } from '../test-support/processes.js';
 
 interface Result extends Exit {
   stdout: string;
   stderr: string;
 }
 
-/** Runs the CLI on the given database; a run that outlives the wait is killed and fails. */
-async function keys(args: string[], databasePath: string): Promise<Result> {
-  const running = startTsx('server/cli/keys.ts', args, { DATABASE_PATH: databasePath });
+/** Runs the CLI on the given database (its output a pipe, or a terminal); a run that outlives the wait is killed and fails. */
+async function keys(args: string[], databasePath: string, on: 'pipe' | 'terminal' = 'pipe'): Promise<Result> {
+  const running = (on === 'terminal' ? startTsxOnTerminal : startTsx)('server/cli/keys.ts', args, { DATABASE_PATH: databasePath });
   const exit = await within(running.exited, `keys ${args.join(' ')} to exit`);
   return { ...exit, stdout: running.stdout(), stderr: running.stderr() };
 }
@@ -65,7 +65,7 @@ describe('keys create', () => {
     }
   });
 
-  test('the plain form prints the key, which works', async () => {
+  test.skipIf(!haveTerminal('the keys command on a terminal'))('the plain form prints the key on a terminal, and it works', async () => {
     const databasePath = freshDatabase();
     const result = await keys(
       [
@@ -82,6 +82,7 @@ describe('keys create', () => {
         '#112233',
       ],
       databasePath,
+      'terminal',
     );
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
@@ -106,6 +107,17 @@ describe('keys create', () => {
     } finally {
       await server.close();
     }
+  });
+
+  test('the plain form into a pipe or file (a log) prints no key and makes nothing; it says to add --json', async () => {
+    const databasePath = freshDatabase();
+    const result = await keys(['create', '--company', 'Acme'], databasePath);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toMatch(/sk_[a-z0-9]{24}_/);
+    expect(result.stderr).toMatch(/not a terminal.*add --json/);
+    // Nothing was made: the database was not even opened.
+    expect(existsSync(databasePath)).toBe(false);
   });
 
   test('the database file holds the hash of the secret, never the key or the secret', async () => {

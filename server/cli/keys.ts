@@ -7,7 +7,8 @@ import { ConfigError, loadConfig } from '../config.js';
 const usage = `Usage: npm run keys -- create --company "Name" [--tax-id CNPJ] [--pix-key KEY] [--city City] [--color '#RRGGBB'] [--json]
 
 Creates a company and its API key in the database of the server (DATABASE_URL, or else the SQLite
-file at DATABASE_PATH, default ./data/payments.db) and prints the key once. Keys are stored hashed; a lost key cannot be shown again.
+file at DATABASE_PATH, default ./data/payments.db) and prints the key once: on a terminal, or as one JSON
+line with --json (for a script that keeps it). Keys are stored hashed; a lost key cannot be shown again.
 
 --pix-key is the company's own Pix key (CPF, CNPJ, e-mail, +55 mobile number or random key), which
 its live charges carry. Without it, and on every development charge, the BR Code names a key that no
@@ -43,6 +44,12 @@ async function main(): Promise<void> {
   }
   const color = values.color;
   if (color !== undefined && !/^#(?:[0-9A-Fa-f]{3}){1,2}$/.test(color)) fail('--color must be a hex colour such as #0E7C66');
+  // A key is printed only where it was asked for: a person's terminal, or --json for a script
+  // that reads it. Plain text into a pipe or file (a log) is refused before anything is made.
+  if (!values.json && !process.stdout.isTTY)
+    fail(
+      'The output is not a terminal, so the key is not printed there: run this on a terminal, or add --json to print {"companyId","apiKey"} for a script to keep. Nothing was created.',
+    );
 
   let config: ReturnType<typeof loadConfig>;
   try {

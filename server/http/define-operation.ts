@@ -106,7 +106,7 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
  * plain one to write.
  */
 function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }, location?: LocationOf): Response {
-  const requestId = { [REQUEST_ID_HEADER]: c.get('requestId') };
+  const requestId = { [REQUEST_ID_HEADER]: c.get('requestId'), ...c.get('rateLimit') };
   if (answer.body === undefined) return stampedResponse(null, answer.status, { ...requestId, ...answer.headers });
   // No operation answers a bare JSON string: a string (or bytes) body is a `Serialised` answer, already JSON.
   const serialised = typeof answer.body === 'string' || answer.body instanceof Uint8Array || answer.body instanceof ReadableStream;

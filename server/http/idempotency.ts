@@ -37,6 +37,7 @@ export function idempotencyLayer(
         return stampedResponse(claim.body, claim.status, {
           'Content-Type': 'application/json',
           [REQUEST_ID_HEADER]: c.get('requestId'),
+          ...c.get('rateLimit'),
           ...replayHeaders(claim.status, claim.body),
           'Idempotent-Replayed': 'true',
         });

@@ -1,38 +1,112 @@
+import type { MiddlewareHandler } from 'hono';
+import { Authenticator } from '../auth/authenticator.js';
+import type { AppEnv, Deps } from '../deps.js';
+import { clientAddress } from './client-address.js';
 import { ProblemError } from './problems.js';
+import { isStamped } from './request-id.js';
 
 /** Counts one request of a key in the window starting at `windowStart` and returns the window's count (`Store.countRequest`). */
 export type RequestCounter = (key: string, windowStart: number) => Promise<number>;
 
+/** Whose quota a request spends: an API key's (by key id), or a client address's when it carries no valid key. */
+export type Caller = { keyId: string } | { address: string };
+
+/** The IETF RateLimit fields of an answer (draft-ietf-httpapi-ratelimit-headers). */
+export type RateLimitFields = { RateLimit: string; 'RateLimit-Policy': string };
+
+interface Policy {
+  /** The policy's name in the fields: `"default"` for API keys, `"anonymous"` for addresses. */
+  name: string;
+  limit: number;
+}
+
 /**
- * A fixed-window quota per API key (D11): each window of `windowSeconds` admits `limit`
- * requests per key, counted by the store, so that every instance on one database shares it.
- * Exceeding it is a 429 problem with `Retry-After` and the IETF RateLimit fields, so a client
- * knows exactly when to retry.
+ * Fixed-window quotas (D11), counted by the store so that every instance on one database shares
+ * them: `limit` requests per API key per window of `windowSeconds`, and `anonymousLimit` per
+ * client address for requests without a valid key (missing, malformed, unknown or wrong). A limit
+ * of 0 turns that quota off; a key limit of 0 turns both off. Exceeding a quota is a 429 problem
+ * with `Retry-After`; every answer counted carries the IETF `RateLimit` and `RateLimit-Policy`
+ * fields, so a client sees its quota before it runs out.
  */
 export class RateLimiter {
+  private readonly key: Policy;
+  private readonly anonymous: Policy;
+
   constructor(
-    private readonly limit: number,
+    limit: number,
     private readonly windowSeconds: number,
     private readonly count: RequestCounter,
-  ) {}
+    anonymousLimit = 0,
+  ) {
+    this.key = { name: 'default', limit };
+    this.anonymous = { name: 'anonymous', limit: limit === 0 ? 0 : anonymousLimit };
+  }
 
-  /** Counts one request of `key` at `nowMs`; throws the 429 problem when over the quota. */
-  async take(key: string, nowMs: number): Promise<void> {
-    if (this.limit === 0) return;
+  /** Whether any quota is counted. */
+  get enabled(): boolean {
+    return this.key.limit > 0 || this.anonymous.limit > 0;
+  }
+
+  /**
+   * Counts one request of `caller` at `nowMs`: the fields its answer carries (undefined when its
+   * quota is off); throws the 429 problem when the request is over the quota.
+   */
+  async take(caller: Caller, nowMs: number): Promise<RateLimitFields | undefined> {
+    const policy = 'keyId' in caller ? this.key : this.anonymous;
+    if (policy.limit === 0) return undefined;
     const windowMs = this.windowSeconds * 1000;
     const start = nowMs - (nowMs % windowMs);
-    if ((await this.count(key, start)) <= this.limit) return;
+    // Addresses start with `@`; key ids are [a-z0-9]{24}, so the two never share a counter.
+    const used = await this.count('keyId' in caller ? caller.keyId : `@${caller.address}`, start);
     const reset = Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
+    const fields: RateLimitFields = {
+      RateLimit: `"${policy.name}";r=${Math.max(0, policy.limit - used)};t=${reset}`,
+      'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${this.windowSeconds}`,
+    };
+    if (used <= policy.limit) return fields;
+    const who = 'keyId' in caller ? 'This API key' : 'This address, without a valid API key,';
     throw new ProblemError(
       'rateLimited',
-      `This API key made more than ${this.limit} requests in ${this.windowSeconds} second${this.windowSeconds === 1 ? '' : 's'}; retry after ${reset} second${reset === 1 ? '' : 's'}.`,
-      {
-        headers: {
-          'Retry-After': String(reset),
-          RateLimit: `"default";r=0;t=${reset}`,
-          'RateLimit-Policy': `"default";q=${this.limit};w=${this.windowSeconds}`,
-        },
-      },
+      `${who} made more than ${policy.limit} requests in ${this.windowSeconds} second${this.windowSeconds === 1 ? '' : 's'}; retry after ${reset} second${reset === 1 ? '' : 's'}.`,
+      { headers: { 'Retry-After': String(reset), ...fields } },
     );
   }
+}
+
+/**
+ * The middleware in front of every route (operations, docs, payment pages, unknown paths): who
+ * is calling, and their quota. A presented `X-API-KEY` is authenticated here once (the operation
+ * middleware reads the result: a secured operation without a company is a 401); a valid key
+ * spends its own quota, anything else the quota of its client address, so a flood of missing or
+ * wrong keys is refused with 429 before it costs more. The answer, whatever it is, carries the
+ * RateLimit fields of the quota it spent.
+ */
+export function callerMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
+  const { config } = deps;
+  const limiter = new RateLimiter(
+    config.rateLimitRequests,
+    config.rateLimitWindowSeconds,
+    (key, start) => deps.store.countRequest(key, start),
+    config.rateLimitAnonymousRequests,
+  );
+  const authenticator = new Authenticator(deps.store);
+  return async (c, next) => {
+    const presented = c.req.header('x-api-key');
+    const authenticated = presented === undefined ? undefined : await authenticator.authenticate(presented);
+    if (authenticated) c.set('company', authenticated.company);
+    if (limiter.enabled) {
+      const caller: Caller = authenticated ? { keyId: authenticated.keyId } : { address: clientAddress(c, config.trustedProxyHeader) };
+      const fields = await limiter.take(caller, deps.now().getTime());
+      if (fields) c.set('rateLimit', fields);
+    }
+    await next();
+    stampRateLimit(c.res, c.get('rateLimit'));
+  };
+}
+
+/** Adds the RateLimit fields to an answer that was not built with them (a page, a problem, the docs). */
+function stampRateLimit(response: Response, fields: RateLimitFields | undefined): void {
+  if (fields === undefined || isStamped(response) || response.headers.has('RateLimit')) return;
+  response.headers.set('RateLimit', fields.RateLimit);
+  response.headers.set('RateLimit-Policy', fields['RateLimit-Policy']);
 }

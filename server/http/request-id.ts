@@ -1,6 +1,6 @@
 /**
- * The `X-Request-Id` every answer carries. An operation's answer is built with it among plain
- * headers, so that the server writes them as they are; any other answer (a problem, a page, the
+ * The `X-Request-Id` every answer carries. An operation's answer is built with it (and the
+ * RateLimit fields of its caller, server/http/rate-limit.ts) among plain headers, so that the server writes them as they are; any other answer (a problem, a page, the
  * docs) gets it added afterwards, which turns its headers into a `Headers` object first.
  */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -16,6 +16,11 @@ export function stampedResponse(
   const response = new Response(body, { status, headers });
   stamped.add(response);
   return response;
+}
+
+/** Whether an answer was built with the request id and the RateLimit fields among its plain headers. */
+export function isStamped(response: Response): boolean {
+  return stamped.has(response);
 }
 
 /** Adds the request id to an answer that was not built with it. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { exchange, get, rawRequest } from '../test-support/raw-http.js';
-import { dropChildSchemas, freePort, killAll, listening, printedKey, startBuiltServer, startTsx, within } from '../test-support/processes.js';
+import { createCompanyKey, dropChildSchemas, freePort, killAll, listening, startBuiltServer } from '../test-support/processes.js';
 
 // One server for every case (`useChildProcesses` would stop it after each).
 let folder: string;
@@ -86,10 +86,9 @@ describe('crafted bodies cost the server no more than an ordinary request (D49)'
     const databasePath = join(folder, 'attacker', 'payments.db');
     const server = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(port), NODE_ENV: 'production', RATE_LIMIT_REQUESTS: '0' });
     await listening(server);
-    attackerKey = printedKey(server);
-    const other = startTsx('server/cli/keys.ts', ['create', '--company', 'Another company', '--json'], { DATABASE_PATH: databasePath });
-    expect((await within(other.exited, 'the keys command')).code, other.stderr()).toBe(0);
-    otherKey = (JSON.parse(other.stdout()) as { apiKey: string }).apiKey;
+    // Production makes no company of its own: both are made as an operator makes them.
+    attackerKey = (await createCompanyKey({ DATABASE_PATH: databasePath }, 'Attacker company')).apiKey;
+    otherKey = (await createCompanyKey({ DATABASE_PATH: databasePath }, 'Another company')).apiKey;
   });
 
   test.each(crafted)('%s: a 422 under 16 KiB with at most 20 errors, and another company is served meanwhile', async (_, { path, body, pointer, omitted }) => {

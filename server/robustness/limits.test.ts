@@ -253,7 +253,7 @@ describe('slow requests are closed (D34)', () => {
 describe('the rate limit (D11)', () => {
   let server: Started;
   beforeAll(async () => {
-    server = await startServer('rate-limit', { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '3600' });
+    server = await startServer('rate-limit', { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_ANONYMOUS_REQUESTS: '2', RATE_LIMIT_WINDOW_SECONDS: '3600' });
   });
   afterAll(async () => {
     await stopCleanly(server);
@@ -272,9 +272,32 @@ describe('the rate limit (D11)', () => {
     expect(limited.headers.ratelimit).toBe(`"default";r=0;t=${retryAfter}`);
     expect(limited.headers['ratelimit-policy']).toBe('"default";q=3;w=3600');
     expect(limited.body).not.toContain(server.apiKey);
-    // Requests without a key are refused before the quota is counted; the process is still up.
+    // A request without a key spends its address's quota, not the key's: a 401; the process is still up.
     const anonymous = await exchange(server.port, get('/client'));
     expectProblemAnswer(anonymous, 401, '/problems/unauthorized');
+    expect(anonymous.headers.ratelimit).toMatch(/^"anonymous";r=1;t=\d+$/);
+    expect(server.running.child.exitCode).toBeNull();
+  });
+
+  test('a flood of wrong keys from one address: 401, 401, then 429 with Retry-After; another address is not affected, a forwarded header changes nothing', async () => {
+    const wrong = { 'X-API-KEY': `sk_${'z'.repeat(24)}_${'A'.repeat(43)}` };
+    const flood: Exchange[] = [];
+    for (let i = 0; i < 4; i += 1) flood.push(await exchange(server.port, get('/client', wrong), { localAddress: '127.0.0.2' }));
+    expect(flood.map((a) => a.status)).toEqual([401, 401, 429, 429]);
+    expectProblemAnswer(flood[2]!, 429, '/problems/rate-limited');
+    expect(Number(flood[2]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(flood[2]!.headers.ratelimit).toMatch(/^"anonymous";r=0;t=\d+$/);
+    expect(flood[2]!.headers['ratelimit-policy']).toBe('"anonymous";q=2;w=3600');
+
+    const other = await exchange(server.port, get('/client', wrong), { localAddress: '127.0.0.3' });
+    expectProblemAnswer(other, 401, '/problems/unauthorized');
+    // A client cannot pick another address by saying so: no proxy is trusted here.
+    const spoofed = await exchange(server.port, get('/client', { ...wrong, 'X-Forwarded-For': '127.0.0.9', Forwarded: 'for=127.0.0.9' }), {
+      localAddress: '127.0.0.2',
+    });
+    expect(spoofed.status).toBe(429);
+    // The docs are no way around it either.
+    expect((await exchange(server.port, get('/docs/'), { localAddress: '127.0.0.2' })).status).toBe(429);
     expect(server.running.child.exitCode).toBeNull();
   });
 });

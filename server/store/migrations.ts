@@ -169,4 +169,13 @@ export const migrations: Migration[] = [
       `CREATE INDEX clients_by_tax_id ON clients (company_id, tax_id, created_at, id)`,
     ],
   },
+  {
+    version: 6,
+    name: 'rate-limit windows by start',
+    statements: [
+      // D11: client addresses are counted too, and an address may never come back; old windows of
+      // every counter are deleted by their start, found by this index.
+      `CREATE INDEX rate_limit_windows_by_start ON rate_limit_windows (window_start)`,
+    ],
+  },
 ];

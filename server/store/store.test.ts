@@ -1134,10 +1134,12 @@ describe.skipIf(!databaseUrl)('PgStore: two instances (two processes) on one dat
   });
 
   test('countRequest from both adds up', async () => {
+    // A client address, counted once and never again (D11).
+    expect(await two.countRequest('@203.0.113.7', 1_741_608_000_000)).toBe(1);
     const counts = await Promise.all(Array.from({ length: 100 }, (_, i) => either(i).countRequest('key_shared', 1_741_608_000_000)));
     expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(await two.countRequest('key_shared', 1_741_608_000_000)).toBe(101);
-    // A new window starts at one, and clears the key's windows older than an hour.
+    // A new window starts at one, and clears every window older than an hour, the address's too.
     expect(await one.countRequest('key_shared', 1_741_608_000_000 + 3_600_001)).toBe(1);
     expect(await db.rows('SELECT window_start FROM rate_limit_windows')).toEqual([{ window_start: String(1_741_608_000_000 + 3_600_001) }]);
   });

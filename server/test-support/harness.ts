@@ -25,9 +25,10 @@ export interface TestServer {
   /**
    * A raw request through `app.request()`, for what the typed client cannot send
    * (broken JSON, wrong media types, missing keys). Its response is checked against the
-   * contract too.
+   * contract too. `from` is the client's address, as the Node server's socket gives it
+   * (without it, none: the request counts as from `unknown`).
    */
-  request: (path: string, init?: RequestInit & { apiKey?: string | null }) => Promise<Response>;
+  request: (path: string, init?: RequestInit & { apiKey?: string | null; from?: string }) => Promise<Response>;
   /** Violations of the contract seen so far; tests assert it stays empty. */
   violations: string[];
   close: () => Promise<void>;
@@ -78,6 +79,11 @@ function typedClient(fetchFn: (request: Request) => Promise<Response>, apiKey: s
   return client;
 }
 
+/** What @hono/node-server hands the app as its environment for a request from `address`: the request's socket (the third argument of `app.request`). */
+export function socketEnv(address: string) {
+  return { incoming: { socket: { remoteAddress: address, remotePort: 40_000, remoteFamily: address.includes(':') ? 'IPv6' : 'IPv4' } } };
+}
+
 /** A reference server on a fresh store of the test run's engine (or a given SQLite file) with two companies. */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   // The rate limit is off unless a test turns it on: tests fire requests faster than any client should.
@@ -111,10 +117,15 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     api: typedClient(fetchFn, a.apiKey, checking),
     other: { companyId: b.companyId, apiKey: b.apiKey, api: typedClient(fetchFn, b.apiKey, checking) },
     async request(path, init = {}) {
-      const { apiKey = a.apiKey, ...rest } = init;
+      const { apiKey = a.apiKey, from, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (apiKey !== null && !headers.has('x-api-key')) headers.set('X-API-KEY', apiKey);
-      const response = await app.request(path, { ...rest, headers });
+      // What @hono/node-server hands the app as its environment: the request's socket.
+      const env =
+        from === undefined
+          ? undefined
+          : { incoming: { socket: { remoteAddress: from, remotePort: 40_000, remoteFamily: from.includes(':') ? 'IPv6' : 'IPv4' } } };
+      const response = await app.request(path, { ...rest, headers }, env);
       await record(rest.method ?? 'GET', path, response);
       return response;
     },

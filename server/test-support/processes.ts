@@ -118,7 +118,16 @@ export function haveTerminal(what: string): boolean {
  * `stdout()`; its stderr goes to the terminal too.
  */
 export function startBuiltServerOnTerminal(vars: ChildVars): Running {
-  const command = [process.execPath, ...builtServerArgs()].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  return startOnTerminal([process.execPath, ...builtServerArgs()], vars);
+}
+
+/** `tsx <script> <args>` on a pseudo-terminal, as typed in a shell (see `startBuiltServerOnTerminal`). */
+export function startTsxOnTerminal(script: string, args: readonly string[], vars: ChildVars): Running {
+  return startOnTerminal([tsx, script, ...args], vars);
+}
+
+function startOnTerminal(words: readonly string[], vars: ChildVars): Running {
+  const command = words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const running = startChild('script', ['--quiet', '--return', '--flush', '--command', `exec ${command}`, '/dev/null'], vars);
   return { ...running, stdout: () => running.stdout().replace(/\r\n/g, '\n') };
 }
@@ -190,11 +199,27 @@ export function useChildProcesses(folderPrefix: string): () => string {
   };
 }
 
-/** The API key a child printed (the development company's, on an empty database); throws with its output when there is none. */
+/**
+ * The API key a development server printed on an empty database (the development company's);
+ * throws with its output when there is none. A production server prints none: use `createCompanyKey`.
+ */
 export function printedKey(running: Pick<Running, 'stdout'>): string {
   const key = API_KEY_IN_TEXT.exec(running.stdout())?.[0];
   if (!key) throw new Error(`no API key printed:\n${running.stdout()}`);
   return key;
+}
+
+/**
+ * A company and its API key made as an operator makes them: `npm run keys -- create --company
+ * <name> --json` on the database of `vars` (the server's DATABASE_PATH or DATABASE_URL; on the
+ * PostgreSQL run a DATABASE_PATH names the same schema as the server's). The way to a key for a
+ * production server, which never makes a company itself.
+ */
+export async function createCompanyKey(vars: Pick<ChildVars, 'DATABASE_PATH' | 'DATABASE_URL'>, name = 'Acme'): Promise<{ companyId: string; apiKey: string }> {
+  const keys = startTsx('server/cli/keys.ts', ['create', '--company', name, '--json'], vars);
+  const exit = await within(keys.exited, `npm run keys -- create --company ${JSON.stringify(name)} to exit`);
+  if (exit.code !== 0) throw new Error(`npm run keys failed (${exit.code ?? exit.signal}):\n${keys.stdout()}\n${keys.stderr()}`);
+  return JSON.parse(keys.stdout()) as { companyId: string; apiKey: string };
 }
 
 /** Resolves once the server logged `listening`; rejects if it exits first or takes too long. */

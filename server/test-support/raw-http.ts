@@ -21,12 +21,14 @@ export interface Exchange {
 
 /**
  * Writes `request` on a new connection, then waits for the server to close it or for `waitMs`.
- * With `hangUpAfterMs`, the client itself destroys the connection after that long.
+ * With `hangUpAfterMs`, the client itself destroys the connection after that long; with
+ * `localAddress` (a loopback address), the connection comes from it.
  */
-export function exchange(port: number, request: string, options: { waitMs?: number; hangUpAfterMs?: number } = {}): Promise<Exchange> {
+export function exchange(port: number, request: string, options: { waitMs?: number; hangUpAfterMs?: number; localAddress?: string } = {}): Promise<Exchange> {
   const waitMs = options.waitMs ?? WAIT_MS;
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
+    // From another loopback address (127.0.0.0/8), when asked: another client, as the server sees it.
+    const socket = connect({ port, host: '127.0.0.1', ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
     const started = performance.now();
     const chunks: Buffer[] = [];
     let ended: Exchange['ended'] | undefined;

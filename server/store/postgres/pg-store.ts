@@ -107,9 +107,10 @@ export class PgStore extends SqlStore {
       [keyId, windowStart],
     );
     const count = rows[0]!.count;
-    // The first request of a window clears the key's old windows, so the table holds about an hour per key.
-    if (count === 1)
-      await this.pool.query('DELETE FROM rate_limit_windows WHERE key_id = $1 AND window_start < $2', [keyId, windowStart - RATE_WINDOW_RETENTION_MS]);
+    // The first request of a window clears the windows older than an hour, of every key and
+    // address (by the window_start index): the table holds about an hour of counters, also of
+    // addresses that never come back.
+    if (count === 1) await this.pool.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [windowStart - RATE_WINDOW_RETENTION_MS]);
     return count;
   }
 

@@ -38,8 +38,9 @@ export class SqliteStore extends SqlStore {
   /** Steps of the open group transaction, waiting for its commit. */
   private group: Array<{ resolve: () => void; reject: (error: unknown) => void }> | undefined;
   /**
-   * Rate-limit windows (D11), one per API key: its current window and the requests counted in it. In
-   * memory: one instance serves a SQLite file, so nothing needs sharing, and a restart forgets them.
+   * Rate-limit windows (D11), one per API key or client address: its current window and the
+   * requests counted in it. In memory: one instance serves a SQLite file, so nothing needs sharing,
+   * and a restart forgets them.
    */
   private readonly rateWindows = new Map<string, { start: number; count: number }>();
   private readonly flusher: WalFlusher | undefined;
@@ -71,8 +72,12 @@ export class SqliteStore extends SqlStore {
   async countRequest(keyId: string, windowStart: number): Promise<number> {
     let window = this.rateWindows.get(keyId);
     if (!window || window.start !== windowStart) {
-      // A bound on memory: past 100,000 keys every window starts over.
-      if (this.rateWindows.size > 100_000) this.rateWindows.clear();
+      // A bound on memory: at 100,000 counters, those of past windows go; if more than half are
+      // current (a flood from that many addresses at once), every window starts over.
+      if (this.rateWindows.size >= 100_000) {
+        for (const [counted, { start }] of this.rateWindows) if (start !== windowStart) this.rateWindows.delete(counted);
+        if (this.rateWindows.size > 50_000) this.rateWindows.clear();
+      }
       window = { start: windowStart, count: 0 };
       this.rateWindows.set(keyId, window);
     }
