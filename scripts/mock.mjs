@@ -18,7 +18,10 @@
 // prism-http-server createServer); the front rewrites every refusal into the contract's
 // Problem naming what Prism found (mock/refusals.mjs), keeps Prism's `sl-violations` header,
 // and drops `Idempotent-Replayed`, which the examples carry but a stateless mock can never
-// truthfully send.
+// truthfully send. Before Prism sees a JSON body, the front checks its size bounds (D49) with
+// the reference server's own walk (lib/contract/bounds.ts, through mock/bounds.ts, which this
+// script loads with tsx while Prism starts): Prism is only ever sent a body cut to just past
+// its bounds, so 60,000 event names cost milliseconds, not seconds of a blocked mock.
 //
 // `--errors` is on. In mock mode it only acts on violations Prism finds in the
 // *response* it is about to send. For a valid request against a correct contract it
@@ -36,6 +39,7 @@ import { constants as osConstants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 import { parse } from 'yaml';
 import { createFront } from './mock/front.mjs';
 import { refusalRewriter } from './mock/refusals.mjs';
@@ -69,6 +73,23 @@ const prism = spawn(process.execPath, [prismBin, 'mock', specPath, '--host', pri
 let front;
 let stopping = false;
 let listening = false;
+let failed = false;
+
+// TypeScript, loaded (and compiled by tsx) while Prism starts, which takes far longer.
+const boundsLoaded = tsImport('./mock/bounds.ts', import.meta.url).then(
+  (module) => {
+    // The contract is read (and the walks compiled) while Prism still starts, too.
+    current(module.requestBounds);
+    return module.requestBounds;
+  },
+  (error) => {
+    console.error(`mock: could not load the size bounds of request bodies (scripts/mock/bounds.ts): ${error instanceof Error ? error.message : String(error)}`);
+    failed = true;
+    stop('SIGTERM');
+    return undefined;
+  },
+);
+
 createInterface({ input: prism.stdout }).on('line', (line) => {
   // Integrators only ever see the front's address.
   const shown = line.split(prismUrl).join(publicUrl);
@@ -76,31 +97,54 @@ createInterface({ input: prism.stdout }).on('line', (line) => {
     process.stdout.write(`${shown}\n`);
     return;
   }
-  front = createFront({ upstream: { host: prismHost, port: prismPort }, rewrite: (request, answer) => currentRewriter()(request, answer) });
-  front.on('error', (error) => {
-    console.error(`mock: cannot listen on ${host}:${port}: ${error.message}`);
-    stop('SIGTERM');
-  });
-  front.listen(port, host, () => {
-    listening = true;
-    process.stdout.write(`${shown}\n`);
-    process.stdout.write(banner());
+  front = boundsLoaded.then((requestBounds) => {
+    if (!requestBounds || stopping) return;
+    const server = createFront({
+      upstream: { host: prismHost, port: prismPort },
+      rewrite: Object.assign((request, answer) => current(requestBounds).rewrite(request, answer), {
+        refuse: (request, status, detail) => current(requestBounds).rewrite.refuse(request, status, detail),
+      }),
+      bodyBounds: (method, target) => current(requestBounds).bounds(method, target),
+    });
+    server.on('error', (error) => {
+      console.error(`mock: cannot listen on ${host}:${port}: ${error.message}`);
+      stop('SIGTERM');
+    });
+    server.listen(port, host, () => {
+      listening = true;
+      process.stdout.write(`${shown}\n`);
+      process.stdout.write(banner(loaded?.doc ?? loadSpec()));
+    });
+    return server;
   });
 });
 prism.stderr.pipe(process.stderr);
 
-// Prism reloads the spec when it changes; the problem types and titles follow it.
-let rewriter;
-function currentRewriter() {
+// Prism reloads the spec when it changes; the problem types and titles, and the bounds, follow it.
+let loaded;
+function current(requestBounds) {
   const mtime = safe(() => statSync(specPath).mtimeMs, 0);
-  if (rewriter?.mtime !== mtime) rewriter = { mtime, rewrite: refusalRewriter(loadSpec()) };
-  return rewriter.rewrite;
+  if (loaded?.mtime !== mtime) {
+    const doc = loadSpec();
+    let bounds;
+    try {
+      bounds = requestBounds(doc);
+    } catch (error) {
+      // Prism reports what is wrong with the document; its bodies go to Prism unchecked meanwhile.
+      console.error(`mock: the size bounds of ${specPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      bounds = () => undefined;
+    }
+    loaded = { mtime, doc, rewrite: refusalRewriter(doc), bounds };
+  }
+  return loaded;
 }
 
 function stop(signal) {
   stopping = true;
-  front?.close();
-  front?.closeAllConnections();
+  front?.then((server) => {
+    server?.close();
+    server?.closeAllConnections();
+  });
   if (prism.exitCode === null && prism.signalCode === null) prism.kill(signal);
 }
 
@@ -114,7 +158,7 @@ prism.on('error', (error) => {
 prism.on('exit', (code, signal) => {
   if (!listening && !stopping && code !== 0) console.error(`mock: Prism exited before listening (${signal ?? `exit code ${code}`}).`);
   // The front failed to listen: Prism was stopped for it, and that is a failure of the mock.
-  if (!listening && stopping && front) process.exit(1);
+  if (failed || (!listening && stopping && front)) process.exit(1);
   if (code !== null) process.exit(code);
   // Prism died from a signal: report it the way a shell would (128 + signal number).
   process.exit(128 + (osConstants.signals[signal] ?? 0));
@@ -165,9 +209,8 @@ function stripAnsi(text) {
 
 // --- banner ------------------------------------------------------------------
 
-function banner() {
+function banner(doc) {
   const url = publicUrl;
-  const doc = loadSpec();
   const lines = [''];
   const title = doc?.info?.title ? ` of "${doc.info.title}"${doc.info.version ? ` ${doc.info.version}` : ''}` : '';
   lines.push(`  Mock server${title} is up: ${url}`);

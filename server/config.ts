@@ -154,6 +154,9 @@ function networks(env: ConfigEnv, name: ConfigVariable): string[] {
 /** Where the SQLite file is when DATABASE_PATH is not set. */
 export const defaultDatabasePath = './data/payments.db';
 
+/** Largest request body served unless BODY_LIMIT_BYTES says otherwise (D34: 1 MiB); the mock refuses past it too. */
+export const defaultBodyLimitBytes = 1_048_576;
+
 export function loadConfig(env: ConfigEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = read(env, 'HOST') ?? '127.0.0.1';
@@ -180,7 +183,7 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     idempotencyLeaseSeconds: integer(env, 'IDEMPOTENCY_LEASE_SECONDS', 60, 1, 3_600),
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 64 * 1_048_576),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', defaultBodyLimitBytes, 1_024, 64 * 1_048_576),
     ...rateLimits(env),
     webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule, 20, 7 * 86_400),
     webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 60_000),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { splitPointer } from './pointer.js';
+import { escapeToken, splitPointer } from './pointer.js';
 
 /**
  * The bundled contract (`generated/openapi.yaml`) is the single input of every
@@ -105,4 +105,15 @@ export function listOperations(doc: JsonObject = loadBundledContract()): Contrac
     }
   }
   return result;
+}
+
+/** Where an operation is in the contract: `/paths/~1charge~1{id}/get`. */
+export function operationPointer(op: Pick<ContractOperation, 'method' | 'path'>): string {
+  return `/paths/${escapeToken(op.path)}/${op.method}`;
+}
+
+/** Where the schema of an operation's JSON request body is in the contract; undefined when it takes no body. */
+export function requestBodySchemaPointer(doc: JsonObject, op: ContractOperation): string | undefined {
+  const body = deref<JsonObject | undefined>(doc, op.operation.requestBody);
+  return body ? `${operationPointer(op)}/requestBody/content/application~1json/schema` : undefined;
 }

@@ -28,3 +28,8 @@ export function fillPath(template: string, values: string | Readonly<Record<stri
     return encodeURIComponent(value);
   });
 }
+
+/** The names of the template's parameters, in order (`/charge/{id}` has `id`); a template with fewer is the more specific. */
+export function pathParameters(template: string): string[] {
+  return [...template.matchAll(parameter)].map((match) => match[1]!);
+}

@@ -2,6 +2,12 @@
 // Prism on a private port. Answers below 400 stream through untouched but for headers that
 // claim state the mock does not keep; refusals are read whole and rewritten into the
 // contract's Problem (refusals.mjs).
+//
+// A JSON body of an operation is read whole first (at most the contract's 1 MiB; past it, a 413
+// as the reference server gives) and its size bounds checked in the server's linear walk
+// (bounds.ts, D49). A body within them goes to Prism as it came; a body past them goes to
+// Prism cut to just past each bound, so Prism never validates 60,000 items while every other
+// request waits, and the refusal lists the bounds broken before what Prism found in the rest.
 
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { instanceOf } from './refusals.mjs';
@@ -12,15 +18,70 @@ const STATE_CLAIMS = new Set(['idempotent-replayed']);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
 /**
- * @param {{ upstream: { host: string, port: number }, rewrite: ReturnType<typeof import('./refusals.mjs').refusalRewriter> }} options
+ * @param {{
+ *   upstream: { host: string, port: number },
+ *   rewrite: import('./refusals.mjs').Rewrite,
+ *   bodyBounds?: (method: string, target: string) => import('./bounds.ts').BodyBounds | undefined,
+ * }} options `bodyBounds`: the size bounds of the body of the operation a request is for
  * @returns {import('node:http').Server} not yet listening
  */
-export function createFront({ upstream, rewrite }) {
+export function createFront({ upstream, rewrite, bodyBounds = () => undefined }) {
   const agent = new Agent({ keepAlive: true });
 
   return createServer((req, res) => {
+    const target = req.url ?? '/';
+    const bounds = isJson(req.headers['content-type']) ? bodyBounds(req.method ?? 'GET', target) : undefined;
+    if (!bounds) return pass(req, res);
+    const tooLarge = () => {
+      const refusal = rewrite.refuse(
+        { method: req.method ?? 'GET', target, headers: req.headers },
+        413,
+        `The request body is larger than ${bounds.limitBytes} bytes.`,
+      );
+      // The rest of the body is not read, so the connection cannot carry another request.
+      sendRefusal(res, { ...refusal, headers: { ...refusal.headers, Connection: 'close' } });
+    };
+    const declared = Number(req.headers['content-length']);
+    if (declared > bounds.limitBytes) return tooLarge();
+    const chunks = [];
+    let size = 0;
+    const onData = (chunk) => {
+      size += chunk.length;
+      if (size > bounds.limitBytes) {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        return tooLarge();
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      const raw = Buffer.concat(chunks);
+      const body = parseJson(raw.toString('utf8'));
+      // Not JSON: Prism says so, as it would have.
+      if (body === undefined) return pass(req, res, raw);
+      let report;
+      try {
+        report = bounds.check(body.value);
+      } catch (error) {
+        console.error(`mock: could not check the size bounds of ${bounds.operationId}: ${error instanceof Error ? error.message : String(error)}`);
+        return pass(req, res, raw);
+      }
+      if (report.errors.length === 0 && report.omitted === 0) return pass(req, res, raw);
+      pass(req, res, Buffer.from(JSON.stringify(body.value)), report);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', () => res.destroy());
+  });
+
+  /**
+   * Sends the request to Prism and relays its answer. `body`: the body already read (the
+   * request's own stream is piped otherwise); `bounds`: the size bounds it broke, for the refusal.
+   */
+  function pass(req, res, body, bounds) {
     const headers = { ...req.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
+    if (body !== undefined) headers['content-length'] = String(body.length);
     let forward;
     try {
       forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => relay(answer));
@@ -38,7 +99,7 @@ export function createFront({ upstream, rewrite }) {
     function relay(answer) {
       const status = answer.statusCode ?? 502;
       const passed = passedHeaders(answer.rawHeaders);
-      if (status < 400) {
+      if (status < 400 && !bounds) {
         res.writeHead(status, answer.statusMessage, passed);
         answer.pipe(res);
         return;
@@ -51,7 +112,7 @@ export function createFront({ upstream, rewrite }) {
         const text = raw.toString('utf8');
         let refusal;
         try {
-          refusal = rewrite({ method: req.method ?? 'GET', target: req.url ?? '/', headers: req.headers }, { status, headers: answer.headers, text });
+          refusal = rewrite({ method: req.method ?? 'GET', target: req.url ?? '/', headers: req.headers, bounds }, { status, headers: answer.headers, text });
         } catch (error) {
           // A rewriting bug must not take the mock down; Prism's own answer is still an answer.
           console.error(`mock: could not rewrite Prism's ${status} answer: ${error instanceof Error ? error.message : String(error)}`);
@@ -61,27 +122,47 @@ export function createFront({ upstream, rewrite }) {
           res.end(raw);
           return;
         }
-        const body = JSON.stringify(refusal.problem);
-        const kept = passed.filter(([name]) => !['content-type', 'content-length', 'allow'].includes(name.toLowerCase()));
-        res.writeHead(refusal.status, [
-          ...kept,
-          ['Content-Type', 'application/problem+json'],
-          ['Content-Length', String(Buffer.byteLength(body))],
-          ...Object.entries(refusal.headers),
-        ]);
-        res.end(body);
+        sendRefusal(res, refusal, passed);
       });
     }
     forward.on('error', (error) => {
       if (res.headersSent) return res.destroy();
       sendProblem(res, 502, 'Bad Gateway', `The mock's Prism process did not answer (${error.message}).`, req.url);
     });
-    req.on('error', () => forward.destroy());
     res.on('close', () => {
       if (!res.writableFinished) forward.destroy();
     });
+    if (body !== undefined) return forward.end(body);
+    req.on('error', () => forward.destroy());
     req.pipe(forward);
-  });
+  }
+}
+
+/** A refusal as the answer; `passed`: Prism's header fields, when it answered. */
+function sendRefusal(res, refusal, passed = []) {
+  const body = JSON.stringify(refusal.problem);
+  const kept = passed.filter(([name]) => !['content-type', 'content-length', 'allow'].includes(name.toLowerCase()));
+  res.writeHead(refusal.status, [
+    ...kept,
+    ['Content-Type', 'application/problem+json'],
+    ['Content-Length', String(Buffer.byteLength(body))],
+    ...Object.entries(refusal.headers),
+  ]);
+  res.end(body);
+}
+
+/** Whether a Content-Type names JSON (`application/json`, any parameters): only such a body is read and walked. */
+function isJson(contentType) {
+  return typeof contentType === 'string' && contentType.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/** `{ value }` of a JSON text; undefined when it is none. */
+function parseJson(text) {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A problem of the mock itself (the contract has no type for it, hence `about:blank`, RFC 9457 §4.2.1). */

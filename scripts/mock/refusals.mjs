@@ -11,9 +11,13 @@ import { cut, placeOf, validationFields } from '../../lib/problems/field-errors.
 
 /**
  * @param {object} doc the bundled contract, parsed
- * @returns {(request: MockRequest, answer: PrismAnswer) => Refusal | undefined} `undefined`: pass Prism's answer on as it is
+ * @returns {Rewrite} `undefined`: pass Prism's answer on as it is
  *
- * @typedef {{ method: string, target: string, headers: Record<string, string | string[] | undefined> }} MockRequest
+ * @typedef {((request: MockRequest, answer: PrismAnswer) => Refusal | undefined) & { refuse: (request: MockRequest, status: number, detail: string) => Refusal }} Rewrite
+ *   `refuse`: a refusal of the front's own (Prism never saw the request), of the contract's type for the status
+ * @typedef {{ errors: import('../../lib/contract/ajv.js').FieldError[], omitted: number }} BoundsReport
+ * @typedef {{ method: string, target: string, headers: Record<string, string | string[] | undefined>, bounds?: BoundsReport }} MockRequest
+ *   `bounds`: the size bounds the body broke (scripts/mock/bounds.ts); Prism was sent the body cut past them
  * @typedef {{ status: number, headers: Record<string, string | string[] | undefined>, text: string }} PrismAnswer
  * @typedef {{ status: number, problem: Record<string, unknown>, headers: Record<string, string> }} Refusal
  */
@@ -35,23 +39,38 @@ export function refusalRewriter(doc) {
     return { type, title: titles.get(type) ?? STATUS_CODES[status] ?? 'Error' };
   }
 
-  return function rewrite(request, answer) {
-    if (answer.status < 400) return undefined;
+  function rewrite(request, answer) {
+    const bounds = breaches(request.bounds);
+    if (answer.status < 400 && !bounds) return undefined;
     const prismBody = parseJson(answer.text);
     const violations = foldEitherOr(doc, bodySchemaOf(doc, routeOf, request.method, request.target), requestViolations(answer.headers['sl-violations']));
     const instance = instanceOf(request.target);
     const base = (detail, extra = {}) => ({ ...kindOf(answer.status, prismBody), status: answer.status, detail, instance, ...extra });
 
-    if (violations.length > 0) {
-      const errors = dedupe(violations.filter((v) => v.location.length > 1).map((v) => fieldError(v, headerNames)));
+    // A body past its size bounds is refused whatever Prism made of the rest: Prism saw it cut
+    // (arrays to one item past `maxItems`…), so it cannot have accepted it, but the body sent
+    // was not the one it saw.
+    if (bounds && answer.status < 400) return refuse(request, 422, validationFields(bounds.errors, bounds.omitted).detail, bounds);
+
+    if (violations.length > 0 || (bounds && answer.status === 422)) {
+      let errors = dedupe(violations.filter((v) => v.location.length > 1).map((v) => fieldError(v, headerNames)));
       const general = violations.filter((v) => v.location.length === 1);
       if (answer.status === 401) return { status: 401, problem: base(unauthorizedDetail(request, apiKeyHeaders, general)), headers: {} };
       if (answer.status === 415) return { status: 415, problem: base(mediaTypeDetail(request, general)), headers: {} };
+      let omitted = 0;
+      if (bounds && answer.status === 422) {
+        // As the reference server lists them: the size bounds first, in their words (with the
+        // real size), then what else Prism found in the cut body; the fields cut away are counted.
+        const breached = new Set(bounds.errors.map((e) => `${e.pointer}\u0000${e.keyword}`));
+        errors = [...bounds.errors, ...errors.filter((e) => !breached.has(`${e.pointer}\u0000${e.keyword}`))];
+        omitted = bounds.omitted;
+      }
       const parts = [];
-      const fields = validationFields(errors);
-      if (errors.length > 0) parts.push(fields.detail);
+      const fields = validationFields(errors, omitted);
+      const listed = errors.length > 0 || omitted > 0;
+      if (listed) parts.push(fields.detail);
       for (const v of general.slice(0, 5)) parts.push(sentence(v.message));
-      const extra = errors.length > 0 ? { errors: fields.errors, ...(fields.omittedErrors > 0 ? { omittedErrors: fields.omittedErrors } : {}) } : {};
+      const extra = listed ? { errors: fields.errors, ...(fields.omittedErrors > 0 ? { omittedErrors: fields.omittedErrors } : {}) } : {};
       return { status: answer.status, problem: base(cut(parts.join(' '), 2048), extra), headers: {} };
     }
 
@@ -65,7 +84,18 @@ export function refusalRewriter(doc) {
       if (allowed.length > 0) headers.Allow = allowed.join(', ');
     }
     return { status: answer.status, problem: base(prismDetail(prismBody, answer.text, answer.status)), headers };
-  };
+  }
+
+  /** A refusal of the front's own: the contract's problem type and title for the status; a 422 lists the bounds' field errors. */
+  function refuse(request, status, detail, bounds) {
+    const kind = kindOf(status, undefined);
+    const fields = bounds ? validationFields(bounds.errors, bounds.omitted) : undefined;
+    const extra = fields ? { errors: fields.errors, ...(fields.omittedErrors > 0 ? { omittedErrors: fields.omittedErrors } : {}) } : {};
+    return { status, problem: { ...kind, status, detail, instance: instanceOf(request.target), ...extra }, headers: {} };
+  }
+
+  rewrite.refuse = (request, status, detail) => refuse(request, status, detail);
+  return rewrite;
 
   // --- problem texts -----------------------------------------------------------------------
 
@@ -334,6 +364,11 @@ function deref(doc, value) {
 }
 
 // --- small helpers -------------------------------------------------------------------------
+
+/** The report of a body that broke a size bound; undefined when it broke none. */
+function breaches(report) {
+  return report && (report.errors.length > 0 || report.omitted > 0) ? report : undefined;
+}
 
 function walk(node, visit, depth = 0) {
   if (depth > 64 || !node || typeof node !== 'object') return;

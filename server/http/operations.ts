@@ -1,8 +1,7 @@
-import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';
+import { deref, listOperations, operationPointer, requestBodySchemaPointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { type ContractValidator, toFieldErrors, type FieldError } from '../../lib/contract/ajv.js';
 import { boundsGuard, type BoundsReport } from '../../lib/contract/bounds.js';
 import { contractNormaliser, type Normaliser } from '../../lib/contract/normalise.js';
-import { escapeToken } from '../../lib/contract/pointer.js';
 
 interface ParameterRule {
   name: string;
@@ -46,7 +45,7 @@ export class OperationCatalog {
   constructor(readonly validator: ContractValidator) {
     const doc = validator.contract;
     for (const op of listOperations(doc)) {
-      const pointerBase = `/paths/${escapeToken(op.path)}/${op.method}`;
+      const pointerBase = operationPointer(op);
       const parameters = ((op.operation.parameters ?? []) as unknown[]).map((raw, index): ParameterRule => {
         const parameter = deref<JsonObject>(doc, raw);
         const schemaPointer =
@@ -66,7 +65,7 @@ export class OperationCatalog {
       });
       const body = deref<JsonObject | undefined>(doc, op.operation.requestBody);
       const hasBody = !!body;
-      const bodySchemaPointer = hasBody ? `${pointerBase}/requestBody/content/application~1json/schema` : undefined;
+      const bodySchemaPointer = requestBodySchemaPointer(doc, op);
       const security = (op.operation.security ?? doc.security ?? []) as JsonObject[];
       const secured = security.length > 0 && security.every((alternative) => Object.keys(alternative).length > 0);
       this.byId.set(op.operationId, {
