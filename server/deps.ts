@@ -14,6 +14,8 @@ export interface Deps {
 }
 
 export interface AppEnv {
+  /** What @hono/node-server passes along; absent where the app is called directly (`app.request` in tests). */
+  Bindings: { incoming?: { rawHeaders: string[] } } | undefined;
   Variables: {
     company: CompanyRecord;
     body: unknown;
