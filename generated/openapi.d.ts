@@ -1962,7 +1962,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request headers are larger than 16 KiB (**D34**). */
+        /** @description The request headers are larger than 16 KiB, or more than 100 header fields (**D34**). */
         HeadersTooLarge: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];

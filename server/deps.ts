@@ -18,6 +18,8 @@ export interface Deps {
 }
 
 export interface AppEnv {
+  /** What @hono/node-server passes along; absent where the app is called directly (`app.request` in tests). */
+  Bindings: { incoming?: { rawHeaders: string[] } } | undefined;
   Variables: {
     /** The company of a valid `X-API-KEY`, set for every request that presents one (server/http/rate-limit.ts). */
     company: CompanyRecord;

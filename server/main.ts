@@ -1,7 +1,8 @@
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
+import { Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { NODE_MAX_HEADER_BYTES, rawProblemResponse } from './http/request-limits.js';
+import { NODE_MAX_HEADER_BYTES, NODE_MAX_HEADERS_COUNT, rawProblemResponse } from './http/request-limits.js';
 import { createCompanyWithKey, createDeps, describeStore, openStore } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
@@ -41,6 +42,9 @@ async function main(): Promise<void> {
       maxHeaderSize: NODE_MAX_HEADER_BYTES,
     },
   });
+  // D34: Node keeps one header field more than we serve (not an option of createServer), so that
+  // requestLimits sees a request with too many and answers it with a 431 problem.
+  if (server instanceof HttpServer) server.maxHeadersCount = NODE_MAX_HEADERS_COUNT;
   // What Node refuses before Hono sees it (headers past its limit, timeouts, unparsable requests)
   // still gets a Problem, then the connection is closed.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
-import { MAX_HEADER_BYTES, MAX_URL_BYTES } from './request-limits.js';
+import { MAX_HEADER_BYTES, MAX_HEADER_COUNT, MAX_URL_BYTES } from './request-limits.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,6 +24,13 @@ describe('request limits (D34)', () => {
       'headers over the limit are 431',
       {
         given: { path: '/client', headers: { 'X-Padding': 'h'.repeat(MAX_HEADER_BYTES + 1) } },
+        want: { status: 431, type: '/problems/header-fields-too-large' },
+      },
+    ],
+    [
+      `${MAX_HEADER_COUNT + 1} header fields are 431 (without Node's server: counted from the Headers)`,
+      {
+        given: { path: '/client', headers: Object.fromEntries(Array.from({ length: MAX_HEADER_COUNT + 1 }, (_, i) => [`X-Field-${i}`, 'v'])) },
         want: { status: 431, type: '/problems/header-fields-too-large' },
       },
     ],

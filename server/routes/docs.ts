@@ -7,6 +7,7 @@ import { cors } from 'hono/cors';
 import { bundledContractPath } from '../../lib/contract/bundled.js';
 import type { AppEnv, Deps } from '../deps.js';
 import { ProblemError } from '../http/problems.js';
+import { pageHeaders, redocCsp, staticPageCsp } from '../http/security-headers.js';
 
 /** Any origin may read the contract files with GET or HEAD; no credentials (cookies, auth) are ever allowed. */
 const contractCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], maxAge: 86_400, credentials: false });
@@ -46,11 +47,22 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   /**
    * A docs page, gzipped for a browser that accepts it: Redoc's inlined script makes the page
    * 2.8 MB, which no Redoc option shrinks, and 0.7 MB over the wire. Compressed once, on first
-   * request, like the file is read once.
+   * request, like the file is read once, and its Content-Security-Policy (D50) made then too, from
+   * the page's own inline scripts and styles.
    */
-  const htmlPage = (name: string) => async (c: Context<AppEnv>) => {
+  const htmlPage = (name: string, policy: (html: string) => string) => async (c: Context<AppEnv>) => {
     const html = await docsFile(name);
-    const headers: Record<string, string> = { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept-Encoding' };
+    let pageCsp = policies.get(name);
+    if (pageCsp === undefined) {
+      pageCsp = policy(html);
+      policies.set(name, pageCsp);
+    }
+    const headers: Record<string, string> = {
+      'Content-Type': 'text/html; charset=utf-8',
+      Vary: 'Accept-Encoding',
+      'Content-Security-Policy': pageCsp,
+      ...pageHeaders,
+    };
     if (!acceptsGzip(c.req.header('Accept-Encoding'))) return new Response(html, { headers });
     let zipped = gzipped.get(name);
     if (!zipped) {
@@ -60,14 +72,15 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
     return new Response(await zipped, { headers: { ...headers, 'Content-Encoding': 'gzip' } });
   };
   const gzipped = new Map<string, Promise<Uint8Array>>();
+  const policies = new Map<string, string>();
 
   // Someone who opens the server's bare URL wants to know what it is: the docs. 302, not a
   // permanent redirect a browser would keep, since `/` is no resource of the contract (D37).
   routes.get('/', (c) => c.redirect('/docs/', 302));
   // The page lives at /docs/, so that its relative links (decisions.html) resolve beside it.
   routes.get('/docs', (c) => c.redirect('/docs/', 301));
-  routes.get('/docs/', htmlPage('index.html'));
-  routes.get('/docs/decisions.html', htmlPage('decisions.html'));
+  routes.get('/docs/', htmlPage('index.html', redocCsp));
+  routes.get('/docs/decisions.html', htmlPage('decisions.html', staticPageCsp));
   // The decisions were once served as raw Markdown here; links to it now open the page.
   routes.get('/docs/DECISIONS.md', (c) => c.redirect('/docs/decisions.html', 301));
   for (const path of ['/openapi.yaml', '/openapi.json']) {

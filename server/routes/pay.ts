@@ -4,6 +4,7 @@ import type { AppEnv, Deps } from '../deps.js';
 import { applyMoves, simulatePayment } from '../domain/charge-lifecycle.js';
 import { ProblemError, problemResponse } from '../http/problems.js';
 import { notFoundPage, pageCsp, paymentPage, payStatus } from '../pay/page.js';
+import { NOSNIFF, NOSNIFF_HEADER, pageHeaders } from '../http/security-headers.js';
 import type { ChargeDoc, StoredCharge } from '../store/types.js';
 import { withImage } from '../domain/charge-image.js';
 
@@ -92,17 +93,18 @@ function prefersHtml(c: Context<AppEnv>): boolean {
   return /\btext\/html\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
 
-const commonHeaders = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+const commonHeaders = { 'Cache-Control': 'no-store', [NOSNIFF_HEADER]: NOSNIFF, 'Referrer-Policy': pageHeaders['Referrer-Policy'] };
 
+/** A page: its own nonce'd policy and the headers of every page (D50), never cached or indexed. */
 function html(body: string, nonce: string, status: 200 | 404): Response {
   return new Response(body, {
     status,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       'Content-Security-Policy': pageCsp(nonce),
-      'X-Frame-Options': 'DENY',
       'X-Robots-Tag': 'noindex, nofollow',
-      ...commonHeaders,
+      'Cache-Control': 'no-store',
+      ...pageHeaders,
     },
   });
 }

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from '../support/chromium.js';
+import { frameFromAnotherOrigin, reportCspViolations } from '../support/framing.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listOperations, type JsonObject } from '../../lib/contract/bundled.js';
 import { buildDocs, docsDir } from '../../scripts/docs/build.js';
@@ -22,6 +23,12 @@ let browser: Browser;
 let page: Page;
 let base = '';
 const offHost: string[] = [];
+/**
+ * The one refusal the docs' policy (D50) is expected to cause: Redoc's search asks whether it may
+ * compile a function (to run its index in a worker), is refused (no 'unsafe-eval'), and searches
+ * on the page instead. Any other violation, or this one anywhere but in a script, fails a test.
+ */
+const redocsEvalProbe = /^CSP violation: script-src eval at \d+:\d+$/;
 const consoleErrors: string[] = [];
 
 describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
@@ -42,7 +49,10 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
     page.on('pageerror', (error) => consoleErrors.push(error.message));
+    await page.addInitScript(reportCspViolations);
     const response = await page.goto(`${base}/docs`, { waitUntil: 'load' });
+    // Served under its Content-Security-Policy (D50), which the page must work under.
+    expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.url()).toBe(`${base}/docs/`);
     expect(response?.status()).toBe(200);
     await page.locator('[data-component-name="Menu/MenuItem"]').first().waitFor();
@@ -127,8 +137,27 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     expect(await old.text()).toContain('<tr id="D01">');
   });
 
+  test('the search finds an operation by words of its summary, and opens it', async () => {
+    // The search box of the side menu opens Redoc's search dialog, whose input then has the focus.
+    await page
+      .getByPlaceholder(/^Search/)
+      .or(page.getByText(/^Search/))
+      .first()
+      .click();
+    await page.keyboard.type('payment link');
+    const hit = page.locator('[role="dialog"], [data-component-name*="Search" i]').getByText('Create a payment link').first();
+    await expect.poll(() => hit.isVisible(), { timeout: 10_000 }).toBe(true);
+    await hit.click();
+    await expect.poll(() => page.url()).toMatch(/#\/[a-z-]+\/createpaymentlink$/);
+  });
+
   test("an operation's decision mark opens the decisions page at that decision", async () => {
     const other = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const otherErrors: string[] = [];
+    other.on('console', (message) => {
+      if (message.type() === 'error') otherErrors.push(message.text());
+    });
+    await other.addInitScript(reportCspViolations);
     await other.goto(`${base}/docs/#/charges/createpaymentlink`, { waitUntil: 'load' });
     const section = other.locator('[id$="/createpaymentlink"]').first();
     const mark = section.locator('blockquote a[href="decisions.html#D10"]').first();
@@ -144,13 +173,20 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     await other.locator('nav a[href="./"]').click();
     await expect.poll(() => other.url()).toBe(`${base}/docs/`);
     await other.close();
+    expect(otherErrors.filter((text) => !redocsEvalProbe.test(text))).toEqual([]);
+  });
+
+  test.each(['/docs/', '/docs/decisions.html'])('a page of another origin cannot frame %s', async (path) => {
+    const { framed, frameUrl, messages } = await frameFromAnotherOrigin(browser, `${base}${path}`, 'h1, h2');
+    expect(framed, `framed as ${frameUrl}`).toBe(false);
+    expect(messages.join('\n')).toMatch(/frame-ancestors 'none'/);
   });
 
   test('no console error, no request off this host; a full-page screenshot is saved', async () => {
     mkdirSync(docsDir, { recursive: true });
     await page.screenshot({ path: join(docsDir, 'screenshot.png'), fullPage: true });
     expect(existsSync(join(docsDir, 'screenshot.png'))).toBe(true);
-    expect(consoleErrors).toEqual([]);
+    expect(consoleErrors.filter((text) => !redocsEvalProbe.test(text))).toEqual([]);
     expect(offHost).toEqual([]);
   });
   test('the built file works opened from disk too, with nothing loaded from elsewhere', async () => {

@@ -13,6 +13,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from '../support/chromium.js';
+import { frameFromAnotherOrigin, reportCspViolations } from '../support/framing.js';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { qrTextOfDataUri } from '../../conformance/pix/brcode-check.js';
 import type { AppEnv } from '../../server/deps.js';
@@ -74,6 +75,8 @@ async function open(path: string, viewport = phone): Promise<Page> {
     if (message.type() === 'error') current.consoleErrors.push(message.text());
   });
   current.page.on('pageerror', (error) => current.consoleErrors.push(error.message));
+  // Any refusal of the page's Content-Security-Policy (D50) is a console error, which afterEach forbids.
+  await context.addInitScript(reportCspViolations);
   const response = await current.page.goto(`${base}${path}`, { waitUntil: 'load' });
   expect(response?.status()).toBe(200);
   return current.page;
@@ -283,6 +286,13 @@ describe.skipIf(!chromiumHere)('the payment page in a real browser', () => {
     )) as string[];
     expect(hex(background!)).toBe('#0e7c66');
     expect(contrastRatio(hex(background!), hex(color!))).toBeGreaterThanOrEqual(4.5);
+  });
+
+  test('a page of another origin cannot frame the payment page (D50)', async () => {
+    const charge = await newCharge();
+    const { framed, frameUrl, messages } = await frameFromAnotherOrigin(browser, `${base}/pay/${charge.id}`, '#amount');
+    expect(framed, `framed as ${frameUrl}`).toBe(false);
+    expect(messages.join('\n')).toMatch(/frame-ancestors 'none'/);
   });
 
   test('a test code says, above its QR code and legibly, that it must not be paid (D43)', async () => {
