@@ -178,7 +178,7 @@ describe('webhook_url_policy', () => {
 });
 
 describe('auth_flood_limited', () => {
-  test('limited once the announced quota is spent: pass, after quota + 1 requests', async () => {
+  test('limited once the announced quota is spent: pass, at the first 429', async () => {
     const ctx = await run('development', faults.limitsWrongKeys!, 'reference', { only: ['listClients'], flood: true });
     expect(outcomes(ctx, 'auth_flood_limited')).toEqual({ listClients: 'pass' });
     expect(seen.filter((r) => r.path === '/client')).toHaveLength(6);

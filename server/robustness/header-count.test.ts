@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_HEADER_BYTES, MAX_HEADER_COUNT, NODE_MAX_HEADER_BYTES } from '../http/request-limits.js';
 import { exchange, type Exchange } from '../test-support/raw-http.js';
-import { dropChildSchemas, freePort, killAll, listening, printedKey, startBuiltServer, type Running } from '../test-support/processes.js';
+import { dropChildSchemas, freePort, killAll, listening, createCompanyKey, startBuiltServer, type Running } from '../test-support/processes.js';
 
 let folder: string;
 let running: Running;
@@ -22,7 +22,7 @@ beforeAll(async () => {
   port = await freePort();
   running = startBuiltServer({ DATABASE_PATH: join(folder, 'payments.db'), PORT: String(port), NODE_ENV: 'production', RATE_LIMIT_REQUESTS: '0' });
   await listening(running);
-  apiKey = printedKey(running);
+  apiKey = (await createCompanyKey({ DATABASE_PATH: join(folder, 'payments.db') })).apiKey;
 });
 afterAll(async () => {
   await killAll();
