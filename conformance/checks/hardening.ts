@@ -20,17 +20,16 @@
  *   (however a window's edge falls among them, one window sees more than the quota), or within
  *   `FLOOD_MAX` requests when none is announced.
  */
-import { listLinks, linkParameters } from '../../lib/contract/links.js';
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
-import { existingPathParams, idOf, prepareBodies } from '../data/fixtures.js';
+import { existingPathParams, prepareBodies } from '../data/fixtures.js';
 import { itemsOf, keywordOf, propertiesOf, requestBodyOf, sampleValue, typesOf, viewOf, type SchemaView } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { Exchange } from '../engine/types.js';
 import { unknownApiKey } from './auth.js';
 import { documentedResponse } from './responses.js';
-import { answered, getOnlyReason, isClientError, isSuccess, jsonOf, statelessReason } from './stateful.js';
+import { answered, getOnlyReason, isClientError, isSuccess, statelessReason } from './stateful.js';
 
 /** How long a refusal of an oversized body may take: generous (a bounded server answers in milliseconds; an unbounded one took 4 to 18 s). */
 export const PROMPT_MS = 2_000;
@@ -70,10 +69,8 @@ interface BoundedArray {
 }
 
 function boundedArrays(ctx: RunContext, op: ContractOperation): BoundedArray[] {
-  const info = requestBodyOf(ctx.contract, op);
-  if (!info) return [];
   const found: BoundedArray[] = [];
-  for (const [property, view] of propertiesOf(ctx.contract, viewOf(ctx.contract, info.schema))) {
+  for (const [property, view] of bodyProperties(ctx, op)) {
     const maxItems = keywordOf(view, 'maxItems');
     if (!typesOf(view).includes('array') || typeof maxItems?.value !== 'number') continue;
     found.push({ property, maxItems: maxItems.value, items: itemsOf(ctx.contract, view), decision: maxItems.decision });
@@ -122,7 +119,7 @@ async function boundedInput(ctx: RunContext): Promise<void> {
       const what = `${op.method.toUpperCase()} ${op.path} with ${count.toLocaleString('en')} items in ${array.property} (at most ${array.maxItems} allowed)`;
       if (isSuccess(exchange)) {
         ctx.judge(op.operationId, check, false, `${what} was accepted (${exchange.response!.status})`, { decision: array.decision, exchange });
-        await deleteCreated(ctx, op, exchange);
+        await ctx.deleteNow(op, exchange);
       } else if (!isClientError(exchange)) {
         ctx.judge(op.operationId, check, false, `${what} ${answered(exchange)}; it must be refused with a 4xx`, { decision: array.decision, exchange });
       } else {
@@ -141,23 +138,10 @@ async function boundedInput(ctx: RunContext): Promise<void> {
   }
 }
 
-/** Deletes a record a check created by mistake, through the delete the contract links to its create (if any). */
-async function deleteCreated(ctx: RunContext, create: ContractOperation, exchange: Exchange): Promise<void> {
-  if (!idOf(exchange)) return;
-  const link = listLinks(ctx.contract).find((l) => l.source.operationId === create.operationId && l.target.method === 'delete');
-  const params = link ? linkParameters(link, jsonOf(exchange)) : undefined;
-  if (link && params) await ctx.request(link.target.operationId, { pathParams: params });
-}
-
 async function webhookUrlPolicy(ctx: RunContext): Promise<void> {
   const check = 'webhook_url_policy' as const;
   // The operation that registers a URL: a create whose body has a `url` and whose answer a delete is linked to.
-  const creates = ctx.operations.filter(
-    (op) =>
-      op.method === 'post' &&
-      bodyProperties(ctx, op).has('url') &&
-      listLinks(ctx.contract).some((l) => l.source.operationId === op.operationId && l.target.method === 'delete'),
-  );
+  const creates = ctx.operations.filter((op) => op.method === 'post' && bodyProperties(ctx, op).has('url') && ctx.canDelete(op.operationId));
   for (const op of creates) {
     const reason = ctx.options.stateless
       ? statelessReason
@@ -190,12 +174,12 @@ async function webhookUrlPolicy(ctx: RunContext): Promise<void> {
         { decision, exchange },
       );
       // Deleted before anything could be delivered to it.
-      if (isSuccess(exchange)) await deleteCreated(ctx, op, exchange);
+      if (isSuccess(exchange)) await ctx.deleteNow(op, exchange);
     }
   }
 }
 
-/** The property names of an operation's request body. */
+/** The properties of an operation's request body, each as a view of its schema. */
 function bodyProperties(ctx: RunContext, op: ContractOperation): Map<string, SchemaView> {
   const info = requestBodyOf(ctx.contract, op);
   return info ? propertiesOf(ctx.contract, viewOf(ctx.contract, info.schema)) : new Map();

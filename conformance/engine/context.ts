@@ -153,15 +153,23 @@ export class RunContext {
       return;
     }
     const link = this.deletes.get(op.operationId);
-    if (!link) return;
-    let body: unknown;
-    try {
-      body = JSON.parse(exchange.response!.body);
-    } catch {
-      return;
-    }
-    const params = linkParameters(link, body);
-    if (params) this.leftBehind.set(this.url(link.target, params), { link, params });
+    const params = link ? linkParameters(link, parseJson(exchange.response!.body)) : undefined;
+    if (link && params) this.leftBehind.set(this.url(link.target, params), { link, params });
+  }
+
+  /** Whether the contract links a delete to what this operation creates. */
+  canDelete(operationId: string): boolean {
+    return this.deletes.has(operationId);
+  }
+
+  /**
+   * Deletes at once what a create answered with, when the contract links a delete to it (a
+   * registration a check must not leave in place even until the run ends).
+   */
+  async deleteNow(create: ContractOperation, exchange: Exchange): Promise<void> {
+    const link = this.deletes.get(create.operationId);
+    const params = link && exchange.response ? linkParameters(link, parseJson(exchange.response.body)) : undefined;
+    if (link && params) await this.request(link.target, { pathParams: params });
   }
 
   /**
@@ -222,5 +230,14 @@ export class RunContext {
     if (typeof o['x-decision'] === 'string') return o['x-decision'];
     const decided = o['x-decided'] as Record<string, string> | undefined;
     return keyword && decided ? decided[keyword] : undefined;
+  }
+}
+
+/** A body as JSON, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }

@@ -7,9 +7,10 @@ import { readJsonBody } from './request-body.js';
 /**
  * The middleware every route puts in front of its handler: the operation's rules from
  * the contract, in the order a client can act on: authentication (401; the key was read, and
- * the caller's quota spent, by the caller middleware in front of every route), the body's media type, size and syntax (415, 413, 400), then parameters and body
- * against the schemas (422, every failing field at once); a valid body is handed on in its
- * stored form (D46), the query parameters as their schemas read them.
+ * the caller's quota spent, by the caller middleware in front of every route), the body's
+ * media type, size and syntax (415, 413, 400), then parameters and body against the schemas
+ * (422, every failing field at once); a valid body is handed on in its stored form (D46), the
+ * query parameters as their schemas read them.
  */
 export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
   return (operationId: string): MiddlewareHandler<AppEnv> => {
