@@ -1,6 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Who sent a request without a valid API key, for its quota (D11): the address of the socket it
@@ -50,27 +51,16 @@ function bareAddress(text: string): string | undefined {
   return withPort !== undefined && isIP(withPort) === 4 ? withPort : undefined;
 }
 
-/** The unit one quota counts: an IPv4 address, or the /64 of an IPv6 one. */
+/** The unit one quota counts: an IPv4 address, or the /64 of an IPv6 one (parsed by ipaddr.js, as the webhook URL policy does). */
 export function quotaAddress(address: string): string {
   const unzoned = address.replace(/%.*$/, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(unzoned)?.[1];
-  if (mapped !== undefined) return mapped;
-  if (isIP(unzoned) !== 6) return unzoned;
-  return `${ipv6Groups(unzoned).slice(0, 4).join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address, in lower-case hex without leading zeros. */
-function ipv6Groups(address: string): string[] {
-  let text = address.toLowerCase();
-  // A trailing dotted IPv4 part is two groups.
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const zeros = tail === undefined ? [] : Array.from({ length: 8 - left.length - right.length }, () => '0');
-  return [...left, ...zeros, ...right].map((group) => Number.parseInt(group, 16).toString(16));
+  if (!ipaddr.isValid(unzoned)) return unzoned;
+  const parsed = ipaddr.parse(unzoned);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const ipv6 = parsed as ipaddr.IPv6;
+  if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString();
+  return `${ipv6.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
 }

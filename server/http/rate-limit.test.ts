@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createTestServer, socketEnv, type TestServer } from '../test-support/harness.js';
+import { quotaAddress } from './client-address.js';
 import { RateLimiter, type RequestCounter } from './rate-limit.js';
 import { ProblemError } from './problems.js';
 import type { Config } from '../config.js';
@@ -216,5 +217,19 @@ describe('requests without a valid key are limited per client address (D11)', ()
       expect(response.status).toBe(401);
       expect(response.headers.has('ratelimit')).toBe(false);
     }
+  });
+});
+
+describe('quotaAddress: the unit an anonymous quota counts (D11)', () => {
+  test.each([
+    ['an IPv4 address', '203.0.113.7', '203.0.113.7'],
+    ['an IPv4-mapped IPv6 address counts as its IPv4 one', '::ffff:203.0.113.7', '203.0.113.7'],
+    ['… in hex', '::ffff:cb00:7107', '203.0.113.7'],
+    ['an IPv6 address by its /64', '2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['… however it is written', '2001:0DB8:0001:0002::9', '2001:db8:1:2::/64'],
+    ['… with a zone', 'fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['not an address: as it is', 'unknown', 'unknown'],
+  ])('%s', (_name, given, want) => {
+    expect(quotaAddress(given)).toBe(want);
   });
 });
