@@ -39,6 +39,7 @@ export default defineConfig({
     // wait on servers, browsers, PostgreSQL and fsyncs rather than compute, and CI has 15 minutes.
     maxWorkers: 2,
     testTimeout: 30_000,
+    globalSetup: ['test/support/global-setup.ts'],
     hookTimeout: 60_000,
     projects: [
       { extends: true as const, test: { name: 'sqlite', include: everything } },

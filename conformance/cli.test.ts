@@ -166,7 +166,7 @@ describe('exit code 2', () => {
     expect(run.exit.code).toBe(2);
     const [first, ...rest] = run.stderr.split('\n');
     expect(first).toMatch(want);
-    expect(rest.slice(0, 2)).toEqual(usage ? ['', 'Usage: npm run conformance -- --base-url URL --api-key KEY [options]'] : ['']);
+    expect(rest.slice(0, 2)).toEqual(usage ? ['', 'Usage: pix-conformance --base-url URL [options]     (in a clone: npm run -s conformance -- …)'] : ['']);
     expect(run.stdout).toBe('');
   });
 });
@@ -174,6 +174,6 @@ describe('exit code 2', () => {
 test('--help: the usage on stdout, exit 0', async () => {
   const run = await conformance(['--help']);
   expect(run.exit.code).toBe(0);
-  expect(run.stdout).toMatch(/^Usage: npm run conformance/);
+  expect(run.stdout).toMatch(/^Usage: pix-conformance --base-url URL/);
   expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.');
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
 import type { ConformanceOptions } from './engine/types.js';
-import { DEFAULT_TIMEOUT_MS, HelpRequested, parseOptions, SUITE_INPUT_ENV, suiteInputFrom, UsageError } from './options.js';
+import { DEFAULT_TIMEOUT_MS, HelpRequested, parseOptions, UsageError } from './options.js';
 
 const KEY = 'sk_aaaaaaaaaaaaaaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 const KEY2 = 'sk_cccccccccccccccccccccccc_ddddddddddddddddddddddddddddddddddddddddddd';
@@ -264,17 +264,4 @@ describe('parseOptions: refused with one line naming the problem', () => {
 test('--help wins over everything else, even missing options', () => {
   expect(() => parseOptions(['--help'], {})).toThrow(HelpRequested);
   expect(() => parseOptions([...minimal, '--profile', 'bad', '--help'], {})).toThrow(HelpRequested);
-});
-
-describe('suiteInputFrom', () => {
-  test('reads the JSON the CLI passed', () => {
-    const input = { options: defaults, reportPath: '/tmp/x.json', progress: 'tty' as const };
-    expect(suiteInputFrom({ [SUITE_INPUT_ENV]: JSON.stringify(input) })).toEqual(input);
-  });
-  test('falls back to the CONFORMANCE_* variables when the suite runs by hand', () => {
-    expect(suiteInputFrom({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:3000', CONFORMANCE_API_KEY: KEY })).toEqual({ options: defaults, progress: 'plain' });
-  });
-  test('refuses JSON without options', () => {
-    expect(() => suiteInputFrom({ [SUITE_INPUT_ENV]: '{"reportPath":"/x"}' })).toThrow(/holds no run options/);
-  });
 });

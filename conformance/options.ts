@@ -1,12 +1,11 @@
 /**
  * The command line of `npm run conformance`: flags, their environment variables, defaults and
- * validation, and how the CLI hands the options to the vitest suite. Flags win over the
- * environment; every problem is a one-line `UsageError` (the CLI then exits with code 2).
+ * validation. Flags win over the environment; every problem is a one-line `UsageError` (the CLI then exits with code 2).
  */
 import { parseArgs } from 'node:util';
 import { listOperations, loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
 import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
-import type { ConformanceOptions, Profile, RunReport } from './engine/types.js';
+import type { ConformanceOptions, Profile } from './engine/types.js';
 
 /** Bad arguments: the message is one line, fit to print above the usage. */
 export class UsageError extends Error {
@@ -45,11 +44,11 @@ const spec = {
 
 type Flag = keyof typeof spec;
 
-export const usage = `Usage: npm run conformance -- --base-url URL --api-key KEY [options]
+export const usage = `Usage: pix-conformance --base-url URL [options]     (in a clone: npm run -s conformance -- …)
 
 Tests a deployment of the Pix payments API against the bundled contract. Give the keys as
 CONFORMANCE_API_KEY and CONFORMANCE_SECOND_API_KEY, not as flags: a command line shows up in
-CI logs (npm echoes it unless run with -s) and in ps. The same command: npx pix-conformance.
+CI logs (npm echoes it unless run with -s) and in ps.
 
   --base-url URL          {base_url} of the target (CONFORMANCE_BASE_URL)
   --base-url-alt URL      {base_url_alt}; default: the --base-url (CONFORMANCE_BASE_URL_ALT)
@@ -248,41 +247,4 @@ function onlyOf(source: Source<string>, contract: JsonObject): string[] {
   const unknown = ids.filter((id) => !valid.includes(id));
   if (unknown.length > 0) throw new UsageError(`${source.from}: unknown operationId ${unknown.map(shown).join(', ')}; valid: ${valid.join(', ')}`);
   return ids;
-}
-
-/*
- * How the CLI hands a run to the vitest suite (conformance/suite/conformance.suite.ts), which runs
- * in a vitest worker: the input as JSON in one environment variable, and the outcome as JSON in
- * a file whose path is part of the input.
- */
-
-/** Environment variable holding the suite's input (JSON of `SuiteInput`; it carries the keys: never print it). */
-export const SUITE_INPUT_ENV = 'CONFORMANCE_SUITE_INPUT';
-
-export interface SuiteInput {
-  options: ConformanceOptions;
-  /** Where the suite writes its `SuiteOutcome`. */
-  reportPath?: string;
-  /** How the suite shows progress on stderr. */
-  progress: 'tty' | 'plain' | 'none';
-}
-
-/** What the suite writes to `reportPath`. */
-export type SuiteOutcome =
-  | { kind: 'report'; report: RunReport }
-  | { kind: 'unreachable'; message: string }
-  | { kind: 'refused'; message: string }
-  | { kind: 'error'; message: string };
-
-/**
- * The suite's input: the CLI's JSON when it started the suite; otherwise (vitest run on the
- * suite file by hand) the options from the `CONFORMANCE_*` variables, with plain progress.
- */
-export function suiteInputFrom(env: NodeJS.ProcessEnv): SuiteInput {
-  const json = env[SUITE_INPUT_ENV];
-  if (json === undefined) return { options: parseOptions([], env), progress: 'plain' };
-  const input = JSON.parse(json) as SuiteInput;
-  if (!input || typeof input !== 'object' || !input.options || typeof input.options.baseUrl !== 'string')
-    throw new Error(`${SUITE_INPUT_ENV} holds no run options`);
-  return input;
 }

@@ -13,6 +13,9 @@ const MAX_UNANSWERED_IN_A_ROW = 5;
 
 /** The target does not answer (at the start, or stopped in the middle): a bad address, not a failing check (exit code 2). */
 export class TargetUnreachableError extends Error {}
+
+/** The user stopped the run (RunDeps.signal aborted): no further request is sent; clean-up still runs. */
+export class RunInterruptedError extends Error {}
 const MAX_RETRY_AFTER_MS = 30_000;
 
 /** RFC 9110 Retry-After in seconds (or an HTTP date), bounded so a run cannot stall. */
@@ -30,6 +33,8 @@ export interface RunDeps {
   onProgress?: (event: ProgressEvent) => void;
   /** The bundled contract; the repository's by default. */
   contract?: JsonObject;
+  /** Aborted when the user interrupts the run (Ctrl-C): the next request throws `RunInterruptedError`. */
+  signal?: AbortSignal;
 }
 
 export interface RequestInit {
@@ -77,6 +82,7 @@ export class RunContext {
   /** The header that carries the API key, from the contract's `apiKey` security scheme (seed §5.1). */
   readonly apiKeyHeader: string;
   private readonly fetchFn: typeof fetch;
+  private readonly signal: AbortSignal | undefined;
   private unansweredInARow = 0;
   /** Every operation of the contract, covered or not, by operationId. */
   private readonly byId: Map<string, ContractOperation>;
@@ -98,6 +104,7 @@ export class RunContext {
     this.operations = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
     this.runId = options.runId ?? `conf${randomBytes(4).toString('hex')}`;
     this.fetchFn = deps.fetch ?? fetch;
+    this.signal = deps.signal;
     this.apiKeyHeader = apiKeyHeaderOf(this.contract);
     this.deletes = new Map(listLinks(this.contract).flatMap((link) => (link.target.method === 'delete' ? [[link.source.operationId, link] as const] : [])));
     this.recorder = new Recorder((operationId, check, outcome) => deps.onProgress?.({ kind: 'check', operationId, check, outcome }));
@@ -124,6 +131,7 @@ export class RunContext {
   /** Sends a request to an operation and records the exchange. */
   async request(operation: ContractOperation | string, init: RequestInit = {}): Promise<Exchange> {
     const op = typeof operation === 'string' ? this.operation(operation) : operation;
+    this.throwIfInterrupted();
     const input = this.input(op, init);
     let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     // A rate-limited answer is the target protecting itself, not a verdict on the request:
@@ -142,6 +150,11 @@ export class RunContext {
       );
     }
     return exchange;
+  }
+
+  /** Throws `RunInterruptedError` once the user has interrupted the run. */
+  throwIfInterrupted(): void {
+    if (this.signal?.aborted) throw new RunInterruptedError('interrupted: the run stopped before its end');
   }
 
   /** Notes a deletable record a request created, and forgets one a request deleted. */
@@ -195,6 +208,7 @@ export class RunContext {
    * not recorded (a check that sends many records the one it judges by).
    */
   async sendOnce(operation: ContractOperation | string, init: RequestInit = {}): Promise<Exchange> {
+    this.throwIfInterrupted();
     return send(this.fetchFn, this.input(operation, init), this.options.timeoutMs);
   }
 

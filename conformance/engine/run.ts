@@ -11,7 +11,7 @@ import { webhookCheck } from '../checks/webhooks.js';
 import { unsupportedMethodCheck } from '../checks/unsupported-method.js';
 import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
-import { RunContext, TargetUnreachableError, type RunDeps } from './context.js';
+import { RunContext, RunInterruptedError, TargetUnreachableError, type RunDeps } from './context.js';
 import { send } from './http.js';
 import { checkKeysAccepted } from './key-check.js';
 import type { CheckName, ConformanceOptions, RunReport } from './types.js';
@@ -22,7 +22,7 @@ export interface CheckModule {
   run(ctx: RunContext): Promise<void>;
 }
 
-export { TargetUnreachableError } from './context.js';
+export { RunInterruptedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';
 
 /**
@@ -53,10 +53,13 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   try {
     if (!options.readOnly && !options.stateless) await createFixtures(ctx);
     for (const module of activeChecks) await module.run(ctx);
-  } finally {
-    // What the run created and may delete goes, also when a check threw or the target stopped answering.
+  } catch (error) {
     await ctx.cleanUp().catch(() => undefined);
+    if (error instanceof RunInterruptedError) throw new RunInterruptedError(`${error.message}; ${leftBehindNote(ctx)}`);
+    throw error;
   }
+  // What the run created and may delete goes, also when a check threw or the target stopped answering.
+  await ctx.cleanUp().catch(() => undefined);
   await responseChecks.run(ctx);
   const report: RunReport = {
     runId: ctx.runId,
@@ -77,4 +80,10 @@ async function probe(ctx: RunContext, deps: RunDeps): Promise<void> {
     const exchange = await send(deps.fetch ?? fetch, { operationId: 'probe', method: 'GET', url: base }, ctx.options.timeoutMs);
     if (exchange.error) throw new TargetUnreachableError(`${base} does not answer: ${exchange.error}`);
   }
+}
+
+/** What clean-up left, in words: nothing, or the delete URLs of what is still there. */
+function leftBehindNote(ctx: RunContext): string {
+  const left = ctx.notCleanedUp;
+  return left.length === 0 ? 'it deleted what it had created that the contract lets it delete' : `these could not be deleted: ${left.join(', ')}`;
 }

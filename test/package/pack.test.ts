@@ -4,12 +4,14 @@
  * - the integrator's guide's client blocks type-check and the first runs against the compiled reference
  *   server (a product, a development payment link, a sandbox payment, read back PAID);
  * - calls on the wrong base URL do not compile (the installed declarations, not the sources);
- * - the install pulls the client's two dependencies and nothing of the server's;
- * - the `bin` commands, which need the repository, say so instead of crashing.
+ * - the install pulls the client's two dependencies and nothing of the server's, and warns of nothing;
+ * - the installed `pix-conformance` (`npx pix-conformance`) runs the whole suite against the compiled
+ *   server with only Node and the package: a clean run (exit 0), its JUnit report written where the
+ *   user asked, its `--help`.
  *
- * The client is built with `npm run build:client` and packed with `--ignore-scripts`: a plain
- * `npm pack` would also run `prepare` (docs and server build), rewriting dist/server/main.mjs
- * under the other tests' servers; `prepack` runs the same build:client, as checked below.
+ * The package is built with `npm run build:client` and `build:conformance` and packed with
+ * `--ignore-scripts`: a plain `npm pack` would also run `prepare` (docs and server build), rewriting
+ * dist/server/main.mjs under the other tests' servers; `prepack` runs the same builds, as checked below.
  * npm may reach the registry for the two dependencies and TypeScript (the cache is tried first);
  * without either, the test is skipped with a NOTICE.
  */
@@ -46,6 +48,7 @@ function run(command: string, args: readonly string[], cwd: string, env: NodeJS.
 }
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
 /** The calls the types must refuse, one per line, each with the error tsc must report there. */
 const mustNotCompile: Array<[string, { line: string; code: string }]> = [
@@ -68,6 +71,7 @@ const tsconfig = {
 describe('the packed package', () => {
   test('prepack builds the client, so a plain npm pack packs what this test packs', () => {
     expect(repoPackage.scripts.prepack).toContain('npm run build:client');
+    expect(repoPackage.scripts.prepack).toContain('npm run build:conformance');
     expect(Object.keys(repoPackage.dependencies).sort()).toEqual(['openapi-fetch', 'standardwebhooks']);
   });
 
@@ -78,17 +82,29 @@ describe('the packed package', () => {
     const project = join(work, 'project');
     mkdirSync(project, { recursive: true });
 
-    const built = await run(npm, ['run', '-s', 'build:client'], repoRoot);
-    expect(built.code, built.stdout + built.stderr).toBe(0);
+    for (const script of ['build:client', 'build:conformance']) {
+      const built = await run(npm, ['run', '-s', script], repoRoot);
+      expect(built.code, built.stdout + built.stderr).toBe(0);
+    }
     const packed = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot);
     expect(packed.code, packed.stderr).toBe(0);
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info!.files.map((f) => f.path);
     expect(
-      files.filter((f) => !/^(dist\/client\/|bin\/|package\.json$|README\.md$)/.test(f)),
-      'only the client build, bin, package.json and README',
+      files.filter((f) => !/^(dist\/(client|conformance)\/|bin\/pix-conformance\.mjs$|generated\/openapi\.yaml$|package\.json$|README\.md$|LICENSE$)/.test(f)),
+      'only the client and conformance builds, the conformance bin, the bundled contract, package.json, README and LICENSE',
     ).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['dist/client/index.mjs', 'dist/client/types/client/index.d.ts', 'dist/client/types/generated/openapi.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/client/index.mjs',
+        'dist/client/types/client/index.d.ts',
+        'dist/client/types/generated/openapi.d.ts',
+        'dist/conformance/cli.mjs',
+        'bin/pix-conformance.mjs',
+        'generated/openapi.yaml',
+        'LICENSE',
+      ]),
+    );
 
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', private: true, type: 'module' }));
     const dev = repoPackage.devDependencies;
@@ -110,6 +126,8 @@ describe('the packed package', () => {
       context.skip();
     }
     expect(installed.code, installed.stderr).toBe(0);
+    // This machine's npm configuration warns of its own settings ("Unknown user config"); nothing else may warn.
+    expect(installed.stderr.split('\n').filter((line) => /\bwarn\b/i.test(line) && !/Unknown (user|global|project) config/.test(line))).toEqual([]);
     const modules = readdirSync(join(project, 'node_modules'));
     expect(modules).toEqual(expect.arrayContaining(['openapi-fetch', 'standardwebhooks', repoPackage.name]));
     for (const serverOnly of ['hono', 'better-sqlite3', 'pg', 'pino', 'tsx', 'ajv'])
@@ -147,10 +165,15 @@ describe('the packed package', () => {
     expect(ran.stdout).toMatch(new RegExp(`^charge (char_\\w+) for 7980 cents: ${base}/pay/\\1$`, 'm'));
     expect(ran.stdout).toMatch(/^charge char_\w+ is PAID$/m);
 
-    for (const command of ['pix-keys', 'pix-conformance']) {
-      const bin = await run(join(project, 'node_modules', '.bin', command), ['--help'], project);
-      expect(bin.code).toBe(2);
-      expect(bin.stderr).toContain(`${command} runs from a clone of the repository`);
-    }
+    // QA's way in: the installed command, no clone, no TypeScript, the keys in the environment.
+    const help = await run(npx, ['--no-install', 'pix-conformance', '--help'], project);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('--base-url URL');
+    const suite = await run(npx, ['--no-install', 'pix-conformance', '--base-url', base, '--junit', 'reports/conformance.xml'], project, {
+      CONFORMANCE_API_KEY: printedKey(server)!,
+    });
+    expect(suite.code, suite.stdout + suite.stderr).toBe(0);
+    expect(suite.stdout).toMatch(/Done: \d+ passed, 0 failed/);
+    expect(readFileSync(join(project, 'reports', 'conformance.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
   });
 });
