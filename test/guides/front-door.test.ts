@@ -1,7 +1,8 @@
 /**
  * The README's "Where to go next", run literally: each shell block is taken from README.md as it
  * stands and run by bash against the compiled server started as `npm start` starts it, with only
- * what the README asks a person to set (the key `npm start` printed, as `PIX_API_KEY`).
+ * what the README asks a person to set (the key `npm start` printed, as `PIX_API_KEY`); but for the
+ * QA block, which test/package/pack.test.ts runs where the tarball is installed.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -47,9 +48,9 @@ describe.skipIf(missing.length > 0)('README "Where to go next"', () => {
     expect(answer).toMatchObject({ status: 201, data: { devMode: true, total: 1990 } });
     expect(answer.data.id).toMatch(/^char_/);
 
-    const conformance = await runBash(qa!, { env, cwd: repoRoot, timeoutMs: 150_000 });
-    expect(conformance.code, `${conformance.stdout}\n${conformance.stderr}`).toBe(0);
-    expect(conformance.stdout).toMatch(/Checks: \d+ passed, 0 failed/);
+    // The QA block installs the packed tarball: test/package/pack.test.ts runs it, as it stands, in
+    // the empty project it installs the package in (packing here too would race its build).
+    expect(qa).toContain('npx pix-conformance');
 
     const keys = await runBash(operator!, { env, cwd: repoRoot, timeoutMs: 30_000 });
     expect(keys.code, keys.stderr).toBe(0);

@@ -16,10 +16,11 @@
  * without either, the test is skipped with a NOTICE.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { listening, printedKey, repoRoot, startBuiltServer, freePort, useChildProcesses } from '../../server/test-support/processes.js';
+import { runBash } from '../support/bash.js';
 import { fencedBlocks } from '../support/markdown.js';
 
 const folder = useChildProcesses('pix-pack-');
@@ -36,11 +37,15 @@ interface Ran {
   stderr: string;
 }
 
+/** This process's environment without vitest's and npm's own variables (the child is a user's shell, not this test run), and `env` on top. */
+function cleanEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VITEST|npm_|NODE_ENV$|TEST$|INIT_CWD$|CONFORMANCE_)/.test(name)));
+  return { ...clean, NO_COLOR: '1', ...env };
+}
+
 function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    // Without vitest's and npm's own variables: the child is a user's shell, not this test run.
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VITEST|npm_|NODE_ENV$|TEST$|INIT_CWD$)/.test(name)));
-    execFile(command, args, { cwd, env: { ...clean, NO_COLOR: '1', ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env: cleanEnv(env), timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) + (error && typeof error.code !== 'number' ? `\n${error.message}` : '') });
     });
@@ -165,7 +170,18 @@ describe('the packed package', () => {
     expect(ran.stdout).toMatch(new RegExp(`^charge (char_\\w+) for 7980 cents: ${base}/pay/\\1$`, 'm'));
     expect(ran.stdout).toMatch(/^charge char_\w+ is PAID$/m);
 
-    // QA's way in: the installed command, no clone, no TypeScript, the keys in the environment.
+    // QA's way in: the README's block as it stands, beside the tarball, then the installed command's other uses.
+    const readmeQa = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '## Where to go next', 'sh').find((b) =>
+      b.includes('npx pix-conformance'),
+    );
+    expect(readmeQa, "the README's QA block").toBeDefined();
+    const tarball = /npm install \.\/(\S+\.tgz)/.exec(readmeQa!)?.[1];
+    expect(tarball, 'the README installs the tarball npm pack writes').toBe(info!.filename);
+    copyFileSync(join(work, info!.filename), join(project, info!.filename));
+    const readmeRun = await runBash(readmeQa!, { cwd: project, env: cleanEnv({ PIX_API_KEY: printedKey(server)!, PIX_BASE_URL: base }), timeoutMs: 120_000 });
+    expect(readmeRun.code, readmeRun.stdout + readmeRun.stderr).toBe(0);
+    expect(readmeRun.stdout).toMatch(/Checks: \d+ passed, 0 failed/);
+
     const help = await run(npx, ['--no-install', 'pix-conformance', '--help'], project);
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toContain('--base-url URL');
@@ -173,7 +189,7 @@ describe('the packed package', () => {
       CONFORMANCE_API_KEY: printedKey(server)!,
     });
     expect(suite.code, suite.stdout + suite.stderr).toBe(0);
-    expect(suite.stdout).toMatch(/Done: \d+ passed, 0 failed/);
+    expect(suite.stdout).toMatch(/Checks: \d+ passed, 0 failed/);
     expect(readFileSync(join(project, 'reports', 'conformance.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
   });
 });
