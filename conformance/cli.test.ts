@@ -8,7 +8,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
-import { createCompanyKey, freePort, listening, startTsx, useChildProcesses, printedKey } from '../server/test-support/processes.js';
+import { createCompanyKey, freePort, listening, printedKey, startNode, startTsx, useChildProcesses, within } from '../server/test-support/processes.js';
 import { conformance, matrixCell, RUN_MS } from './test-support/cli-process.js';
 import { junitTotal, shownTotal } from './report/totals-check.js';
 import { parseXml } from './report/xml-check.js';
@@ -93,6 +93,34 @@ describe('against the reference server', () => {
       expect(output).not.toContain(secondApiKey);
     }
   });
+});
+
+test('Ctrl-C in the middle of a run: exit 130, and the webhook registrations it had made are deleted', { timeout: RUN_MS + 30_000 }, async () => {
+  const port = await freePort();
+  const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'interrupt', 'payments.db'), PORT: String(port) });
+  await listening(server);
+  const apiKey = printedKey(server);
+  const base = `http://127.0.0.1:${port}`;
+  const registrations = async () => ((await (await fetch(`${base}/webhook`, { headers: { 'X-API-KEY': apiKey } })).json()) as unknown[]).length;
+  // Node with tsx's loader in the same process (not the tsx command, which relays signals to a child of its own).
+  const run = startNode(['--import', 'tsx', 'conformance/cli.ts', '--base-url', base, '--run-id', 'interrupted'], {
+    CONFORMANCE_API_KEY: apiKey,
+    NO_COLOR: '1',
+  });
+  await within(
+    (async () => {
+      while ((await registrations()) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    })(),
+    'a webhook registration of the run',
+    RUN_MS,
+  );
+  run.child.kill('SIGINT');
+  const exit = await within(run.exited, 'the interrupted run to end', 30_000);
+  expect(exit.code, run.stderr()).toBe(130);
+  expect(run.stderr()).toContain('conformance: SIGINT: stopping, deleting what the run created');
+  expect(run.stderr()).toMatch(/conformance: interrupted: the run stopped before its end; it deleted what it had created/);
+  expect(run.stdout(), 'no report of a run that did not end').not.toMatch(/Checks: /);
+  expect(await registrations()).toBe(0);
 });
 
 test('a target that breaks: exit 1, each failure with its request and response, the echoed key masked', { timeout: RUN_MS + 10_000 }, async () => {

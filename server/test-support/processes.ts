@@ -87,6 +87,11 @@ export function startTsx(script: string, args: readonly string[], vars: ChildVar
   return startChild(tsx, [script, ...args], vars);
 }
 
+/** Starts `node <args>` (this process's Node) in its own process group. */
+export function startNode(args: readonly string[], vars: Record<string, string>): Running {
+  return startChild(process.execPath, args, vars);
+}
+
 let built = false;
 
 /**
