@@ -35,6 +35,8 @@ export interface RunDeps {
 export interface RequestInit {
   /** Values of `{name}` path parameters. */
   pathParams?: Record<string, string>;
+  /** Query parameters (URL-encoded, never checked: a value breaking its schema is sent as it is). */
+  query?: Record<string, string>;
   headers?: Record<string, string>;
   body?: unknown;
   /** The key to send: the run's key by default, `null` for none, or any other string. */
@@ -206,7 +208,7 @@ export class RunContext {
     return {
       operationId: op.operationId,
       method: op.method,
-      url: this.url(op, init.pathParams),
+      url: init.query ? `${this.url(op, init.pathParams)}?${new URLSearchParams(init.query)}` : this.url(op, init.pathParams),
       headers,
       secretHeaders: [this.apiKeyHeader],
       ...(init.body !== undefined ? { body: init.body } : {}),
