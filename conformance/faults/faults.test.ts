@@ -117,6 +117,10 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
     expect(checkNames.filter((check) => !ran.has(check))).toEqual(['response_headers_conformance', ...optIn]);
     // Bodies naming the target's own ids (a numeric productId) are sent, not dropped: the subscription checks run too.
     expect(report.results.filter((r) => r.operationId === 'createSubscription' && r.outcome === 'skip').map((r) => `${r.check}: ${r.skipReason}`)).toEqual([]);
+    // An update names the subscription by the id the target gave it (not of the contract's `subs_` form): it is sent, and accepted.
+    const update = report.results.find((r) => r.operationId === 'updateSubscription' && r.check === 'positive_data_acceptance');
+    expect(update?.outcome, update?.skipReason).toBe('pass');
+    expect(update?.findings.length).toBeGreaterThan(3);
     const decisions = new Set(report.results.flatMap((r) => r.findings.filter((f) => f.outcome === 'info').flatMap((f) => (f.decision ?? '').split(', '))));
     expect([...foreignDeployment.decisions].filter((d) => !decisions.has(d))).toEqual([]);
   });
