@@ -12,7 +12,7 @@ import { readOnlyReason, statelessReason } from './stateful.js';
 import { contextOn, is, rewriteJson, startServer, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'ensure_resource_availability';
-const operations = ['createPaymentLink', 'createClient', 'createSubscription', 'createWebhook'] as const;
+const operations = ['createPaymentLink', 'createClient', 'createSubscription', 'createWebhook', 'createProduct'] as const;
 type Op = (typeof operations)[number];
 
 let server: TestServer;
@@ -26,6 +26,8 @@ afterEach(async () => {
 const charge = /^\/charge\/[^/]+$/;
 const clients = /^\/client$/;
 const subscription = /^\/subscription$/;
+/** A product read by its id: a read the seed does not list (x-decision D37 on getProduct). */
+const product = /^\/product\/[^/]+$/;
 
 /** Edits the `data` of a GET /charge/{id} answer. */
 const chargeData =
@@ -171,6 +173,30 @@ describe('ensure_resource_availability', () => {
         given: async (request, next) =>
           is(request, 'PUT', subscription) ? new Response('{}', { status: 404, headers: { 'content-type': 'application/json' } }) : next(request),
         want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ },
+      },
+    ],
+    // The record is read back through an operation the seed does not list (getProduct, D37): what
+    // goes wrong there is information under the seed profile, though it is recorded on the create.
+    [
+      'a deployment without the reads by id the contract adds (GET /product/{id} is 404)',
+      {
+        given: async (request, next) => (is(request, 'GET', product) ? new Response('not here', { status: 404 }) : next(request)),
+        want: {
+          op: 'createProduct',
+          seed: 'info',
+          reference: 'fail',
+          message: /^(info \(D37\)|fail): GET \/product\/\S+ answered 404 for the record just created$/m,
+        },
+      },
+    ],
+    [
+      'the read by id shows another price',
+      {
+        given: async (request, next) => {
+          const response = await next(request);
+          return is(request, 'GET', product) ? rewriteJson(response, (p) => ({ ...(p as object), price: 1 })) : response;
+        },
+        want: { op: 'createProduct', seed: 'info', reference: 'fail', message: /^(info \(D37\)|fail): GET \/product\/\S+: `price` reads 1, not /m },
       },
     ],
   ];

@@ -2,7 +2,9 @@
  * negative_data_rejection against the in-process reference server (passes in both
  * profiles), against a deployment that holds requests to the seed only (info in the seed
  * profile, naming the decision; fail in the reference profile), against broken wrappers
- * (an accepted seed violation or a 5xx fails), and in --read-only / --stateless runs.
+ * (an accepted seed violation or a 5xx fails), on query parameters (out of range, a word for a
+ * number, a malformed cursor, one the operation does not declare), and in --read-only /
+ * --stateless runs.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ContractValidator } from '../../lib/contract/ajv.js';
@@ -63,18 +65,22 @@ function seedOnlyContext(profile: Profile, stateless = false): RunContext {
 }
 
 describe('negative_data_rejection', () => {
-  test.each<Profile>(['seed', 'reference'])('passes on the reference server (%s profile); GET operations have nothing to break', async (profile) => {
-    const ctx = await contextOn(server, { profile });
-    await negativeCheck.run(ctx);
-    for (const op of bodyOperations) {
-      const got = verdict(ctx, op, check);
-      expect(got.outcome, `${op}:\n${got.messages.filter((m) => !m.startsWith('pass')).join('\n')}`).toBe('pass');
-      expect(got.messages.length, op).toBeGreaterThan(20);
-    }
-    for (const op of ['getCharge', 'listClients', 'getWebhook'])
-      expect(verdict(ctx, op, check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no request body or header parameter/) });
-    expect(verdict(ctx, 'createPaymentLink', check).messages).toContain('pass: /customer/taxId: wrong check digit (breaks decision D23): refused (422)');
-  });
+  test.each<Profile>(['seed', 'reference'])(
+    'passes on the reference server (%s profile); GET operations without query parameters have nothing to break',
+    async (profile) => {
+      const ctx = await contextOn(server, { profile });
+      await negativeCheck.run(ctx);
+      for (const op of bodyOperations) {
+        const got = verdict(ctx, op, check);
+        expect(got.outcome, `${op}:\n${got.messages.filter((m) => !m.startsWith('pass')).join('\n')}`).toBe('pass');
+        expect(got.messages.length, op).toBeGreaterThan(20);
+      }
+      for (const op of ['getCharge', 'getWebhook'])
+        expect(verdict(ctx, op, check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no request body, header or query parameter/) });
+      expect(verdict(ctx, 'listClients', check).outcome).toBe('pass');
+      expect(verdict(ctx, 'createPaymentLink', check).messages).toContain('pass: /customer/taxId: wrong check digit (breaks decision D23): refused (422)');
+    },
+  );
 
   test.each<[string, { given: { profile: Profile; stateless?: boolean }; want: { outcome: string; decisions: string[] } }]>([
     [
@@ -178,10 +184,138 @@ describe('negative_data_rejection', () => {
     expect(withId.filter((v) => v === id).length).toBeGreaterThan(20);
   });
 
-  test('--read-only: nothing is sent, every body operation skips with the reason', async () => {
+  test('--read-only: only GETs are sent (the query parameters of listClients), every body operation skips with the reason', async () => {
     const ctx = await contextOn(server, { readOnly: true });
     await negativeCheck.run(ctx);
-    expect(ctx.exchanges).toEqual([]);
+    expect(ctx.exchanges.map((e) => e.request.method)).toEqual(ctx.exchanges.map(() => 'GET'));
+    expect(verdict(ctx, 'listClients', check).outcome).toBe('pass');
     for (const op of bodyOperations) expect(verdict(ctx, op, check)).toMatchObject({ outcome: 'skip', skipReason: readOnlyReason });
+  });
+});
+
+describe('negative_data_rejection on query parameters (listClients: limit and after, D48; others ignored, D08)', () => {
+  test.each<Profile>(['seed', 'reference'])(
+    'the reference server refuses each broken value with 422 and ignores an undeclared one (%s profile)',
+    async (profile) => {
+      const ctx = await contextOn(server, { profile, only: ['listClients'] });
+      await negativeCheck.run(ctx);
+      const got = verdict(ctx, 'listClients', check);
+      expect(got.outcome, got.messages.join('\n')).toBe('pass');
+      expect(got.messages).toEqual([
+        'pass: query limit=0: below minimum 1 (breaks decision D48): refused (422)',
+        'pass: query limit=1001: above maximum 1000 (breaks decision D48): refused (422)',
+        'pass: query limit=100.5: fraction for integer (breaks decision D48): refused (422)',
+        'pass: query limit=ten: a word instead of integer (breaks decision D48): refused (422)',
+        'pass: query after="MjAyNi0xMS0yMVQx…I2M2Ez x" (74 characters): breaks pattern (breaks decision D48): refused (422)',
+        'pass: query after="MjAyNi0xMS0yMVQx…xxxxxxxx" (129 characters): over maxLength 128 (breaks decision D48): refused (422)',
+        'pass: query after="": under minLength 1 (breaks decision D48): refused (422)',
+        'pass: query conformanceUnknownParameter=x: not a parameter of listClients (ignored, decision D08): answered as without it (200)',
+      ]);
+      // Each value went out in the URL, one parameter at a time.
+      const sent = ctx.exchanges.filter((e) => e.operationId === 'listClients').map((e) => new URL(e.request.url).search);
+      expect(sent.slice(0, 4)).toEqual(['?limit=0', '?limit=1001', '?limit=100.5', '?limit=ten']);
+      expect(sent.at(-1)).toBe('?conformanceUnknownParameter=x');
+    },
+  );
+
+  /** Answers every GET /client as the reference server answers it without the query parameters named by `drop` (all when undefined). */
+  const ignoring =
+    (drop?: string): Wrapper =>
+    (request, next) => {
+      if (!is(request, 'GET', /^\/client$/)) return next(request);
+      const url = new URL(request.url);
+      if (drop) url.searchParams.delete(drop);
+      else url.search = '';
+      return next(new Request(url, request));
+    };
+  /** Answers GET /client with `status` when a query parameter `name` (with `value`, if given) is sent. */
+  const answering =
+    (status: number, name: string, value?: string): Wrapper =>
+    (request, next) => {
+      const params = new URL(request.url).searchParams;
+      const hit = is(request, 'GET', /^\/client$/) && params.has(name) && (value === undefined || params.get(name) === value);
+      return hit ? Promise.resolve(Response.json({ detail: 'refused here' }, { status })) : next(request);
+    };
+
+  test.each<[string, { given: { profile: Profile; wrap: Wrapper }; want: { outcome: string; messages: RegExp[]; count?: { outcome: string; n: number } } }]>([
+    [
+      'paging ignored, as a service built from the seed (which shows no query parameters) may: info naming D48 in the seed profile',
+      {
+        given: { profile: 'seed', wrap: ignoring() },
+        want: {
+          outcome: 'info',
+          messages: [
+            /^info \(D48\): query limit=0: below minimum 1 \(breaks decision D48\): an invalid request was accepted \(200\)$/m,
+            /^info \(D48\): query limit=ten: a word instead of integer \(breaks decision D48\): an invalid request was accepted \(200\)$/m,
+            /^info \(D48\): query after="MjAy.*" \(74 characters\): breaks pattern \(breaks decision D48\): an invalid request was accepted \(200\)$/m,
+            /^pass: query conformanceUnknownParameter=x: .*answered as without it \(200\)$/m,
+          ],
+          count: { outcome: 'info', n: 7 },
+        },
+      },
+    ],
+    [
+      'the same deployment fails the reference profile',
+      {
+        given: { profile: 'reference', wrap: ignoring() },
+        want: { outcome: 'fail', messages: [/^fail: query limit=1001: above maximum 1000 .*accepted \(200\)$/m], count: { outcome: 'fail', n: 7 } },
+      },
+    ],
+    [
+      'a malformed cursor accepted (only `limit` checked): info naming D48, the other values refused',
+      {
+        given: { profile: 'seed', wrap: ignoring('after') },
+        want: {
+          outcome: 'info',
+          messages: [/^pass: query limit=0: .*refused \(422\)$/m, /^info \(D48\): query after="": under minLength 1 .*accepted \(200\)$/m],
+          count: { outcome: 'info', n: 3 },
+        },
+      },
+    ],
+    [
+      'a 5xx on limit=0 fails in the seed profile too, naming the parameter and value',
+      {
+        given: { profile: 'seed', wrap: answering(500, 'limit', '0') },
+        want: {
+          outcome: 'fail',
+          messages: [/^fail: query limit=0: below minimum 1 \(breaks decision D48\): expected a 4xx refusal, got 500: refused here$/m],
+          count: { outcome: 'fail', n: 1 },
+        },
+      },
+    ],
+    [
+      'an undeclared query parameter refused with 400: info naming D08 in the seed profile',
+      {
+        given: { profile: 'seed', wrap: answering(400, 'conformanceUnknownParameter') },
+        want: {
+          outcome: 'info',
+          messages: [
+            /^info \(D08\): query conformanceUnknownParameter=x: not a parameter of listClients \(ignored, decision D08\): refused \(400: refused here\)$/m,
+          ],
+          count: { outcome: 'info', n: 1 },
+        },
+      },
+    ],
+    [
+      'the same refusal fails the reference profile',
+      {
+        given: { profile: 'reference', wrap: answering(400, 'conformanceUnknownParameter') },
+        want: { outcome: 'fail', messages: [/^fail: query conformanceUnknownParameter=x: .*refused \(400/m] },
+      },
+    ],
+    [
+      'a 5xx on an undeclared query parameter fails in the seed profile',
+      {
+        given: { profile: 'seed', wrap: answering(503, 'conformanceUnknownParameter') },
+        want: { outcome: 'fail', messages: [/^fail: query conformanceUnknownParameter=x: .*expected the answer without it, got 503: refused here$/m] },
+      },
+    ],
+  ])('%s', async (_name, { given, want }) => {
+    const ctx = await contextOn(server, { profile: given.profile, wrap: given.wrap, only: ['listClients'] });
+    await negativeCheck.run(ctx);
+    const got = verdict(ctx, 'listClients', check);
+    expect(got.outcome, got.messages.join('\n')).toBe(want.outcome);
+    for (const message of want.messages) expect(got.messages.join('\n')).toMatch(message);
+    if (want.count) expect(got.messages.filter((m) => m.startsWith(want.count!.outcome)).length, got.messages.join('\n')).toBe(want.count.n);
   });
 });

@@ -1,19 +1,26 @@
 /**
  * negative_data_rejection: a request the contract says is invalid is refused with a 4xx.
  *
- * Every mutation of an operation's valid bodies (conformance/data/mutations.ts) is sent.
- * A 4xx passes. A 2xx fails when the mutation breaks the seed, and is information (profile
- * `seed`) when it breaks only a decision of the contract, named in the finding. A 5xx, or
- * no answer, always fails. Against the stateless mock the mutations are sent too: the mock
- * validates requests against the contract.
+ * Every mutation of an operation's valid bodies, header and query parameters
+ * (conformance/data/mutations.ts: `limit` below its minimum or above its maximum, a word for
+ * it, an `after` breaking its pattern or length …) is sent. A 4xx passes. A 2xx fails when the
+ * mutation breaks the seed, and is information (profile `seed`) when it breaks only a decision
+ * of the contract, named in the finding. A 5xx, or no answer, always fails. Against the
+ * stateless mock the mutations are sent too: the mock validates requests against the contract.
+ *
+ * An operation that takes query parameters is also sent one it does not declare: the contract
+ * says how such a parameter is treated in the operation's description (`GET /client`: other
+ * query parameters are ignored, D08), so the request must be answered as without it (a 2xx); a
+ * refusal departs from the decision the description rests on, and a 5xx fails.
  */
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
 import { describeAnswer, existingPathParams, prepareBodies } from '../data/fixtures.js';
-import { mutationsFor } from '../data/mutations.js';
-import { headerParametersOf, requestBodyOf } from '../data/schema.js';
-import type { RunContext } from '../engine/context.js';
+import { mutationsFor, unknownParameter } from '../data/mutations.js';
+import { headerParametersOf, queryParametersOf, requestBodyOf } from '../data/schema.js';
+import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
+import { unnamedDecision } from './responses.js';
 import { getOnlyReason } from './stateful.js';
 
 const check = 'negative_data_rejection' as const;
@@ -31,8 +38,9 @@ export const negativeCheck: CheckModule = {
 async function operation(ctx: RunContext, op: ContractOperation): Promise<void> {
   const opId = op.operationId;
   const hasBody = requestBodyOf(ctx.contract, op) !== undefined;
-  if (!hasBody && headerParametersOf(ctx.contract, op).length === 0) {
-    return ctx.recorder.skip(opId, check, 'no request body or header parameter whose schema a request could break');
+  const hasQuery = queryParametersOf(ctx.contract, op).length > 0;
+  if (!hasBody && !hasQuery && headerParametersOf(ctx.contract, op).length === 0) {
+    return ctx.recorder.skip(opId, check, 'no request body, header or query parameter whose schema a request could break');
   }
   // Mutate bodies that name real records, so that a refusal is about the mutation.
   const unprepared = await prepareBodies(ctx, opId);
@@ -46,7 +54,12 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
     // A path naming a record gets one of the run's, so that a refusal is about the mutation.
     const existing = await existingPathParams(ctx, op);
     if ('reason' in existing) return ctx.recorder.skip(opId, check, existing.reason);
-    const exchange = await ctx.request(op, { body: mutation.body, pathParams: existing.params, ...(mutation.headers ? { headers: mutation.headers } : {}) });
+    const exchange = await ctx.request(op, {
+      body: mutation.body,
+      pathParams: existing.params,
+      ...(mutation.headers ? { headers: mutation.headers } : {}),
+      ...(mutation.query ? { query: mutation.query } : {}),
+    });
     const status = exchange.response?.status;
     const what = `${mutation.name} (breaks ${mutation.breaks === 'seed' ? 'the seed' : `decision ${mutation.decision ?? '?'}`})`;
     if (status !== undefined && status >= 400 && status < 500) {
@@ -60,4 +73,22 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
       ctx.recorder.fail(opId, check, `${what}: expected a 4xx refusal, got ${describeAnswer(exchange)}`, exchange);
     }
   }
+  if (hasQuery) await undeclaredParameter(ctx, op, bodies[0]);
+}
+
+/** A query parameter the operation does not declare, sent with an otherwise valid request: answered as without it. */
+async function undeclaredParameter(ctx: RunContext, op: ContractOperation, body: unknown): Promise<void> {
+  const opId = op.operationId;
+  const existing = await existingPathParams(ctx, op);
+  if ('reason' in existing) return;
+  const query = { [unknownParameter]: 'x' };
+  const exchange = await ctx.request(op, { body, pathParams: existing.params, query });
+  const status = exchange.response?.status;
+  // The operation's description says how undeclared parameters are treated; it rests on the decision marked on it.
+  const decision = RunContext.decisionOf(op.operation, 'description') ?? unnamedDecision;
+  const what = `query ${new URLSearchParams(query)}: not a parameter of ${opId} (ignored, decision ${decision})`;
+  if (status !== undefined && status >= 200 && status < 300) ctx.recorder.pass(opId, check, `${what}: answered as without it (${status})`, exchange);
+  else if (status !== undefined && status >= 400 && status < 500)
+    ctx.judge(opId, check, false, `${what}: refused (${describeAnswer(exchange)})`, { decision, exchange });
+  else ctx.recorder.fail(opId, check, `${what}: expected the answer without it, got ${describeAnswer(exchange)}`, exchange);
 }

@@ -34,6 +34,7 @@ const paths: Record<string, [string, string]> = {
   getCharge: ['GET', 'http://ref.test/charge/char_ndvw35rd8w4vqozp8gqwwcxt'],
   listClients: ['GET', 'http://ref.test/client'],
   createSubscription: ['POST', 'http://alt.test/subscription'],
+  getProduct: ['GET', 'http://alt.test/product/prod_ndvw35rd8w4vqozp8gqwwcxt'],
 };
 
 function exchange(answer: Answer): Exchange {
@@ -282,6 +283,29 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
     {
       given: [{ status: 429, contentType: problemJson, headers: { ...rateHeaders, 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }, body: rateLimited }],
       want: { check: 'response_headers_conformance', seed: 'info', reference: 'fail', decision: 'D11' },
+    },
+  ],
+  // A read the seed does not list (getProduct: x-decision D37 on the operation): every would-be
+  // failure about it is information naming D37 under the seed profile, and fails the reference one.
+  [
+    'a read the seed does not list (D37) answering 500',
+    {
+      given: [{ op: 'getProduct', status: 500, contentType: 'text/plain', body: 'boom' }],
+      want: { op: 'getProduct', check: 'not_a_server_error', seed: 'info', reference: 'fail', decision: 'D37', message: /→ 500: a server error/ },
+    },
+  ],
+  [
+    'a read the seed does not list (D37) answering a product off even the seed (price as a string)',
+    {
+      given: [{ op: 'getProduct', status: 200, body: { ...example<Record<string, unknown>>('ProductCreated'), price: '89.90' } }],
+      want: { op: 'getProduct', check: 'response_schema_conformance', seed: 'info', reference: 'fail', decision: 'D37', message: /\/price must be number/ },
+    },
+  ],
+  [
+    'a read the seed does not list (D37) answering HTML',
+    {
+      given: [{ op: 'getProduct', status: 200, contentType: 'text/html', body: '<p>product</p>' }],
+      want: { op: 'getProduct', check: 'content_type_conformance', seed: 'info', reference: 'fail', decision: 'D37' },
     },
   ],
   [

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions } from '../engine/types.js';
-import { validBodies, validBodiesWithNotes } from './bodies.js';
+import { judgeBody, validBodies, validBodiesWithNotes } from './bodies.js';
 import { itemsOf, keywordOf, propertiesOf, requestBodyOf, viewOf, type SchemaView } from './schema.js';
 import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 
@@ -300,6 +300,33 @@ describe('validBodies in other situations', () => {
     expect([...new Set(bodies.map((b) => b.decision))]).toEqual(want.decisions);
     if (want.dropped) expect(dropped.join('\n')).toMatch(want.dropped);
     else expect(dropped).toEqual([]);
+  });
+
+  test.each<[string, { profile: 'seed' | 'reference'; want: { ids: string[]; decisions: Array<string | undefined>; dropped: RegExp | undefined } }]>([
+    [
+      'seed profile: every update body is sent with it, marked with the id decision (D13)',
+      { profile: 'seed', want: { ids: ['01JFOREIGNSUBSCRIPTION0000'], decisions: ['D13'], dropped: undefined } },
+    ],
+    [
+      'reference profile: dropped, the full contract is the bar',
+      { profile: 'reference', want: { ids: [], decisions: [], dropped: /\/id must match pattern/ } },
+    ],
+  ])('an update naming the subscription by the id the target gave it, not of the `subs_` form: %s', (_name, { profile, want }) => {
+    const foreign = context({ profile }, { ...ids, subscriptionProductId: '4711', subscriptionId: '01JFOREIGNSUBSCRIPTION0000' });
+    const { bodies, dropped } = validBodiesWithNotes(foreign, 'updateSubscription');
+    expect([...new Set(bodies.map((b) => (b.body as { id?: string }).id))]).toEqual(want.ids);
+    expect([...new Set(bodies.map((b) => b.decision))]).toEqual(want.decisions);
+    if (want.dropped) expect(dropped.join('\n')).toMatch(want.dropped);
+    else expect(dropped).toEqual([]);
+  });
+
+  test.each<[string, { id: string; valid: boolean }]>([
+    ['an id the target gave the run', { id: '01JFOREIGNSUBSCRIPTION0000', valid: true }],
+    ['an id of another form the run was never given', { id: '01JSOMEONEELSESUBSCRIPTION', valid: false }],
+  ])('judgeBody in the seed profile: the full contract refusing only %s', (_name, { id, valid }) => {
+    const foreign = context({ profile: 'seed' }, { ...ids, subscriptionId: '01JFOREIGNSUBSCRIPTION0000' });
+    const { pointer } = requestBodyOf(foreign.contract, foreign.operation('updateSubscription'))!;
+    expect(judgeBody(foreign, pointer, { id, status: 'SUSPENDED' }).valid).toBe(valid);
   });
 
   test('operations without a request body have none', () => {

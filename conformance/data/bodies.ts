@@ -118,8 +118,6 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
 
   const bodies: ValidBody[] = [];
   const seedOnly: ValidBody[] = [];
-  const seedValidate = ctx.options.profile === 'seed' && !stateless ? ctx.seed.at(info.pointer) : undefined;
-  const targetIds = idsFromTarget(ctx);
   const seen = new Set<string>();
   // Two bodies that differ only in the numbers of their tags (tagBody) are the same body.
   const tagNumber = new RegExp(`(${ctx.runId.replace(/[^\w]/g, '\\$&')})-\\d+`, 'g');
@@ -128,22 +126,31 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
     const key = JSON.stringify(candidate.body).replace(tagNumber, '$1');
     if (seen.has(key)) continue;
     seen.add(key);
-    if (!validate(candidate.body)) {
-      if (seedValidate?.(candidate.body) && (validate.errors ?? []).every((e) => targetIds.has(resolvePointer(candidate.body, e.instancePath)))) {
-        seedOnly.push({
-          ...candidate,
-          decision: candidate.decision ?? decisionsOfErrors(validate.errors ?? [], { contract: ctx.contract, pointer: info.pointer })[0] ?? unnamedDecision,
-        });
-        continue;
-      }
-      dropped.push(
-        `${candidate.name}: the contract refuses it (${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ')})`,
-      );
-      continue;
-    }
-    bodies.push(candidate);
+    const verdict = judgeBody(ctx, info.pointer, candidate.body);
+    if (!verdict.valid) dropped.push(`${candidate.name}: the contract refuses it (${verdict.errors})`);
+    else if (verdict.targetIds) seedOnly.push({ ...candidate, decision: candidate.decision ?? verdict.targetIds });
+    else bodies.push(candidate);
   }
   return { bodies: [...bodies, ...seedOnly], dropped: [...new Set(dropped)] };
+}
+
+/**
+ * Whether a request body may be sent as a valid one: valid under the full contract; or, in the
+ * `seed` profile against a stateful target, valid under the seed with the full contract refusing
+ * only ids the target itself gave the run (a UUID `productId`, D13: whatever their shape, they
+ * name the run's records). `targetIds` is then the decision the body departs from.
+ */
+export function judgeBody(ctx: RunContext, pointer: string, body: unknown): { valid: true; targetIds?: string } | { valid: false; errors: string } {
+  const validate = ctx.full.at(pointer);
+  if (validate(body)) return { valid: true };
+  const errors = [...(validate.errors ?? [])];
+  const seedValid = ctx.options.profile === 'seed' && !ctx.options.stateless && ctx.seed.at(pointer)(body);
+  if (seedValid) {
+    const targetIds = idsFromTarget(ctx);
+    if (errors.every((e) => targetIds.has(resolvePointer(body, e.instancePath))))
+      return { valid: true, targetIds: decisionsOfErrors(errors, { contract: ctx.contract, pointer })[0] ?? unnamedDecision };
+  }
+  return { valid: false, errors: errors.map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ') };
 }
 
 /** The ids of the records the run created, as the target wrote them. */

@@ -3,7 +3,7 @@ import type { Exchange } from '../engine/types.js';
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { linkParameters, listLinks } from '../../lib/contract/links.js';
 import { replaceValues } from '../checks/stateful.js';
-import { validBodies } from './bodies.js';
+import { judgeBody, validBodies } from './bodies.js';
 import { bodyReferences, fixtureKeyOf, isFixtureKey, recordNoun, upfrontFixtures, type FixtureSpec } from './relations.js';
 import { isPlainObject, pathParameterExamples, requestBodyOf } from './schema.js';
 import { runData } from './state.js';
@@ -73,14 +73,17 @@ function inProgress(ctx: RunContext): Set<string> {
   return found;
 }
 
-/** The first valid body of the fixture's source that stays valid with the values its link asks for. */
+/**
+ * The first valid body of the fixture's source that stays valid with the values its link asks
+ * for: valid as validBodies judges it, so a body naming ids the target gave the run in its own
+ * forms (seed profile) makes a fixture too.
+ */
 function fixtureBody(ctx: RunContext, spec: FixtureSpec): unknown {
   const info = requestBodyOf(ctx.contract, spec.source);
   if (!info) return undefined;
-  const validate = ctx.full.at(info.pointer);
   for (const { body } of validBodies(ctx, spec.source.operationId)) {
     const made = isPlainObject(body) ? { ...body, ...structuredClone(spec.createdWith) } : body;
-    if (validate(made)) return made;
+    if (judgeBody(ctx, info.pointer, made).valid) return made;
   }
   return undefined;
 }

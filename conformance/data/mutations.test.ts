@@ -8,8 +8,8 @@ import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
 import { validBodies } from './bodies.js';
-import { mutationLimit, mutationsFor, type Mutation } from './mutations.js';
-import { headerParametersOf, requestBodyOf } from './schema.js';
+import { mutationLimit, mutationsFor, parameterValue, type Mutation } from './mutations.js';
+import { headerParametersOf, queryParametersOf, requestBodyOf } from './schema.js';
 import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 
 function context(contract?: JsonObject): RunContext {
@@ -216,6 +216,41 @@ describe('mutationsFor against the current contract', () => {
   test('no valid body, no body mutation', () => {
     expect(mutationsFor(ctx, 'createProduct', [])).toEqual([]);
   });
+
+  const queryOperations = ctx.operations.filter((op) => queryParametersOf(ctx.contract, op).length > 0).map((op) => op.operationId);
+  test('listClients: limit below its minimum, above its maximum, a fraction and a word, each breaking D48 only', () => {
+    expect(queryOperations).toContain('listClients');
+    const limits = mutationsOf(ctx, 'listClients').filter((m) => m.query?.limit !== undefined);
+    expect(limits.map((m) => [m.query!.limit, m.breaks, m.decision])).toEqual([
+      ['0', 'decision', 'D48'],
+      ['1001', 'decision', 'D48'],
+      ['100.5', 'decision', 'D48'],
+      ['ten', 'decision', 'D48'],
+    ]);
+  });
+  test.each(queryOperations)(
+    '%s: every query parameter is broken one at a time, each value invalid as its schema reads it, and named with it',
+    (operationId) => {
+      const parameters = queryParametersOf(ctx.contract, ctx.operation(operationId));
+      const mutations = mutationsOf(ctx, operationId).filter((m) => m.query);
+      for (const parameter of parameters)
+        expect(
+          mutations.some((m) => m.query![parameter.name] !== undefined),
+          parameter.name,
+        ).toBe(true);
+      for (const m of mutations) {
+        const entries = Object.entries(m.query!);
+        expect(entries.length, m.name).toBe(1);
+        const [name, value] = entries[0]!;
+        const parameter = parameters.find((p) => p.name === name)!;
+        expect(ctx.full.at(parameter.pointer)(parameterValue(ctx, parameter, value)), m.name).toBe(false);
+        expect(m.name.startsWith(`query ${name}=`), m.name).toBe(true);
+        // The paging parameters are a decision as a whole (D48): the seed shows no query parameter of GET /client.
+        if (m.breaks === 'decision') expect(m.decision, m.name).toMatch(/^D\d\d$/);
+        else expect(ctx.seed.at(parameter.pointer)(parameterValue(ctx, parameter, value)), m.name).toBe(false);
+      }
+    },
+  );
 });
 
 describe("the classification follows the contract's markings", () => {

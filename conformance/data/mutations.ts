@@ -9,6 +9,7 @@ import {
   itemsOf,
   keywordOf,
   propertiesOf,
+  queryParametersOf,
   requestBodyOf,
   requiredOf,
   sampleValue,
@@ -22,10 +23,11 @@ import {
 
 /**
  * Invalid variants of a valid request, read from the operation's request body schema and
- * header parameters in the bundled contract: every required property dropped, a wrong JSON
- * type, numbers and strings just past each limit, patterns, enums and formats broken, an
+ * header and query parameters in the bundled contract: every required property dropped, a wrong
+ * JSON type, numbers and strings just past each limit, patterns, enums and formats broken, an
  * unknown property where none is allowed, an `anyOf` with no branch met, a dependent
- * property sent with what excludes it, and header values breaking their schema.
+ * property sent with what excludes it, and header and query values breaking their schema (a
+ * number out of range, a word where a number is expected, a malformed cursor).
  *
  * Each mutation says whether it breaks the SEED (the request is invalid under `ctx.seed`,
  * the contract without its decisions) or only a DECISION (valid under the seed, invalid
@@ -41,6 +43,8 @@ export interface Mutation {
   body: unknown;
   /** Headers to send with it (header mutations only). */
   headers?: Record<string, string>;
+  /** Query parameters to send with it (query mutations only). */
+  query?: Record<string, string>;
   breaks: Breaks;
   /** The decision broken, when `breaks` is `decision`. */
   decision?: string;
@@ -52,13 +56,17 @@ export const mutationLimit = 60;
 /** An unknown property name, for `additionalProperties: false`. */
 export const unknownProperty = 'conformanceUnknownField';
 
+/** A query parameter no operation of the contract declares. */
+export const unknownParameter = 'conformanceUnknownParameter';
+
 interface Candidate {
   rank: number;
   name: string;
   body: unknown;
   headers?: Record<string, string>;
-  /** The header broken, when it is a header mutation. */
-  header?: HeaderParameter;
+  query?: Record<string, string>;
+  /** The parameter broken, when it is a header or query mutation. */
+  parameter?: HeaderParameter;
   /** Where the intended error is (instance path) and its keyword. */
   at: string;
   keyword: string;
@@ -67,7 +75,7 @@ interface Candidate {
 }
 
 /** Ranks: what is tried first when the limit cuts the list. */
-const RANK = { required: 0, structure: 1, header: 1, limit: 2, type: 3 } as const;
+const RANK = { required: 0, structure: 1, header: 1, query: 1, limit: 2, type: 3 } as const;
 
 /**
  * The mutations of an operation, from each of the given valid bodies (in order), ranked
@@ -89,7 +97,9 @@ export function mutationsFor(ctx: RunContext, operationId: string, validBodies: 
     for (const body of validBodies) new BodyMutator(ctx.contract, body, breaks, candidates).walk(view, []);
   }
   const headers = headerParametersOf(ctx.contract, op);
-  if (headers.length > 0 && (validBodies.length > 0 || !info)) candidates.push(...headerCandidates(ctx, headers, validBodies[0]));
+  if (headers.length > 0 && (validBodies.length > 0 || !info)) candidates.push(...parameterCandidates(ctx, headers, validBodies[0], 'header'));
+  const query = queryParametersOf(ctx.contract, op);
+  if (query.length > 0 && (validBodies.length > 0 || !info)) candidates.push(...parameterCandidates(ctx, query, validBodies[0], 'query'));
 
   const ordered = candidates.map((c, i) => ({ c, i })).sort((a, b) => a.c.rank - b.c.rank || a.i - b.i);
   // Safety against live services: a mutation is sent in the hope it is refused, so one that
@@ -102,7 +112,7 @@ export function mutationsFor(ctx: RunContext, operationId: string, validBodies: 
   for (const { c } of ordered) {
     if (result.length >= limit) break;
     if (seen.has(c.name) || !keepsDevMode(c.body)) continue;
-    const mutation = c.header ? classifyHeader(ctx, c) : info ? classifyBody(ctx, info.pointer, c) : undefined;
+    const mutation = c.parameter ? classifyParameter(ctx, c) : info ? classifyBody(ctx, info.pointer, c) : undefined;
     if (!mutation) continue;
     seen.add(c.name);
     result.push(mutation);
@@ -118,15 +128,16 @@ function classifyBody(ctx: RunContext, pointer: string, c: Candidate): Mutation 
   return { name: c.name, body: c.body, breaks: 'decision', ...decisionField(decisionOfErrors(errors, c.at) ?? c.hint) };
 }
 
-function classifyHeader(ctx: RunContext, c: Candidate): Mutation | undefined {
-  const header = c.header!;
-  const value = c.headers?.[header.name];
-  if (value !== undefined && ctx.full.at(header.pointer)(value)) return undefined;
-  const errors = value !== undefined ? [...(ctx.full.at(header.pointer).errors ?? [])] : [];
+function classifyParameter(ctx: RunContext, c: Candidate): Mutation | undefined {
+  const parameter = c.parameter!;
+  const raw = (c.headers ?? c.query)?.[parameter.name];
+  const value = raw === undefined ? undefined : parameterValue(ctx, parameter, raw);
+  if (value !== undefined && ctx.full.at(parameter.pointer)(value)) return undefined;
+  const errors = value !== undefined ? [...(ctx.full.at(parameter.pointer).errors ?? [])] : [];
   // A parameter whose schema (or whole self) is a decision says nothing the seed requires.
-  const decided = RunContext.decisionOf(header.parameter, c.keyword === 'required' ? 'required' : 'schema');
-  const seedValid = value === undefined ? !header.required : ctx.seed.at(header.pointer)(value);
-  const base = { name: c.name, body: c.body, ...(c.headers ? { headers: c.headers } : {}) };
+  const decided = RunContext.decisionOf(parameter.parameter, c.keyword === 'required' ? 'required' : 'schema');
+  const seedValid = value === undefined ? !parameter.required : ctx.seed.at(parameter.pointer)(value);
+  const base = { name: c.name, body: c.body, ...(c.headers ? { headers: c.headers } : {}), ...(c.query ? { query: c.query } : {}) };
   if (!decided && !seedValid) return { ...base, breaks: 'seed' };
   return { ...base, breaks: 'decision', ...decisionField(decided ?? decisionOfErrors(errors, c.at) ?? c.hint) };
 }
@@ -377,23 +388,67 @@ const formatBreakers: Record<string, { name: string; values: (value: never) => u
   uuid: { name: 'not a UUID', values: () => ['not-a-uuid'] },
 };
 
-/** Header parameters: a required one left out, and values breaking the schema. */
-function headerCandidates(ctx: RunContext, headers: HeaderParameter[], body: unknown): Candidate[] {
+/**
+ * What a parameter's schema sees of a value sent as text: a number where the schema wants a
+ * number and the text is one, `true`/`false` where it wants a boolean, else the text (so `ten`
+ * for an integer breaks `type`, as a server reading the parameter by its schema finds).
+ */
+export function parameterValue(ctx: RunContext, parameter: HeaderParameter, raw: string): unknown {
+  const types = typesOf(viewOf(ctx.contract, parameter.schema));
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
+
+/** `limit=0`, `after="…"`: a parameter and the value sent, quoted unless plain, shortened in the middle when long. */
+function shownParameter(name: string, value: string): string {
+  const long = value.length > 40;
+  const cut = long ? `${value.slice(0, 16)}…${value.slice(-8)}` : value;
+  return `${name}=${/^[\w.-]+$/.test(cut) ? cut : JSON.stringify(cut)}${long ? ` (${value.length} characters)` : ''}`;
+}
+
+/**
+ * Header or query parameters: a required one left out, and values breaking the schema (past a
+ * number's limits, a word where a number is expected, a pattern, a length or an enum broken).
+ */
+function parameterCandidates(ctx: RunContext, parameters: HeaderParameter[], body: unknown, location: 'header' | 'query'): Candidate[] {
   const out: Candidate[] = [];
-  for (const header of headers) {
-    const label = `header ${header.name}`;
-    const base = { rank: RANK.header, body, header, at: '' };
-    if (header.required) out.push({ ...base, name: `${label}: missing`, keyword: 'required' });
-    const view = viewOf(ctx.contract, header.schema);
-    const example = header.example ?? sampleValue(ctx.contract, view);
-    if (typeof example !== 'string') continue;
-    const validate = ctx.full.at(header.pointer);
+  for (const parameter of parameters) {
+    const label = `${location} ${parameter.name}`;
+    const base = { rank: RANK[location], body, parameter, at: '' };
+    if (parameter.required) out.push({ ...base, name: `${label}: missing`, keyword: 'required' });
+    const view = viewOf(ctx.contract, parameter.schema);
+    const sample = parameter.example ?? sampleValue(ctx.contract, view);
+    const example = typeof sample === 'string' ? sample : typeof sample === 'number' && location === 'query' ? String(sample) : undefined;
+    if (example === undefined) continue;
+    const validate = ctx.full.at(parameter.pointer);
     const propose = (what: string, keyword: string, values: string[]) => {
-      // Header values must stay sendable: printable ASCII, no line breaks.
-      const value = values.find((v) => /^[\x20-\x7e]*$/.test(v) && !validate(v) && (validate.errors ?? []).some((e) => e.keyword === keyword));
+      // Values must stay sendable: printable ASCII, no line breaks.
+      const value = values.find(
+        (v) => /^[\x20-\x7e]*$/.test(v) && !validate(parameterValue(ctx, parameter, v)) && (validate.errors ?? []).some((e) => e.keyword === keyword),
+      );
+      if (value === undefined) return;
       const hint = keywordOf(view, keyword)?.decision;
-      if (value !== undefined) out.push({ ...base, name: `${label}: ${what}`, keyword, headers: { [header.name]: value }, ...(hint ? { hint } : {}) });
+      const sent =
+        location === 'header'
+          ? { name: `${label}: ${what}`, headers: { [parameter.name]: value } }
+          : { name: `query ${shownParameter(parameter.name, value)}: ${what}`, query: { [parameter.name]: value } };
+      out.push({ ...base, ...sent, keyword, ...(hint ? { hint } : {}) });
     };
+    const types = typesOf(view);
+    if (types.length > 0 && !types.includes('string')) {
+      for (const [keyword, what, shift] of [
+        ['minimum', 'below minimum', -1],
+        ['maximum', 'above maximum', 1],
+        ['exclusiveMinimum', 'not above exclusiveMinimum', 0],
+        ['exclusiveMaximum', 'not below exclusiveMaximum', 0],
+      ] as const) {
+        const limit = keywordOf(view, keyword)?.value;
+        if (typeof limit === 'number') propose(`${what} ${limit}`, keyword, [String(limit + shift)]);
+      }
+      if (types.includes('integer') && !types.includes('number')) propose('fraction for integer', 'type', [`${example}.5`]);
+      propose(`a word instead of ${types.join(' or ')}`, 'type', ['ten']);
+    }
     const pattern = keywordOf(view, 'pattern')?.value;
     if (typeof pattern === 'string') propose('breaks pattern', 'pattern', [`${example} x`, `${example}!`, `!${example}`, '"', 'x x']);
     const maxLength = keywordOf(view, 'maxLength')?.value;

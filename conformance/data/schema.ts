@@ -143,8 +143,20 @@ export interface HeaderParameter {
   example?: unknown;
 }
 
+/** A query parameter: read off the contract as a header parameter is. */
+export type QueryParameter = HeaderParameter;
+
 /** The header parameters of an operation (path-item level ones included), with their schema pointers. */
 export function headerParametersOf(doc: JsonObject, op: ContractOperation): HeaderParameter[] {
+  return parametersIn(doc, op, 'header');
+}
+
+/** The query parameters of an operation (path-item level ones included), with their schema pointers. */
+export function queryParametersOf(doc: JsonObject, op: ContractOperation): QueryParameter[] {
+  return parametersIn(doc, op, 'query');
+}
+
+function parametersIn(doc: JsonObject, op: ContractOperation, location: 'header' | 'query'): HeaderParameter[] {
   const result: HeaderParameter[] = [];
   const pathItem = deref<JsonObject>(doc, (doc.paths as JsonObject)[op.path]);
   const lists: Array<[unknown, string]> = [
@@ -156,7 +168,7 @@ export function headerParametersOf(doc: JsonObject, op: ContractOperation): Head
     list.forEach((raw, index) => {
       const ref = isPlainObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : undefined;
       const parameter = deref<JsonObject>(doc, raw);
-      if (!isPlainObject(parameter) || parameter.in !== 'header') return;
+      if (!isPlainObject(parameter) || parameter.in !== location) return;
       const examples = isPlainObject(parameter.schema) && Array.isArray(parameter.schema.examples) ? parameter.schema.examples : [];
       const example = parameter.example ?? examples[0];
       result.push({

@@ -40,6 +40,8 @@ export interface RunDeps {
 export interface RequestInit {
   /** Values of `{name}` path parameters. */
   pathParams?: Record<string, string>;
+  /** Query parameters (URL-encoded, never checked: a value breaking its schema is sent as it is). */
+  query?: Record<string, string>;
   headers?: Record<string, string>;
   body?: unknown;
   /** The key to send: the run's key by default, `null` for none, or any other string. */
@@ -107,7 +109,10 @@ export class RunContext {
     this.signal = deps.signal;
     this.apiKeyHeader = apiKeyHeaderOf(this.contract);
     this.deletes = new Map(listLinks(this.contract).flatMap((link) => (link.target.method === 'delete' ? [[link.source.operationId, link] as const] : [])));
-    this.recorder = new Recorder((operationId, check, outcome) => deps.onProgress?.({ kind: 'check', operationId, check, outcome }));
+    this.recorder = new Recorder(
+      (operationId, check, outcome) => deps.onProgress?.({ kind: 'check', operationId, check, outcome }),
+      options.profile === 'seed' ? (operationId, check, exchange) => this.extensionDecision(operationId, check, exchange) : undefined,
+    );
   }
 
   operation(operationId: string): ContractOperation {
@@ -220,7 +225,7 @@ export class RunContext {
     return {
       operationId: op.operationId,
       method: op.method,
-      url: this.url(op, init.pathParams),
+      url: init.query ? `${this.url(op, init.pathParams)}?${new URLSearchParams(init.query)}` : this.url(op, init.pathParams),
       headers,
       secretHeaders: [this.apiKeyHeader],
       ...(init.body !== undefined ? { body: init.body } : {}),
@@ -235,6 +240,23 @@ export class RunContext {
     if (ok) this.recorder.pass(operationId, check, message, options.exchange);
     else if (options.decision && this.options.profile === 'seed') this.recorder.info(operationId, check, message, options.decision, options.exchange);
     else this.recorder.fail(operationId, check, message, options.exchange);
+  }
+
+  /**
+   * The decision an operation the seed does not list rests on (its own `x-decision`: D37's reads by
+   * id, D39's sandbox moves, D40's webhook registration, D41's deliveries), when a finding is about
+   * one: recorded on it, or resting on an exchange with it (a record read back through it). The
+   * seed holds a deployment to none of them, so under the `seed` profile such a would-be failure
+   * is information (Recorder). Not for tenant_isolation: another company's record answered loses
+   * that company's data whichever operation answers it.
+   */
+  extensionDecision(operationId: string, check: CheckName, exchange?: Exchange): string | undefined {
+    if (check === 'tenant_isolation') return undefined;
+    for (const id of [operationId, exchange?.operationId]) {
+      const decision = id === undefined ? undefined : RunContext.decisionOf(this.byId.get(id)?.operation);
+      if (decision) return decision;
+    }
+    return undefined;
   }
 
   /** The decision marked on an object (`x-decision`), or on one of its keywords (`x-decided`). */

@@ -5,7 +5,15 @@ export class Recorder {
   private readonly findings = new Map<string, Finding[]>();
   private readonly skips = new Map<string, string>();
 
-  constructor(private readonly onCheck?: (operationId: string, check: CheckName, outcome: Outcome) => void) {}
+  constructor(
+    private readonly onCheck?: (operationId: string, check: CheckName, outcome: Outcome) => void,
+    /**
+     * The decision a finding rests on however it was judged, or undefined: given under the `seed`
+     * profile, a would-be failure it names a decision for is recorded as information naming it
+     * (RunContext: findings about an operation the seed does not list).
+     */
+    private readonly restsOn?: (operationId: string, check: CheckName, exchange?: Finding['exchange']) => string | undefined,
+  ) {}
 
   pass(operationId: string, check: CheckName, message: string, exchange?: Finding['exchange']): void {
     this.add(operationId, check, { outcome: 'pass', message, ...(exchange ? { exchange } : {}) });
@@ -20,7 +28,9 @@ export class Recorder {
     this.add(operationId, check, { outcome: 'info', message, ...(decision ? { decision } : {}), ...(exchange ? { exchange } : {}) });
   }
 
-  add(operationId: string, check: CheckName, finding: Finding): void {
+  add(operationId: string, check: CheckName, given: Finding): void {
+    const decision = given.outcome === 'fail' ? this.restsOn?.(operationId, check, given.exchange) : undefined;
+    const finding: Finding = decision ? { ...given, outcome: 'info', decision } : given;
     const key = `${operationId}\u0000${check}`;
     const list = this.findings.get(key) ?? [];
     list.push(finding);

@@ -42,7 +42,7 @@ export const faults: Fault[] = [
     only: ['listClients', 'createClient'],
     wrap: (inner) => async (request) => {
       const response = await inner(request);
-      return isListClients(request) ? rewriteJson(response, (list: Json[]) => list.map(({ phone: _phone, ...client }) => client)) : response;
+      return isListClients(request) && response.ok ? rewriteJson(response, (list: Json[]) => list.map(({ phone: _phone, ...client }) => client)) : response;
     },
   },
   {
@@ -148,7 +148,7 @@ export const faults: Fault[] = [
           const created = (await response.clone().json()) as Json;
           hidden.add(String(created.id));
         }
-        return isListClients(request) ? rewriteJson(response, (list: Json[]) => list.filter((c) => !hidden.has(String(c.id)))) : response;
+        return isListClients(request) && response.ok ? rewriteJson(response, (list: Json[]) => list.filter((c) => !hidden.has(String(c.id)))) : response;
       };
     },
   },

@@ -9,7 +9,7 @@ import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/wo
 import { runConformance } from '../engine/run.js';
 import { checkNames, type ConformanceOptions, type Profile, type RunReport } from '../engine/types.js';
 import { decisionDepartures, deliveryFaults, faults, type Fault, type FetchLike } from './deployments.js';
-import { foreignDeployment, foreignSeedViolations } from './foreign.js';
+import { foreignDeployment, foreignSeedViolations, foreignWithoutExtensionReads } from './foreign.js';
 
 const base = 'http://reference.test';
 let server: TestServer | undefined;
@@ -117,8 +117,25 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
     expect(checkNames.filter((check) => !ran.has(check))).toEqual(['response_headers_conformance', ...optIn]);
     // Bodies naming the target's own ids (a numeric productId) are sent, not dropped: the subscription checks run too.
     expect(report.results.filter((r) => r.operationId === 'createSubscription' && r.outcome === 'skip').map((r) => `${r.check}: ${r.skipReason}`)).toEqual([]);
+    // An update names the subscription by the id the target gave it (not of the contract's `subs_` form): it is sent, and accepted.
+    const update = report.results.find((r) => r.operationId === 'updateSubscription' && r.check === 'positive_data_acceptance');
+    expect(update?.outcome, update?.skipReason).toBe('pass');
+    expect(update?.findings.length).toBeGreaterThan(3);
     const decisions = new Set(report.results.flatMap((r) => r.findings.filter((f) => f.outcome === 'info').flatMap((f) => (f.decision ?? '').split(', '))));
     expect([...foreignDeployment.decisions].filter((d) => !decisions.has(d))).toEqual([]);
+  });
+
+  test('without the reads the contract adds (GET by id, D37; deliveries, D41) the seed profile still fails nothing: what they miss is info', async () => {
+    const report = await run('seed', foreignWithoutExtensionReads);
+    expect(failures(report)).toEqual([]);
+    const readBack = report.results.find((r) => r.operationId === 'createProduct' && r.check === 'ensure_resource_availability');
+    expect(readBack?.findings.filter((f) => f.outcome === 'info').map((f) => `${f.decision}: ${f.message}`)).toEqual([
+      expect.stringMatching(/^D37: GET \/product\/\S+ answered 404 for the record just created$/),
+    ]);
+    await worker?.stop();
+    await server?.close();
+    const reference = await run('reference', foreignWithoutExtensionReads, ['createProduct', 'getProduct']);
+    expect(failures(reference).join('\n')).toMatch(/createProduct › ensure_resource_availability: GET \/product\/\S+ answered 404/);
   });
 
   test('the reference profile fails it: it really departs from the decisions', async () => {

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { createCompanyKey, freePort, listening, printedKey, repoRoot, startTsx, tsx, useChildProcesses, within } from '../../server/test-support/processes.js';
+import { matrixCell } from '../test-support/cli-process.js';
 import { foreignDeployment } from './foreign.js';
 
 const folder = useChildProcesses('conformance-foreign-test-');
@@ -95,6 +96,10 @@ test('the CLI in the seed profile passes a service answering seed-legal shapes t
     expect(run.code, output).toBe(0);
     // The departures are reported as info, each naming its decision.
     expect(run.stdout, output).toMatch(/^i createPaymentLink › .*\(departs from D01\)$/m);
+    // The update names the subscription by the id this service gave it (not the contract's `subs_` form): sent and accepted.
+    expect(matrixCell(run.stdout, 'updateSubscription', 'pos'), output).toBe('✓');
+    // The paging parameters (D48) broken one at a time: refused, as the service behind the proxy does.
+    expect(matrixCell(run.stdout, 'listClients', 'neg'), output).toBe('✓');
   } finally {
     await proxy.close();
   }

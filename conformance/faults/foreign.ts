@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { pathPattern } from '../../lib/contract/paths.js';
 import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
 import { isPlainObject as isObject } from '../data/schema.js';
 import type { CheckName } from '../engine/types.js';
@@ -182,6 +184,21 @@ function foreignString(value: string, ids: IdTable, where: Where, key: string): 
   if (key === 'postalCode') return punctuateCep(value);
   return value;
 }
+
+/**
+ * The foreign deployment without the reads the contract adds to the seed (GET operations marked
+ * `x-decision` as a whole: D37's products, orders and subscriptions by id, D41's deliveries),
+ * answering them `404` as any path it does not serve. The `seed` profile must still fail nothing:
+ * what goes wrong with an operation the seed does not list is information.
+ */
+export const foreignWithoutExtensionReads = (inner: FetchLike): FetchLike => {
+  const added = listOperations(loadBundledContract())
+    .filter((op) => op.method === 'get' && typeof op.operation['x-decision'] === 'string')
+    .map((op) => pathPattern(op.path));
+  const foreign = foreignDeployment.wrap(inner);
+  return async (request) =>
+    request.method === 'GET' && added.some((path) => path.test(new URL(request.url).pathname)) ? new Response('Not Found', { status: 404 }) : foreign(request);
+};
 
 /**
  * Real seed violations on top of the foreign deployment: the `seed` profile must still fail each
