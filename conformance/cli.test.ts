@@ -3,20 +3,26 @@
  * a real reference server (`tsx server/main.ts` on a temporary database and a free port), a
  * closed port, and bad arguments. Every child is killed (its process group) after each test.
  */
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
 import { createCompanyKey, freePort, listening, printedKey, startNode, startTsx, useChildProcesses, within } from '../server/test-support/processes.js';
 import { conformance, matrixCell, RUN_MS } from './test-support/cli-process.js';
+import type { Har } from './report/har.js';
 import { junitTotal, shownTotal } from './report/totals-check.js';
 import { parseXml } from './report/xml-check.js';
 
 const folder = useChildProcesses('conformance-cli-test-');
 
+const hasCurl = spawnSync('curl', ['--version']).status === 0;
+if (!hasCurl) console.warn('NOTICE: curl is not installed: the curl line the CLI prints for a failure is not run.');
+
 describe('against the reference server', () => {
-  test('profile reference: exit 0, the matrix, JUnit and HTML written, no key shown', { timeout: RUN_MS + 30_000 }, async () => {
+  test('profile reference: exit 0, the matrix, JUnit, HTML and HAR written, no key shown', { timeout: RUN_MS + 30_000 }, async () => {
     const databasePath = join(folder(), 'ref', 'payments.db');
     const port = await freePort();
     // A fast retry, so that the webhook check sees the delivery its receiver refused come again.
@@ -32,6 +38,7 @@ describe('against the reference server', () => {
 
     const junit = join(folder(), 'out', 'junit.xml');
     const html = join(folder(), 'out', 'report.html');
+    const har = join(folder(), 'out', 'run.har');
     const base = `http://127.0.0.1:${port}`;
     const run = await conformance([
       '--base-url',
@@ -46,6 +53,8 @@ describe('against the reference server', () => {
       junit,
       '--html',
       html,
+      '--har',
+      har,
       '--run-id',
       'clitest',
       '--webhook-receiver',
@@ -72,6 +81,7 @@ describe('against the reference server', () => {
     expect(run.stdout).toContain('Profile reference · run id clitest');
     expect(run.stdout).toContain(`JUnit report: ${junit}`);
     expect(run.stdout).toContain(`HTML report: ${html}`);
+    expect(run.stdout).toContain(`HAR report: ${har}`);
 
     const xml = readFileSync(junit, 'utf8');
     const root = parseXml(xml);
@@ -88,7 +98,21 @@ describe('against the reference server', () => {
     expect(run.stderr).toMatch(new RegExp(`^Done: \\d+ passed, 0 failed, \\d+ info, ${total.skipped} skipped \\(${total.checks} checks on `, 'm'));
     expect(run.stdout).not.toMatch(/vitest:|findings:/);
 
-    for (const output of [run.stdout, run.stderr, xml, page]) {
+    // The HAR file: every request of the run, each operation's, with the key header masked.
+    const archive = readFileSync(har, 'utf8');
+    const { log } = JSON.parse(archive) as Har;
+    expect(log.version).toBe('1.2');
+    expect(log.entries.length).toBeGreaterThan(total.checks);
+    for (const { operationId } of listOperations())
+      expect(
+        log.entries.some((e) => e.comment === operationId),
+        operationId,
+      ).toBe(true);
+    const keyHeaders = log.entries.flatMap((e) => e.request.headers.filter((h) => h.name === 'X-API-KEY').map((h) => h.value));
+    expect(keyHeaders.length).toBeGreaterThan(0);
+    for (const value of keyHeaders) expect(value).toMatch(/(^|…)\*{4}$/);
+
+    for (const output of [run.stdout, run.stderr, xml, page, archive]) {
       expect(output).not.toContain(apiKey);
       expect(output).not.toContain(secondApiKey);
     }
@@ -138,10 +162,21 @@ test('a target that breaks: exit 1, each failure with its request and response, 
     expect(run.exit.code, failed).toBe(1);
     expect(run.stdout).toMatch(/^listClients\s+✗/m);
     expect(run.stdout).toMatch(/Checks: \d+ passed, [1-9]\d* failed/);
-    expect(run.stdout).toMatch(/Failures \(\d+\)\n\n✗ getCharge › not_a_server_error\n/);
+    // The same 500 on both operations is one entry naming both, with a curl line for each request.
+    expect(run.stdout).toMatch(
+      /Failures \(\d+ checks; \d+ findings, \d+ distinct\)\n\n✗ not_a_server_error × \d+ on 2 operations \(getCharge ×\d+, listClients ×\d+\)\n {2}\{request\} → 500: a server error\n/,
+    );
     expect(run.stdout).toMatch(
       new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`),
     );
+    const curl = `curl -i -g -X GET http://127.0.0.1:${port}/client -H 'Accept: application/json, application/problem+json' -H "X-API-KEY: $PIX_API_KEY"`;
+    expect(run.stdout.split('\n').map((l) => l.trim())).toContain(curl);
+    // Pasted into a shell with the key in $PIX_API_KEY, it sends the same request: the target echoes the key.
+    if (hasCurl) {
+      const { stdout } = await promisify(execFile)('bash', ['-c', curl], { env: { PATH: process.env.PATH, PIX_API_KEY: apiKey } });
+      expect(stdout).toMatch(/^HTTP\/1\.1 500 /);
+      expect(stdout).toContain(`boom for key ${apiKey}`);
+    }
     expect(run.stdout).toContain('boom for key sk_bro…****');
     expect(run.stdout + run.stderr).not.toContain(apiKey);
   } finally {
@@ -177,6 +212,14 @@ describe('exit code 2', () => {
       {
         given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--html', 'package.json/report.html'],
         want: /^conformance: cannot write --html package\.json\/report\.html: EEXIST$/,
+        usage: false,
+      },
+    ],
+    [
+      'a HAR file that cannot be written',
+      {
+        given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--har', 'package.json/run.har'],
+        want: /^conformance: cannot write --har package\.json\/run\.har: EEXIST$/,
         usage: false,
       },
     ],

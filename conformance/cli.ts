@@ -6,8 +6,8 @@
  *    once (exit 2, one line).
  * 3. Runs the engine (conformance/engine/run.ts) in this process, progress on stderr. An
  *    unreachable target or a refused key → one line on stderr, exit 2.
- * 4. Prints the matrix and every failure (request and response, keys masked, bodies cut at 2 KB),
- *    writes --junit / --html, and exits 1 if a check failed, else 0.
+ * 4. Prints the matrix and every failure (request and response, keys masked, bodies cut at 2 KB,
+ *    a curl line), writes --junit / --html / --har, and exits 1 if a check failed, else 0.
  *
  * No test runner is involved: the engine's RunReport is the outcome, and the JUnit report is
  * what CI systems read. So the installed package needs nothing but this file's bundle
@@ -24,6 +24,7 @@ import { RunInterruptedError, runConformance, TargetUnreachableError } from './e
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, UsageError, usage } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
+import { renderHar } from './report/har.js';
 import { renderHtml } from './report/html.js';
 import { renderJunit } from './report/junit.js';
 import { renderMatrix } from './report/matrix.js';
@@ -49,6 +50,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   for (const [flag, file] of [
     ['--junit', options.junit],
     ['--html', options.html],
+    ['--har', options.har],
   ] as const) {
     if (!file) continue;
     const dir = dirname(outputPath(file, env));
@@ -123,6 +125,7 @@ function finish(report: RunReport, options: ConformanceOptions, env: NodeJS.Proc
   for (const [file, render, what] of [
     [options.junit, renderJunit, 'JUnit'],
     [options.html, renderHtml, 'HTML'],
+    [options.har, renderHar, 'HAR'],
   ] as const) {
     if (!file) continue;
     const path = outputPath(file, env);

@@ -36,6 +36,7 @@ const spec = {
   flood: { env: 'CONFORMANCE_FLOOD', type: 'boolean' },
   junit: { env: 'CONFORMANCE_JUNIT', type: 'string' },
   html: { env: 'CONFORMANCE_HTML', type: 'string' },
+  har: { env: 'CONFORMANCE_HAR', type: 'string' },
   'run-id': { env: 'CONFORMANCE_RUN_ID', type: 'string' },
   'timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS', type: 'string' },
   'webhook-url': { env: 'CONFORMANCE_WEBHOOK_URL', type: 'string' },
@@ -68,6 +69,8 @@ CI logs (npm echoes it unless run with -s) and in ps.
                           with 429 (CONFORMANCE_FLOOD=1)
   --junit FILE            write a JUnit XML report (CONFORMANCE_JUNIT)
   --html FILE             write a self-contained HTML report (CONFORMANCE_HTML)
+  --har FILE              write every request of the run and its answer as a HAR 1.2 file,
+                          keys masked (CONFORMANCE_HAR)
   --run-id ID             tag of the records the run creates; default random (CONFORMANCE_RUN_ID)
   --timeout-ms N          per-request timeout, 1-${MAX_TIMEOUT_MS}; default ${DEFAULT_TIMEOUT_MS} (CONFORMANCE_TIMEOUT_MS)
   --webhook-url URL       where the webhooks the run registers point; default
@@ -170,7 +173,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
   if (bool('flood')) options.flood = true;
   const only = text('only');
   if (only) options.only = onlyOf(only, contract);
-  for (const flag of ['junit', 'html'] as const) {
+  for (const flag of ['junit', 'html', 'har'] as const) {
     const file = text(flag);
     if (!file) continue;
     if (file.value.trim() === '') throw new UsageError(`${file.from} needs a file name`);

@@ -6,7 +6,7 @@ import { send } from './http.js';
 import { apiKeyHeaderOf } from './key-check.js';
 import { Recorder } from './recorder.js';
 import { seedView } from './seed-view.js';
-import type { CheckName, ConformanceOptions, Exchange, ProgressEvent } from './types.js';
+import type { CheckName, ConformanceOptions, Exchange, KeyUsed, ProgressEvent } from './types.js';
 
 const MAX_RATE_LIMIT_RETRIES = 5;
 const MAX_UNANSWERED_IN_A_ROW = 5;
@@ -222,12 +222,22 @@ export class RunContext {
     const headers: Record<string, string> = { ...init.headers };
     const apiKey = init.apiKey === undefined ? this.options.apiKey : init.apiKey;
     if (apiKey !== null) headers[this.apiKeyHeader] = apiKey;
+    const header = this.apiKeyHeader;
+    const keyUsed: KeyUsed | undefined =
+      apiKey === null
+        ? undefined
+        : apiKey === this.options.apiKey
+          ? { header, of: 'first' }
+          : apiKey === this.options.secondApiKey
+            ? { header, of: 'second' }
+            : { header, of: 'made-up', value: apiKey };
     return {
       operationId: op.operationId,
       method: op.method,
       url: init.query ? `${this.url(op, init.pathParams)}?${new URLSearchParams(init.query)}` : this.url(op, init.pathParams),
       headers,
       secretHeaders: [this.apiKeyHeader],
+      ...(keyUsed ? { apiKey: keyUsed } : {}),
       ...(init.body !== undefined ? { body: init.body } : {}),
     };
   }

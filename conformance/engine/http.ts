@@ -1,4 +1,4 @@
-import type { Exchange, RecordedRequest } from './types.js';
+import type { Exchange, KeyUsed, RecordedRequest } from './types.js';
 
 /**
  * The API key as reports show it: enough to tell keys apart, never enough to use one. At most
@@ -18,6 +18,8 @@ export interface SendInput {
   body?: unknown;
   /** Headers whose values are secrets (the API key): recorded masked. */
   secretHeaders?: readonly string[];
+  /** Whose key the request carries, recorded with it (the value itself is masked in the headers). */
+  apiKey?: KeyUsed;
 }
 
 /**
@@ -36,7 +38,9 @@ export async function send(fetchFn: typeof fetch, input: SendInput, timeoutMs: n
     url: input.url,
     headers: maskHeaders(headers, input.secretHeaders ?? []),
     ...(body !== undefined ? { body } : {}),
+    ...(input.apiKey ? { apiKey: input.apiKey } : {}),
   };
+  const startedAt = new Date().toISOString();
   const started = performance.now();
   try {
     const response = await fetchFn(input.url, {
@@ -55,10 +59,11 @@ export async function send(fetchFn: typeof fetch, input: SendInput, timeoutMs: n
       request,
       response: { status: response.status, headers: responseHeaders, body: text },
       ms: performance.now() - started,
+      startedAt,
     };
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
-    return { operationId: input.operationId, request, error: reason, ms: performance.now() - started };
+    return { operationId: input.operationId, request, error: reason, ms: performance.now() - started, startedAt };
   }
 }
 

@@ -69,6 +69,7 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
     durationMs: Date.now() - started,
     operations: ctx.operations.map((op) => op.operationId),
     results: ctx.recorder.results(ctx.operations.map((op) => op.operationId)),
+    exchanges: ctx.exchanges,
   };
   deps.onProgress?.({ kind: 'done', report });
   return report;

@@ -61,6 +61,8 @@ export interface ConformanceOptions {
   flood?: boolean;
   junit?: string;
   html?: string;
+  /** Where to write the run's exchanges as a HAR 1.2 file. */
+  har?: string;
   /** Tags every record the run creates (names, externalId); random when not given. */
   runId?: string;
   /** Per-request timeout. */
@@ -85,7 +87,16 @@ export interface RecordedRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * Whose key the (masked) key header carried, so that a reproduction (report/curl.ts) sends the
+   * same: the run's key, the second company's, or one a check made up (an unknown or malformed
+   * key, no secret: kept as it was sent).
+   */
+  apiKey?: KeyUsed;
 }
+
+/** The key a request carried: `header` is its name among the request's headers. */
+export type KeyUsed = { header: string; of: 'first' | 'second' } | { header: string; of: 'made-up'; value: string };
 
 export interface RecordedResponse {
   status: number;
@@ -100,6 +111,8 @@ export interface Exchange {
   response?: RecordedResponse;
   error?: string;
   ms: number;
+  /** When the request left (ISO 8601), for the HAR file of the run (`--har`). */
+  startedAt?: string;
 }
 
 export interface Finding {
@@ -128,6 +141,8 @@ export interface RunReport {
   durationMs: number;
   operations: string[];
   results: CheckResult[];
+  /** Every exchange the run recorded, in order (keys masked), for `--har`; the other reports do not show them. */
+  exchanges?: Exchange[];
 }
 
 export type ProgressEvent =

@@ -3,7 +3,7 @@ import { BODY_LIMIT, decisionNote, formatBody, formatExchange, formatFindings, p
 import { renderHtml } from './html.js';
 import { renderJunit } from './junit.js';
 import { renderMatrix } from './matrix.js';
-import { API_KEY, exchange, SECOND_API_KEY, sampleReport } from './sample-report.js';
+import { API_KEY, exchange, groupedReport, SECOND_API_KEY, sampleReport } from './sample-report.js';
 
 describe('formatExchange', () => {
   test('request line, headers and body; status, time, headers and body', () => {
@@ -27,21 +27,21 @@ describe('formatExchange', () => {
         '  {',
         '    "id": "char_1"',
         '  }',
+        `curl -i -g -X POST http://ref.test/charge/payment-link -H 'Accept: application/json' -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw '{"items":[{"productId":"prod_1","quantity":2}],"externalId":"conf-test-1"}'`,
       ].join('\n'),
     );
   });
 
   test('no answer: the reason instead of a response', () => {
     expect(formatExchange(exchange({ response: undefined, error: 'connect ECONNREFUSED 127.0.0.1:9' }))).toMatch(
-      /\n← no answer: connect ECONNREFUSED 127\.0\.0\.1:9 \(12 ms\)$/,
+      /\n← no answer: connect ECONNREFUSED 127\.0\.0\.1:9 \(12 ms\)\ncurl -i -g -X POST /,
     );
   });
 
-  test('an empty body prints nothing; indent prefixes every line', () => {
-    const text = formatExchange(exchange({ request: { method: 'GET', url: 'http://h/x', headers: {} }, response: { status: 204, headers: {}, body: '' } }), {
-      indent: '> ',
-    });
-    expect(text).toBe('> → GET http://h/x\n> ← 204 (12 ms)');
+  test('an empty body prints nothing; indent prefixes every line; the curl line can be left out', () => {
+    const given = exchange({ request: { method: 'GET', url: 'http://h/x', headers: {} }, response: { status: 204, headers: {}, body: '' } });
+    expect(formatExchange(given, { indent: '> ' })).toBe('> → GET http://h/x\n> ← 204 (12 ms)\n> curl -i -g -X GET http://h/x');
+    expect(formatExchange(given, { curl: false })).toBe('→ GET http://h/x\n← 204 (12 ms)');
   });
 });
 
@@ -93,15 +93,18 @@ test('printable keeps newlines, tabs and non-ASCII text', () => {
 
 describe('formatFindings', () => {
   const text = formatFindings(redactReport(sampleReport(), [API_KEY]));
-  test('every failure with only its failed findings and exchange', () => {
-    expect(text).toMatch(/^Failures \(3\)\n\n✗ createPaymentLink › not_a_server_error\n {2}answered 500/);
-    expect(text).toContain("✗ listClients › tenant_isolation\n  another company's client is listed\n    → GET http://ref.test/client");
-    expect(text).toContain('← no answer: no answer within 10000 ms');
+  test('every failure with only its failed findings, its exchange and its curl line', () => {
+    expect(text).toMatch(/^Failures \(3 checks; 3 findings\)\n\n✗ createPaymentLink › not_a_server_error\n {2}answered 500/);
+    expect(text).toContain(
+      `✗ listClients › tenant_isolation\n  another company's client is listed\n    → GET http://ref.test/client\n      X-API-KEY: sk_a1b…****\n    ← 200`,
+    );
+    expect(text).toContain(`more characters)\n    curl -i -g -X GET http://ref.test/client -H "X-API-KEY: $PIX_API_KEY"\n`);
+    expect(text).toContain('← no answer: no answer within 10000 ms (12 ms)\n    curl -i -g -X POST http://ref.test/charge/payment-link ');
     expect(text).not.toContain('answered 201');
   });
   test('info findings one line each with their decision, and skip reasons counted', () => {
     expect(text).toContain(
-      "Departures from the contract's decisions, not failures under profile seed (1)\ni createPaymentLink › response_schema_conformance: externalId is missing from the charge (departs from D21)",
+      "Departures from the contract's decisions, not failures under profile seed (1 finding)\ni createPaymentLink › response_schema_conformance: externalId is missing from the charge (departs from D21)",
     );
     expect(text).toContain('Skipped\n– 1 × the target keeps no state (--stateless)\n– 1 × no second API key (--second-api-key)');
   });
@@ -110,6 +113,46 @@ describe('formatFindings', () => {
     const info = report.results.find((r) => r.outcome === 'info')!;
     info.findings = Array.from({ length: 5 }, (_, i) => ({ outcome: 'info' as const, message: `m${i}` }));
     expect(formatFindings(report, { maxInfoLines: 2 })).toContain('m1\n… 3 more in the HTML or JUnit report');
+  });
+});
+
+describe('formatFindings groups identical findings', () => {
+  const text = formatFindings(groupedReport());
+  const section = (heading: string) => text.slice(text.indexOf(heading)).split('\n\n')[0]!;
+  test('the same failure on two operations: one entry, both named, the first exchange, a curl line for each request', () => {
+    expect(text).toMatch(/^Failures \(3 checks; 3 findings, 2 distinct\)\n\n/);
+    const group = text.slice(text.indexOf('✗ not_a_server_error'), text.indexOf('✗ listClients › tenant_isolation'));
+    expect(group.split('\n').slice(0, 3)).toEqual([
+      '✗ not_a_server_error × 2 on 2 operations (getCharge, listClients)',
+      '  {request} → 500: a server error',
+      '    → GET http://ref.test/charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af',
+    ]);
+    expect(group).toContain(
+      [
+        '    curl -i -g -X GET http://ref.test/charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af -H "X-API-KEY: $PIX_API_KEY"',
+        '    # listClients: GET /client → 500: a server error',
+        `    curl -i -g -X GET 'http://ref.test/client?limit=2' -H "X-API-KEY: $PIX_API_KEY"`,
+      ].join('\n'),
+    );
+  });
+  test('a request sent twice alike gets one curl line', () => {
+    const report = groupedReport();
+    const [getCharge] = report.results.filter((r) => r.check === 'not_a_server_error');
+    getCharge!.findings.push({ ...getCharge!.findings[0]!, exchange: { ...getCharge!.findings[0]!.exchange! } });
+    const twice = formatFindings(report);
+    expect(twice).toContain('✗ not_a_server_error × 3 on 2 operations (getCharge ×2, listClients)');
+    expect(twice.match(/curl -i -g -X GET http:\/\/ref\.test\/charge\/6c4cc9f9/g)).toHaveLength(1);
+  });
+  test("a failure of one operation keeps its own title and message; the second company's key is $PIX_API_KEY_B", () => {
+    expect(text).toContain('✗ listClients › tenant_isolation\n  clnt_9x8y7z (conf1234abcd-B) of the other company is listed\n');
+    expect(text).toContain('curl -i -g -X GET http://ref.test/client -H "X-API-KEY: $PIX_API_KEY_B"');
+  });
+  test('info: one line per group, with its count and the operations it touched; a decision of its own is another group', () => {
+    expect(section('Departures').split('\n')).toEqual([
+      "Departures from the contract's decisions, not failures under profile seed (6 findings, 2 distinct)",
+      'i content_type_conformance × 3 on 2 operations (createPaymentLink ×2, createOrder): {request} → 400: Content-Type application/json, documented application/problem+json (departs from D34)',
+      'i content_type_conformance × 3 on 3 operations (createPaymentLink, createOrder, getCharge): {request} → 401: Content-Type application/json, documented application/problem+json (departs from D02)',
+    ]);
   });
   test('nothing to say: empty', () => {
     expect(formatFindings({ ...sampleReport(), results: [] })).toBe('');

@@ -1,11 +1,14 @@
 /**
  * The text form of findings: a finding's HTTP exchange (request and response, key masked,
- * bodies cut to about 2 KB) and the failure section the CLI prints after the matrix. Also the
+ * bodies cut to about 2 KB, then a `curl` line that sends the request again, report/curl.ts) and
+ * the sections the CLI prints after the matrix, identical findings grouped (report/groups.ts). Also the
  * last line of defence for the keys: `redactReport` replaces any full key left anywhere in a
  * report (a response echoing it, say) before anything is printed or written.
  */
 import { maskKey } from '../engine/http.js';
 import type { CheckResult, Exchange, Finding, RunReport } from '../engine/types.js';
+import { curlCommand } from './curl.js';
+import { type FindingGroup, groupFindings, groupTitle } from './groups.js';
 
 /** Largest body printed, in characters. */
 export const BODY_LIMIT = 2048;
@@ -17,6 +20,8 @@ export interface ExchangeTextOptions {
   bodyLimit?: number;
   /** Prefix of every line. */
   indent?: string;
+  /** End with the `curl` line that sends the request again; default true. */
+  curl?: boolean;
 }
 
 /**
@@ -64,6 +69,7 @@ export function formatExchange(exchange: Exchange, options: ExchangeTextOptions 
   } else {
     lines.push(`← no answer: ${printable(exchange.error ?? 'unknown error')} (${Math.round(exchange.ms)} ms)`);
   }
+  if (options.curl ?? true) lines.push(curlCommand(request));
   return indentLines(lines.join('\n'), options.indent ?? '').join('\n');
 }
 
@@ -87,27 +93,67 @@ export function resultTitle(result: Pick<CheckResult, 'operationId' | 'check'>):
   return `${result.operationId} › ${result.check}`;
 }
 
-/** The failed findings of one failed result, each with its exchange. */
-export function formatFailedResult(result: CheckResult): string {
-  const failed = result.findings.filter((f) => f.outcome === 'fail');
-  return [`✗ ${resultTitle(result)}`, ...failed.map((f) => formatFinding(f, '  '))].join('\n');
+/** Text on one line, for a title or a shell comment: a newline in it would end the comment. */
+export function oneLine(text: string): string {
+  return printable(text).replace(/\r?\n/g, ' ↵ ').replace(/\t/g, ' ');
 }
 
 /**
- * What the CLI prints after the matrix: every failure with its exchange; the info findings,
- * one line each (their exchanges are in the HTML and JUnit reports); the skip reasons, counted.
+ * What a group rests on: the exchange of its first finding that has one (with its curl line),
+ * then a curl line for each other request of the group, under a `# operation` comment (with the
+ * finding's own message when the group's differ): pasted into a shell, they send each again.
+ */
+export function formatGroupExchanges(group: FindingGroup, indent = ''): string {
+  const withExchange = group.members.filter((m) => m.finding.exchange);
+  const [shown, ...others] = withExchange;
+  if (!shown) return `${indent}(no exchange recorded)`;
+  const lines = [formatExchange(shown.finding.exchange!, { indent })];
+  // A request sent twice alike (a read by the positive check and by a domain check) is written once.
+  const written = new Set<string>([curlCommand(shown.finding.exchange!.request)]);
+  for (const { result, finding } of others) {
+    const curl = curlCommand(finding.exchange!.request);
+    if (written.has(curl)) continue;
+    written.add(curl);
+    lines.push(`${indent}# ${oneLine(result.operationId)}${group.sameMessage ? '' : `: ${oneLine(finding.message)}`}`, `${indent}${curl}`);
+  }
+  const without = group.members.length - withExchange.length;
+  if (without > 0) lines.push(`${indent}# and ${without} finding${without === 1 ? '' : 's'} with no exchange recorded`);
+  return lines.join('\n');
+}
+
+/** A group of failed findings: who, what, then its exchanges. */
+export function formatFailedGroup(group: FindingGroup): string {
+  return [`✗ ${groupTitle(group)}`, `  ${printable(group.message)}${decisionNote(group)}`, formatGroupExchanges(group, '    ')].join('\n');
+}
+
+/** `(N findings, M distinct)`, or `(1 finding)`. */
+function counted(groups: readonly FindingGroup[]): string {
+  const findings = groups.reduce((sum, g) => sum + g.members.length, 0);
+  return findings === groups.length ? `${findings} finding${findings === 1 ? '' : 's'}` : `${findings} findings, ${groups.length} distinct`;
+}
+
+/**
+ * What the CLI prints after the matrix: the failures, identical ones grouped, each with its
+ * exchange and a curl line per request; the info findings grouped, one line each (their
+ * exchanges are in the HTML and JUnit reports); the skip reasons, counted.
  */
 export function formatFindings(report: RunReport, options: { maxInfoLines?: number } = {}): string {
   const sections: string[] = [];
-  const failed = report.results.filter((r) => r.outcome === 'fail');
-  if (failed.length > 0) sections.push([`Failures (${failed.length})`, '', ...failed.map((r) => `${formatFailedResult(r)}\n`)].join('\n').trimEnd());
+  const failedChecks = report.results.filter((r) => r.outcome === 'fail').length;
+  const failures = groupFindings(report.results, 'fail', report.runId);
+  if (failures.length > 0)
+    sections.push(
+      [`Failures (${failedChecks} check${failedChecks === 1 ? '' : 's'}; ${counted(failures)})`, '', ...failures.map((g) => `${formatFailedGroup(g)}\n`)]
+        .join('\n')
+        .trimEnd(),
+    );
 
-  const infos = report.results.flatMap((r) => r.findings.filter((f) => f.outcome === 'info').map((f) => ({ r, f })));
+  const infos = groupFindings(report.results, 'info', report.runId);
   if (infos.length > 0) {
     const max = options.maxInfoLines ?? 40;
-    const lines = infos.slice(0, max).map(({ r, f }) => `i ${resultTitle(r)}: ${printable(f.message)}${decisionNote(f)}`);
+    const lines = infos.slice(0, max).map((g) => `i ${groupTitle(g)}: ${printable(g.message)}${decisionNote(g)}`);
     if (infos.length > max) lines.push(`… ${infos.length - max} more in the HTML or JUnit report`);
-    sections.push([`Departures from the contract's decisions, not failures under profile ${report.profile} (${infos.length})`, ...lines].join('\n'));
+    sections.push([`Departures from the contract's decisions, not failures under profile ${report.profile} (${counted(infos)})`, ...lines].join('\n'));
   }
 
   const reasons = new Map<string, number>();

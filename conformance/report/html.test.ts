@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { redactReport } from './failures.js';
 import { htmlEscape, renderHtml } from './html.js';
-import { API_KEY, sampleReport } from './sample-report.js';
+import { API_KEY, groupedReport, sampleReport } from './sample-report.js';
 import { checkNames } from '../engine/types.js';
 
 const html = renderHtml(redactReport(sampleReport(), [API_KEY]));
@@ -40,7 +40,7 @@ describe('renderHtml', () => {
   });
 
   test('one <details> per failed or info finding, with its exchange; passes get none', () => {
-    const details = [...html.matchAll(/<details class="(fail|info)"(?: id="[\w-]+")?><summary>(.*?)<\/summary>(.*?)<\/details>/gs)];
+    const details = [...html.matchAll(/<details class="(fail|info)" id="[\w-]+"><summary>(.*?)<\/summary>(.*?)<\/details>/gs)];
     const text = (markup: string) =>
       markup
         .replace(/<[^>]+>/g, '')
@@ -57,18 +57,32 @@ describe('renderHtml', () => {
     ]);
     expect(details[3]![2]).toContain('(departs from D21)');
     expect(details[0]![3]).toMatch(/^<pre>→ POST http:\/\/ref\.test\/charge\/payment-link\n/);
+    expect(details[0]![3]).toMatch(
+      /\ncurl -i -g -X POST http:\/\/ref\.test\/charge\/payment-link -H [^\n]+ -H &quot;X-API-KEY: \$PIX_API_KEY&quot; [^\n]+<\/pre>$/,
+    );
     expect(html).not.toContain('answered 201');
   });
 
-  test('each failed or info cell links to its first finding; no other cell links', () => {
+  test('each failed or info cell links to the group of its first finding; no other cell links', () => {
     const links = [...html.matchAll(/<td class="(\w+)"[^>]*><a href="#([\w-]+)">/g)].map((m) => [m[1], m[2]]);
     expect(links).toEqual([
-      ['fail', 'r-createPaymentLink-not_a_server_error'],
-      ['info', 'r-createPaymentLink-response_schema_conformance'],
-      ['fail', 'r-listClients-ignored_auth'],
-      ['fail', 'r-listClients-tenant_isolation'],
+      ['fail', 'fail-1'],
+      ['info', 'info-1'],
+      ['fail', 'fail-3'],
+      ['fail', 'fail-2'],
     ]);
-    for (const [, id] of links) expect(html.match(new RegExp(`<details class="(fail|info)" id="${id}">`, 'g'))).toHaveLength(1);
+    for (const [, id] of links) expect(html.match(new RegExp(`<details class="(fail|info)" id="${id}"><summary>`, 'g'))).toHaveLength(1);
+  });
+
+  test('the legend says what every mark means', () => {
+    const marks = [...html.matchAll(/<dl class="legend marks">(.*?)<\/dl>/g)][0]![1]!;
+    expect([...marks.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map((m) => [m[1], m[2]])).toEqual([
+      ['✓', 'passed'],
+      ['✗', 'failed: listed under Failures'],
+      ['i', 'info: departs only from a decision of the contract, which profile seed allows'],
+      ['–', 'skipped: not run, for the reason listed under Skipped'],
+      ['·', 'no result: the check does not apply to this operation, or had nothing to judge'],
+    ]);
   });
 
   test('what the target sent is escaped, never markup', () => {
@@ -88,4 +102,43 @@ describe('renderHtml', () => {
 
 test('htmlEscape', () => {
   expect(htmlEscape(`<a href="x">&'`)).toBe('&lt;a href=&quot;x&quot;&gt;&amp;&#39;');
+});
+
+describe('renderHtml groups identical findings', () => {
+  const page = renderHtml(groupedReport());
+  const groups = [...page.matchAll(/<details class="(fail|info)" id="([\w-]+)"><summary>(.*?)<\/summary>/g)].map((m) => [
+    m[1],
+    m[2],
+    m[3]!.replace(/<[^>]+>/g, ''),
+  ]);
+  test('one entry per group, with its count and operations; the section counts findings and groups', () => {
+    expect(groups).toEqual([
+      ['fail', 'fail-1', '✗ not_a_server_error × 2 on 2 operations (getCharge, listClients) — {request} → 500: a server error'],
+      ['fail', 'fail-2', '✗ listClients › tenant_isolation — clnt_9x8y7z (conf1234abcd-B) of the other company is listed'],
+      [
+        'info',
+        'info-1',
+        'i content_type_conformance × 3 on 2 operations (createPaymentLink ×2, createOrder) — {request} → 400: Content-Type application/json, documented application/problem+json (departs from D34)',
+      ],
+      [
+        'info',
+        'info-2',
+        'i content_type_conformance × 3 on 3 operations (createPaymentLink, createOrder, getCharge) — {request} → 401: Content-Type application/json, documented application/problem+json (departs from D02)',
+      ],
+    ]);
+    expect(page).toContain('<h2>Failures (3 findings, 2 distinct)</h2>');
+    expect(page).toContain('<h2>Info: departures from the contract’s decisions (6 findings, 2 distinct)</h2>');
+  });
+  test('the other findings of a group, each with its own message, request, curl line and exchange', () => {
+    const group = page.slice(page.indexOf('id="fail-1"'), page.indexOf('id="fail-2"'));
+    expect(group).toContain('<details class="more"><summary>the 1 other finding of this group</summary>');
+    expect(group).toContain(
+      '<details><summary><code>listClients</code> · GET http://ref.test/client?limit=2 — GET /client → 500: a server error</summary><pre>→ GET',
+    );
+    expect(group).toContain(`curl -i -g -X GET &#39;http://ref.test/client?limit=2&#39; -H &quot;X-API-KEY: $PIX_API_KEY&quot;</pre>`);
+  });
+  test('cells link to their group, several cells to one group', () => {
+    const links = [...page.matchAll(/<a href="#([\w-]+)">/g)].map((m) => m[1]);
+    expect(links).toEqual(['info-1', 'info-1', 'fail-1', 'info-2', 'fail-1', 'fail-2']);
+  });
 });

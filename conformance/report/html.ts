@@ -1,11 +1,13 @@
 /**
  * One self-contained HTML file of a run: inline CSS, no script, nothing loaded from anywhere
- * (its Content-Security-Policy forbids it). The matrix, the totals, then one collapsible
- * <details> per failed or info finding with its exchange, then the skip reasons.
+ * (its Content-Security-Policy forbids it). The matrix with its legend, the totals, then one
+ * collapsible <details> per group of identical failed or info findings (report/groups.ts): the
+ * first exchange with its curl line, then each other finding of the group, then the skip reasons.
  */
-import { checkNames, type CheckResult, type Finding, type Outcome, type RunReport } from '../engine/types.js';
-import { decisionNote, formatExchange, printable, resultTitle } from './failures.js';
-import { formatDuration, glyphs, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
+import { checkNames, type CheckResult, type Outcome, type RunReport } from '../engine/types.js';
+import { decisionNote, formatExchange, oneLine, printable, resultTitle } from './failures.js';
+import { type FindingGroup, groupFindings, groupTitle } from './groups.js';
+import { formatDuration, glyphs, markMeanings, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
 
 export function htmlEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -33,30 +35,41 @@ pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; white-space: pre-wr
 dl.legend { display: grid; grid-template-columns: max-content 1fr; gap: 0 .8rem; font-size: 12px; }
 dl.legend dt { font-family: ui-monospace, monospace; font-weight: 600; }
 dl.legend dd { margin: 0; }
+dl.marks { margin-top: .6rem; font-size: 13px; }
+details.more, details.more details { border: none; padding: .1rem 0; }
 `;
 
-function cell(result: CheckResult | undefined): string {
+function cell(result: CheckResult | undefined, anchors: ReadonlyMap<CheckResult, string>): string {
   const kind: Outcome | 'none' = result?.outcome ?? 'none';
   const title = result
     ? result.outcome === 'skip'
       ? `skipped: ${result.skipReason ?? ''}`
       : `${result.outcome}: ${result.findings.length} finding(s)`
-    : 'not applicable';
-  // A cell with failed or info findings leads to them, below the matrix.
-  const glyph = result && (kind === 'fail' || kind === 'info') ? `<a href="#${anchor(result)}">${glyphs[kind]}</a>` : glyphs[kind];
+    : markMeanings.none;
+  // A cell with failed or info findings leads to the first group holding one of them, below the matrix.
+  const anchor = result && (kind === 'fail' || kind === 'info') ? anchors.get(result) : undefined;
+  const glyph = anchor ? `<a href="#${anchor}">${glyphs[kind]}</a>` : glyphs[kind];
   return `<td class="${kind}" title="${htmlEscape(title)}">${glyph}</td>`;
 }
 
-/** The id of a result's first finding on the page (operationIds and check names are identifiers). */
-function anchor(result: CheckResult): string {
-  return `r-${result.operationId}-${result.check}`.replace(/[^A-Za-z0-9_-]/g, '_');
+/** One finding of a group past its first: who, what (when the group's messages differ), its curl line and exchange. */
+function memberDetails(group: FindingGroup, member: FindingGroup['members'][number]): string {
+  const exchange = member.finding.exchange;
+  const what = group.sameMessage ? '' : ` — ${htmlEscape(oneLine(member.finding.message))}`;
+  const request = exchange ? ` · ${htmlEscape(`${exchange.request.method} ${printable(exchange.request.url)}`)}` : '';
+  const body = exchange ? `<pre>${htmlEscape(formatExchange(exchange))}</pre>` : '<p>No exchange recorded.</p>';
+  return `<details><summary><code>${htmlEscape(member.result.operationId)}</code>${request}${what}</summary>${body}</details>`;
 }
 
-function findingDetails(result: CheckResult, finding: Finding, first: boolean): string {
-  const note = decisionNote(finding);
+function groupDetails(group: FindingGroup, id: string): string {
+  const note = decisionNote(group);
   const decision = note ? ` <em>${htmlEscape(note.trim())}</em>` : '';
-  const exchange = finding.exchange ? `<pre>${htmlEscape(formatExchange(finding.exchange))}</pre>` : '<p>No exchange recorded.</p>';
-  return `<details class="${finding.outcome}"${first ? ` id="${anchor(result)}"` : ''}><summary>${glyphs[finding.outcome === 'fail' ? 'fail' : 'info']} <code>${htmlEscape(resultTitle(result))}</code> — ${htmlEscape(printable(finding.message))}${decision}</summary>${exchange}</details>`;
+  const [first, ...others] = group.members;
+  const exchange = first?.finding.exchange ? `<pre>${htmlEscape(formatExchange(first.finding.exchange))}</pre>` : '<p>No exchange recorded.</p>';
+  const more = others.length
+    ? `<details class="more"><summary>the ${others.length} other finding${others.length === 1 ? '' : 's'} of this group</summary>${others.map((m) => memberDetails(group, m)).join('')}</details>`
+    : '';
+  return `<details class="${group.outcome}" id="${id}"><summary>${glyphs[group.outcome]} <code>${htmlEscape(groupTitle(group))}</code> — ${htmlEscape(printable(group.message))}${decision}</summary>${exchange}${more}</details>`;
 }
 
 export function renderHtml(report: RunReport): string {
@@ -65,12 +78,23 @@ export function renderHtml(report: RunReport): string {
   const t = totals(report.results);
   const title = `Conformance run ${report.runId}`;
 
+  const groups = { fail: groupFindings(report.results, 'fail', report.runId), info: groupFindings(report.results, 'info', report.runId) };
+  const anchors = new Map<CheckResult, string>();
+  for (const outcome of ['fail', 'info'] as const)
+    groups[outcome].forEach((group, i) => {
+      for (const { result } of group.members) if (result.outcome === outcome && !anchors.has(result)) anchors.set(result, `${outcome}-${i + 1}`);
+    });
+
   const head = `<tr><th class="op">operation</th>${checkNames.map((c) => `<th title="${c}">${htmlEscape(shortNames[c])}</th>`).join('')}</tr>`;
-  const rows = operations.map((op) => `<tr><td class="op">${htmlEscape(op)}</td>${checkNames.map((c) => cell(find(op, c))).join('')}</tr>`).join('\n');
+  const rows = operations.map((op) => `<tr><td class="op">${htmlEscape(op)}</td>${checkNames.map((c) => cell(find(op, c), anchors)).join('')}</tr>`).join('\n');
 
   const section = (heading: string, outcome: 'fail' | 'info') => {
-    const items = report.results.flatMap((r) => r.findings.filter((f) => f.outcome === outcome).map((f, i) => findingDetails(r, f, i === 0)));
-    return items.length ? `<h2>${heading} (${items.length} finding${items.length === 1 ? '' : 's'})</h2>\n${items.join('\n')}` : '';
+    const items = groups[outcome];
+    const findings = items.reduce((sum, g) => sum + g.members.length, 0);
+    const distinct = findings === items.length ? '' : `, ${items.length} distinct`;
+    return items.length
+      ? `<h2>${heading} (${findings} finding${findings === 1 ? '' : 's'}${distinct})</h2>\n${items.map((g, i) => groupDetails(g, `${outcome}-${i + 1}`)).join('\n')}`
+      : '';
   };
   const reasons = new Map<string, string[]>();
   for (const r of report.results)
@@ -100,7 +124,7 @@ ${rows}
 </tbody>
 </table>
 <dl class="legend">${checkNames.map((c) => `<dt>${htmlEscape(shortNames[c])}</dt><dd>${c}</dd>`).join('')}</dl>
-<p class="meta">${glyphs.pass} pass · ${glyphs.fail} fail · ${glyphs.info} info: departs only from a decision of the contract, which profile <code>seed</code> does not hold the target to · ${glyphs.skip} skipped · ${glyphs.none} not applicable</p>
+<dl class="legend marks">${(['pass', 'fail', 'info', 'skip', 'none'] as const).map((k) => `<dt>${glyphs[k]}</dt><dd>${htmlEscape(markMeanings[k])}</dd>`).join('')}</dl>
 ${section('Failures', 'fail')}
 ${section('Info: departures from the contract’s decisions', 'info')}
 ${skipped}

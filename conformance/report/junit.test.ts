@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { RunReport } from '../engine/types.js';
 import { redactReport } from './failures.js';
 import { renderJunit, xmlEscape } from './junit.js';
-import { API_KEY, nasty, sampleReport } from './sample-report.js';
+import { API_KEY, groupedReport, nasty, sampleReport } from './sample-report.js';
 import { parseXml, type XmlElement } from './xml-check.js';
 
 describe('the well-formedness check itself', () => {
@@ -113,6 +113,62 @@ describe('renderJunit', () => {
   test('an empty report is still a well-formed document', () => {
     const empty: RunReport = { ...report, operations: [], results: [] };
     expect(parseXml(renderJunit(empty))).toMatchObject({ name: 'testsuites', attrs: { tests: '0' }, children: [] });
+  });
+});
+
+describe('renderJunit groups identical findings', () => {
+  const report = groupedReport();
+  const root = parseXml(renderJunit(report));
+  const testcase = (op: string, check: string) =>
+    root.children.find((s) => s.attrs.name === op)!.children.find((c) => c.name === 'testcase' && c.attrs.name === check)!;
+
+  test('still one testcase per check and operation: the totals are the terminal’s', () => {
+    expect(root.attrs).toMatchObject({ tests: '7', failures: '3', skipped: '0' });
+  });
+
+  const cases: Array<[string, { given: [string, string]; want: (c: XmlElement) => void }]> = [
+    [
+      'a failure other operations share names them, in its message and its text',
+      {
+        given: ['getCharge', 'not_a_server_error'],
+        want: (c) => {
+          const failure = c.children[0]!;
+          expect(failure.attrs.message).toBe(
+            'GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error (the same finding on 1 more operation: listClients)',
+          );
+          expect(failure.text).toMatch(
+            /\n {2}curl -i -g -X GET http:\/\/ref\.test\/charge\/6c4cc9f9-04ec-4ce0-935f-6411cb1089af -H "X-API-KEY: \$PIX_API_KEY"\n/,
+          );
+          expect(failure.text).toMatch(/\nAnd the same finding on 1 more operation: listClients\.$/);
+        },
+      },
+    ],
+    [
+      "a failure of its own says nothing more; the second company's key is $PIX_API_KEY_B",
+      {
+        given: ['listClients', 'tenant_isolation'],
+        want: (c) => {
+          expect(c.children[0]!.attrs.message).toBe('clnt_9x8y7z (conf1234abcd-B) of the other company is listed');
+          expect(c.children[0]!.text).toMatch(/ -H "X-API-KEY: \$PIX_API_KEY_B"$/);
+        },
+      },
+    ],
+    [
+      'info repeated on one operation: written once with its count, a curl line for each request',
+      {
+        given: ['createPaymentLink', 'content_type_conformance'],
+        want: (c) => {
+          const [d34, d02] = c.children[0]!.text.split('\n\n');
+          expect(d34).toMatch(/^info: POST \/charge\/payment-link → 400: Content-Type [^\n]+ \(departs from D34\) \(× 2\)\n/);
+          expect(d34!.match(/\n {2}curl /g)).toHaveLength(2);
+          expect(d34).toMatch(/\nAnd the same finding on 1 more operation: createOrder\.$/);
+          expect(d02).toMatch(/\nAnd the same finding on 2 more operations: createOrder, getCharge\.$/);
+        },
+      },
+    ],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    want(testcase(...given));
   });
 });
 

@@ -1,10 +1,15 @@
 /**
  * JUnit XML of a run, for CI dashboards: one <testsuite> per operation, one <testcase> per check
- * that produced a result. fail → <failure> (each failed finding with its exchange), skip →
- * <skipped message>, info → <system-out> with the info findings; a pass is an empty testcase.
+ * that produced a result (the run's total in checks, as on the terminal and the HTML page).
+ * fail → <failure> (each failed finding with its exchange and curl line), skip → <skipped
+ * message>, info → <system-out> with the info findings; a pass is an empty testcase. Identical
+ * findings (report/groups.ts) are written once per testcase with their count, and a finding that
+ * other operations share says so, naming them: a CI page listing 30 failed testcases then shows
+ * at a glance that they are one fault.
  */
 import type { CheckResult, Exchange, RunReport } from '../engine/types.js';
-import { formatFinding } from './failures.js';
+import { decisionNote, formatGroupExchanges, printable } from './failures.js';
+import { type FindingGroup, groupFindings } from './groups.js';
 import { operationsOf, totals } from './matrix.js';
 
 /**
@@ -39,6 +44,10 @@ function resultMs(result: CheckResult): number {
 
 export function renderJunit(report: RunReport): string {
   const all = totals(report.results);
+  const groups = new Map(
+    [...groupFindings(report.results, 'fail', report.runId), ...groupFindings(report.results, 'info', report.runId)].map((g) => [g.key, g]),
+  );
+  const testcase = (result: CheckResult) => testcaseOf(result, report.runId, groups);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(
     `<testsuites name="conformance" tests="${all.checks}" failures="${all.fail}" errors="0" skipped="${all.skip}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
@@ -66,7 +75,24 @@ export function renderJunit(report: RunReport): string {
   return `${out.join('\n')}\n`;
 }
 
-function testcase(result: CheckResult): string[] {
+/** The other operations with the same finding, as a sentence; empty when there are none. */
+function elsewhere(group: FindingGroup, operationId: string): string {
+  const others = group.operations.filter((o) => o.operationId !== operationId).map((o) => o.operationId);
+  return others.length === 0 ? '' : `the same finding on ${others.length} more operation${others.length === 1 ? '' : 's'}: ${others.join(', ')}`;
+}
+
+/** One finding of a testcase (with the count of its like on this operation), its exchanges, and where else it was found. */
+function groupText(local: FindingGroup, all: ReadonlyMap<string, FindingGroup>, operationId: string, prefix: string): string {
+  const n = local.members.length;
+  const also = elsewhere(all.get(local.key) ?? local, operationId);
+  return [
+    `${prefix}${printable(local.message)}${decisionNote(local)}${n > 1 ? ` (× ${n})` : ''}`,
+    formatGroupExchanges(local, '  '),
+    ...(also ? [`And ${also}.`] : []),
+  ].join('\n');
+}
+
+function testcaseOf(result: CheckResult, runId: string, all: ReadonlyMap<string, FindingGroup>): string[] {
   const open = `    <testcase name="${attr(result.check)}" classname="conformance.${attr(result.operationId)}" time="${seconds(resultMs(result))}"`;
   switch (result.outcome) {
     case 'pass':
@@ -74,15 +100,18 @@ function testcase(result: CheckResult): string[] {
     case 'skip':
       return [`${open}>`, `      <skipped message="${attr(result.skipReason ?? 'skipped')}"/>`, '    </testcase>'];
     case 'info': {
-      const infos = result.findings.filter((f) => f.outcome === 'info');
-      return [`${open}>`, `      <system-out>${xmlEscape(infos.map((f) => `info: ${formatFinding(f)}`).join('\n\n'))}</system-out>`, '    </testcase>'];
+      const text = groupFindings([result], 'info', runId).map((g) => groupText(g, all, result.operationId, 'info: '));
+      return [`${open}>`, `      <system-out>${xmlEscape(text.join('\n\n'))}</system-out>`, '    </testcase>'];
     }
     case 'fail': {
-      const failed = result.findings.filter((f) => f.outcome === 'fail');
-      const message = failed.length === 1 ? failed[0]!.message : `${failed.length} findings failed: ${failed[0]?.message ?? ''}`;
+      const local = groupFindings([result], 'fail', runId);
+      const failed = local.reduce((sum, g) => sum + g.members.length, 0);
+      const first = local[0];
+      const also = first ? elsewhere(all.get(first.key) ?? first, result.operationId) : '';
+      const message = `${failed === 1 ? '' : `${failed} findings failed: `}${first?.message ?? ''}${also ? ` (${also})` : ''}`;
       return [
         `${open}>`,
-        `      <failure message="${attr(message)}" type="${attr(result.check)}">${xmlEscape(failed.map((f) => formatFinding(f)).join('\n\n'))}</failure>`,
+        `      <failure message="${attr(message)}" type="${attr(result.check)}">${xmlEscape(local.map((g) => groupText(g, all, result.operationId, '')).join('\n\n'))}</failure>`,
         '    </testcase>',
       ];
     }

@@ -57,6 +57,17 @@ describe('renderMatrix', () => {
     expect(plain).toContain('Profile seed · run id conf1234abcd · 4.3 s\nTarget http://ref.test + http://alt.ref.test');
   });
 
+  test('a legend line for every mark, saying what it means', () => {
+    const legend = lines.filter((l) => /^[✓✗i–·] /.test(l));
+    expect(legend).toEqual([
+      '✓ passed',
+      '✗ failed: listed under Failures',
+      'i info: departs only from a decision of the contract, which profile seed allows',
+      '– skipped: not run, for the reason listed under Skipped',
+      '· no result: the check does not apply to this operation, or had nothing to judge',
+    ]);
+  });
+
   test('no colour unless asked; with colour, the glyphs are painted', () => {
     expect(plain).not.toContain('\x1b[');
     const coloured = renderMatrix(report, { color: true });

@@ -32,6 +32,22 @@ export const shortNames: Record<CheckName, string> = {
 
 export const glyphs: Record<Outcome | 'none', string> = { pass: '✓', fail: '✗', skip: '–', info: 'i', none: '·' };
 
+/**
+ * What each mark means, for the legends of the terminal and the HTML page (each under 80
+ * characters with its mark). `·` is a cell without a result: the check recorded nothing for the
+ * operation, neither a finding nor a reason to skip. That is a check that does not apply to it
+ * (brcode_well_formed on listClients; unsupported_method is shown on the first operation of its
+ * path), and also a response check that had no answer of the operation to judge (none was sent
+ * under --read-only; a header check after an undocumented status).
+ */
+export const markMeanings: Record<Outcome | 'none', string> = {
+  pass: 'passed',
+  fail: 'failed: listed under Failures',
+  info: 'info: departs only from a decision of the contract, which profile seed allows',
+  skip: 'skipped: not run, for the reason listed under Skipped',
+  none: 'no result: the check does not apply to this operation, or had nothing to judge',
+};
+
 const colours: Record<Outcome | 'none', string> = { pass: '32', fail: '31;1', skip: '2', info: '36', none: '2' };
 
 export interface MatrixOptions {
@@ -125,7 +141,7 @@ export function renderMatrix(report: RunReport, options: MatrixOptions = {}): st
   const half = Math.ceil(legend.length / 2);
   const legendWidth = Math.max(...legend.slice(0, half).map((l) => l.length)) + 3;
   for (let i = 0; i < half; i++) lines.push(`${pad(legend[i]!, legendWidth)}${legend[i + half] ?? ''}`.trimEnd());
-  lines.push(`${glyphs.pass} pass  ${glyphs.fail} fail  ${glyphs.info} info (a decision only)  ${glyphs.skip} skipped  ${glyphs.none} not applicable`);
+  for (const kind of ['pass', 'fail', 'info', 'skip', 'none'] as const) lines.push(`${paint(kind, glyphs[kind])} ${markMeanings[kind]}`);
   lines.push('');
   const t = totals(report.results);
   lines.push(`${bold('Checks')}: ${paint(t.fail > 0 ? 'fail' : 'pass', totalLine(report))}`);

@@ -22,6 +22,7 @@ export function exchange(overrides: Partial<Exchange> = {}): Exchange {
       url: 'http://ref.test/charge/payment-link',
       headers: { Accept: 'application/json', 'X-API-KEY': MASKED, 'Content-Type': 'application/json' },
       body: JSON.stringify({ items: [{ productId: 'prod_1', quantity: 2 }], externalId: 'conf-test-1' }),
+      apiKey: { header: 'X-API-KEY', of: 'first' },
     },
     response: {
       status: 500,
@@ -72,7 +73,7 @@ export function sampleReport(): RunReport {
           message: "another company's client is listed",
           exchange: exchange({
             operationId: 'listClients',
-            request: { method: 'GET', url: 'http://ref.test/client', headers: { 'X-API-KEY': MASKED } },
+            request: { method: 'GET', url: 'http://ref.test/client', headers: { 'X-API-KEY': MASKED }, apiKey: { header: 'X-API-KEY', of: 'first' } },
             // A target that echoes the key it was sent: the renderers must not pass it on.
             response: {
               status: 200,
@@ -100,5 +101,103 @@ export function sampleReport(): RunReport {
     durationMs: 4321,
     operations: ['createPaymentLink', 'getCharge', 'listClients'],
     results,
+  };
+}
+
+/** An exchange of `method url` answered `status`, made with the run's key (or the second company's). */
+function answered(operationId: string, method: string, url: string, status: number, second = false, body?: string): Exchange {
+  return {
+    operationId,
+    request: {
+      method,
+      url,
+      headers: { 'X-API-KEY': second ? 'sk_z9y…****' : MASKED, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body }),
+      apiKey: { header: 'X-API-KEY', of: second ? 'second' : 'first' },
+    },
+    response: { status, headers: { 'content-type': 'application/json' }, body: '{"error":"x"}' },
+    ms: 3,
+    startedAt: '2026-01-02T03:04:06.000Z',
+  };
+}
+
+const wrongType = 'Content-Type application/json, documented application/problem+json';
+
+/**
+ * A run whose findings repeat, as a foreign deployment's do: the same departure on several
+ * operations and several times on one (paths and ids differ), the same 500 on two operations,
+ * and one failure of its own with a record id and the run id in its message.
+ */
+export function groupedReport(): RunReport {
+  const info = (operationId: string, method: string, url: string, status: number, decision: string, body?: string) => {
+    const exchange = answered(operationId, method, url, status, false, body);
+    return { outcome: 'info' as const, message: `${method} ${new URL(url).pathname} → ${status}: ${wrongType}`, decision, exchange };
+  };
+  const results: CheckResult[] = [
+    {
+      operationId: 'createPaymentLink',
+      check: 'content_type_conformance',
+      outcome: 'info',
+      findings: [
+        info('createPaymentLink', 'POST', 'http://ref.test/charge/payment-link', 400, 'D34', '{"items":[]}'),
+        info('createPaymentLink', 'POST', 'http://ref.test/charge/payment-link', 400, 'D34', '{"items":"x"}'),
+        info('createPaymentLink', 'POST', 'http://ref.test/charge/payment-link', 401, 'D02'),
+      ],
+    },
+    {
+      operationId: 'createOrder',
+      check: 'content_type_conformance',
+      outcome: 'info',
+      findings: [info('createOrder', 'POST', 'http://ref.test/order', 400, 'D34'), info('createOrder', 'POST', 'http://ref.test/order', 401, 'D02')],
+    },
+    {
+      operationId: 'getCharge',
+      check: 'content_type_conformance',
+      outcome: 'info',
+      findings: [info('getCharge', 'GET', 'http://ref.test/charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af', 401, 'D02')],
+    },
+    {
+      operationId: 'getCharge',
+      check: 'not_a_server_error',
+      outcome: 'fail',
+      findings: [
+        {
+          outcome: 'fail',
+          message: 'GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error',
+          exchange: answered('getCharge', 'GET', 'http://ref.test/charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af', 500),
+        },
+      ],
+    },
+    {
+      operationId: 'listClients',
+      check: 'not_a_server_error',
+      outcome: 'fail',
+      findings: [
+        { outcome: 'fail', message: 'GET /client → 500: a server error', exchange: answered('listClients', 'GET', 'http://ref.test/client?limit=2', 500) },
+      ],
+    },
+    {
+      operationId: 'listClients',
+      check: 'tenant_isolation',
+      outcome: 'fail',
+      findings: [
+        {
+          outcome: 'fail',
+          message: 'clnt_9x8y7z (conf1234abcd-B) of the other company is listed',
+          exchange: answered('listClients', 'GET', 'http://ref.test/client', 200, true),
+        },
+      ],
+    },
+    { operationId: 'listClients', check: 'status_code_conformance', outcome: 'pass', findings: [{ outcome: 'pass', message: '200 is documented' }] },
+  ];
+  return {
+    runId: 'conf1234abcd',
+    profile: 'seed',
+    target: { baseUrl: 'http://ref.test', baseUrlAlt: 'http://ref.test' },
+    startedAt: '2026-01-02T03:04:05.000Z',
+    durationMs: 1234,
+    operations: ['createPaymentLink', 'createOrder', 'getCharge', 'listClients'],
+    results,
+    exchanges: results.flatMap((r) => r.findings.flatMap((f) => (f.exchange ? [f.exchange] : []))),
   };
 }

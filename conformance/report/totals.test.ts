@@ -3,7 +3,7 @@ import type { Outcome, RunReport } from '../engine/types.js';
 import { renderHtml } from './html.js';
 import { renderJunit } from './junit.js';
 import { renderMatrix, totals } from './matrix.js';
-import { sampleReport } from './sample-report.js';
+import { groupedReport, sampleReport } from './sample-report.js';
 import { junitTotal, shownTotal } from './totals-check.js';
 
 /** The sample report with every result given one outcome, and the sample as it is. */
@@ -17,6 +17,7 @@ function withOutcome(outcome: Outcome): RunReport {
 
 const cases: Array<[string, RunReport]> = [
   ['a mixed run', sampleReport()],
+  ['a run whose findings repeat (grouped in every output)', groupedReport()],
   ['all passed', withOutcome('pass')],
   ['all info', withOutcome('info')],
   ['all skipped', withOutcome('skip')],
