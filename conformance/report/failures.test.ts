@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { maskKey } from '../engine/http.js';
 import { BODY_LIMIT, decisionNote, formatBody, formatExchange, formatFindings, printable, redactReport } from './failures.js';
 import { renderHtml } from './html.js';
 import { renderJunit } from './junit.js';
@@ -186,5 +187,12 @@ describe('masking: no full API key in any output', () => {
   });
   test('short keys (the mock’s "any") are not scrubbed from ordinary words', () => {
     expect(redactReport('many companies', ['any'])).toBe('many companies');
+  });
+
+  test('the start of a key, 12 characters or more, is masked too (an echo cut short); less is left', () => {
+    const key = 'sk_brokenbrokenbrokenbroken_EchoedBackEchoedBack1234';
+    expect(redactReport(`not JSON: "boom for key ${key.slice(0, 27)}"`, [key])).toBe(`not JSON: "boom for key ${maskKey(key)}"`);
+    expect(redactReport(`${key.slice(0, 12)} and ${key}`, [key])).toBe(`${maskKey(key)} and ${maskKey(key)}`);
+    expect(redactReport(`prefix ${key.slice(0, 11)}`, [key])).toBe(`prefix ${key.slice(0, 11)}`);
   });
 });

@@ -163,6 +163,15 @@ export function formatFindings(report: RunReport, options: { maxInfoLines?: numb
   return sections.join('\n\n');
 }
 
+/** Matches the key, or any start of it at least 12 characters long (all of a shorter key). */
+function keyStart(key: string): string {
+  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const head = Math.min(12, key.length);
+  let tail = '';
+  for (const c of [...key.slice(head)].reverse()) tail = `(?:${escape(c)}${tail})?`;
+  return [...key.slice(0, head)].map(escape).join('') + tail;
+}
+
 /**
  * The report with every occurrence of the given keys replaced by their masked form, in every
  * string it holds. The engine already masks the X-API-KEY header; this also catches a key a
@@ -172,7 +181,9 @@ export function formatFindings(report: RunReport, options: { maxInfoLines?: numb
 export function redactReport<T>(value: T, secrets: ReadonlyArray<string | undefined>): T {
   const keys = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 8).sort((a, b) => b.length - a.length);
   if (keys.length === 0) return value;
-  const scrub = (text: string) => keys.reduce((acc, key) => acc.split(key).join(maskKey(key)), text);
+  // A whole key, or its start from 12 characters on (an answer quoted cut short, an echo cut at a limit).
+  const patterns = keys.map((key) => ({ key, pattern: new RegExp(keyStart(key), 'g') }));
+  const scrub = (text: string) => patterns.reduce((acc, { key, pattern }) => acc.replace(pattern, maskKey(key)), text);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return scrub(v);
     if (Array.isArray(v)) return v.map(walk);
