@@ -165,11 +165,11 @@ export function formatFindings(report: RunReport, options: { maxInfoLines?: numb
 
 /** Matches the key, or any start of it at least 12 characters long (all of a shorter key). */
 function keyStart(key: string): string {
-  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const escapeChar = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const head = Math.min(12, key.length);
   let tail = '';
-  for (const c of [...key.slice(head)].reverse()) tail = `(?:${escape(c)}${tail})?`;
-  return [...key.slice(0, head)].map(escape).join('') + tail;
+  for (const c of [...key.slice(head)].reverse()) tail = `(?:${escapeChar(c)}${tail})?`;
+  return [...key.slice(0, head)].map(escapeChar).join('') + tail;
 }
 
 /**
