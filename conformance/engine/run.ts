@@ -19,6 +19,8 @@ import type { CheckName, ConformanceOptions, RunReport } from './types.js';
 /** One group of checks. `run` records findings (or skips) for the checks it names. */
 export interface CheckModule {
   checks: readonly CheckName[];
+  /** Runs before the run creates anything (its fixtures included), in a run that creates records: to note what was there before. */
+  before?(ctx: RunContext): Promise<void>;
   run(ctx: RunContext): Promise<void>;
 }
 
@@ -51,7 +53,10 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   await probe(ctx, deps);
   await checkKeysAccepted(options, ctx.contract, deps.fetch);
   try {
-    if (!options.readOnly && !options.stateless) await createFixtures(ctx);
+    if (!options.readOnly && !options.stateless) {
+      for (const module of activeChecks) await module.before?.(ctx);
+      await createFixtures(ctx);
+    }
     for (const module of activeChecks) await module.run(ctx);
   } catch (error) {
     await ctx.cleanUp().catch(() => undefined);
