@@ -123,6 +123,17 @@ describe('compareRecord: each field sent that the read declares reads back equal
       },
     ],
     [
+      'an enumerated value swapped for another of the enum is a difference; one outside the enum is the schema check’s',
+      {
+        given: {
+          sent: { productId: 'prod_a', period: 'MONTHLY', price: 10, trialDays: 0, status: 'PENDING' },
+          read: { productId: 'prod_a', period: 'WEEKLY', price: 10, trialDays: 0, status: 'waiting' },
+          options: { readSchema: schema('Subscription'), sentSchema: schema('SubscriptionCreate') },
+        },
+        want: [{ field: 'period', want: 'MONTHLY', got: 'WEEKLY', decision: undefined }],
+      },
+    ],
+    [
       'timestamps are instants: another offset for the same instant is equal',
       {
         given: {

@@ -12,7 +12,9 @@
  * (as sets when the read's schema says `uniqueItems`). A value whose request schema has a
  * format with a stored form (D46: `cpf-cnpj`, `phone-br`, `cep`; lib/contract/formats.ts) is
  * compared in that form on both sides, so `529.982.247-25` sent and `52998224725` read are
- * the same tax number. Timestamps are compared as instants (stateful.ts `sameValue`).
+ * the same tax number. Timestamps are compared as instants (stateful.ts `sameValue`). A value the
+ * read's schema enumerates without listing it (a webhook `disabled` for `INACTIVE`) is another
+ * vocabulary, which response_schema_conformance reports: it is not compared here.
  *
  * Nothing here knows a field name: the schemas come from the contract.
  */
@@ -155,6 +157,10 @@ function compareValue(
     for (const [i, item] of want.entries()) compareValue(doc, item, got[i], readItems, sentItems, `${field}[${i}]`, decision, differences, options);
     return;
   }
+  // A value the read's schema does not enumerate is in another vocabulary, not another value of
+  // this one: response_schema_conformance reports it once, with the decision of the enum if any.
+  const enumerated = keywordOf(read, 'enum')?.value;
+  if (Array.isArray(enumerated) && !enumerated.some((value) => sameValue(value, got))) return;
   if (!sameValue(normalised(want, read, sent), normalised(got, read, sent))) differences.push({ field, want, got, decision });
 }
 
