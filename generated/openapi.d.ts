@@ -178,6 +178,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts of a webhook
+         * @description Returns every attempt to deliver an event to this registration, newest first (**D41**): when it
+         *     was made, how the endpoint answered, and when a failed event is tried next. Use it to see why
+         *     events did not arrive. Not in the source document.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/{id}": {
         parameters: {
             query?: never;
@@ -209,28 +231,6 @@ export interface paths {
          *     Events that happen while it is `INACTIVE` are not sent to it. Not in the source document.
          */
         patch: operations["updateWebhook"];
-        trace?: never;
-    };
-    "/webhook/{id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List delivery attempts of a webhook
-         * @description Returns every attempt to deliver an event to this registration, newest first (**D41**): when it
-         *     was made, how the endpoint answered, and when a failed event is tried next. Use it to see why
-         *     events did not arrive. Not in the source document.
-         */
-        get: operations["listWebhookDeliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/subscription": {
@@ -1137,16 +1137,6 @@ export interface components {
              */
             secret: string;
         };
-        /** @description Changes to a webhook registration (**D40**); only the fields sent change. Setting `status` to `ACTIVE` again resumes deliveries. */
-        WebhookUpdate: {
-            status?: components["schemas"]["WebhookStatus"];
-            /** @description Name of the registration. */
-            name?: string & components["schemas"]["Name"];
-            /** @description The endpoint that receives the events. */
-            url?: string & components["schemas"]["Url"];
-            /** @description The events the URL receives. */
-            events?: components["schemas"]["WebhookEventType"][];
-        };
         /** @description One attempt to deliver one event to a webhook registration (**D41**). */
         WebhookDelivery: {
             /**
@@ -1189,6 +1179,16 @@ export interface components {
             durationMs: number;
             /** @description When the event will be tried again, after a failed attempt that will be retried. */
             nextAttemptAt?: components["schemas"]["Timestamp"];
+        };
+        /** @description Changes to a webhook registration (**D40**); only the fields sent change. Setting `status` to `ACTIVE` again resumes deliveries. */
+        WebhookUpdate: {
+            status?: components["schemas"]["WebhookStatus"];
+            /** @description Name of the registration. */
+            name?: string & components["schemas"]["Name"];
+            /** @description The endpoint that receives the events. */
+            url?: string & components["schemas"]["Url"];
+            /** @description The events the URL receives. */
+            events?: components["schemas"]["WebhookEventType"][];
         };
         /**
          * @description Identifier of a subscription, `subs_` followed by a cuid2 (a lower-case letter, then lower-case letters and digits; 24 characters in all by default). The source document does not show this format; the contract follows the `clnt_`/`comp_` pattern it does show (**D13**).
@@ -2047,7 +2047,7 @@ export interface components {
          * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is
          *     answered with `404` (**D27**): an identifier that is not of the form of `ProductId` (**D13**, at
          *     most 37 characters) is malformed, and refused before anything is read (**D49**).
-         * @example prod_mjdw1b86ech194xb06eh3isz
+         * @example prod_xwp2y3orwc5f5mau1k8yl3f1
          */
         ProductIdPath: components["schemas"]["ProductId"];
         /**
@@ -2577,6 +2577,52 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
+                 *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
+                 *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
+                 * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest 100 attempts, newest first (**D49**). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No webhook registration with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getWebhook: {
         parameters: {
             query?: never;
@@ -2726,52 +2772,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    listWebhookDeliveries: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
-                 *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
-                 *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
-                 * @example wbhk_dc8jpm71g9rd6pigp0yzzvwd
-                 */
-                id: components["parameters"]["WebhookIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The newest 100 attempts, newest first (**D49**). */
-            200: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDelivery"][];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description No webhook registration with this id exists for the caller's company (**D27**). */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2978,7 +2978,7 @@ export interface operations {
                  * @description Identifier of the product. An identifier that is malformed, unknown, or of another company is
                  *     answered with `404` (**D27**): an identifier that is not of the form of `ProductId` (**D13**, at
                  *     most 37 characters) is malformed, and refused before anything is read (**D49**).
-                 * @example prod_mjdw1b86ech194xb06eh3isz
+                 * @example prod_xwp2y3orwc5f5mau1k8yl3f1
                  */
                 id: components["parameters"]["ProductIdPath"];
             };

@@ -18,7 +18,8 @@
 // prism-http-server createServer); the front rewrites every refusal into the contract's
 // Problem naming what Prism found (mock/refusals.mjs), keeps Prism's `sl-violations` header,
 // and drops `Idempotent-Replayed`, which the examples carry but a stateless mock can never
-// truthfully send. Before Prism sees a JSON body, the front checks its size bounds (D49) with
+// truthfully send. An example answer to a request with an id in its path names that id, not the
+// example's (mock/path-ids.ts). Before Prism sees a JSON body, the front checks its size bounds (D49) with
 // the reference server's own walk (lib/contract/bounds.ts, through mock/bounds.ts, which this
 // script loads with tsx while Prism starts): Prism is only ever sent a body cut to just past
 // its bounds, so 60,000 event names cost milliseconds, not seconds of a blocked mock.
@@ -75,15 +76,17 @@ let stopping = false;
 let listening = false;
 let failed = false;
 
-// TypeScript, loaded (and compiled by tsx) while Prism starts, which takes far longer.
-const boundsLoaded = tsImport('./mock/bounds.ts', import.meta.url).then(
-  (module) => {
+// TypeScript, loaded (and compiled by tsx) while Prism starts, which takes far longer: the size
+// bounds of request bodies and the ids of answers (the path's).
+const readersLoaded = Promise.all([tsImport('./mock/bounds.ts', import.meta.url), tsImport('./mock/path-ids.ts', import.meta.url)]).then(
+  ([bounds, ids]) => {
+    const readers = { requestBounds: bounds.requestBounds, pathIdRenamer: ids.pathIdRenamer };
     // The contract is read (and the walks compiled) while Prism still starts, too.
-    current(module.requestBounds);
-    return module.requestBounds;
+    current(readers);
+    return readers;
   },
   (error) => {
-    console.error(`mock: could not load the size bounds of request bodies (scripts/mock/bounds.ts): ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`mock: could not load scripts/mock/bounds.ts and path-ids.ts: ${error instanceof Error ? error.message : String(error)}`);
     failed = true;
     stop('SIGTERM');
     return undefined;
@@ -97,14 +100,15 @@ createInterface({ input: prism.stdout }).on('line', (line) => {
     process.stdout.write(`${shown}\n`);
     return;
   }
-  front = boundsLoaded.then((requestBounds) => {
-    if (!requestBounds || stopping) return;
+  front = readersLoaded.then((readers) => {
+    if (!readers || stopping) return;
     const server = createFront({
       upstream: { host: prismHost, port: prismPort },
-      rewrite: Object.assign((request, answer) => current(requestBounds).rewrite(request, answer), {
-        refuse: (request, status, detail) => current(requestBounds).rewrite.refuse(request, status, detail),
+      rewrite: Object.assign((request, answer) => current(readers).rewrite(request, answer), {
+        refuse: (request, status, detail) => current(readers).rewrite.refuse(request, status, detail),
       }),
-      bodyBounds: (method, target) => current(requestBounds).bounds(method, target),
+      bodyBounds: (method, target) => current(readers).bounds(method, target),
+      pathIds: (method, target) => current(readers).ids(method, target),
     });
     server.on('error', (error) => {
       console.error(`mock: cannot listen on ${host}:${port}: ${error.message}`);
@@ -120,13 +124,14 @@ createInterface({ input: prism.stdout }).on('line', (line) => {
 });
 prism.stderr.pipe(process.stderr);
 
-// Prism reloads the spec when it changes; the problem types and titles, and the bounds, follow it.
+// Prism reloads the spec when it changes; the problem types and titles, the bounds and the ids follow it.
 let loaded;
-function current(requestBounds) {
+function current({ requestBounds, pathIdRenamer }) {
   const mtime = safe(() => statSync(specPath).mtimeMs, 0);
   if (loaded?.mtime !== mtime) {
     const doc = loadSpec();
     let bounds;
+    let ids;
     try {
       bounds = requestBounds(doc);
     } catch (error) {
@@ -134,7 +139,14 @@ function current(requestBounds) {
       console.error(`mock: the size bounds of ${specPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
       bounds = () => undefined;
     }
-    loaded = { mtime, doc, rewrite: refusalRewriter(doc), bounds };
+    try {
+      ids = pathIdRenamer(doc);
+    } catch (error) {
+      // Answers name the examples' ids meanwhile.
+      console.error(`mock: the path ids of ${specPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      ids = () => undefined;
+    }
+    loaded = { mtime, doc, rewrite: refusalRewriter(doc), bounds, ids };
   }
   return loaded;
 }

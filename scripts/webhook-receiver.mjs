@@ -3,17 +3,17 @@
 // the registration's secret (Standard Webhooks, through the `standardwebhooks` library), answers
 // 204 to a good one and 400 to a forged or stale one, and prints one line per delivery.
 //
-//   WEBHOOK_SECRET  the `whsec_…` secret of the registration (required)
-//   RECEIVER_PORT   port to listen on (default 4000); RECEIVER_HOST interface (default 127.0.0.1)
+//   PIX_WEBHOOK_SECRET  the `whsec_…` secret of the registration (required)
+//   RECEIVER_PORT       port to listen on (default 4000); RECEIVER_HOST interface (default 127.0.0.1)
 //
 // A delivery is retried with the same `webhook-id` until it is answered 2xx: a receiver
 // de-duplicates on it, as this one does.
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 
-const secret = process.env.WEBHOOK_SECRET;
+const secret = process.env.PIX_WEBHOOK_SECRET;
 if (!secret) {
-  console.error('receiver: set WEBHOOK_SECRET to the secret (whsec_…) of the webhook registration.');
+  console.error('receiver: set PIX_WEBHOOK_SECRET to the secret (whsec_…) of the webhook registration.');
   process.exit(2);
 }
 const port = Number(process.env.RECEIVER_PORT || 4000);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, type JsonObject } from './bundled.js';
-import { linkedFields, linkParameters, linkRole, linkedIdOf, listLinks, resolveLinkValue } from './links.js';
+import { linkedFields, linkedIdExpression, linkParameters, linkRole, linkedIdOf, listLinks, resolveLinkValue } from './links.js';
 
 const contract = loadBundledContract();
 
@@ -69,6 +69,15 @@ describe('runtime expressions', () => {
     expect(linkParameters(links[0]!, envelope)).toEqual({ id: 'char_1' });
     expect(linkedIdOf(links, envelope)).toBe('char_1');
     expect(linkParameters(links[0]!, { data: {} })).toBeUndefined();
+  });
+
+  test.each([
+    ['a path parameter of the first link', 'createPaymentLink', '$response.body#/data/id'],
+    ['a request body field, when the first links name none', 'createClient', '$response.body#/id'],
+    ['the first link only (not an update link naming the product)', 'createSubscription', '$response.body#/id'],
+    ['none for an operation without links', 'getCharge', undefined],
+  ])('the expression naming the created record: %s (%s)', (_name, operationId, want) => {
+    expect(linkedIdExpression(listLinks(contract).filter((l) => l.source.operationId === operationId))).toBe(want);
   });
 });
 

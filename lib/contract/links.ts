@@ -164,6 +164,21 @@ export function linkedIdOf(links: readonly ContractLink[], responseBody: unknown
   return undefined;
 }
 
+/**
+ * The runtime expression the source's links name the record it created by, as `linkedIdOf`
+ * finds its value (the first path parameter, else the first field of a request body they fill):
+ * `$response.body#/data/id` for a payment link. Undefined when the links name none.
+ */
+export function linkedIdExpression(links: readonly ContractLink[]): string | undefined {
+  for (const link of links) {
+    const first = Object.values(link.parameters)[0];
+    if (typeof first === 'string' && wholeExpression.test(first)) return first;
+    const field = linkedFields(link)[0];
+    if (field) return field.expression;
+  }
+  return undefined;
+}
+
 function firstString(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.map(firstString).find((v) => v !== undefined);

@@ -1,16 +1,16 @@
 /**
  * `npm run docs`: dist/docs/index.html, one self-contained Redoc page of the bundled
  * contract (the Redoc script inlined, nothing loaded from another host), with the base-URL
- * table, code samples and decision marks added (see decorate.ts), and dist/docs/decisions.html
- * beside it (DECISIONS.md rendered, see decisions-html.ts). The title (`seo.title`) and the
+ * table, code samples and decision marks added (see decorate.ts), and beside it dist/docs/decisions.html
+ * (DECISIONS.md rendered, see decisions-html.ts) and the contract it renders (openapi.yaml, openapi.json). The title (`seo.title`) and the
  * Redoc options and theme (`openapi`) come from redocly.yaml.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { loadBundledContract } from '../../lib/contract/bundled.js';
+import { bundledContractPath, loadBundledContract } from '../../lib/contract/bundled.js';
 import { decisionsHtml } from './decisions-html.js';
 import { decisionsPage, decorateForDocs } from './decorate.js';
 
@@ -44,6 +44,10 @@ export function buildDocs(): string {
     rmSync(spec, { force: true });
   }
   writeFileSync(output, selfContained(readFileSync(output, 'utf8')));
+  // The contract the page renders, where its download links point (redocly.yaml `downloadUrls`) when
+  // the page is opened from disk; the server serves the same files at /docs/openapi.yaml and .json.
+  copyFileSync(bundledContractPath, join(docsDir, 'openapi.yaml'));
+  writeFileSync(join(docsDir, 'openapi.json'), JSON.stringify(contract));
   writeFileSync(join(docsDir, decisionsPage), decisionsHtml(decisions, String((contract.info as { title?: string }).title ?? 'API')));
   // An older build's copy of the Markdown; the server now redirects that address to the page.
   rmSync(join(docsDir, 'DECISIONS.md'), { force: true });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
-import { curlSample, idVariables, shellName, successStatus, typescriptSample } from './code-samples.js';
+import { captureOf, curlSample, idVariables, shellName, successStatus, typescriptSample } from './code-samples.js';
 
 const contract = loadBundledContract();
 const operations = listOperations(contract);
@@ -9,29 +9,32 @@ const op = (id: string) => operations.find((o) => o.operationId === id)!;
 describe('curlSample', () => {
   const cases: Array<[string, { given: string; want: { first: string; has: string[]; hasNot: string[] } }]> = [
     [
-      'a GET: no -X, no body, the id as a variable',
+      'a GET: no -X, no body, the id as a variable, and where it comes from',
       {
         given: 'getCharge',
         want: {
-          first: 'curl -i "$BASE_URL/charge/$CHARGE_ID" \\',
-          has: ['-H "X-API-KEY: $API_KEY"'],
-          hasNot: ['-X', 'Content-Type', '--data', 'Idempotency-Key'],
+          first: '# $CHARGE_ID comes from the "Create a payment link" sample above.',
+          has: ['curl -i "$PIX_BASE_URL/charge/$CHARGE_ID" \\', '-H "X-API-KEY: $PIX_API_KEY"'],
+          hasNot: ['-X', 'Content-Type', '--data', 'Idempotency-Key', 'char_'],
         },
       },
     ],
     [
-      'a POST with a body: no -X, the Idempotency-Key it takes, ids in the body as variables',
+      'a create: a new Idempotency-Key, ids in the body as variables, the new id kept from the answer',
       {
         given: 'createPaymentLink',
         want: {
-          first: 'curl -i "$BASE_URL/charge/payment-link" \\',
+          first: '# $PRODUCT_ID comes from the "Create a product" sample above.',
           has: [
-            "-H 'Idempotency-Key: 8e03978e-40d5-43e8-bc93-6894a57f9324'",
-            "-H 'Content-Type: application/json'",
-            '--data @- <<JSON',
+            "IDEMPOTENCY_KEY=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')",
+            '-H "Idempotency-Key: $IDEMPOTENCY_KEY"',
+            'the same key and body (a retry), it answers',
+            'CHARGE_ID=$(curl -sS -D /dev/stderr "$PIX_BASE_URL/charge/payment-link" \\',
+            "--data @- <<JSON | tee /dev/stderr | jq -r '.data.id'",
             '"productId": "$PRODUCT_ID"',
+            'echo; echo "CHARGE_ID=$CHARGE_ID"',
           ],
-          hasNot: ['-X', 'prod_'],
+          hasNot: ['-X', 'prod_', '8e03978e'],
         },
       },
     ],
@@ -39,15 +42,44 @@ describe('curlSample', () => {
       'a POST without a body: -X POST, no Content-Type',
       {
         given: 'simulateExpiration',
-        want: { first: 'curl -i -X POST "$BASE_URL/charge/$CHARGE_ID/simulate-expiration" \\', has: [], hasNot: ['Content-Type', '--data'] },
+        want: {
+          first: '# $CHARGE_ID comes from the "Create a payment link" sample above.',
+          has: ['curl -i -X POST "$PIX_BASE_URL/charge/$CHARGE_ID/simulate-expiration" \\'],
+          hasNot: ['Content-Type', '--data'],
+        },
       },
     ],
-    ['a DELETE', { given: 'deleteWebhook', want: { first: 'curl -i -X DELETE "$BASE_URL/webhook/$WEBHOOK_ID" \\', has: [], hasNot: ['--data'] } }],
+    [
+      'a DELETE',
+      {
+        given: 'deleteWebhook',
+        want: {
+          first: '# $WEBHOOK_ID comes from the "Register a webhook" sample above.',
+          has: ['curl -i -X DELETE "$PIX_BASE_URL/webhook/$WEBHOOK_ID" \\'],
+          hasNot: ['--data'],
+        },
+      },
+    ],
     [
       'a PUT on the other base URL, its id in the body',
       {
         given: 'updateSubscription',
-        want: { first: 'curl -i -X PUT "$BASE_URL_ALT/subscription" \\', has: ['"id": "$SUBSCRIPTION_ID"'], hasNot: ['Idempotency-Key'] },
+        want: {
+          first: '# $SUBSCRIPTION_ID comes from the "Create a subscription" sample above.',
+          has: ['curl -i -X PUT "$PIX_BASE_URL_ALT/subscription" \\', '"id": "$SUBSCRIPTION_ID"'],
+          hasNot: ['Idempotency-Key'],
+        },
+      },
+    ],
+    [
+      'a create that reads nothing: the id kept, no comment on ids it reads',
+      {
+        given: 'createClient',
+        want: {
+          first: '# CLIENT_ID: the id of the new client (.id of the answer), for the samples after this one.',
+          has: ['CLIENT_ID=$(curl -sS -D /dev/stderr "$PIX_BASE_URL_ALT/client" \\'],
+          hasNot: ['comes from'],
+        },
       },
     ],
   ];
@@ -62,15 +94,45 @@ describe('curlSample', () => {
     const takers = operations.filter((o) => curlSample(contract, o).includes('Idempotency-Key')).map((o) => o.operationId);
     expect(takers).toEqual(['createPaymentLink']);
   });
+
+  test('the creates keep the id their links name the record by; nothing else keeps one', () => {
+    const kept = operations.flatMap((o) => {
+      const capture = captureOf(contract, o);
+      return capture ? [`${o.operationId} ${capture.variable} ${capture.pointer}`] : [];
+    });
+    expect(kept.sort()).toEqual([
+      'createClient CLIENT_ID /id',
+      'createOrder ORDER_ID /id',
+      'createPaymentLink CHARGE_ID /data/id',
+      'createProduct PRODUCT_ID /id',
+      'createSubscription SUBSCRIPTION_ID /id',
+      'createWebhook WEBHOOK_ID /id',
+    ]);
+  });
 });
 
 describe('typescriptSample', () => {
   test.each([
-    ['createPaymentLink', "await pix.base.POST('/charge/payment-link', {"],
-    ['createProduct', "await pix.alt.POST('/product', {"],
-    ['getOrder', "params: { path: { id: 'ordr_"],
+    [
+      'createPaymentLink',
+      [
+        "await pix.base.POST('/charge/payment-link', {",
+        "params: { header: { 'Idempotency-Key': randomUUID() } }",
+        'productId: PRODUCT_ID,',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's template literal, as text.
+        'console.log(`export CHARGE_ID=${data.data.id}`);',
+      ],
+    ],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's template literal, as text.
+    ['createProduct', ["await pix.alt.POST('/product', {", 'console.log(`export PRODUCT_ID=${data.id}`);']],
+    [
+      'getOrder',
+      ['const { PIX_API_KEY, ORDER_ID } = process.env;', 'params: { path: { id: ORDER_ID } }', "if (!ORDER_ID) throw new Error('set ORDER_ID first');"],
+    ],
   ])('%s', (id, want) => {
-    expect(typescriptSample(contract, op(id))).toContain(want);
+    const sample = typescriptSample(contract, op(id));
+    for (const text of want) expect(sample).toContain(text);
+    expect(sample).not.toMatch(/(char|prod|ordr)_[a-z0-9]{6}/);
   });
 });
 

@@ -39,10 +39,21 @@ describe('decorateForDocs', () => {
     expect(section).toContain(baseUrlTable(contract));
   });
 
-  test('the introduction says which variables the code samples read', () => {
-    const section = intro.slice(intro.indexOf('## Code samples'));
-    for (const name of ['BASE_URL', 'BASE_URL_ALT', 'API_KEY', 'CHARGE_ID', 'PRODUCT_ID', 'CLIENT_ID', 'WEBHOOK_ID', 'SUBSCRIPTION_ID', 'ORDER_ID'])
-      expect(section).toContain(name);
+  test('the introduction says which variables the code samples read, which sample sets each id, and what a repeated Idempotency-Key does', () => {
+    const section = intro.slice(intro.indexOf('## Code samples'), intro.indexOf('## Contract decisions'));
+    expect(section).toContain('export PIX_BASE_URL=http://localhost:3000 PIX_BASE_URL_ALT=http://localhost:3000 PIX_API_KEY=sk_…');
+    for (const [name, setter] of [
+      ['CHARGE_ID', 'Create a payment link'],
+      ['PRODUCT_ID', 'Create a product'],
+      ['CLIENT_ID', 'Create a client'],
+      ['WEBHOOK_ID', 'Register a webhook'],
+      ['SUBSCRIPTION_ID', 'Create a subscription'],
+      ['ORDER_ID', 'Create an order'],
+    ])
+      expect(section).toContain(`\`$${name}\` (*${setter}*)`);
+    expect(section).toMatch(/same key and body, a request answers the first response again \(with `Idempotent-Replayed: true`\)/);
+    expect(section).toContain('[D10](decisions.html#D10)');
+    expect(section).not.toMatch(/\$API_KEY|\bBASE_URL=/);
   });
 
   test.each(listOperations(contract).map((op) => [op.operationId, op] as const))(

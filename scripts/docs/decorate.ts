@@ -1,6 +1,6 @@
 import { deref, type JsonObject, listOperations } from '../../lib/contract/bundled.js';
 import { baseUrlTable } from './base-url-table.js';
-import { codeSamples, curlSample, idVariables } from './code-samples.js';
+import { addressVariable, apiKeyVariable, capturedBy, codeSamples, curlSample, newKeyCommand } from './code-samples.js';
 
 /**
  * The contract as docs readers see it. Redoc shows neither `x-decision` marks nor which
@@ -81,32 +81,53 @@ function rewriteDescriptions(value: unknown, rewrite: (text: string) => string):
   }
 }
 
-/** The introduction's section on the code samples: which variables they read. */
+/** The introduction's section on the code samples: the story they tell, the variables they read and set, the idempotency keys they make. */
 function codeSamplesSection(doc: JsonObject): string {
   const ops = listOperations(doc);
-  const used = new Set(ops.flatMap((op) => [...curlSample(doc, op).matchAll(/\$([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!)));
-  const base = ['BASE_URL', 'BASE_URL_ALT', 'API_KEY'];
-  const ids = idVariables(doc)
-    .map((id) => id.variable)
-    .filter((name) => used.has(name) && !base.includes(name));
   const servers = (doc.servers ?? []) as Array<{ variables?: Record<string, { default?: string }> }>;
   const address = (name: string) => servers.map((server) => server.variables?.[name]?.default).find(Boolean) ?? '';
+  const setters = [...capturedBy(doc)].map(([variable, summary]) => `\`$${variable}\` (*${summary}*)`);
+  const idempotent = ops.filter((op) => curlSample(doc, op).includes('IDEMPOTENCY_KEY='));
+  const keyParameter = idempotent.length > 0 ? idempotencyParameter(doc, idempotent[0]!) : undefined;
+  const decision = Object.values((keyParameter?.['x-decided'] ?? {}) as Record<string, string>)[0];
+  const names = ['base_url', 'base_url_alt'].map((server) => `${addressVariable(server)}=${address(server)}`);
   return `## Code samples
 
-Each operation shows a request to copy: **curl**, and **TypeScript** with this toolkit's typed
-client (\`pix-payments-toolkit/client\`). Both send the operation's first request example (change
-its values to yours: an order's \`subtotal\` must add up its items at your products' prices). The curl
-samples take the addresses, the API key and every identifier from shell variables, so export them
-once (curl's \`-i\` prints the status line and headers before the body):
+Each operation shows a request to copy: **curl** (with [jq](https://jqlang.org/) where it keeps an
+id), and **TypeScript** with this toolkit's typed client (\`pix-payments-toolkit/client\`). Both
+send the operation's first request example, and together they are one story: run them in the
+order of this page, against a development server with a company of your own, and each one uses
+the records the ones before it made (a client and a product, then a charge, a subscription and an
+order of them; the webhook registration is deleted last). Export the addresses and your API key
+once:
 
 \`\`\`sh
-export BASE_URL=${address('base_url')} BASE_URL_ALT=${address('base_url_alt')} API_KEY=sk_…
+export ${names.join(' ')} ${apiKeyVariable}=sk_…
 \`\`\`
 
-Identifiers are variables named after their kind: ${ids.map((name) => `\`$${name}\``).join(', ')}; set
-each to the id of one of your own records (the one the create operation answered) before a sample
-that names it. The TypeScript samples read \`BASE_URL\`, \`BASE_URL_ALT\` and \`API_KEY\` from the
-environment and show the contract's example ids in their place: put yours there.`;
+A sample that creates a record keeps its id in a variable named after its kind, and prints it
+(\`CLIENT_ID=clnt_…\`); the samples after it name that variable: ${setters.join(', ')}. A curl sample
+prints the answer's status line and headers before its body (\`-i\`, or \`-D /dev/stderr\` where it
+keeps an id). The TypeScript samples read the same variables from the environment, and a create
+sample prints \`export CLIENT_ID=…\` for the ones after it.
+${
+  idempotent.length > 0
+    ? `
+The ${andList(idempotent.map((op) => `*${String(op.operation.summary)}*`))} sample sends a new \`${keyParameter?.name ?? 'Idempotency-Key'}\` each time
+it runs (\`${newKeyCommand}\` on Linux and macOS, \`randomUUID()\` in TypeScript). Sent again with
+the same key and body, a request answers the first response again (with \`Idempotent-Replayed: true\`),
+so a retry never charges twice; the same key with another body is \`422\`${decision ? ` ([${decision}](${decisionLink(decision)}))` : ''}. Keep the key
+to retry a request; make a new one for a new charge.`
+    : ''
+}`;
+}
+
+const andList = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+function idempotencyParameter(doc: JsonObject, op: ReturnType<typeof listOperations>[number]): JsonObject | undefined {
+  return ((op.operation.parameters ?? []) as unknown[])
+    .map((parameter) => deref<JsonObject>(doc, parameter))
+    .find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
 }
 
 /** Returns a decorated deep copy of the bundled contract. */

@@ -1,7 +1,9 @@
 // The HTTP front of the mock: listens where integrators connect and passes each request to
 // Prism on a private port. Answers below 400 stream through untouched but for headers that
 // claim state the mock does not keep; refusals are read whole and rewritten into the
-// contract's Problem (refusals.mjs).
+// contract's Problem (refusals.mjs). An example answer to a request with an id in its path
+// (`GET /charge/{id}`, a 404 forced with Prefer) is read whole too, and names that id
+// (path-ids.ts), not the example's.
 //
 // A JSON body of an operation is read whole first (at most the contract's 1 MiB; past it, a 413
 // as the reference server gives) and its size bounds checked in the server's linear walk
@@ -22,10 +24,12 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
  *   upstream: { host: string, port: number },
  *   rewrite: import('./refusals.mjs').Rewrite,
  *   bodyBounds?: (method: string, target: string) => import('./bounds.ts').BodyBounds | undefined,
- * }} options `bodyBounds`: the size bounds of the body of the operation a request is for
+ *   pathIds?: (method: string, target: string) => import('./path-ids.ts').RenameIds | undefined,
+ * }} options `bodyBounds`: the size bounds of the body of the operation a request is for;
+ *   `pathIds`: how an example answer to a request comes to name the id of its path (path-ids.ts)
  * @returns {import('node:http').Server} not yet listening
  */
-export function createFront({ upstream, rewrite, bodyBounds = () => undefined }) {
+export function createFront({ upstream, rewrite, bodyBounds = () => undefined, pathIds = () => undefined }) {
   const agent = new Agent({ keepAlive: true });
 
   return createServer((req, res) => {
@@ -99,7 +103,9 @@ export function createFront({ upstream, rewrite, bodyBounds = () => undefined })
     function relay(answer) {
       const status = answer.statusCode ?? 502;
       const passed = passedHeaders(answer.rawHeaders);
-      if (status < 400 && !bounds) {
+      // An example answer (Prism's own, or one forced with Prefer) names the id of the request's path.
+      const rename = isJsonAnswer(answer.headers['content-type']) ? pathIds(req.method ?? 'GET', req.url ?? '/') : undefined;
+      if (status < 400 && !bounds && !rename) {
         res.writeHead(status, answer.statusMessage, passed);
         answer.pipe(res);
         return;
@@ -110,6 +116,8 @@ export function createFront({ upstream, rewrite, bodyBounds = () => undefined })
       answer.on('end', () => {
         const raw = Buffer.concat(chunks);
         const text = raw.toString('utf8');
+        const example = () => (rename ? renamedAnswer(raw, rename) : raw);
+        if (status < 400 && !bounds) return sendAnswer(res, status, answer.statusMessage, passed, example());
         let refusal;
         try {
           refusal = rewrite({ method: req.method ?? 'GET', target: req.url ?? '/', headers: req.headers, bounds }, { status, headers: answer.headers, text });
@@ -117,11 +125,7 @@ export function createFront({ upstream, rewrite, bodyBounds = () => undefined })
           // A rewriting bug must not take the mock down; Prism's own answer is still an answer.
           console.error(`mock: could not rewrite Prism's ${status} answer: ${error instanceof Error ? error.message : String(error)}`);
         }
-        if (!refusal) {
-          res.writeHead(status, answer.statusMessage, passed);
-          res.end(raw);
-          return;
-        }
+        if (!refusal) return sendAnswer(res, status, answer.statusMessage, passed, example());
         sendRefusal(res, refusal, passed);
       });
     }
@@ -149,6 +153,23 @@ function sendRefusal(res, refusal, passed = []) {
     ...Object.entries(refusal.headers),
   ]);
   res.end(body);
+}
+
+/** An answer relayed whole, its Content-Length the body's. */
+function sendAnswer(res, status, statusMessage, passed, body) {
+  res.writeHead(status, statusMessage, [...passed.filter(([name]) => name.toLowerCase() !== 'content-length'), ['Content-Length', String(body.length)]]);
+  res.end(body);
+}
+
+/** A JSON answer with its ids renamed; the answer as it was when it is not JSON after all. */
+function renamedAnswer(raw, rename) {
+  const body = parseJson(raw.toString('utf8'));
+  return body === undefined ? raw : Buffer.from(JSON.stringify(rename(body.value)));
+}
+
+/** Whether a Content-Type names a JSON answer (`application/json`, `application/problem+json`, any parameters). */
+function isJsonAnswer(contentType) {
+  return typeof contentType === 'string' && /^application\/(?:[\w.+-]+\+)?json$/i.test(contentType.split(';')[0].trim());
 }
 
 /** Whether a Content-Type names JSON (`application/json`, any parameters): only such a body is read and walked. */

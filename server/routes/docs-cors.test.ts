@@ -1,5 +1,5 @@
 /**
- * CORS on the contract files only (D37): `/openapi.json` and `/openapi.yaml` may be read from
+ * CORS on the contract files only (D37): `/openapi.json` and `/openapi.yaml` (also beside the docs page, under `/docs/`) may be read from
  * any origin, with no credentials; the API, the docs page and the payment pages send no CORS
  * header at all, and an OPTIONS on an API path keeps its 405 with `Allow` (D37).
  */
@@ -35,7 +35,7 @@ const preflight = (method: string, extra: Record<string, string> = {}) => ({
 });
 
 describe('the contract files, from any origin', () => {
-  const cases = ['/openapi.json', '/openapi.yaml'].flatMap((path) => [
+  const cases = ['/openapi.json', '/openapi.yaml', '/docs/openapi.json', '/docs/openapi.yaml'].flatMap((path) => [
     [`GET ${path}`, { path, init: { headers: { Origin: ORIGIN } }, want: { status: 200, body: true } }] as const,
     [`HEAD ${path}`, { path, init: { method: 'HEAD', headers: { Origin: ORIGIN } }, want: { status: 200, body: false } }] as const,
     [`GET ${path} without an Origin (not a browser)`, { path, init: {}, want: { status: 200, body: true } }] as const,
@@ -49,7 +49,7 @@ describe('the contract files, from any origin', () => {
     else expect(text).toBe('');
   });
 
-  const preflights = ['/openapi.json', '/openapi.yaml'].flatMap((path) => [
+  const preflights = ['/openapi.json', '/openapi.yaml', '/docs/openapi.json', '/docs/openapi.yaml'].flatMap((path) => [
     [`${path}, GET`, { path, init: preflight('GET'), want: {} }] as const,
     [
       `${path}, GET with a header a tool adds`,

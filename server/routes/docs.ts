@@ -17,8 +17,9 @@ export const defaultDocsDir = fileURLToPath(new URL('../../dist/docs/', import.m
 
 /**
  * The docs and the contract, for readers and tools, without an API key: `/` (a redirect to the
- * docs), `/docs` (Redoc, self-contained), `/docs/decisions.html`, `/openapi.yaml` and `/openapi.json` (the bundle).
- * Files are read once, on first request.
+ * docs), `/docs` (Redoc, self-contained), `/docs/decisions.html`, `/openapi.yaml` and `/openapi.json` (the bundle),
+ * also beside the page as `/docs/openapi.yaml` and `/docs/openapi.json`, where its download links
+ * point. Files are read once, on first request.
  *
  * The two contract files may be read from any origin (CORS, D37), so that Swagger Editor, a
  * browser-based Postman or any docs tool can load them from a running server; they are public
@@ -83,7 +84,9 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   routes.get('/docs/decisions.html', htmlPage('decisions.html', staticPageCsp));
   // The decisions were once served as raw Markdown here; links to it now open the page.
   routes.get('/docs/DECISIONS.md', (c) => c.redirect('/docs/decisions.html', 301));
-  for (const path of ['/openapi.yaml', '/openapi.json']) {
+  // The contract files, at the root for tools and beside the page for its download links (redocly.yaml `downloadUrls`).
+  const contractFiles = ['/openapi.yaml', '/openapi.json', '/docs/openapi.yaml', '/docs/openapi.json'];
+  for (const path of contractFiles) {
     // An OPTIONS here is a preflight (or a question of what the file allows): 204 with the CORS
     // answer, and `Allow`, as RFC 9110 §9.3.7 suggests. GET (and so HEAD) gets the origin header.
     routes.options(path, (c, next) => {
@@ -92,14 +95,16 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
     });
     routes.get(path, contractCors);
   }
-  routes.get(
-    '/openapi.yaml',
-    async () => new Response(await once('yaml', () => readFile(bundledContractPath, 'utf8')), { headers: { 'Content-Type': 'application/yaml' } }),
-  );
-  routes.get(
-    '/openapi.json',
-    async () => new Response(await once('json', async () => JSON.stringify(deps.validator.contract)), { headers: { 'Content-Type': 'application/json' } }),
-  );
+  for (const path of contractFiles.filter((file) => file.endsWith('.yaml')))
+    routes.get(
+      path,
+      async () => new Response(await once('yaml', () => readFile(bundledContractPath, 'utf8')), { headers: { 'Content-Type': 'application/yaml' } }),
+    );
+  for (const path of contractFiles.filter((file) => file.endsWith('.json')))
+    routes.get(
+      path,
+      async () => new Response(await once('json', async () => JSON.stringify(deps.validator.contract)), { headers: { 'Content-Type': 'application/json' } }),
+    );
   return routes;
 }
 

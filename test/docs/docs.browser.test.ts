@@ -3,13 +3,14 @@
  * (Debian's package, driven by playwright-core). Skipped, with a notice, where no Chromium is
  * installed; CI installs it (.ci/run).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { haveChromium, launchChromium } from '../support/chromium.js';
 import { frameFromAnotherOrigin, reportCspViolations } from '../support/framing.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { listOperations, type JsonObject } from '../../lib/contract/bundled.js';
+import { bundledContractPath, listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
+import { pageDefinition, pageOperations } from '../../scripts/docs/page-order.js';
 import { buildDocs, docsDir } from '../../scripts/docs/build.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { serveOnLoopback, type Listening } from '../../server/test-support/loopback.js';
@@ -100,8 +101,8 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     expect(await section.innerText()).toContain('Base URL');
     // The request panel opens on the curl sample, with the variables a reader exports.
     const code = (text: string) => section.locator('pre', { hasText: text }).first();
-    await expect.poll(() => code('curl -i "$BASE_URL/charge/payment-link"').isVisible()).toBe(true);
-    expect(await code('curl -i').innerText()).toContain('"productId": "$PRODUCT_ID"');
+    await expect.poll(() => code('CHARGE_ID=$(curl -sS -D /dev/stderr "$PIX_BASE_URL/charge/payment-link"').isVisible()).toBe(true);
+    expect(await code('CHARGE_ID=$(curl').innerText()).toContain('"productId": "$PRODUCT_ID"');
     // The other samples, chosen as a reader chooses them, from the panel's language menu.
     const chooseLanguage = async (name: string) => {
       await section
@@ -115,6 +116,32 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     await chooseLanguage('Payload');
     await expect.poll(() => section.getByText('"productId"').first().isVisible()).toBe(true);
     await chooseLanguage('curl');
+  });
+
+  test('the side menu shows the operations in the order their samples run (tag by tag)', async () => {
+    const order = pageOperations(pageDefinition(readFileSync(join(docsDir, 'index.html'), 'utf8')));
+    const tags = [...new Set(order.map((op) => op.tag))];
+    const labels = () =>
+      page.locator('[data-component-name="Menu/MenuItem"] [data-text]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-text') ?? ''));
+    const shownTags = (await labels()).filter((label) => tags.includes(label));
+    expect(shownTags).toEqual(tags);
+    for (const tag of tags) {
+      const ops = order.filter((op) => op.tag === tag);
+      expect(await reveal(operations.find((op) => op.operationId === ops[0]!.operationId)!)).toBe(true);
+      const summaries = ops.map((op) => op.summary);
+      expect((await labels()).filter((label) => summaries.includes(label)).slice(0, summaries.length), tag).toEqual(summaries);
+    }
+  });
+
+  test.each(['openapi.yaml', 'openapi.json'])('the download link %s at the top gives the contract the page renders', async (name) => {
+    await page.goto(`${base}/docs/`, { waitUntil: 'load' });
+    const link = page.locator(`a[href="${name}"]`).first();
+    await expect.poll(() => link.isVisible()).toBe(true);
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.url()).toBe(`${base}/docs/${name}`);
+    const text = readFileSync((await download.path())!, 'utf8');
+    if (name.endsWith('.yaml')) expect(text).toBe(readFileSync(bundledContractPath, 'utf8'));
+    else expect(JSON.parse(text)).toEqual(loadBundledContract());
   });
 
   test('the introduction has the base-URL table, with every operation of the contract', async () => {

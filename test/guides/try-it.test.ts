@@ -1,7 +1,7 @@
 /**
  * The integrator's guide's "Try it", run literally: its shell blocks are taken from docs/integrating.md as they stand and
  * run in order by bash, with curl and jq, against the compiled server started as `npm start`
- * starts it, with only what the guide asks a person to set (`API_KEY`, and the ports the guide
+ * starts it, with only what the guide asks a person to set (`PIX_API_KEY`, and the ports the guide
  * lets them override). What a person would see must be there: the payment page's address, the
  * charge held at PROCESSING, and the four events arriving, verified, at the receiver.
  */
@@ -38,9 +38,9 @@ describe.skipIf(missing.length > 0)('docs/integrating.md "Try it"', () => {
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      API_KEY: printedKey(server),
-      BASE_URL: `http://localhost:${port}`,
-      BASE_URL_ALT: `http://localhost:${port}`,
+      PIX_API_KEY: printedKey(server),
+      PIX_BASE_URL: `http://localhost:${port}`,
+      PIX_BASE_URL_ALT: `http://localhost:${port}`,
       RECEIVER_PORT: String(receiverPort),
     };
     const { code, stdout, stderr } = await runBash(script, { env, cwd: repoRoot, timeoutMs: 60_000 });

@@ -11,15 +11,23 @@
  *     (refusals.test.ts holds the hand-written table of invalid bodies);
  *   - every operation guarded by the X-API-KEY scheme, sent without it: 401, a problem of the first
  *     401 example's type and title about this request;
+ *   - every documented answer of an operation with an id in its path that names the example's id,
+ *     asked for another id: the same answer naming the id asked for;
  *   - self-checks proving the violation check can fail, and MOCK_PORT validation of the script.
  *
  * Prism is started once for the whole file (through the script, so the script is what is tested).
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runBash } from '../support/bash.js';
+import { fencedBlocks } from '../support/markdown.js';
 import { startMock, type RunningMock } from '../support/mock-process.js';
+import { repoRoot } from '../contract/support.js';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { idKinds } from '../../lib/contract/ids.js';
 
 const mockScript = fileURLToPath(new URL('../../scripts/mock.mjs', import.meta.url));
 const contract = loadBundledContract();
@@ -386,7 +394,45 @@ function missingApiKeyCases(): Case[] {
   return cases;
 }
 
+/**
+ * Every documented answer (first example of each status) of an operation with an id of the
+ * contract's kinds in its path that names the path parameter's example id, asked for another id
+ * of that kind: the answer is the example naming the id asked for instead (scripts/mock/path-ids.ts).
+ */
+function pathIdCases(): Case[] {
+  const kinds = idKinds(contract);
+  const cases: Case[] = [];
+  for (const op of operations) {
+    const parameter = parametersOf(op).find((p) => p.in === 'path' && kinds.some((k) => k.pattern.source === deref<JsonObject>(contract, p.schema).pattern));
+    const example = exampleValue(parameter);
+    if (!parameter || typeof example !== 'string') continue;
+    const asked = `${example.slice(0, example.indexOf('_') + 1)}askedfor${'7'.repeat(16)}`;
+    const responses = (op.operation.responses ?? {}) as Record<string, unknown>;
+    for (const status of Object.keys(responses)) {
+      for (const [mediaType, media] of Object.entries(deref<Response>(contract, responses[status]).content ?? {})) {
+        const first = namedExamples(media)[0];
+        if (!first || !JSON.stringify(first.example.value).includes(example)) continue;
+        const { given, gaps } = validRequest(op);
+        given.path = given.path.replace(encodeURIComponent(example), asked);
+        given.headers.Prefer = first.name === null ? `code=${status}` : `code=${status}, example=${first.name}`;
+        given.headers.Accept = mediaType;
+        const want: Want = {
+          status: Number(status),
+          mediaType,
+          body: JSON.parse(JSON.stringify(first.example.value).replaceAll(example, asked)),
+          requiredHeaders: requiredHeadersOf(deref<Response>(contract, responses[status]), status, gaps),
+          violations: 'none',
+          contractGaps: gaps,
+        };
+        cases.push([`${label(op)} → ${status} "${first.name ?? '(example)'}" names ${asked}, not ${example}`, { given, want }]);
+      }
+    }
+  }
+  return cases;
+}
+
 const documentedCases = documentedResponseCases();
+const idCases = pathIdCases();
 const invalidCases = invalidBodyCases();
 const unauthorizedCases = missingApiKeyCases();
 
@@ -502,6 +548,35 @@ describe('Prism mock (scripts/mock.mjs) serves the contract', () => {
     test.each(documentedCases)('%s', async (_, { given, want }) => {
       expectAnswer(await send(given), want);
     });
+  });
+
+  describe("an answer to a path with an id names that id, not the example's", () => {
+    test('there are such answers: reads, changes and their 404s', () => {
+      expect(idCases.length).toBeGreaterThan(10);
+      expect(idCases.filter(([name]) => / → 404 /.test(name)).length).toBeGreaterThan(5);
+    });
+    test.each(idCases)('%s', async (_, { given, want }) => {
+      expectAnswer(await send(given), want);
+    });
+  });
+
+  test("the integrator's guide's mock lines, run by bash against this mock: the 404 names the charge asked for", async () => {
+    const block = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'integrating.md'), 'utf8'), '## The mock', 'sh')[0] ?? '';
+    // The lines after `npm run mock` (this test's mock is on a port of its own, not 4010).
+    const lines = block
+      .split('\n')
+      .filter((line) => line.startsWith('curl '))
+      .map((line) => `${line.replaceAll('http://127.0.0.1:4010', baseUrl)}; echo`);
+    expect(lines.length).toBe(2);
+    const { code, stdout, stderr } = await runBash(lines.join('\n'), { env: { PATH: process.env.PATH }, timeoutMs: 20_000 });
+    expect(code, stderr).toBe(0);
+    const [found, missing] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as JsonObject);
+    expect((found!.data as JsonObject).id).toBe(/\/charge\/(\w+)/.exec(lines[0]!)![1]);
+    const asked = /\/charge\/(\w+)/.exec(lines[1]!)![1]!;
+    expect(missing).toMatchObject({ status: 404, instance: `/charge/${asked}`, detail: expect.stringContaining(asked) });
   });
 
   describe('an invalid request body gets a 422 problem naming the broken field', () => {
