@@ -18,9 +18,7 @@
  */
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { loadBundledContract } from '../lib/contract/bundled.js';
-import { checkKeysAccepted, KeyRefusedError } from './engine/key-check.js';
-import { RunInterruptedError, runConformance, TargetUnreachableError } from './engine/run.js';
+import { KeepsNoStateError, KeyRefusedError, RunInterruptedError, runConformance, TargetUnreachableError, WrongBaseUrlError } from './engine/run.js';
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, UsageError, usage } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
@@ -63,15 +61,6 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
   }
 
-  // Before vitest starts (seconds): a refused key is told at once, in one line, not as a matrix of 401s.
-  try {
-    await checkKeysAccepted(options, loadBundledContract());
-  } catch (error) {
-    if (!(error instanceof KeyRefusedError)) throw error;
-    process.stderr.write(`conformance: ${error.message}\n`);
-    return 2;
-  }
-
   const secrets = [options.apiKey, options.secondApiKey];
   const progress = new ProgressPrinter((text) => process.stderr.write(text), process.stderr.isTTY ? 'tty' : 'plain');
   const interrupt = new AbortController();
@@ -98,7 +87,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       process.stderr.write(`conformance: target unreachable: ${message}\n`);
       return 2;
     }
-    if (error instanceof KeyRefusedError) {
+    if (error instanceof KeyRefusedError || error instanceof WrongBaseUrlError || error instanceof KeepsNoStateError) {
       process.stderr.write(`conformance: ${message}\n`);
       return 2;
     }
