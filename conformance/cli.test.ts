@@ -246,5 +246,7 @@ test('--help: the usage on stdout, exit 0', async () => {
   const run = await conformance(['--help']);
   expect(run.exit.code).toBe(0);
   expect(run.stdout).toMatch(/^Usage: pix-conformance --base-url URL/);
-  expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.');
+  expect(run.stdout).toContain(
+    "Exit codes: 0 nothing failed; 1 a check failed; 2 bad arguments, a wrong target (no answer, a\nwrong base path, a refused key, no state kept without --stateless) or a flag's checks not run.",
+  );
 });
