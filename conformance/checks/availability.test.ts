@@ -106,7 +106,7 @@ describe('ensure_resource_availability', () => {
     ],
     [
       'the charge has no id',
-      { given: chargeData((d) => void delete d.id), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /has no `id`/ } },
+      { given: chargeData((d) => void delete d.id), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /lacks `id`/ } },
     ],
     // Charge.externalId is a decision as a whole (x-decision: D21): the seed's charge has no such field.
     [
@@ -196,7 +196,7 @@ describe('ensure_resource_availability', () => {
           const response = await next(request);
           return is(request, 'GET', product) ? rewriteJson(response, (p) => ({ ...(p as object), price: 1 })) : response;
         },
-        want: { op: 'createProduct', seed: 'info', reference: 'fail', message: /^(info \(D37\)|fail): GET \/product\/\S+: `price` reads 1, not /m },
+        want: { op: 'createProduct', seed: 'info', reference: 'fail', message: /^(info \(D37\)|fail): GET \/product\/\S+: `price` reads 1, sent 89\.9$/m },
       },
     ],
   ];

@@ -1,30 +1,44 @@
 /**
- * ensure_resource_availability: what a creating operation answered can be read back where
- * the contract's links say it can (OpenAPI Link Objects on the create responses; see
- * lib/contract/links.ts). Per creating operation the run creates one record with its first
- * valid body and follows each of its links:
+ * ensure_resource_availability: what a creating operation made can be read back where the
+ * contract's links say it can (OpenAPI Link Objects on the create responses; see
+ * lib/contract/links.ts), with the values it was sent. Per creating operation the run creates
+ * one record with its first valid body, and:
  *
+ * - its answer shows each field sent that the answer's schema declares, with the value sent
+ *   (a payment link's `externalId`, seed §2.2);
  * - a `read` link (`GET` naming the record by a path parameter, e.g. `createPaymentLink` →
- *   `getCharge`, seed §4.2) shows the same record: every field the created record and the read
- *   share has the same value (a charge envelope's `data` on both sides, seed §2.1);
+ *   `getCharge`, seed §4.2) shows the same record: each field sent, with the value sent (the
+ *   charge's `successUrl` and `failedUrl`, which only the read shows), and every other field the
+ *   create answered, with the value it answered (a charge envelope's `data` on both sides,
+ *   seed §2.1);
  * - a `list` link (`GET` without parameters, e.g. `createClient` → `listClients`, seed §4.3)
  *   lists the record with the values sent (the seed §2.4 renames `cpfCnpj` to `taxId` there);
- * - a `change` link with a request body (e.g. `createSubscription` → `updateSubscription` to
- *   another status, seed §3 rule 3) answers the record with the values the link sends.
+ * - an update (a `change` link to a `PUT` or `PATCH`, or any change link with a request body:
+ *   `createSubscription` → `updateSubscription`, seed §3 rule 3) answers the record with the
+ *   values it sent (the link's body, else the update's first valid body), and the reads and lists
+ *   above then show them.
+ *
+ * Values are compared in round-trip.ts: only the fields sent (or answered) that the answer's
+ * schema declares, in the stored form a decision gives them (D46: tax numbers, phones and CEPs
+ * as digits), so what the server fills or defaults is never a finding. A swapped or cut value
+ * is a failure naming the field, the value read and the value sent.
  *
  * Links that move, delete or use a record (sandbox moves, deletes, other creates) are not
  * followed here. These reads are the contract's, so a record that cannot be found is a
  * failure; a compared field the contract marks as a decision as a whole (`x-decision`, e.g.
- * the charge's `externalId`, D21) is information in the `seed` profile. When the create
+ * the charge's `externalId`, D21) is information in the `seed` profile, and so is what an
+ * operation the seed does not list shows (a read by id of D37: the Recorder). When the create
  * itself fails, there is nothing to look for: the check is skipped (positive_data_acceptance
  * reports the create).
  */
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, linkRole, listLinks, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
 import { validBodies } from '../data/bodies.js';
-import { RunContext } from '../engine/context.js';
+import { requestBodyOf } from '../data/schema.js';
+import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/run.js';
 import type { Exchange } from '../engine/types.js';
+import { compareRecord, describeDifference } from './round-trip.js';
 import {
   answered,
   envelopeData,
@@ -33,7 +47,6 @@ import {
   jsonOf,
   propertiesOf,
   requiredness,
-  sameValue,
   show,
   skipAll,
   statefulSkipReason,
@@ -42,12 +55,15 @@ import {
 
 const check = 'ensure_resource_availability' as const;
 
-/** The links this check follows: reads, lists and changes that send a body naming the record. */
+/** Whether a link changes the record it names with a request: an update (`PUT`, `PATCH`), or a change whose body the link gives. */
+function isUpdate(link: ContractLink): boolean {
+  if (linkRole(link) !== 'change' || link.target.method === 'delete') return false;
+  return link.target.method === 'put' || link.target.method === 'patch' || link.requestBody !== undefined;
+}
+
+/** The links this check follows: reads, lists and updates of the record. */
 export function availabilityLinks(links: readonly ContractLink[]): ContractLink[] {
-  return links.filter((link) => {
-    const role = linkRole(link);
-    return role === 'read' || role === 'list' || (role === 'change' && link.requestBody !== undefined && link.target.method !== 'delete');
-  });
+  return links.filter((link) => linkRole(link) === 'read' || linkRole(link) === 'list' || isUpdate(link));
 }
 
 /** Seed §2.2–2.4: every record is named by its `id`; a read without it cannot be the same record. */
@@ -77,7 +93,21 @@ export const availabilityCheck: CheckModule = {
   },
 };
 
-/** Creates one record through `source` and follows each of its links. */
+/** Values a record should show, and where they come from (`sent`, `the create answered`). */
+interface Expected {
+  values: JsonObject;
+  as: string;
+  /** The request schema the values were sent with (their stored forms, D46). */
+  sentSchema?: unknown;
+  rename?: Record<string, string>;
+}
+
+interface Problem {
+  message: string;
+  decision?: string | undefined;
+}
+
+/** Creates one record through `source`, checks its answer, follows its reads and lists, then its updates. */
 async function followLinks(ctx: RunContext, source: string, links: ContractLink[]): Promise<void> {
   const created = await create(ctx, source);
   if (!created) return;
@@ -94,17 +124,24 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
     });
     return;
   }
-  for (const link of links) {
-    const role = linkRole(link);
-    if (role === 'read') await readBack(ctx, link, created.body, record);
-    else if (role === 'list') await listed(ctx, link, id, created.sent);
-    else await changed(ctx, link, created.body);
+  const op = ctx.operation(source);
+  const sent: Expected = { values: isObject(created.sent) ? created.sent : {}, as: 'sent', sentSchema: requestBodyOf(ctx.contract, op)?.schema };
+  const where = `${op.method.toUpperCase()} ${op.path}`;
+  report(ctx, source, compare(ctx, [sent], record, recordSchema, where), `${where} answers the values sent`, created.exchange);
+  // What the create answered and the request did not set (the id, what the server fills) reads back as answered.
+  const others = Object.fromEntries(Object.entries(record).filter(([name]) => sent.values[name] === undefined));
+  const reads = links.filter((link) => linkRole(link) === 'read');
+  const lists = links.filter((link) => linkRole(link) === 'list');
+  for (const link of reads) await readBack(ctx, link, created.body, [sent, { values: others, as: 'the create answered' }], '');
+  for (const link of lists) await listed(ctx, link, id, sent, '');
+  for (const link of links.filter(isUpdate)) {
+    const update = await changed(ctx, link, created.body);
+    if (!update) continue;
+    // Then the record reads and lists with the values the update sent.
+    const after = `after ${update.where}, `;
+    for (const read of reads) await readBack(ctx, read, created.body, [update.sent], after);
+    for (const list of lists) await listed(ctx, list, id, update.sent, after);
   }
-}
-
-interface Problem {
-  message: string;
-  decision?: string | undefined;
 }
 
 /** Creates one record with the first valid body; undefined (and a skip) when that fails. */
@@ -122,48 +159,31 @@ async function create(ctx: RunContext, operationId: string): Promise<{ sent: unk
   return { sent: valid.body, exchange, body: jsonOf(exchange) };
 }
 
-/**
- * Compares the fields `expected` has and the read's schema declares with the values `actual`
- * shows. A field the read lacks is a problem when the read's schema requires it or marks it
- * as a decision as a whole; a different value is a problem (a decision when the read's
- * property is one as a whole).
- */
-function compareFields(
-  ctx: RunContext,
-  expected: JsonObject,
-  actual: JsonObject,
-  readSchema: unknown,
-  rename: Record<string, string> = {},
-): { problems: Problem[]; compared: string[] } {
-  const readProps = propertiesOf(ctx, readSchema);
+/** The differences between what `actual` shows and each set of expected values, in words, and the fields compared. */
+function compare(ctx: RunContext, expected: Expected[], actual: JsonObject, readSchema: unknown, where: string): { problems: Problem[]; compared: string[] } {
   const problems: Problem[] = [];
   const compared: string[] = [];
-  for (const [name, want] of Object.entries(expected)) {
-    const readName = rename[name] ?? name;
-    const property = readProps[readName];
-    if (want === undefined || !property) continue;
-    const decision = readName === identity ? undefined : RunContext.decisionOf(property);
-    const got = actual[readName];
-    if (got === undefined) {
-      const required = requiredness(ctx, readSchema, readName);
-      if (readName === identity) problems.push({ message: `the read has no \`${identity}\`` });
-      else if (decision) problems.push({ message: `the read lacks \`${readName}\` (expected ${show(want)})`, decision });
-      else if (required.required) problems.push({ message: `the read lacks \`${readName}\` (expected ${show(want)})`, decision: required.decision });
-      continue;
-    }
-    compared.push(readName);
-    if (!sameValue(want, got)) problems.push({ message: `\`${readName}\` reads ${show(got)}, not ${show(want)}`, decision });
+  for (const e of expected) {
+    const result = compareRecord(ctx.contract, e.values, actual, {
+      readSchema,
+      identity,
+      ...(e.sentSchema !== undefined ? { sentSchema: e.sentSchema } : {}),
+      ...(e.rename ? { rename: e.rename } : {}),
+    });
+    compared.push(...result.compared);
+    for (const d of result.differences) problems.push({ message: `${where}: ${describeDifference(d, e.as)}`, decision: d.decision });
   }
   return { problems, compared };
 }
 
-function report(ctx: RunContext, operationId: string, problems: Problem[], passMessage: string, exchange: Exchange): void {
-  if (problems.length === 0) ctx.judge(operationId, check, true, passMessage, { exchange });
+function report(ctx: RunContext, operationId: string, result: { problems: Problem[]; compared: string[] }, passMessage: string, exchange: Exchange): void {
+  const { problems, compared } = result;
+  if (problems.length === 0) ctx.judge(operationId, check, true, compared.length > 0 ? `${passMessage} (${compared.join(', ')})` : passMessage, { exchange });
   for (const problem of problems) ctx.judge(operationId, check, false, problem.message, { decision: problem.decision, exchange });
 }
 
-/** The record `link.target` reads by the parameters the link names shows the values created. */
-async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknown, record: JsonObject): Promise<void> {
+/** The record `link.target` reads by the parameters the link names shows the values expected. */
+async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknown, expected: Expected[], after: string): Promise<void> {
   const source = link.source.operationId;
   const readOp = link.target;
   const params = linkParameters(link, createdBody);
@@ -172,14 +192,14 @@ async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknow
     return;
   }
   const read = await ctx.request(readOp, { pathParams: params });
-  const where = `GET ${ctx.url(readOp, params).replace(/^https?:\/\/[^/]+/, '')}`;
+  const where = `${after}GET ${ctx.url(readOp, params).replace(/^https?:\/\/[^/]+/, '')}`;
   if (!isSuccess(read)) {
     ctx.judge(source, check, false, `${where} ${answered(read)} for the record just created`, { exchange: read });
     return;
   }
   const body = jsonOf(read);
   // A read answering a list about the record (its deliveries …) has nothing to compare field by field.
-  if (Array.isArray(body)) return report(ctx, source, [], `${where} answers for the record just created`, read);
+  if (Array.isArray(body)) return report(ctx, source, { problems: [], compared: [] }, `${where} answers for the record just created`, read);
   const readSchema = successSchema(ctx, readOp);
   const enveloped = isObject(envelopeData(body));
   const actual = enveloped ? envelopeData(body) : isObject(body) ? body : undefined;
@@ -187,22 +207,16 @@ async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknow
     ctx.judge(source, check, false, `${where} answered ${read.response?.status} without the record`, { exchange: read });
     return;
   }
-  const { problems, compared } = compareFields(ctx, record, actual, enveloped ? propertiesOf(ctx, readSchema).data : readSchema);
-  report(
-    ctx,
-    source,
-    problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })),
-    `${where} shows the record just created (${compared.join(', ')} as created)`,
-    read,
-  );
+  const result = compare(ctx, expected, actual, enveloped ? propertiesOf(ctx, readSchema).data : readSchema, where);
+  report(ctx, source, result, `${where} shows the record with the values ${expected.map((e) => e.as).join(' and ')}`, read);
 }
 
-/** The list `link.target` answers includes the record, with the values sent. */
-async function listed(ctx: RunContext, link: ContractLink, id: string, sent: unknown): Promise<void> {
+/** The list `link.target` answers includes the record, with the values expected. */
+async function listed(ctx: RunContext, link: ContractLink, id: string, sent: Expected, after: string): Promise<void> {
   const source = link.source.operationId;
   const listOp = link.target;
   const list = await ctx.request(listOp);
-  const where = `GET ${listOp.path}`;
+  const where = `${after}${listOp.method.toUpperCase()} ${listOp.path}`;
   if (!isSuccess(list)) {
     ctx.judge(source, check, false, `${where} ${answered(list)} after a record was created`, { exchange: list });
     return;
@@ -219,44 +233,39 @@ async function listed(ctx: RunContext, link: ContractLink, id: string, sent: unk
   }
   const listSchema = successSchema(ctx, listOp);
   const itemSchema = listSchema ? deref(ctx.contract, listSchema.items) : undefined;
-  const { problems, compared } = compareFields(ctx, isObject(sent) ? sent : {}, entry, itemSchema, listNames);
-  report(
-    ctx,
-    source,
-    problems.map((p) => ({ ...p, message: `${where}, ${id}: ${p.message}` })),
-    `${where} lists the record just created (${id}) with the values sent (${compared.join(', ')})`,
-    list,
-  );
+  const result = compare(ctx, [{ ...sent, rename: listNames }], entry, itemSchema, `${where}, ${id}`);
+  report(ctx, source, result, `${where} lists the record just created (${id}) with the values ${sent.as}`, list);
 }
 
-/** The change the link sends (its request body, naming the record) answers the record with those values. */
-async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown): Promise<void> {
+/**
+ * Sends the update a link names the record in (the link's body, else the update's first valid
+ * body); its answer shows the values sent. What it sent, for the reads after it; undefined when it
+ * could not be sent or failed.
+ */
+async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown): Promise<{ sent: Expected; where: string } | undefined> {
   const source = link.source.operationId;
   const op = link.target;
   const params = linkParameters(link, createdBody);
-  const body = resolveLinkValue(link.requestBody, createdBody);
+  const body = link.requestBody !== undefined ? resolveLinkValue(link.requestBody, createdBody) : validBodies(ctx, op.operationId)[0]?.body;
   if (!params || !isObject(body)) {
-    ctx.judge(source, check, false, `the create's answer lacks what link ${link.name} names the record by`);
-    return;
+    if (link.requestBody === undefined && params) ctx.recorder.skip(source, check, `no valid request body for ${op.operationId}`);
+    else ctx.judge(source, check, false, `the create's answer lacks what link ${link.name} names the record by`);
+    return undefined;
   }
   const update = await ctx.request(op, { body, pathParams: params });
-  const where = `${op.method.toUpperCase()} ${op.path} ${show(body)}`;
+  const path = ctx.url(op, params).replace(/^https?:\/\/[^/]+/, '');
+  const where = `${op.method.toUpperCase()} ${path} ${show(body)}`;
   if (!isSuccess(update)) {
     ctx.judge(source, check, false, `${where} ${answered(update)} for the record just created`, { exchange: update });
-    return;
+    return undefined;
   }
   const after = jsonOf(update);
   const record = isObject(envelopeData(after)) ? envelopeData(after) : isObject(after) ? after : undefined;
   if (!record) {
     ctx.judge(source, check, false, `${where} answered ${update.response?.status} without the record`, { exchange: update });
-    return;
+    return undefined;
   }
-  const { problems } = compareFields(ctx, body, record, successSchema(ctx, op));
-  report(
-    ctx,
-    source,
-    problems.map((p) => ({ ...p, message: `${where}: ${p.message}` })),
-    `${where} answers the record just created with the values sent`,
-    update,
-  );
+  const sent: Expected = { values: body, as: 'sent', sentSchema: requestBodyOf(ctx.contract, op)?.schema };
+  report(ctx, source, compare(ctx, [sent], record, successSchema(ctx, op), where), `${where} answers the record with the values sent`, update);
+  return { sent, where: `${op.method.toUpperCase()} ${path}` };
 }

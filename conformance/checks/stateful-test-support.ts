@@ -24,6 +24,8 @@ export interface ContextOptions {
   wrap?: Wrapper;
   /** Create the run's fixtures with `createFixtures`, as runConformance does. Default true. */
   fixtures?: boolean;
+  /** What runs before the fixtures are created, as runConformance runs the checks' `before` (a baseline of the lists). */
+  before?: (ctx: RunContext) => Promise<void>;
   /** `--only` these operations. */
   only?: string[];
   /** Any other run options (the webhook receiver). */
@@ -55,7 +57,10 @@ export async function contextOn(server: TestServer, options: ContextOptions = {}
     ...options.more,
   };
   const ctx = new RunContext(runOptions, { fetch: fetchFn, ...(options.contract ? { contract: options.contract } : {}) });
-  if (options.fixtures !== false && !runOptions.readOnly && !runOptions.stateless) await createFixtures(ctx);
+  if (options.fixtures !== false && !runOptions.readOnly && !runOptions.stateless) {
+    await options.before?.(ctx);
+    await createFixtures(ctx);
+  }
   return ctx;
 }
 

@@ -9,7 +9,7 @@ import type { TestServer } from '../../server/test-support/harness.js';
 import type { Profile } from '../engine/types.js';
 import { noSecondKeyReason, readOnlyReason, statelessReason } from './stateful.js';
 import { contextOn, is, rewriteJson, startServer, verdict, withRequest, type Wrapper } from './stateful-test-support.js';
-import { tenantCheck, tenantOperations } from './tenants.js';
+import { strangersIn, takeListBaselines, tenantCheck, tenantOperations, type ListEvidence } from './tenants.js';
 import { loadBundledContract } from '../../lib/contract/bundled.js';
 
 const check = 'tenant_isolation';
@@ -57,7 +57,7 @@ function ignoresProductOwner(path: RegExp): Wrapper {
 
 describe('tenant_isolation', () => {
   test.each<Profile>(['seed', 'reference'])('passes on the reference server (%s profile)', async (profile) => {
-    const ctx = await contextOn(server, { profile });
+    const ctx = await contextOn(server, { profile, before: takeListBaselines });
     await tenantCheck.run(ctx);
     for (const op of operations) {
       const got = verdict(ctx, op, check);
@@ -65,6 +65,57 @@ describe('tenant_isolation', () => {
     }
     expect(verdict(ctx, 'getCharge', check).messages.join()).toMatch(/is 404 for the second company/);
     expect(verdict(ctx, 'createPaymentLink', check).messages.join()).toMatch(/refused with 422; with its own product it was accepted/);
+    expect(verdict(ctx, 'listClients', check).messages.join('\n')).toMatch(
+      /the first company's GET \/client lists only the first company's clients \(\d+, of company comp_\w+\); each made by its requests in this run or listed before the run created anything \(this assumes no one else creates clients for the company while the run goes\)/,
+    );
+  });
+
+  test('a client the company had before the run is its own; one someone else makes during the run is not', async () => {
+    const earlier = await server.api.POST('/client', {
+      body: { name: 'Cliente antigo', status: 'ACTIVE', cpfCnpj: '11144477735', email: 'antigo@example.com', phone: '1133334444' },
+    });
+    let made: string | undefined;
+    const ctx = await contextOn(server, {
+      before: takeListBaselines,
+      // Once the run has listed the clients, someone else creates one for the same company.
+      wrap: async (request, next) => {
+        const response = await next(request);
+        if (is(request, 'POST', /^\/client$/) && made === undefined)
+          made = (
+            await server.api.POST('/client', { body: { name: 'Outro', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'o@example.com', phone: '1133334444' } })
+          ).data!.id;
+        return response;
+      },
+    });
+    await tenantCheck.run(ctx);
+    const got = verdict(ctx, 'listClients', check);
+    expect(got.outcome).toBe('fail');
+    const failed = got.messages.filter((m) => m.startsWith('fail')).join('\n');
+    expect(failed).toContain(
+      `the first company's GET /client lists client ${made} of company ${server.companyId}, which no request of the first company made in this run and which was not listed before the run created anything (this assumes no one else creates clients for the company while the run goes)`,
+    );
+    expect(failed).not.toContain(earlier.data!.id);
+  });
+
+  test("without a second key, a client of a third company in the first company's list still fails", async () => {
+    const stranger = { id: 'clnt_x1y2z3w4v5u6t7s8r9q0p1o2', companyId: 'comp_t1h2i3r4d5c6o7m8p9a0n1y2', name: 'Outra empresa' };
+    const ctx = await contextOn(server, {
+      secondApiKey: null,
+      before: takeListBaselines,
+      wrap: async (request, next) => {
+        const response = await next(request);
+        return is(request, 'GET', /^\/client$/) ? rewriteJson(response, (list) => [...(list as unknown[]), stranger]) : response;
+      },
+    });
+    await tenantCheck.run(ctx);
+    const got = verdict(ctx, 'listClients', check);
+    expect(got.outcome).toBe('fail');
+    expect(got.messages.join('\n')).toMatch(
+      new RegExp(
+        `^fail: the first company's GET /client lists client ${stranger.id} of company ${stranger.companyId}, not of its own company \\(${server.companyId}\\)$`,
+        'm',
+      ),
+    );
   });
 
   // A broken deployment, the operation whose check must see it, and what it reports per profile.
@@ -92,7 +143,12 @@ describe('tenant_isolation', () => {
       "the second company's list shows the first's clients",
       {
         given: () => asFirstCompany('GET', /^\/client$/),
-        want: { op: 'listClients', seed: 'fail', reference: 'fail', message: /lists the first company's client\(s\) clnt_/ },
+        want: {
+          op: 'listClients',
+          seed: 'fail',
+          reference: 'fail',
+          message: /the second company's GET \/client lists the first company's client clnt_\w+ \(company comp_\w+, not its own comp_\w+\)/,
+        },
       },
     ],
     [
@@ -134,7 +190,7 @@ describe('tenant_isolation', () => {
   ];
   describe.each<Profile>(['seed', 'reference'])('%s profile', (profile) => {
     test.each(broken)('%s', async (_name, { given, want }) => {
-      const ctx = await contextOn(server, { profile, wrap: given() });
+      const ctx = await contextOn(server, { profile, wrap: given(), before: takeListBaselines });
       await tenantCheck.run(ctx);
       const got = verdict(ctx, want.op, check);
       expect(got, got.messages.join('\n')).toMatchObject({ outcome: want[profile] });
@@ -180,7 +236,8 @@ describe('tenant_isolation', () => {
   const skips: Array<[string, { given: { stateless?: boolean; readOnly?: boolean; secondApiKey?: string | null }; want: string | RegExp; sends: boolean }]> = [
     ['--stateless', { given: { stateless: true }, want: statelessReason, sends: false }],
     ['--read-only', { given: { readOnly: true }, want: readOnlyReason, sends: false }],
-    ['no --second-api-key', { given: { secondApiKey: null }, want: noSecondKeyReason, sends: false }],
+    // Without a second key the first company's list is still judged (it holds only its own records), so requests go out.
+    ['no --second-api-key', { given: { secondApiKey: null }, want: noSecondKeyReason, sends: true }],
     [
       'a second key the target refuses',
       { given: { secondApiKey: 'not-a-real-key-0000' }, want: /^the second API key is not accepted: GET \/client with it answered 401/, sends: true },
@@ -196,5 +253,70 @@ describe('tenant_isolation', () => {
       expect(got.skipReason).toMatch(want);
     }
     expect(ctx.exchanges.length > before).toBe(sends);
+  });
+});
+
+describe("strangersIn: the records of a list that are not the caller's", () => {
+  const evidence: ListEvidence = {
+    ownIds: new Set(['clnt_own', 'comp_A']),
+    otherIds: new Set(['clnt_theirs', 'comp_B']),
+    companies: new Set(['comp_A']),
+    baseline: new Set(['clnt_old']),
+    sent: [{ name: 'Maria conf1', taxId: '52998224725', email: 'maria@example.com', phone: '11987654321' }],
+  };
+  const cases: Array<[string, { given: { entries: unknown[]; evidence?: Partial<ListEvidence> }; want: unknown[] }]> = [
+    ['its own record', { given: { entries: [{ id: 'clnt_own', companyId: 'comp_A' }] }, want: [] }],
+    [
+      'a record of a third company',
+      { given: { entries: [{ id: 'clnt_x', companyId: 'comp_Z' }] }, want: [{ id: 'clnt_x', company: 'comp_Z', rule: 'company', other: false }] },
+    ],
+    [
+      "the other key's record",
+      { given: { entries: [{ id: 'clnt_theirs', companyId: 'comp_B' }] }, want: [{ id: 'clnt_theirs', company: 'comp_B', rule: 'company', other: true }] },
+    ],
+    [
+      "the other key's record showing the caller's company",
+      { given: { entries: [{ id: 'clnt_theirs', companyId: 'comp_A' }] }, want: [{ id: 'clnt_theirs', company: 'comp_A', rule: 'unknown', other: true }] },
+    ],
+    [
+      'an unknown id in a stateful run: no request of the caller made it and it was not listed before',
+      { given: { entries: [{ id: 'clnt_new', companyId: 'comp_A' }] }, want: [{ id: 'clnt_new', company: 'comp_A', rule: 'unknown', other: false }] },
+    ],
+    ['a record listed before the run (the baseline)', { given: { entries: [{ id: 'clnt_old', companyId: 'comp_A' }] }, want: [] }],
+    [
+      "a record made from an object the caller sent (a payment link's customer)",
+      {
+        given: { entries: [{ id: 'clnt_c', companyId: 'comp_A', name: 'Maria conf1', taxId: '52998224725', email: 'maria@example.com', status: 'ACTIVE' }] },
+        want: [],
+      },
+    ],
+    [
+      'a record sharing a name with what was sent but not its e-mail',
+      {
+        given: { entries: [{ id: 'clnt_c', companyId: 'comp_A', name: 'Maria conf1', email: 'someone@example.com' }] },
+        want: [{ id: 'clnt_c', company: 'comp_A', rule: 'unknown', other: false }],
+      },
+    ],
+    [
+      'no baseline: a new record of its company is not judged',
+      { given: { entries: [{ id: 'clnt_new', companyId: 'comp_A' }], evidence: { baseline: undefined } }, want: [] },
+    ],
+    [
+      'the company its own listed records show, in another form than its create answers',
+      {
+        given: {
+          entries: [
+            { id: 'clnt_own', companyId: 'comp_listform' },
+            { id: 'clnt_old', companyId: 'comp_listform' },
+          ],
+          evidence: { companies: new Set(['6f1c2b7e-uuid']) },
+        },
+        want: [],
+      },
+    ],
+    ['a record showing no company', { given: { entries: [{ id: 'clnt_new' }] }, want: [{ id: 'clnt_new', rule: 'unknown', other: false }] }],
+  ];
+  test.each(cases)('%s', (_name, { given, want }) => {
+    expect(strangersIn(given.entries, { ...evidence, ...given.evidence })).toEqual(want);
   });
 });

@@ -18,6 +18,8 @@ import type { CheckName, ConformanceOptions, RunReport } from './types.js';
 /** One group of checks. `run` records findings (or skips) for the checks it names. */
 export interface CheckModule {
   checks: readonly CheckName[];
+  /** Runs before the run creates anything (its fixtures included), in a run that creates records: to note what was there before. */
+  before?(ctx: RunContext): Promise<void>;
   run(ctx: RunContext): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   await preflight(ctx, deps.fetch);
   try {
     if (!options.readOnly && !options.stateless) {
+      for (const module of activeChecks) await module.before?.(ctx);
       await createFixtures(ctx);
       // A target that keeps nothing (a mock run without --stateless) ends it here.
       await detectNoState(ctx);

@@ -4,6 +4,7 @@ import { unknownProperty } from '../data/mutations.js';
 import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
 import type { CheckName } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
+import { createId } from '../../lib/ids/cuid2.js';
 
 /**
  * Deliberately broken deployments: each wraps the reference server's `fetch` and breaks
@@ -13,8 +14,11 @@ import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
  */
 export interface Fault {
   name: string;
-  /** The check that must fail, and the operation it must fail on. */
-  expect: { operationId: string; check: CheckName };
+  /**
+   * The check that must fail, the operation it must fail on and, where several faults fail the
+   * same check, what one of its failures must say (the field, the value sent and the value read).
+   */
+  expect: { operationId: string; check: CheckName; message?: RegExp };
   /** Operations the run covers (`--only`), to keep each run short. */
   only: string[];
   wrap: (inner: FetchLike, keys: { apiKey: string; otherApiKey: string }) => FetchLike;
@@ -213,6 +217,60 @@ export const faults: Fault[] = [
       const headers = new Headers(response.headers);
       headers.delete('location');
       return new Response(response.body, { status: response.status, headers });
+    },
+  },
+  {
+    name: 'externalId truncated on the way in (kept as its first 20 characters, as a 20-character column would)',
+    expect: {
+      operationId: 'createPaymentLink',
+      check: 'ensure_resource_availability',
+      message: /`externalId` reads "[^"]*", the first 20 of the \d+ characters sent "/,
+    },
+    only: ['createPaymentLink', 'getCharge'],
+    wrap: (inner) => async (request) =>
+      isCreatePaymentLink(request)
+        ? inner(
+            await withRequest<Json>(request, {
+              body: (body) => (typeof body.externalId === 'string' ? { ...body, externalId: body.externalId.slice(0, 20) } : body),
+            }),
+          )
+        : inner(request),
+  },
+  {
+    name: 'successUrl and failedUrl stored the wrong way round',
+    expect: {
+      operationId: 'createPaymentLink',
+      check: 'ensure_resource_availability',
+      message: /`successUrl` reads "[^"]+" \(the value sent as `failedUrl`\), sent "/,
+    },
+    only: ['createPaymentLink', 'getCharge'],
+    wrap: (inner) => async (request) =>
+      isCreatePaymentLink(request)
+        ? inner(await withRequest<Json>(request, { body: ({ successUrl, failedUrl, ...body }) => ({ ...body, successUrl: failedUrl, failedUrl: successUrl }) }))
+        : inner(request),
+  },
+  {
+    name: 'GET /client lists a record of a third company',
+    expect: { operationId: 'listClients', check: 'tenant_isolation', message: /lists client clnt_\w+ of company comp_\w+/ },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => {
+      // A client of a company that is neither the run's key nor its second key, as a list whose
+      // query lost its company filter would show it: valid in every other respect.
+      const stranger = {
+        id: `clnt_${createId()}`,
+        taxId: '11444777000161',
+        name: 'Cliente de outra empresa',
+        email: 'financeiro@outra.example.com',
+        phone: '1133334444',
+        status: 'ACTIVE',
+        companyId: `comp_${createId()}`,
+        createdAt: '2026-01-05T12:00:00.000Z',
+        updatedAt: '2026-01-05T12:00:00.000Z',
+      };
+      return async (request) => {
+        const response = await inner(request);
+        return isListClients(request) && response.ok ? rewriteJson(response, (list: Json[]) => [stranger, ...list]) : response;
+      };
     },
   },
   {

@@ -171,11 +171,18 @@ describe('every fault is caught by its check', () => {
     );
     const result = report.results.find((r) => r.operationId === fault.expect.operationId && r.check === fault.expect.check);
     expect(result?.outcome, `${fault.expect.operationId} › ${fault.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');
+    if (fault.expect.message)
+      expect(
+        result?.findings
+          .filter((f) => f.outcome === 'fail')
+          .map((f) => f.message)
+          .join('\n'),
+      ).toMatch(fault.expect.message);
   });
 
-  test('there are at least twelve faults, each expecting a different operation and check pair', () => {
-    expect(faults.length).toBeGreaterThanOrEqual(12);
-    expect(new Set(faults.map((f) => `${f.expect.operationId}/${f.expect.check}`)).size).toBe(faults.length);
+  test('the faults fail at least twelve different operation and check pairs; faults failing the same one differ in what the failure says', () => {
+    expect(new Set(faults.map((f) => `${f.expect.operationId}/${f.expect.check}`)).size).toBeGreaterThanOrEqual(12);
+    expect(new Set(faults.map((f) => `${f.expect.operationId}/${f.expect.check}/${f.expect.message?.source ?? ''}`)).size).toBe(faults.length);
   });
 
   test('every webhook check has a delivery fault that fails it', () => {
