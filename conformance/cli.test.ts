@@ -6,6 +6,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
@@ -17,6 +18,9 @@ import { junitTotal, shownTotal } from './report/totals-check.js';
 import { parseXml } from './report/xml-check.js';
 
 const folder = useChildProcesses('conformance-cli-test-');
+
+/** A text as a regular expression matching it literally. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const hasCurl = spawnSync('curl', ['--version']).status === 0;
 if (!hasCurl) console.warn('NOTICE: curl is not installed: the curl line the CLI prints for a failure is not run.');
@@ -185,16 +189,96 @@ test('a target that breaks: exit 1, each failure with its request and response, 
 });
 
 describe('exit code 2', () => {
-  test('an unreachable target (a closed port): one line on stderr, no report', async () => {
+  /**
+   * A wrong target, as QA meets one: the run stops before any check with one line naming the
+   * cause. Each run is given the longest per-request timeout (120 s), so a stop within 30 s shows
+   * it was the preflight's own few seconds that ended it, not a request timing out.
+   */
+  const wrongTargets: Array<[string, { target: () => Promise<{ url: string; close?: () => Promise<void> }>; want: (url: string) => RegExp }]> = [
+    [
+      'a port nothing listens on: connection refused',
+      {
+        target: async () => ({ url: `http://127.0.0.1:${await freePort()}` }),
+        want: (url) =>
+          new RegExp(
+            `^conformance: target unreachable: ${literal(url)} does not answer: connection refused: nothing listens on 127\\.0\\.0\\.1:\\d+ \\(is the service up, the port right\\?\\)$`,
+          ),
+      },
+    ],
+    [
+      'a name that does not resolve (.invalid): no such host',
+      {
+        target: async () => ({ url: 'http://pix-conformance-preflight.invalid' }),
+        // ENOTFOUND where a resolver answers; EAI_AGAIN on a machine without one.
+        want: (url) =>
+          new RegExp(
+            `^conformance: target unreachable: ${literal(url)} does not answer: (no such host: pix-conformance-preflight\\.invalid does not resolve \\(DNS: ENOTFOUND\\); is the name right\\?|DNS lookup failed for pix-conformance-preflight\\.invalid: EAI_AGAIN \\(is the network or the resolver up\\?\\))$`,
+          ),
+      },
+    ],
+    [
+      'a host that accepts the connection and never answers: timed out',
+      {
+        target: async () => {
+          const sockets = new Set<Socket>();
+          const silent = createNetServer((socket) => sockets.add(socket));
+          await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+          const { port } = silent.address() as { port: number };
+          const close = () =>
+            new Promise<void>((resolve) => {
+              for (const socket of sockets) socket.destroy();
+              silent.close(() => resolve());
+            });
+          return { url: `http://127.0.0.1:${port}`, close };
+        },
+        want: (url) => new RegExp(`^conformance: target unreachable: ${literal(url)} does not answer: timed out: no answer within 5 s$`),
+      },
+    ],
+  ];
+  test.each(wrongTargets)('%s: one line, no report, within seconds', async (name, { target, want }) => {
+    const { url, close } = await target();
+    try {
+      const junit = join(folder(), `unreachable-${name.length}.xml`);
+      const run = await conformance(['--base-url', url, '--api-key', 'sk_whatever_key', '--timeout-ms', '120000', '--junit', junit]);
+      expect(run.exit.code, run.stderr).toBe(2);
+      expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(want(url))]);
+      expect(run.stdout).toBe('');
+      expect(existsSync(junit)).toBe(false);
+      expect(run.ms, 'stopped by the preflight, not by a 120 s request timeout').toBeLessThan(30_000);
+    } finally {
+      await close?.();
+    }
+  });
+
+  test('a wrong base path, on the reference server: nothing answers like this API there', { timeout: 60_000 }, async () => {
     const port = await freePort();
-    const junit = join(folder(), 'unreachable.xml');
-    const run = await conformance(['--base-url', `http://127.0.0.1:${port}`, '--api-key', 'sk_whatever_key', '--junit', junit]);
-    expect(run.exit.code, run.stderr).toBe(2);
-    expect(run.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(new RegExp(`^conformance: target unreachable: http://127\\.0\\.0\\.1:${port} does not answer: `)),
-    ]);
-    expect(run.stdout).not.toContain('operation ');
-    expect(existsSync(junit)).toBe(false);
+    const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'base-path', 'payments.db'), PORT: String(port) });
+    await listening(server);
+    const apiKey = printedKey(server);
+    const base = `http://127.0.0.1:${port}`;
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ['--base-url', `${base}/v9`],
+        new RegExp(
+          `^conformance: nothing answers like this API at ${literal(base)}/v9: is the base path right\\? GET /client with the key answered 404 \\(no such operation there: not an answer the contract has for it\\)\\.$`,
+        ),
+      ],
+      [
+        ['--base-url', base, '--base-url-alt', `${base}/alt`],
+        new RegExp(
+          `^conformance: nothing answers like this API at ${literal(base)}/alt: is the base path right\\? Its creates, each sent \\{\\}, answered POST /client → 404, `,
+        ),
+      ],
+    ];
+    for (const [args, want] of cases) {
+      const run = await conformance([...args, '--run-id', 'basepath'], RUN_MS, { CONFORMANCE_API_KEY: apiKey });
+      expect(run.exit.code, `${args.join(' ')}\n${run.stderr}`).toBe(2);
+      expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(want)]);
+      expect(run.stdout).toBe('');
+    }
+    // Nothing was created: the creates sent to find {base_url_alt} carried empty bodies, and the checks never started.
+    const clients = (await (await fetch(`${base}/client`, { headers: { 'X-API-KEY': apiKey } })).json()) as unknown[];
+    expect(clients).toEqual([]);
   });
 
   const cases: Array<[string, { given: string[]; want: RegExp; usage: boolean }]> = [
@@ -246,5 +330,7 @@ test('--help: the usage on stdout, exit 0', async () => {
   const run = await conformance(['--help']);
   expect(run.exit.code).toBe(0);
   expect(run.stdout).toMatch(/^Usage: pix-conformance --base-url URL/);
-  expect(run.stdout).toContain('Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.');
+  expect(run.stdout).toContain(
+    "Exit codes: 0 nothing failed; 1 a check failed; 2 bad arguments, a wrong target (no answer, a\nwrong base path, a refused key, no state kept without --stateless) or a flag's checks not run.",
+  );
 });

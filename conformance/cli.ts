@@ -2,12 +2,23 @@
  * `npm run conformance` / `pix-conformance`: tests a deployment against the bundled contract.
  *
  * 1. Parses the options (conformance/options.ts); bad ones → message and usage on stderr, exit 2.
- * 2. Before anything else (seconds): one authenticated read with each key; a 401 ends the run at
- *    once (exit 2, one line).
- * 3. Runs the engine (conformance/engine/run.ts) in this process, progress on stderr. An
- *    unreachable target or a refused key → one line on stderr, exit 2.
+ * 2. Preflight, before any check (conformance/engine/preflight.ts), each failure one line on
+ *    stderr and exit 2, within seconds:
+ *    - the host answers: a GET to each base URL within 5 s, else the cause in words (connection
+ *      refused, no such host, timed out, a TLS failure …);
+ *    - the keys work: a 401 to the run's key or the second key names the flag to check;
+ *    - the base URLs serve this interface: `nothing answers like this API at BASE: is the base
+ *      path right?` when the seed's own secured read, or every seed create on {base_url_alt} sent
+ *      `{}`, is answered "no such operation" (404/405 the contract never gives it) or a web page;
+ *    - the target keeps state (unless --stateless or --read-only): two creates answered the same
+ *      id, or a record just created not found, stop the run suggesting --stateless.
+ * 3. Runs the engine (conformance/engine/run.ts) in this process, progress on stderr. A target
+ *    that stops answering in the middle → one line on stderr, exit 2.
  * 4. Prints the matrix and every failure (request and response, keys masked, bodies cut at 2 KB,
- *    a curl line), writes --junit / --html / --har, and exits 1 if a check failed, else 0.
+ *    a curl line), writes --junit / --html / --har. A check that could not run, or ran only in
+ *    part, is a skip with its reason, never ✓. Exits 1 if a check failed; else 2 if a flag's
+ *    checks could not run at all (--webhook-receiver, --production, --flood: the last stderr line
+ *    says why and what to do, report/not-run.ts); else 0.
  *
  * No test runner is involved: the engine's RunReport is the outcome, and the JUnit report is
  * what CI systems read. So the installed package needs nothing but this file's bundle
@@ -18,9 +29,7 @@
  */
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { loadBundledContract } from '../lib/contract/bundled.js';
-import { checkKeysAccepted, KeyRefusedError } from './engine/key-check.js';
-import { RunInterruptedError, runConformance, TargetUnreachableError } from './engine/run.js';
+import { KeepsNoStateError, KeyRefusedError, RunInterruptedError, runConformance, TargetUnreachableError, WrongBaseUrlError } from './engine/run.js';
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, UsageError, usage } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
@@ -28,6 +37,7 @@ import { renderHar } from './report/har.js';
 import { renderHtml } from './report/html.js';
 import { renderJunit } from './report/junit.js';
 import { renderMatrix } from './report/matrix.js';
+import { flagsNotHonoured } from './report/not-run.js';
 import { ProgressPrinter } from './report/progress.js';
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -63,15 +73,6 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     }
   }
 
-  // Before vitest starts (seconds): a refused key is told at once, in one line, not as a matrix of 401s.
-  try {
-    await checkKeysAccepted(options, loadBundledContract());
-  } catch (error) {
-    if (!(error instanceof KeyRefusedError)) throw error;
-    process.stderr.write(`conformance: ${error.message}\n`);
-    return 2;
-  }
-
   const secrets = [options.apiKey, options.secondApiKey];
   const progress = new ProgressPrinter((text) => process.stderr.write(text), process.stderr.isTTY ? 'tty' : 'plain');
   const interrupt = new AbortController();
@@ -98,7 +99,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       process.stderr.write(`conformance: target unreachable: ${message}\n`);
       return 2;
     }
-    if (error instanceof KeyRefusedError) {
+    if (error instanceof KeyRefusedError || error instanceof WrongBaseUrlError || error instanceof KeepsNoStateError) {
       process.stderr.write(`conformance: ${message}\n`);
       return 2;
     }
@@ -134,8 +135,11 @@ function finish(report: RunReport, options: ConformanceOptions, env: NodeJS.Proc
     process.stdout.write(`${what} report: ${path}\n`);
   }
 
+  // A flag whose checks could not run at all: said last, where it is seen, and not exit 0.
+  const notHonoured = flagsNotHonoured(report, options);
+  for (const line of notHonoured) process.stderr.write(`conformance: ${line}\n`);
   const failedResults = report.results.filter((r) => r.outcome === 'fail').length;
-  return failedResults > 0 ? 1 : 0;
+  return failedResults > 0 ? 1 : notHonoured.length > 0 ? 2 : 0;
 }
 
 main(process.argv.slice(2), process.env).then(

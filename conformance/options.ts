@@ -83,7 +83,8 @@ CI logs (npm echoes it unless run with -s) and in ps.
                           (CONFORMANCE_WEBHOOK_RECEIVER)
   --help                  this text
 
-Exit codes: 0 nothing failed, 1 a check failed, 2 bad arguments, an unreachable target or a refused key.`;
+Exit codes: 0 nothing failed; 1 a check failed; 2 bad arguments, a wrong target (no answer, a
+wrong base path, a refused key, no state kept without --stateless) or a flag's checks not run.`;
 
 /** A command-line value shown in a message: long ones (keys typed in the wrong place) are cut. */
 function shown(value: string): string {

@@ -4,7 +4,7 @@ import { parseApiKey } from '../../server/auth/api-keys.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions, Outcome, Profile } from '../engine/types.js';
-import { authCheck, malformedApiKey, unknownApiKey } from './auth.js';
+import { authCheck, malformedApiKey, statelessAuthReason, unknownApiKey } from './auth.js';
 import { getOnlyReason as readOnlyReason } from './stateful.js';
 import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 
@@ -157,20 +157,28 @@ describe('authCheck', () => {
     expect(results.find((r) => r.operationId === 'listClients')?.outcome).toBe('pass');
   });
 
-  test('--stateless sends only the keyless request (a mock cannot tell keys apart)', async () => {
+  test('--stateless sends only the keyless request (a mock cannot tell keys apart): not run in full, never ✓', async () => {
     const ctx = await run('reference', faults.presenceOnly!, { stateless: true });
     expect(ctx.exchanges).toHaveLength(ctx.operations.length);
-    expect(outcomes(ctx)).toEqual(everyOperation('pass'));
-    expect(ctx.recorder.results(['listClients'])[0]!.findings[0]!.message).toMatch(/--stateless/);
+    expect(outcomes(ctx)).toEqual(everyOperation('skip'));
+    expect(ctx.recorder.results(['listClients'])[0]!.skipReason).toBe(`not run in full: ${statelessAuthReason}`);
   });
 
-  test("a 5xx to the keyless request is not_a_server_error's finding: the 401s to the others pass", async () => {
+  test('--stateless: a keyless request that is served still fails', async () => {
+    const ctx = await run('reference', faults.authIgnored!, { stateless: true, only: ['listClients'] });
+    expect(ctx.recorder.results(['listClients'])[0]).toMatchObject({ check: 'ignored_auth', outcome: 'fail' });
+  });
+
+  test("a 5xx to the keyless request is not_a_server_error's finding: the 401s to the others do not make a ✓", async () => {
     const crashWithoutKey: Fault = (request, next) =>
       request.headers.get('x-api-key') ? next(request) : Promise.resolve(new Response('boom', { status: 500 }));
     const ctx = await run('reference', crashWithoutKey, { only: ['listClients'] });
     const [result] = ctx.recorder.results(['listClients']);
-    expect(result).toMatchObject({ check: 'ignored_auth', outcome: 'pass' });
-    expect(result!.findings[0]!.message).toMatch(/\(1 without an answer or with a 5xx\)$/);
+    expect(result).toMatchObject({
+      check: 'ignored_auth',
+      outcome: 'skip',
+      skipReason: 'not run in full: without a key: no answer or a 5xx (see not_a_server_error)',
+    });
   });
 
   test('a target that does not answer is skipped, not judged', async () => {

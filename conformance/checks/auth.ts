@@ -66,16 +66,18 @@ async function checkOperation(ctx: RunContext, op: ContractOperation): Promise<v
   // 401 itself is the error model's decision (D02); the seed requires the key, not the code.
   const unauthorizedDecision = RunContext.decisionOf(documentedResponse(ctx.contract, op, 401)?.response);
 
-  const refused: Exchange[] = [];
-  let answered = 0;
+  const refused: Array<{ label: string; exchange: Exchange }> = [];
+  const unanswered: string[] = [];
   for (const [label, apiKey] of attempts) {
     const exchange = await ctx.request(op, { pathParams, apiKey, ...(body !== undefined ? { body } : {}) });
     // No answer, or a 5xx: the key was not shown to be ignored; not_a_server_error reports it.
-    if (!exchange.response || exchange.response.status >= 500) continue;
-    answered++;
+    if (!exchange.response || exchange.response.status >= 500) {
+      unanswered.push(label);
+      continue;
+    }
     const status = exchange.response.status;
     if (status === 401) {
-      refused.push(exchange);
+      refused.push({ label, exchange });
       continue;
     }
     const what = `${describeExchange(exchange)} ${label}`;
@@ -89,12 +91,18 @@ async function checkOperation(ctx: RunContext, op: ContractOperation): Promise<v
       ctx.judge(op.operationId, 'ignored_auth', false, `${what}: not refused, the key was not checked`, { decision: securityDecision, exchange });
     }
   }
-  if (answered === 0) ctx.recorder.skip(op.operationId, 'ignored_auth', 'the target did not answer without a server error (see not_a_server_error)');
-  else if (refused.length === answered) {
-    // Every answer was a 401; the attempts without one are not_a_server_error's findings.
-    const tried = attempts.map(([label]) => label).join(', ');
-    const unanswered = attempts.length - answered;
-    const note = `${ctx.options.stateless ? ' (unknown keys not tried: --stateless)' : ''}${unanswered > 0 ? ` (${unanswered} without an answer or with a 5xx)` : ''}`;
-    ctx.judge(op.operationId, 'ignored_auth', true, `401 ${tried}${note}`, { exchange: refused[0]! });
+  if (unanswered.length === attempts.length) {
+    ctx.recorder.skip(op.operationId, 'ignored_auth', 'the target did not answer without a server error (see not_a_server_error)');
+    return;
   }
+  if (refused.length > 0) {
+    ctx.judge(op.operationId, 'ignored_auth', true, `401 ${refused.map((r) => r.label).join(', ')}`, { exchange: refused[0]!.exchange });
+  }
+  // What was not tried, or not answered, is not shown to be refused: the check did not run in full.
+  if (ctx.options.stateless) ctx.recorder.partial(op.operationId, 'ignored_auth', statelessAuthReason);
+  if (unanswered.length > 0) ctx.recorder.partial(op.operationId, 'ignored_auth', `${unanswered.join(', ')}: no answer or a 5xx (see not_a_server_error)`);
 }
+
+/** Why a stateless run judges only the request without a key. */
+export const statelessAuthReason =
+  'only the request without a key was sent; a stateless target (--stateless) keeps no keys, so an unknown or a malformed key cannot be told from a valid one';

@@ -25,6 +25,7 @@ import { validBodies } from '../data/bodies.js';
 import { existingPathParams, prepareBodies } from '../data/fixtures.js';
 import { itemsOf, keywordOf, propertiesOf, requestBodyOf, sampleValue, typesOf, viewOf, type SchemaView } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
+import { missingOperationReason, targetLacks } from '../engine/preflight.js';
 import type { CheckModule } from '../engine/run.js';
 import type { Exchange } from '../engine/types.js';
 import { unknownApiKey } from './auth.js';
@@ -108,7 +109,7 @@ async function boundedInput(ctx: RunContext): Promise<void> {
       const current = (base as Record<string, unknown>)[array.property];
       const item = Array.isArray(current) && current.length > 0 ? current[0] : array.items ? sampleValue(ctx.contract, array.items) : undefined;
       if (item === undefined) {
-        ctx.recorder.skip(op.operationId, check, `no item to repeat in ${array.property}`);
+        ctx.recorder.partial(op.operationId, check, `${array.property} was not grown: no item to repeat in it`);
         continue;
       }
       const count = Math.max(array.maxItems * 10, Math.floor(OVERSIZED_BYTES / (JSON.stringify(item).length + 1)));
@@ -117,7 +118,10 @@ async function boundedInput(ctx: RunContext): Promise<void> {
       // The report shows what was sent, not half a megabyte of it.
       exchange.request.body = `(${exchange.request.body?.length ?? 0} bytes: the valid body with ${count} items in ${array.property})`;
       const what = `${op.method.toUpperCase()} ${op.path} with ${count.toLocaleString('en')} items in ${array.property} (at most ${array.maxItems} allowed)`;
-      if (isSuccess(exchange)) {
+      if (exchange.response && targetLacks(ctx, op)) {
+        // "No such operation" is not a refusal of the size: nothing about the bound was shown.
+        ctx.recorder.skip(op.operationId, check, missingOperationReason(op, exchange.response.status));
+      } else if (isSuccess(exchange)) {
         ctx.judge(op.operationId, check, false, `${what} was accepted (${exchange.response!.status})`, { decision: array.decision, exchange });
         await ctx.deleteNow(op, exchange);
       } else if (!isClientError(exchange)) {
@@ -163,6 +167,11 @@ async function webhookUrlPolicy(ctx: RunContext): Promise<void> {
     const decision = RunContext.decisionOf(op.operation);
     for (const url of internalWebhookUrls) {
       const exchange = await ctx.request(op, { body: { ...base, url } });
+      if (exchange.response && targetLacks(ctx, op)) {
+        // The target has no such registration at all: a 404 refuses no address in particular.
+        ctx.recorder.skip(op.operationId, check, missingOperationReason(op, exchange.response.status));
+        break;
+      }
       const ok = isClientError(exchange);
       ctx.judge(
         op.operationId,

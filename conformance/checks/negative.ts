@@ -19,6 +19,7 @@ import { describeAnswer, existingPathParams, prepareBodies } from '../data/fixtu
 import { mutationsFor, unknownParameter } from '../data/mutations.js';
 import { headerParametersOf, queryParametersOf, requestBodyOf } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
+import { missingOperationReason, targetLacks } from '../engine/preflight.js';
 import type { CheckModule } from '../engine/run.js';
 import { unnamedDecision } from './responses.js';
 import { getOnlyReason } from './stateful.js';
@@ -62,6 +63,8 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
     });
     const status = exchange.response?.status;
     const what = `${mutation.name} (breaks ${mutation.breaks === 'seed' ? 'the seed' : `decision ${mutation.decision ?? '?'}`})`;
+    // A target without the operation refuses every request alike: that is no verdict on the mutation.
+    if (status !== undefined && targetLacks(ctx, op)) return ctx.recorder.skip(opId, check, missingOperationReason(op, status));
     if (status !== undefined && status >= 400 && status < 500) {
       ctx.recorder.pass(opId, check, `${what}: refused (${status})`, exchange);
     } else if (status !== undefined && status >= 200 && status < 300) {

@@ -182,6 +182,16 @@ describe('positive_data_acceptance', () => {
     expect(verdict(ctx, 'updateSubscription', check)).toMatchObject({ outcome: 'skip', skipReason: expect.stringMatching(/no subscription to change/) });
   });
 
+  test('bodies sent without the record they would name are not the whole check: not run in full, never ✓', async () => {
+    const ctx = await contextOn(server, { wrap: refuse('POST', /^\/client$/, () => true, 500) });
+    await positiveCheck.run(ctx);
+    const got = verdict(ctx, 'createOrder', check);
+    expect(got.outcome, got.messages.join('\n')).toBe('skip');
+    expect(got.skipReason).toMatch(
+      /^not run in full: bodies sent without what names a record the run lacks: \S*clientId removed, no createClient fixture \(creating the createClient fixture through createClient failed/,
+    );
+  });
+
   test('--only updateSubscription creates the subscription first; --only getCharge creates the charge first', async () => {
     const ctx = await contextOn(server, { only: ['updateSubscription', 'getCharge'] });
     await positiveCheck.run(ctx);

@@ -1,3 +1,4 @@
+import { fetchFailure } from '../../lib/net/fetch-failure.js';
 import type { Exchange, KeyUsed, RecordedRequest } from './types.js';
 
 /**
@@ -62,9 +63,58 @@ export async function send(fetchFn: typeof fetch, input: SendInput, timeoutMs: n
       startedAt,
     };
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
-    return { operationId: input.operationId, request, error: reason, ms: performance.now() - started, startedAt };
+    return { operationId: input.operationId, request, error: whyNoAnswer(error, input.url, timeoutMs), ms: performance.now() - started, startedAt };
   }
+}
+
+/**
+ * Why a request got no answer, in words QA can act on: the cause Node's fetch wraps (refused,
+ * no such host, timed out, a TLS failure …, lib/net/fetch-failure.ts), the host and port it is
+ * about, and what to look at.
+ */
+export function whyNoAnswer(thrown: unknown, url: string, timeoutMs: number): string {
+  const { kind, code, message } = fetchFailure(thrown);
+  const target = new URL(url);
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  const host = `${target.hostname}:${port}`;
+  // The code, and the cause's own words where they are short and add to it (`self-signed certificate`).
+  const words = message !== undefined && message !== 'fetch failed' && message.length <= 80 && !/\n|:error:/.test(message) ? message : undefined;
+  const detail = code === undefined ? words : words === undefined || words.includes(code) ? code : `${words}, ${code}`;
+  const said = detail === undefined ? '' : `: ${detail}`;
+  switch (kind) {
+    case 'timeout':
+      return `timed out: no answer within ${timeoutMs >= 1000 && timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`;
+    case 'refused':
+      return `connection refused: nothing listens on ${host} (is the service up, the port right?)`;
+    case 'no-such-host':
+      return `no such host: ${target.hostname} does not resolve (DNS${said}); is the name right?`;
+    case 'dns-failed':
+      return `DNS lookup failed for ${target.hostname}${said} (is the network or the resolver up?)`;
+    case 'connect-timeout':
+      return `timed out connecting to ${host}${said} (a firewall dropping the packets?)`;
+    case 'unreachable':
+      return `host unreachable: no route to ${target.hostname}${said}`;
+    case 'closed':
+      return `connection closed without an answer by ${host}${said}${target.protocol === 'http:' ? ' (does it speak https only?)' : ''}`;
+    case 'tls':
+      return `TLS failure with ${host}${said}${tlsHint(code)}`;
+    case 'not-http':
+      return `${host} answered something that is not HTTP${said}`;
+    case 'blocked-port':
+      return `port ${port} is one fetch never connects to (a blocked "bad port" of the Fetch standard); use another`;
+    default:
+      return `no answer from ${host}${said || `: ${thrown instanceof Error ? thrown.message : String(thrown)}`}`;
+  }
+}
+
+/** What to do about a TLS failure, by its code. */
+function tlsHint(code: string | undefined): string {
+  if (code === undefined) return '';
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST/.test(code)) return ' (is it http://, not https://?)';
+  if (/SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/.test(code)) return ' (a certificate of a private CA: trust the CA with NODE_EXTRA_CA_CERTS=ca.pem)';
+  if (/EXPIRED|NOT_YET_VALID/.test(code)) return ' (the certificate is out of its dates)';
+  if (/ALTNAME|HOSTNAME/.test(code)) return ' (the certificate is for another name)';
+  return '';
 }
 
 function maskHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {

@@ -8,7 +8,7 @@
  */
 import { listOperations, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { send } from './http.js';
-import type { ConformanceOptions } from './types.js';
+import type { ConformanceOptions, Exchange } from './types.js';
 
 /** The target answered 401 to a run's own key. The message is the one line the CLI prints. */
 export class KeyRefusedError extends Error {
@@ -31,11 +31,13 @@ export function keyProbeOperation(contract: JsonObject): ContractOperation | und
 
 /**
  * Throws `KeyRefusedError` when the target answers 401 to the run's key or to the second key
- * on the probe read. Any other answer, or none (the reachability probe reports that), passes.
+ * on the probe read. Any other answer, or none, passes: the probe with the run's key is returned
+ * for the preflight to judge (preflight.ts: does the base URL serve this interface?).
  */
-export async function checkKeysAccepted(options: ConformanceOptions, contract: JsonObject, fetchFn: typeof fetch = fetch): Promise<void> {
+export async function checkKeysAccepted(options: ConformanceOptions, contract: JsonObject, fetchFn: typeof fetch = fetch): Promise<Exchange | undefined> {
   const op = keyProbeOperation(contract);
-  if (!op) return;
+  if (!op) return undefined;
+  let probe: Exchange | undefined;
   const apiKeyHeader = apiKeyHeaderOf(contract);
   const keys: Array<[string, string, string | undefined]> = [
     ['the API key', '--api-key', options.apiKey],
@@ -48,10 +50,14 @@ export async function checkKeysAccepted(options: ConformanceOptions, contract: J
       { operationId: op.operationId, method: op.method, url: `${options.baseUrl}${op.path}`, headers: { [apiKeyHeader]: key }, secretHeaders: [apiKeyHeader] },
       options.timeoutMs,
     );
+    // No answer: the preflight says why; a second key is not tried on a target that does not answer.
+    if (exchange.error) return exchange;
     if (exchange.response?.status === 401) {
       throw new KeyRefusedError(`the target refused ${what} (401 on ${op.method.toUpperCase()} ${op.path}); check ${flag}.`);
     }
+    probe ??= exchange;
   }
+  return probe;
 }
 
 /** The header named by the contract's first `apiKey` security scheme that is sent `in: header`. */

@@ -4,6 +4,7 @@ import { checkNames, type CheckName, type CheckResult, type Finding, type Outcom
 export class Recorder {
   private readonly findings = new Map<string, Finding[]>();
   private readonly skips = new Map<string, string>();
+  private readonly partials = new Map<string, string[]>();
 
   constructor(
     private readonly onCheck?: (operationId: string, check: CheckName, outcome: Outcome) => void,
@@ -44,6 +45,19 @@ export class Recorder {
     if (!this.skips.has(key)) this.skips.set(key, reason);
   }
 
+  /**
+   * Part of what the check asserts could not be tried here (unknown keys against a stateless
+   * target, the later events without a sandbox control …): unless a finding failed or departs
+   * from a decision, the result is a skip, "not run in full", with every such reason (which says
+   * what did run). A pass resting on part of the check is never shown as ✓.
+   */
+  partial(operationId: string, check: CheckName, reason: string): void {
+    const key = `${operationId}\u0000${check}`;
+    const list = this.partials.get(key) ?? [];
+    if (!list.includes(reason)) list.push(reason);
+    this.partials.set(key, list);
+  }
+
   /** One result per operation and check that found something or was skipped, in a stable order. */
   results(operationIds: readonly string[]): CheckResult[] {
     const results: CheckResult[] = [];
@@ -51,9 +65,14 @@ export class Recorder {
       for (const check of checkNames) {
         const key = `${operationId}\u0000${check}`;
         const findings = this.findings.get(key);
+        const partial = this.partials.get(key);
         if (findings && findings.length > 0) {
           const outcome: Outcome = findings.some((f) => f.outcome === 'fail') ? 'fail' : findings.some((f) => f.outcome === 'info') ? 'info' : 'pass';
-          results.push({ operationId, check, outcome, findings });
+          if (outcome === 'pass' && partial)
+            results.push({ operationId, check, outcome: 'skip', findings: [], skipReason: `not run in full: ${partial.join('; ')}` });
+          else results.push({ operationId, check, outcome, findings });
+        } else if (partial) {
+          results.push({ operationId, check, outcome: 'skip', findings: [], skipReason: this.skips.get(key) ?? `not run in full: ${partial.join('; ')}` });
         } else if (this.skips.has(key)) {
           results.push({ operationId, check, outcome: 'skip', findings: [], skipReason: this.skips.get(key)! });
         }

@@ -11,9 +11,8 @@ import { webhookCheck } from '../checks/webhooks.js';
 import { unsupportedMethodCheck } from '../checks/unsupported-method.js';
 import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
-import { RunContext, RunInterruptedError, TargetUnreachableError, type RunDeps } from './context.js';
-import { send } from './http.js';
-import { checkKeysAccepted } from './key-check.js';
+import { RunContext, RunInterruptedError, type RunDeps } from './context.js';
+import { detectNoState, preflight } from './preflight.js';
 import type { CheckName, ConformanceOptions, RunReport } from './types.js';
 
 /** One group of checks. `run` records findings (or skips) for the checks it names. */
@@ -26,6 +25,7 @@ export interface CheckModule {
 
 export { RunInterruptedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';
+export { KeepsNoStateError, WrongBaseUrlError } from './preflight.js';
 
 /**
  * The checks that send their own requests run first, in this order (later ones use what
@@ -50,12 +50,14 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   const started = Date.now();
   const ctx = new RunContext(options, deps);
   deps.onProgress?.({ kind: 'start', operations: ctx.operations.length });
-  await probe(ctx, deps);
-  await checkKeysAccepted(options, ctx.contract, deps.fetch);
+  // A wrong target (no answer, a refused key, a wrong base path) ends the run here (preflight.ts).
+  await preflight(ctx, deps.fetch);
   try {
     if (!options.readOnly && !options.stateless) {
       for (const module of activeChecks) await module.before?.(ctx);
       await createFixtures(ctx);
+      // A target that keeps nothing (a mock run without --stateless) ends it here.
+      await detectNoState(ctx);
     }
     for (const module of activeChecks) await module.run(ctx);
   } catch (error) {
@@ -78,14 +80,6 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   };
   deps.onProgress?.({ kind: 'done', report });
   return report;
-}
-
-/** One unauthenticated GET to each base URL: any HTTP answer means the target is there. */
-async function probe(ctx: RunContext, deps: RunDeps): Promise<void> {
-  for (const base of new Set([ctx.options.baseUrl, ctx.options.baseUrlAlt])) {
-    const exchange = await send(deps.fetch ?? fetch, { operationId: 'probe', method: 'GET', url: base }, ctx.options.timeoutMs);
-    if (exchange.error) throw new TargetUnreachableError(`${base} does not answer: ${exchange.error}`);
-  }
 }
 
 /** What clean-up left, in words: nothing, or the delete URLs of what is still there. */

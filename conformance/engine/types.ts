@@ -32,12 +32,13 @@ export const checkNames = [
 export type CheckName = (typeof checkNames)[number];
 
 /**
- * - `pass`: the check looked and found the deployment right;
+ * - `pass`: the check looked, all of it, and found the deployment right;
  * - `fail`: the deployment breaks what the profile holds it to;
  * - `info`: it departs only from a decision of the contract (an `x-decision`/`x-decided`
  *   mark) that the `seed` profile does not hold it to;
  * - `skip`: the check could not run here (with the reason: `--stateless`, `--read-only`,
- *   no second key, nothing to check).
+ *   no second key, nothing to check), or ran only in part and found nothing wrong in that part
+ *   ("not run in full", `Recorder.partial`): a pass resting on part of a check is never `pass`.
  */
 export type Outcome = 'pass' | 'fail' | 'info' | 'skip';
 

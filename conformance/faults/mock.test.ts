@@ -1,12 +1,15 @@
 /**
  * The suite against the Prism mock (profile seed, stateless): what the mock serves is the
  * contract's own examples, so nothing may fail, and the stateful checks are skipped with
- * their reason, not passed.
+ * their reason, not passed. Without --stateless, the CLI stops before any check and says to
+ * give it (the same mock: it takes seconds to start).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMock, type RunningMock } from '../../test/support/mock-process.js';
+import { statelessAuthReason } from '../checks/auth.js';
 import { runConformance } from '../engine/run.js';
 import type { RunReport } from '../engine/types.js';
+import { conformance } from '../test-support/cli-process.js';
 
 let mock: RunningMock;
 let report: RunReport;
@@ -49,7 +52,6 @@ test('the checks that need no state did run', () => {
     'status_code_conformance',
     'content_type_conformance',
     'response_schema_conformance',
-    'ignored_auth',
     'negative_data_rejection',
     'positive_data_acceptance',
     'brcode_well_formed',
@@ -57,4 +59,23 @@ test('the checks that need no state did run', () => {
   ]) {
     expect(ran, check).toContain(check);
   }
+});
+
+test('ignored_auth is not run in full, never ✓: a mock keeps no keys, so only the keyless request was sent', () => {
+  const auth = report.results.filter((r) => r.check === 'ignored_auth');
+  expect(auth.length).toBe(report.operations.length);
+  for (const result of auth) expect(result).toMatchObject({ outcome: 'skip', skipReason: `not run in full: ${statelessAuthReason}` });
+});
+
+test('the CLI without --stateless: one line suggesting it, exit 2, within seconds', { timeout: 60_000 }, async () => {
+  const run = await conformance(['--base-url', mock.url, '--api-key', 'any-key-the-mock-accepts']);
+  expect(run.exit.code, run.stderr).toBe(2);
+  expect(run.stderr.trim().split('\n')).toEqual([
+    expect.stringMatching(
+      /^conformance: the target keeps no state: two createPaymentLink requests with different bodies were both answered id \S+; if it is a mock or a stub, run again with --stateless /,
+    ),
+  ]);
+  expect(run.stdout).toBe('');
+  // Stopped after a handful of requests, not after a run of the checks (tsx's start included).
+  expect(run.ms).toBeLessThan(30_000);
 });

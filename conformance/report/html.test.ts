@@ -77,10 +77,10 @@ describe('renderHtml', () => {
   test('the legend says what every mark means', () => {
     const marks = [...html.matchAll(/<dl class="legend marks">(.*?)<\/dl>/g)][0]![1]!;
     expect([...marks.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map((m) => [m[1], m[2]])).toEqual([
-      ['✓', 'passed'],
+      ['✓', 'passed: the whole check ran, and the deployment held to it'],
       ['✗', 'failed: listed under Failures'],
       ['i', 'info: departs only from a decision of the contract, which profile seed allows'],
-      ['–', 'skipped: not run, for the reason listed under Skipped'],
+      ['–', 'skipped: not run, or not in full, for the reason listed under Skipped'],
       ['·', 'no result: the check does not apply to this operation, or had nothing to judge'],
     ]);
   });

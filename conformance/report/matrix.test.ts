@@ -60,10 +60,10 @@ describe('renderMatrix', () => {
   test('a legend line for every mark, saying what it means', () => {
     const legend = lines.filter((l) => /^[✓✗i–·] /.test(l));
     expect(legend).toEqual([
-      '✓ passed',
+      '✓ passed: the whole check ran, and the deployment held to it',
       '✗ failed: listed under Failures',
       'i info: departs only from a decision of the contract, which profile seed allows',
-      '– skipped: not run, for the reason listed under Skipped',
+      '– skipped: not run, or not in full, for the reason listed under Skipped',
       '· no result: the check does not apply to this operation, or had nothing to judge',
     ]);
   });

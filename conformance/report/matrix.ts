@@ -41,10 +41,10 @@ export const glyphs: Record<Outcome | 'none', string> = { pass: 'âœ“', fail: 'âœ
  * under --read-only; a header check after an undocumented status).
  */
 export const markMeanings: Record<Outcome | 'none', string> = {
-  pass: 'passed',
+  pass: 'passed: the whole check ran, and the deployment held to it',
   fail: 'failed: listed under Failures',
   info: 'info: departs only from a decision of the contract, which profile seed allows',
-  skip: 'skipped: not run, for the reason listed under Skipped',
+  skip: 'skipped: not run, or not in full, for the reason listed under Skipped',
   none: 'no result: the check does not apply to this operation, or had nothing to judge',
 };
 

@@ -21,6 +21,7 @@ import type { Deps } from '../deps.js';
 import { eventBodyWithImage } from '../domain/charge-image.js';
 import { expireDueCharges } from '../domain/charge-lifecycle.js';
 import type { AttemptOutcome, DueDelivery, WebhookDeliveryDoc } from '../store/types.js';
+import { fetchFailure } from '../../lib/net/fetch-failure.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { createWebhookTransport, InvalidStatus, type WebhookSend } from './transport.js';
 import { RefusedByPolicy } from './url-policy.js';
@@ -273,29 +274,27 @@ export function startWebhookWorker(deps: Deps, options: WebhookWorkerOptions = {
  * A refusal by the URL policy says so and no more (no address, no port: no connection was made).
  */
 export function describeFailure(thrown: unknown, timeoutMs: number): string {
-  if (isNamed(thrown, 'TimeoutError')) return `no answer within ${timeoutMs / 1000} s`;
-  const refused = found(thrown, RefusedByPolicy) ?? found(thrown, InvalidStatus);
+  const refused = isNamed(thrown, 'TimeoutError') ? undefined : (found(thrown, RefusedByPolicy) ?? found(thrown, InvalidStatus));
   if (refused) return refused.message;
-  const code = errorCode(thrown);
-  switch (code) {
-    case 'ECONNREFUSED':
+  const { kind, code } = fetchFailure(thrown);
+  switch (kind) {
+    case 'timeout':
+      return `no answer within ${timeoutMs / 1000} s`;
+    case 'refused':
       return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
+    case 'closed':
       return 'connection closed before an answer';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
+    case 'no-such-host':
+    case 'dns-failed':
       return 'host not found';
-    case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'connect-timeout':
       return 'connection timed out';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
+    case 'unreachable':
       return 'host unreachable';
-    case undefined:
-      return 'request failed';
+    case 'tls':
+      return `TLS failure (${code})`;
     default:
-      return /TLS|SSL|CERT|UNABLE_TO_VERIFY|SELF_SIGNED/.test(code) ? `TLS failure (${code})` : `request failed (${code})`;
+      return code === undefined ? 'request failed' : `request failed (${code})`;
   }
 }
 
@@ -309,14 +308,4 @@ function found<T extends Error>(thrown: unknown, kind: new (...args: never[]) =>
 
 function isNamed(value: unknown, name: string): boolean {
   return typeof value === 'object' && value !== null && (value as { name?: unknown }).name === name;
-}
-
-/** The system error code of a fetch failure: on the error, its cause, or the first of an AggregateError. */
-function errorCode(thrown: unknown, depth = 0): string | undefined {
-  if (typeof thrown !== 'object' || thrown === null || depth > 4) return undefined;
-  const { code, cause, errors } = thrown as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof code === 'string') return code;
-  const fromCause = errorCode(cause, depth + 1);
-  if (fromCause !== undefined) return fromCause;
-  return Array.isArray(errors) ? errorCode(errors[0], depth + 1) : undefined;
 }
