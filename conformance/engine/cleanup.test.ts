@@ -52,3 +52,22 @@ test('… also when the target stops answering in the middle of the run', async 
   expect(created).toBe(2);
   expect(await registrations()).toEqual(before);
 });
+
+test("a run never sends the sandbox reset (x-resets-company): the company's records stay, and the report says why", async () => {
+  const product = await server.api.POST('/product', { body: { name: 'Kept', description: 'Made before the run', price: 10, sku: 'KEPT', displayId: 'kept' } });
+  const paths: string[] = [];
+  const report = await runConformance(testRunOptions({ apiKey: server.apiKey, profile: 'reference', only: ['resetSandbox', 'getProduct'], timeoutMs: 5_000 }), {
+    fetch: async (input, init) => {
+      const request = new Request(input as string, init);
+      paths.push(`${request.method} ${new URL(request.url).pathname}`);
+      return server.app.fetch(request);
+    },
+  });
+  expect(paths.length).toBeGreaterThan(1);
+  expect(paths.filter((sent) => sent.includes('/sandbox/'))).toEqual([]);
+  expect(report.operations).toEqual(['getProduct', 'resetSandbox']);
+  expect(report.results.filter((r) => r.operationId === 'resetSandbox')).toEqual([
+    expect.objectContaining({ check: 'positive_data_acceptance', outcome: 'skip', skipReason: expect.stringMatching(/^never sent: it deletes every record/) }),
+  ]);
+  expect((await server.api.GET('/product/{id}', { params: { path: { id: product.data!.id } } })).response.status).toBe(200);
+});

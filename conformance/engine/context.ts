@@ -76,7 +76,15 @@ export class RunContext {
   readonly seedContract: JsonObject;
   readonly full: ContractValidator;
   readonly seed: ContractValidator;
+  /** The operations the run sends requests to: those it covers (`--only`) but the withheld ones. */
   readonly operations: ContractOperation[];
+  /**
+   * Operations it covers but never sends: those marked `x-resets-company` (D51's sandbox reset)
+   * delete every record of the key's company, the run's own and its owner's. Reported as skipped.
+   */
+  readonly withheld: ContractOperation[];
+  /** Both, in the contract's order: the operations of the report. */
+  readonly reported: ContractOperation[];
   readonly exchanges: Exchange[] = [];
   readonly recorder: Recorder;
   readonly runId: string;
@@ -103,7 +111,10 @@ export class RunContext {
     this.seed = new ContractValidator(this.seedContract);
     const all = listOperations(this.contract);
     this.byId = new Map(all.map((op) => [op.operationId, op]));
-    this.operations = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
+    const covered = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
+    this.withheld = covered.filter((op) => op.operation['x-resets-company'] === true);
+    this.operations = covered.filter((op) => !this.withheld.includes(op));
+    this.reported = covered;
     this.runId = options.runId ?? `conf${randomBytes(4).toString('hex')}`;
     this.fetchFn = deps.fetch ?? fetch;
     this.signal = deps.signal;

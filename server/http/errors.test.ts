@@ -428,7 +428,16 @@ describe('unexpected faults (D02)', () => {
   // The store methods these requests reach (a union of every method is too complex for vi.spyOn's types).
   type StoreMethod = Extract<
     keyof TestServer['deps']['store'],
-    'findApiKey' | 'getChargeJson' | 'getProducts' | 'getSubscription' | 'getWebhook' | 'insertCharge' | 'insertClient' | 'insertOrder' | 'insertProduct' | 'listClientsJson'
+    | 'findApiKey'
+    | 'getChargeJson'
+    | 'getProducts'
+    | 'getSubscription'
+    | 'getWebhook'
+    | 'insertCharge'
+    | 'insertClient'
+    | 'insertOrder'
+    | 'insertProduct'
+    | 'listClientsJson'
   >;
   const faults: Array<[string, { given: { method: string; path: string; body?: unknown; fails: StoreMethod; sync?: boolean }; want: number }]> = [
     ['GET /client when the store rejects', { given: { method: 'GET', path: '/client', fails: 'listClientsJson' }, want: 500 }],

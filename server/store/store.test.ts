@@ -1091,11 +1091,20 @@ describe.each(engines)('Store on %s', (_name, engine) => {
         ['the charge read again', { given: () => store.getCharge(a.companyId, a.charge.id), want: undefined }],
         ['the client list read again', { given: async () => jsonText(await store.listClientsJson(a.companyId)), want: '[]' }],
         ['the webhooks', { given: () => store.listWebhooks(a.companyId), want: [] }],
-        ['nothing of it is due', { given: async () => (await store.claimDueDeliveries(later(3600), later(3700), 10)).map((d) => d.companyId), want: [b.companyId] }],
+        [
+          'nothing of it is due',
+          { given: async () => (await store.claimDueDeliveries(later(3600), later(3700), 10)).map((d) => d.companyId), want: [b.companyId] },
+        ],
         ['the other company’s charge', { given: async () => (await store.getCharge(b.companyId, b.charge.id))?.id, want: b.charge.id }],
-        ['an order after it is number 1 again', { given: async () => (await store.insertOrder(a.companyId, (n) => order(a.company, n))).orderNumber, want: '000001' }],
+        [
+          'an order after it is number 1 again',
+          { given: async () => (await store.insertOrder(a.companyId, (n) => order(a.company, n))).orderNumber, want: '000001' },
+        ],
         ['its idempotency key is free', { given: () => store.claimIdempotencyKey(claimAt(a.companyId, 'key-1', 'other', 30)), want: { kind: 'claimed' } }],
-        ['reset again', { given: () => store.resetCompany(a.companyId), want: { charges: 0, clients: 0, products: 0, subscriptions: 0, orders: 1, webhooks: 0 } }],
+        [
+          'reset again',
+          { given: () => store.resetCompany(a.companyId), want: { charges: 0, clients: 0, products: 0, subscriptions: 0, orders: 1, webhooks: 0 } },
+        ],
         ['an unknown company', { given: () => store.resetCompany('comp_unknown'), want: undefined }],
       ];
       for (const [name, { given, want }] of steps) expect(await given(), name).toEqual(want);
