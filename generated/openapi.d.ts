@@ -718,8 +718,11 @@ export interface components {
              */
             status: number;
             /**
-             * @description Human-readable explanation of this occurrence.
-             * @example The request has 2 invalid fields: /total, /items/0/quantity.
+             * @description Human-readable explanation of this occurrence, in words a person can act on. In a validation
+             *     problem (`422`) it says what is wrong with each failing field and where, the first five of
+             *     `errors` (`items/0/productId must look like prod_…; total must be at least 500`), then how many
+             *     more there are.
+             * @example items/0/productId must look like prod_…; total must be at least 500.
              */
             detail: string;
             /**
