@@ -46,10 +46,12 @@ export function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: 
   } catch (error) {
     if (error instanceof WebhookVerificationFailed) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new WebhookVerificationFailed(
-      `webhook delivery failed verification (${reason}): check that the secret is this registration's and that the body is passed unparsed`,
-      { cause: error },
-    );
+    // A signature that matches nothing is, in practice, a delivery of another registration: each
+    // has its own secret, and a registration left behind to the same URL sends here too.
+    const hint = /signature/i.test(reason)
+      ? ': it is not signed with this secret. Each webhook registration has its own whsec_… secret, so it may be signed for another registration to this URL (GET /webhook lists them; DELETE /webhook/{id} removes one no longer used), or its body changed on the way (pass the body exactly as received, unparsed)'
+      : '';
+    throw new WebhookVerificationFailed(`webhook delivery failed verification (${reason})${hint}`, { cause: error });
   }
   if (typeof verified !== 'object' || verified === null) throw new WebhookVerificationFailed('webhook delivery is signed but its body is not a JSON object');
   return verified as WebhookEvent;

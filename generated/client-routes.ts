@@ -21,6 +21,7 @@ export const routes = {
   getProduct: { method: 'get', path: '/product/{id}', server: 'base_url_alt', idempotencyKey: false },
   createOrder: { method: 'post', path: '/order', server: 'base_url_alt', idempotencyKey: false },
   getOrder: { method: 'get', path: '/order/{id}', server: 'base_url_alt', idempotencyKey: false },
+  resetSandbox: { method: 'post', path: '/sandbox/reset', server: 'base_url', idempotencyKey: false },
 } as const;
 
 /** The server variables, one per base URL. */

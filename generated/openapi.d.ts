@@ -376,6 +376,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the company's sandbox records
+         * @description Deletes every record of the caller's company, in one step (**D51**): its clients, products,
+         *     subscriptions, orders and charges, its webhook registrations with their pending events and
+         *     delivery attempts, and its remembered `Idempotency-Key`s. The company and its API keys stay, so
+         *     the same key goes on working on an empty company; order numbers start again at `000001`. The
+         *     answer counts what was deleted; a second reset deletes nothing and answers the same way with
+         *     zeros. Only a development deployment resets: a production one answers `403` and deletes
+         *     nothing. Not in the source document: a sandbox control of this contract, never sent by a
+         *     conformance run.
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     chargeEvent: {
@@ -654,6 +681,7 @@ export interface components {
          *     | `/problems/malformed-request` | 400 | the body is not valid JSON |
          *     | `/problems/unauthorized` | 401 | `X-API-KEY` missing or unknown |
          *     | `/problems/live-charge` | 403 | a sandbox simulation asked of a charge without `devMode` |
+         *     | `/problems/sandbox-only` | 403 | a sandbox reset asked of a production deployment |
          *     | `/problems/not-found` | 404 | no such record for the caller's company, or no such path |
          *     | `/problems/method-not-allowed` | 405 | the path exists but not with this method (see `Allow`) |
          *     | `/problems/request-timeout` | 408 | the headers or the body did not arrive in time; the connection is closed |
@@ -690,8 +718,11 @@ export interface components {
              */
             status: number;
             /**
-             * @description Human-readable explanation of this occurrence.
-             * @example The request has 2 invalid fields: /total, /items/0/quantity.
+             * @description Human-readable explanation of this occurrence, in words a person can act on. In a validation
+             *     problem (`422`) it says what is wrong with each failing field and where, the first five of
+             *     `errors` (`items/0/productId must look like prod_…; total must be at least 500`), then how many
+             *     more there are.
+             * @example items/0/productId must look like prod_…; total must be at least 500.
              */
             detail: string;
             /**
@@ -1871,6 +1902,28 @@ export interface components {
             status?: "CREATED";
             /** @constant */
             paymentStatus?: "PENDING";
+        };
+        /**
+         * @description A number of records.
+         * @example 3
+         */
+        RecordCount: number;
+        /**
+         * @description What a sandbox reset deleted (**D51**): the company whose records they were, and how many
+         *     records of each kind. Webhook events waiting to be delivered, delivery attempts and remembered
+         *     `Idempotency-Key`s go with them and are not counted.
+         */
+        SandboxReset: {
+            companyId: components["schemas"]["CompanyId"];
+            /** @description How many records of each kind were deleted. */
+            deleted: {
+                charges: components["schemas"]["RecordCount"];
+                clients: components["schemas"]["RecordCount"];
+                products: components["schemas"]["RecordCount"];
+                subscriptions: components["schemas"]["RecordCount"];
+                orders: components["schemas"]["RecordCount"];
+                webhooks: components["schemas"]["RecordCount"];
+            };
         };
         /**
          * @description The body of an event delivery (**D14**), as the Standard Webhooks specification shapes it:
@@ -3091,6 +3144,44 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No order with this id exists for the caller's company (**D27**). */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company's records are deleted; how many of each kind. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxReset"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The deployment runs in production, where records are never reset (**D51**). */
+            403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];

@@ -33,7 +33,12 @@ const server = createServer((req, res) => {
       // Checks the signature over id, timestamp and the exact bytes, and that the timestamp is recent.
       event = webhook.verify(body, req.headers);
     } catch (error) {
-      console.log(`receiver: rejected a delivery: ${error.message}`);
+      // A signature that matches nothing is, in practice, a delivery of another registration to
+      // this URL (each has its own secret): say so, rather than leave a bare "No matching signature".
+      const why = /signature/i.test(error.message)
+        ? ' (it is signed with another secret: most likely for another webhook registration to this URL, one an earlier run left; GET /webhook lists them, DELETE /webhook/{id} removes one)'
+        : '';
+      console.log(`receiver: rejected a delivery: ${error.message}${why}`);
       res.writeHead(400).end();
       return;
     }

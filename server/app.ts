@@ -17,11 +17,12 @@ import { clientOperations } from './routes/clients.js';
 import { orderOperations } from './routes/orders.js';
 import { payRoutes } from './routes/pay.js';
 import { productOperations } from './routes/products.js';
+import { sandboxOperations } from './routes/sandbox.js';
 import { subscriptionOperations } from './routes/subscriptions.js';
 import { webhookOperations } from './routes/webhooks.js';
 
 /** The handlers of the contract's operations, by resource; which path and method each serves is the contract's. */
-const resources = [chargeOperations, clientOperations, productOperations, subscriptionOperations, orderOperations, webhookOperations];
+const resources = [chargeOperations, clientOperations, productOperations, subscriptionOperations, orderOperations, webhookOperations, sandboxOperations];
 
 /**
  * The reference server: both base URLs of the contract on one Hono app, one sub-app per

@@ -7,7 +7,18 @@ import { createCompanyWithKey, createDeps, describeStore, openStore } from './bo
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { OperationCatalog } from './http/operations.js';
-import { keysCommand, listen, listenProblem, localOrigin, noCompanyLine, startUpLines, type StartState } from './start-up.js';
+import {
+  DEVELOPMENT_COMPANY,
+  keysCommand,
+  listen,
+  listenProblem,
+  localOrigin,
+  noCompanyLine,
+  secondWriterLine,
+  startUpLines,
+  type StartState,
+} from './start-up.js';
+import { takeWriterLock } from './store/sqlite/writer-lock.js';
 
 type FetchCallback = ReturnType<typeof createApp>['fetch'];
 
@@ -62,6 +73,16 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // One writer per SQLite file: a second server on the same file would keep its own memory of
+  // what it read and answer differently from the first. The OS's lock on `<file>-lock`, held
+  // for this process's life, is gone when it ends, however it ends.
+  const onSqliteFile = config.databaseUrl === undefined && config.databasePath !== ':memory:';
+  const writerLock = onSqliteFile ? takeWriterLock(config.databasePath) : undefined;
+  if (onSqliteFile && writerLock === undefined) {
+    console.error(secondWriterLine(config.databasePath));
+    server.close();
+    process.exit(2);
+  }
   const deps = createDeps(config, { store: await openStore(config) });
   // An empty database: a development start makes the development company and prints its key
   // once, for whoever started it; a production start never invents a company (D04): it says how
@@ -69,7 +90,7 @@ async function main(): Promise<void> {
   let state: StartState = 'had companies';
   if ((await deps.store.countCompanies()) === 0) {
     if (config.mode === 'development') {
-      const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: 'Sandbox Company' });
+      const { companyId, apiKey } = await createCompanyWithKey(deps.store, { name: DEVELOPMENT_COMPANY });
       state = 'created the development company';
       // Shown once, on the terminal of whoever started the server, never through the logger.
       process.stdout.write(
@@ -99,7 +120,12 @@ async function main(): Promise<void> {
     // and lets go of the store before it is closed.
     const workerStopped = worker.stop();
     server.close(() => {
-      void workerStopped.then(() => deps.store.close()).then(() => process.exit(0));
+      void workerStopped
+        .then(() => deps.store.close())
+        .then(() => {
+          writerLock?.release();
+          process.exit(0);
+        });
     });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

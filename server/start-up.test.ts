@@ -96,7 +96,11 @@ describe('startUpLines', () => {
       'a database with companies',
       config,
       'had companies',
-      [where, 'This database already has companies, so no key is shown. For a new key: npm run keys -- create --company "Name"'],
+      [
+        where,
+        'This database already has companies, so no key is shown. Another key for one of them (say, a lost one): ' +
+          'npm run keys -- issue --company "Sandbox Company"; a new company and its key: npm run keys -- create --company "Name"',
+      ],
     ],
     [
       'payment pages elsewhere',

@@ -1,5 +1,6 @@
 import type { Server } from 'node:net';
 import { defaultDatabasePath, type Config } from './config.js';
+import { writerLockPath } from './store/sqlite/writer-lock.js';
 
 /**
  * Holds the port: resolves once the server listens, rejects with the listen error (instead of
@@ -37,6 +38,18 @@ export function listenProblem(error: unknown, { port, host }: Pick<Config, 'port
   }
 }
 
+/**
+ * The one line of a server that finds another server on its SQLite file (it holds the file's
+ * writer lock): what is wrong and the three ways out.
+ */
+export function secondWriterLine(databasePath: string): string {
+  return (
+    `Could not start: another server is already running on the SQLite file ${databasePath} (it holds ${writerLockPath(databasePath)}). ` +
+    'Two servers on one file would each answer from what they keep in memory and drift apart: stop the other one, ' +
+    'give this one a DATABASE_PATH of its own, or run several instances on one PostgreSQL database (DATABASE_URL).'
+  );
+}
+
 /** Hosts a person reaches as `localhost`: the loopback and every-interface addresses. */
 const localHosts = new Set(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
 
@@ -55,11 +68,14 @@ function shellWord(value: string): string {
  * How to make a key for the database the server uses: `npm run keys` reads the same variables,
  * so a database other than the default is named (a DATABASE_URL only by name: it may hold a password).
  */
-export function keysCommand(config: Pick<Config, 'databasePath' | 'databaseUrl'>): string {
-  const command = 'npm run keys -- create --company "Name"';
+export function keysCommand(config: Pick<Config, 'databasePath' | 'databaseUrl'>, args = 'create --company "Name"'): string {
+  const command = `npm run keys -- ${args}`;
   if (config.databaseUrl !== undefined) return `${command}  (with the same DATABASE_URL)`;
   return config.databasePath === defaultDatabasePath ? command : `DATABASE_PATH=${shellWord(config.databasePath)} ${command}`;
 }
+
+/** The name of the company a development start makes on an empty database. */
+export const DEVELOPMENT_COMPANY = 'Sandbox Company';
 
 /** What the database held at start: companies already, none (a production start), or none and the development company was just made. */
 export type StartState = 'had companies' | 'no company' | 'created the development company';
@@ -79,7 +95,11 @@ export function noCompanyLine(config: Pick<Config, 'databasePath' | 'databaseUrl
 export function startUpLines(config: Pick<Config, 'publicUrl' | 'databasePath' | 'databaseUrl'>, origin: string, state: StartState): string {
   const lines = [`Pix sandbox listening on ${origin}  (docs: ${origin}/docs/)`];
   if (config.publicUrl !== origin) lines.push(`Payment pages link to ${config.publicUrl} (PUBLIC_URL).`);
-  if (state === 'had companies') lines.push(`This database already has companies, so no key is shown. For a new key: ${keysCommand(config)}`);
+  if (state === 'had companies')
+    lines.push(
+      `This database already has companies, so no key is shown. Another key for one of them (say, a lost one): ` +
+        `${keysCommand(config, `issue --company "${DEVELOPMENT_COMPANY}"`)}; a new company and its key: ${keysCommand(config)}`,
+    );
   if (state === 'no company') lines.push(noCompanyLine(config));
   return `${lines.join('\n')}\n\n`;
 }

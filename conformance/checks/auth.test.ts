@@ -78,7 +78,13 @@ const outcomes = (ctx: RunContext): Record<string, Outcome> =>
       .map((r) => [r.operationId, r.outcome]),
   );
 
-const everyOperation = (outcome: Outcome): Record<string, Outcome> => Object.fromEntries(listOperations(contract).map((op) => [op.operationId, outcome]));
+/** Every operation a run sends requests to: all but those marked `x-resets-company` (D51), which it never sends. */
+const everyOperation = (outcome: Outcome): Record<string, Outcome> =>
+  Object.fromEntries(
+    listOperations(contract)
+      .filter((op) => op.operation['x-resets-company'] !== true)
+      .map((op) => [op.operationId, outcome]),
+  );
 
 // Each case: a fault, and the outcome of ignored_auth per operation in each profile.
 const cases: Array<[string, { given: keyof typeof faults; want: Record<Profile, Record<string, Outcome>> }]> = [

@@ -196,7 +196,12 @@ describe('ensure_resource_availability', () => {
           const response = await next(request);
           return is(request, 'GET', product) ? rewriteJson(response, (p) => ({ ...(p as object), price: 1 })) : response;
         },
-        want: { op: 'createProduct', seed: 'info', reference: 'fail', message: /^(info \(D37\)|fail): GET \/product\/\S+: `price` reads 1, sent (?!1$)\d+(\.\d+)?$/m },
+        want: {
+          op: 'createProduct',
+          seed: 'info',
+          reference: 'fail',
+          message: /^(info \(D37\)|fail): GET \/product\/\S+: `price` reads 1, sent (?!1$)\d+(\.\d+)?$/m,
+        },
       },
     ],
   ];

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { testRunOptions } from '../test-support/fixtures.js';
+import { RunContext } from './context.js';
 import { runConformance, TargetUnreachableError } from './run.js';
 
 let server: TestServer;
@@ -51,4 +52,40 @@ test('… also when the target stops answering in the middle of the run', async 
   await expect(run).rejects.toBeInstanceOf(TargetUnreachableError);
   expect(registered).toBe(2);
   expect(await registrations()).toEqual(before);
+});
+
+test("a run never sends the sandbox reset (x-resets-company): the company's records stay, and the report says why", async () => {
+  const product = await server.api.POST('/product', { body: { name: 'Kept', description: 'Made before the run', price: 10, sku: 'KEPT', displayId: 'kept' } });
+  const paths: string[] = [];
+  const report = await runConformance(testRunOptions({ apiKey: server.apiKey, profile: 'reference', only: ['resetSandbox', 'getProduct'], timeoutMs: 5_000 }), {
+    fetch: async (input, init) => {
+      const request = new Request(input as string, init);
+      paths.push(`${request.method} ${new URL(request.url).pathname}`);
+      return server.app.fetch(request);
+    },
+  });
+  expect(paths.length).toBeGreaterThan(1);
+  expect(paths.filter((sent) => sent.includes('/sandbox/'))).toEqual([]);
+  expect(report.operations).toEqual(['getProduct', 'resetSandbox']);
+  expect(report.results.filter((r) => r.operationId === 'resetSandbox')).toEqual([
+    expect.objectContaining({ check: 'positive_data_acceptance', outcome: 'skip', skipReason: expect.stringMatching(/^never sent: it deletes every record/) }),
+  ]);
+  expect((await server.api.GET('/product/{id}', { params: { path: { id: product.data!.id } } })).response.status).toBe(200);
+});
+
+test("a registration made with the second company's key is deleted with that key", async () => {
+  const others = async () => (await server.other.api.GET('/webhook')).data!.map((w) => w.id);
+  const before = await others();
+  const ctx = new RunContext(testRunOptions({ apiKey: server.apiKey, secondApiKey: server.other.apiKey, profile: 'reference', timeoutMs: 5_000 }), {
+    fetch: async (input, init) => server.app.fetch(new Request(input as string, init)),
+  });
+  const made = await ctx.request('createWebhook', {
+    apiKey: server.other.apiKey,
+    body: { url: 'https://conformance.invalid/hook', name: 'Second company', events: ['charge.paid'] },
+  });
+  expect(made.response?.status).toBe(201);
+  expect(await others()).toHaveLength(before.length + 1);
+  await ctx.cleanUp();
+  expect(ctx.notCleanedUp).toEqual([]);
+  expect(await others()).toEqual(before);
 });

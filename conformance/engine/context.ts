@@ -76,7 +76,15 @@ export class RunContext {
   readonly seedContract: JsonObject;
   readonly full: ContractValidator;
   readonly seed: ContractValidator;
+  /** The operations the run sends requests to: those it covers (`--only`) but the withheld ones. */
   readonly operations: ContractOperation[];
+  /**
+   * Operations it covers but never sends: those marked `x-resets-company` (D51's sandbox reset)
+   * delete every record of the key's company, the run's own and its owner's. Reported as skipped.
+   */
+  readonly withheld: ContractOperation[];
+  /** Both, in the contract's order: the operations of the report. */
+  readonly reported: ContractOperation[];
   readonly exchanges: Exchange[] = [];
   readonly recorder: Recorder;
   readonly runId: string;
@@ -91,7 +99,7 @@ export class RunContext {
   /** The delete the contract links to each create that has one (`createWebhook` → `deleteWebhook`). */
   private readonly deletes: Map<string, ContractLink>;
   /** Records the run created that can be deleted and are not yet: the delete and its path, by URL. */
-  private readonly leftBehind = new Map<string, { link: ContractLink; params: Record<string, string> }>();
+  private readonly leftBehind = new Map<string, { link: ContractLink; params: Record<string, string>; apiKey: string | null | undefined }>();
 
   constructor(
     readonly options: ConformanceOptions,
@@ -103,7 +111,10 @@ export class RunContext {
     this.seed = new ContractValidator(this.seedContract);
     const all = listOperations(this.contract);
     this.byId = new Map(all.map((op) => [op.operationId, op]));
-    this.operations = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
+    const covered = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
+    this.withheld = covered.filter((op) => op.operation['x-resets-company'] === true);
+    this.operations = covered.filter((op) => !this.withheld.includes(op));
+    this.reported = covered;
     this.runId = options.runId ?? `conf${randomBytes(4).toString('hex')}`;
     this.fetchFn = deps.fetch ?? fetch;
     this.signal = deps.signal;
@@ -146,7 +157,7 @@ export class RunContext {
       exchange = await send(this.fetchFn, input, this.options.timeoutMs);
     }
     this.exchanges.push(exchange);
-    this.track(op, exchange);
+    this.track(op, exchange, init.apiKey);
     // A target that stopped answering would otherwise cost one timeout per remaining request.
     this.unansweredInARow = exchange.error ? this.unansweredInARow + 1 : 0;
     if (this.unansweredInARow >= MAX_UNANSWERED_IN_A_ROW) {
@@ -162,8 +173,11 @@ export class RunContext {
     if (this.signal?.aborted) throw new RunInterruptedError('interrupted: the run stopped before its end');
   }
 
-  /** Notes a deletable record a request created, and forgets one a request deleted. */
-  private track(op: ContractOperation, exchange: Exchange): void {
+  /**
+   * Notes a deletable record a request created, with the key that created it (a record of the second
+   * company is deleted with the second key), and forgets one a request deleted.
+   */
+  private track(op: ContractOperation, exchange: Exchange, apiKey: string | null | undefined): void {
     const status = exchange.response?.status ?? 0;
     if (status < 200 || status > 299) return;
     if (op.method === 'delete') {
@@ -172,7 +186,7 @@ export class RunContext {
     }
     const link = this.deletes.get(op.operationId);
     const params = link ? linkParameters(link, parseJson(exchange.response!.body)) : undefined;
-    if (link && params) this.leftBehind.set(this.url(link.target, params), { link, params });
+    if (link && params) this.leftBehind.set(this.url(link.target, params), { link, params, apiKey });
   }
 
   /** Whether the contract links a delete to what this operation creates. */
@@ -196,8 +210,8 @@ export class RunContext {
    * the company's limit, D49). Runs once the checks are done, also when one threw.
    */
   async cleanUp(): Promise<void> {
-    for (const { link, params } of [...this.leftBehind.values()]) {
-      const input = this.input(link.target, { pathParams: params });
+    for (const { link, params, apiKey } of [...this.leftBehind.values()]) {
+      const input = this.input(link.target, { pathParams: params, ...(apiKey !== undefined ? { apiKey } : {}) });
       const exchange = await send(this.fetchFn, input, this.options.timeoutMs);
       if (exchange.response && (exchange.response.status < 300 || exchange.response.status === 404)) this.leftBehind.delete(input.url);
     }

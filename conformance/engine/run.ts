@@ -49,7 +49,7 @@ const activeChecks: CheckModule[] = [
 export async function runConformance(options: ConformanceOptions, deps: RunDeps = {}): Promise<RunReport> {
   const started = Date.now();
   const ctx = new RunContext(options, deps);
-  deps.onProgress?.({ kind: 'start', operations: ctx.operations.length });
+  deps.onProgress?.({ kind: 'start', operations: ctx.reported.length });
   // A wrong target (no answer, a refused key, a wrong base path) ends the run here (preflight.ts).
   await preflight(ctx, deps.fetch);
   try {
@@ -68,19 +68,25 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   // What the run created and may delete goes, also when a check threw or the target stopped answering.
   await ctx.cleanUp().catch(() => undefined);
   await responseChecks.run(ctx);
+  for (const op of ctx.withheld) ctx.recorder.skip(op.operationId, 'positive_data_acceptance', withheldReason);
+  const reported = ctx.reported.map((op) => op.operationId);
   const report: RunReport = {
     runId: ctx.runId,
     profile: options.profile,
     target: { baseUrl: options.baseUrl, baseUrlAlt: options.baseUrlAlt },
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
-    operations: ctx.operations.map((op) => op.operationId),
-    results: ctx.recorder.results(ctx.operations.map((op) => op.operationId)),
+    operations: reported,
+    results: ctx.recorder.results(reported),
     exchanges: ctx.exchanges,
   };
   deps.onProgress?.({ kind: 'done', report });
   return report;
 }
+
+/** Why an operation marked `x-resets-company` is never sent. */
+export const withheldReason =
+  "never sent: it deletes every record of the API key's company (x-resets-company), the run's fixtures and whatever else the company holds";
 
 /** What clean-up left, in words: nothing, or the delete URLs of what is still there. */
 function leftBehindNote(ctx: RunContext): string {

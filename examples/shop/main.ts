@@ -5,7 +5,7 @@
  *   curl -s -X POST http://127.0.0.1:4100/orders -d '{"quantity":2}'     # → the order, with payUrl
  *
  * Open payUrl and press "Simular pagamento" (or POST /charge/{id}/simulate-payment); then
- * GET /orders/{id} answers "status":"PAID".
+ * GET /orders/{id} answers "status":"PAID". Ctrl-C stops it and deletes its webhook registration.
  */
 import { startShop } from './shop.js';
 
@@ -22,4 +22,14 @@ const shop = await startShop({
   ...(process.env.SHOP_PUBLIC_URL ? { publicUrl: process.env.SHOP_PUBLIC_URL } : {}),
 });
 console.log(`shop: listening on ${shop.url} (POST /orders, GET /orders/{id}, webhooks at /webhooks/pix)`);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shop.close().then(() => process.exit(0)));
+// Ctrl-C or a stop: the shop deletes its webhook registration on its way out.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    shop.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`shop: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
+  });

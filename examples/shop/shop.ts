@@ -2,7 +2,9 @@
  * A small shop on the Pix payment interface, with the typed client and no framework. It sells one
  * product: `POST /orders` makes an order and a development payment link for it; the service
  * calls `POST /webhooks/pix` when the charge is paid, and the order is marked paid. Orders live
- * in memory: a real shop keeps them in its database, with the webhook secret.
+ * in memory: a real shop keeps them in its database, with the webhook secret. Its webhook
+ * registration lives as long as it does: made at start (replacing one an earlier start left to
+ * the same URL), deleted by `close`.
  *
  * In your own project the import is `from 'pix-payments-toolkit/client'`.
  */
@@ -30,7 +32,10 @@ export interface Order {
 
 export interface RunningShop {
   url: string;
+  /** The shop's webhook registration (the service's `wbhk_…` id), deleted by `close`. */
+  webhookId: string;
   orders: ReadonlyMap<string, Order>;
+  /** Stops the shop and deletes its webhook registration. */
   close: () => Promise<void>;
 }
 
@@ -76,13 +81,52 @@ export async function startShop(options: ShopOptions): Promise<RunningShop> {
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const url = options.publicUrl ?? `http://127.0.0.1:${port}`;
 
-  // Where the service sends charge.paid ({base_url}); the secret is answered only this once.
-  const webhook = await pix.base.POST('/webhook', { body: { url: `${url}/webhooks/pix`, name: 'Shop', events: ['charge.paid'] } });
+  // Where the service sends charge.paid ({base_url}); the secret is answered only this once, so a
+  // registration cannot be reused by a new start: one that an earlier start left to this URL (it
+  // stopped without closing) is deleted, or its events would arrive signed with a secret this
+  // start does not have.
+  const hookUrl = `${url}/webhooks/pix`;
+  try {
+    for (const id of await registrationsTo(hookUrl)) await pix.base.DELETE('/webhook/{id}', { params: { path: { id } } });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const webhook = await pix.base.POST('/webhook', { body: { url: hookUrl, name: 'Shop', events: ['charge.paid'] } });
   if (webhook.error) {
     server.close();
     throw failed('registering the webhook', webhook.error);
   }
-  const secret = webhook.data.secret;
+  const { id: webhookId, secret } = webhook.data;
+
+  /** The company's registrations that send to `target`, by id. */
+  async function registrationsTo(target: string): Promise<string[]> {
+    const listed = await pix.base.GET('/webhook');
+    if (listed.error) throw failed('listing the webhook registrations', listed.error);
+    return listed.data.filter((registration) => registration.url === target).map((registration) => registration.id);
+  }
+
+  /**
+   * Why a delivery failed verification, in terms of what this shop knows: its own registration,
+   * the others that send to its URL, and whether the charge the delivery names is one of its orders'.
+   */
+  async function refusalOf(error: WebhookVerificationFailed, body: Buffer): Promise<string> {
+    let chargeId: string | undefined;
+    try {
+      chargeId = (JSON.parse(body.toString('utf8')) as { data?: { id?: string } }).data?.id;
+    } catch {
+      // Not JSON: said as such below.
+    }
+    const ours = chargeId !== undefined && [...orders.values()].some((order) => order.chargeId === chargeId);
+    const about = chargeId === undefined ? 'a body that names no charge' : `charge ${chargeId}, ${ours ? '' : 'not '}one of this shop's orders`;
+    const others = (await registrationsTo(hookUrl).catch(() => [])).filter((id) => id !== webhookId);
+    const why =
+      others.length > 0
+        ? `it is most likely signed for another registration that sends to ${hookUrl} (${others.join(', ')}): ` +
+          'delete it with DELETE /webhook/{id} if nothing uses it'
+        : `no other registration of the company sends to ${hookUrl}, so it was not signed by the service for this URL (a forged delivery, or one changed on the way)`;
+    return `refused a webhook delivery about ${about}: it is not signed with the secret of this shop's registration ${webhookId}; ${why}. (${error.message})`;
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', url).pathname;
@@ -109,12 +153,14 @@ export async function startShop(options: ShopOptions): Promise<RunningShop> {
 
     if (req.method === 'POST' && path === '/webhooks/pix') {
       let event: WebhookEvent;
+      const body = await readBody(req);
       try {
-        event = verifyWebhook(secret, req.headers, await readBody(req));
+        event = verifyWebhook(secret, req.headers, body);
       } catch (error) {
         if (!(error instanceof WebhookVerificationFailed)) throw error;
-        console.warn(`shop: refused a webhook delivery: ${error.message}`);
-        return json(res, 400, { error: 'invalid signature' });
+        json(res, 400, { error: 'invalid signature' });
+        console.warn(`shop: ${await refusalOf(error, body)}`);
+        return;
       }
       const deliveryId = String(req.headers['webhook-id']);
       if (!seen.has(deliveryId)) {
@@ -131,10 +177,14 @@ export async function startShop(options: ShopOptions): Promise<RunningShop> {
 
   return {
     url,
+    webhookId,
     orders,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // What the shop registered goes with it: left behind, it would be retried for hours.
+      const deleted = await pix.base.DELETE('/webhook/{id}', { params: { path: { id: webhookId } } });
+      if (deleted.error && deleted.response.status !== 404) throw failed('deleting the webhook registration', deleted.error);
     },
   };
 }

@@ -33,6 +33,22 @@ export function parseApiKey(apiKey: string): { keyId: string; secret: string } |
   return match ? { keyId: match[1]!, secret: match[2]! } : undefined;
 }
 
+/** How a key is named where it is listed or revoked (D04): its id, the part before the secret, which is safe to show. */
+export function keyLabel(keyId: string): string {
+  return `sk_${keyId}_…`;
+}
+
+/**
+ * The key id that a person names a key by: the id itself, its `sk_<key id>_…` label (with or
+ * without the ellipsis), or the whole key; undefined for anything else.
+ */
+export function keyIdOf(named: string): string | undefined {
+  const text = named.trim();
+  const whole = parseApiKey(text);
+  if (whole) return whole.keyId;
+  return /^(?:sk_)?([a-z0-9]{24})(?:_(?:…|\.\.\.)?)?$/.exec(text)?.[1];
+}
+
 export function secretMatches(secret: string, record: ApiKeyRecord): boolean {
   // One-shot hash: no Hash object per request (it was a twelfth of a simple GET).
   const given = hash('sha256', secret, 'buffer');

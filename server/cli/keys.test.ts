@@ -149,9 +149,14 @@ describe('keys create', () => {
 
 describe('keys with bad arguments', () => {
   test.each<[string, { given: string[]; want: { stderr: RegExp; lines?: number } }]>([
-    ['no subcommand', { given: [], want: { stderr: /^Usage: npm run keys -- create --company/ } }],
-    ['unknown subcommand', { given: ['delete', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- create --company/ } }],
-    ['two subcommands', { given: ['create', 'extra', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- create --company/ } }],
+    ['no subcommand', { given: [], want: { stderr: /^Usage: npm run keys -- <command>/ } }],
+    ['unknown subcommand', { given: ['delete', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- <command>/ } }],
+    ['an option of another command', { given: ['list', '--company', 'Acme'], want: { stderr: /^list takes no --company\n[\s\S]*Usage: npm run keys/ } }],
+    ['issue without --company', { given: ['issue', '--json'], want: { stderr: /^--company must name the company/, lines: 1 } }],
+    ['revoke without --key', { given: ['revoke'], want: { stderr: /^--key must name the key/, lines: 1 } }],
+    ['revoke --key that names no key', { given: ['revoke', '--key', 'sk_live_abc'], want: { stderr: /^--key must name a key/, lines: 1 } }],
+    ['reset without --company', { given: ['reset'], want: { stderr: /^--company must name the company/, lines: 1 } }],
+    ['two subcommands', { given: ['create', 'extra', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- <command>/ } }],
     ['missing --company', { given: ['create'], want: { stderr: /^--company must be/, lines: 1 } }],
     ['blank --company', { given: ['create', '--company', '   '], want: { stderr: /^--company must be/, lines: 1 } }],
     ['--company without a value', { given: ['create', '--company'], want: { stderr: /--company/ } }],
@@ -190,5 +195,167 @@ describe('keys with bad arguments', () => {
     expect(result.stdout).not.toMatch(/sk_[a-z0-9]{24}_/);
     // Nothing was created: the arguments are checked before the database is opened.
     expect(existsSync(databasePath)).toBe(false);
+  });
+});
+
+/** The key id of a key (the part before its secret), as `list` and `revoke` name it. */
+const keyIdOfKey = (apiKey: string): string => API_KEY.exec(apiKey)![1]!;
+
+/** `GET /client` with each key against a fresh app on the file (no key remembered from before): its status per key. */
+async function statusesOn(databasePath: string, apiKeys: string[]): Promise<number[]> {
+  const server = await createTestServer({ databasePath });
+  try {
+    return await Promise.all(apiKeys.map(async (apiKey) => (await server.request('/client', { apiKey })).status));
+  } finally {
+    await server.close();
+  }
+}
+
+describe('a lost key: issue another for the company, revoke the lost one', () => {
+  test('issue --json by id and by name; list shows every key by its id and no secret; revoke stops a key, the others work', async () => {
+    const databasePath = freshDatabase();
+    const first = JSON.parse((await keys(['create', '--company', 'Loja da Ana', '--json'], databasePath)).stdout) as { companyId: string; apiKey: string };
+    await keys(['create', '--company', 'Outra Loja', '--json'], databasePath);
+
+    const byId = await keys(['issue', '--company', first.companyId, '--json'], databasePath);
+    expect(byId.stderr).toBe('');
+    expect(byId.code).toBe(0);
+    const second = JSON.parse(byId.stdout) as { companyId: string; apiKey: string };
+    expect(second).toEqual({ companyId: first.companyId, apiKey: expect.stringMatching(API_KEY) });
+    const byName = JSON.parse((await keys(['issue', '--company', 'Loja da Ana', '--json'], databasePath)).stdout) as { companyId: string; apiKey: string };
+    expect(byName.companyId).toBe(first.companyId);
+    expect(await statusesOn(databasePath, [first.apiKey, second.apiKey, byName.apiKey])).toEqual([200, 200, 200]);
+
+    // The list goes to a pipe as it is (it holds no secret): every key by its id, oldest first.
+    const listed = await keys(['list'], databasePath);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toMatch(/sk_[a-z0-9]{24}_[A-Za-z0-9_-]{43}/);
+    const lines = listed.stdout.split('\n');
+    const ana = lines.findIndex((line) => line.startsWith(`${first.companyId}  Loja da Ana  (created `));
+    expect(ana, listed.stdout).toBeGreaterThanOrEqual(0);
+    expect(lines.slice(ana + 1, ana + 4).map((line) => line.trim().split(/\s+/)[0])).toEqual(
+      [first, second, byName].map(({ apiKey }) => `sk_${keyIdOfKey(apiKey)}_…`),
+    );
+    const asJson = JSON.parse((await keys(['list', '--json'], databasePath)).stdout) as Array<{ companyId: string; keys: Array<{ keyId: string }> }>;
+    expect(asJson.find((company) => company.companyId === first.companyId)?.keys.map((key) => key.keyId)).toEqual(
+      [first, second, byName].map(({ apiKey }) => keyIdOfKey(apiKey)),
+    );
+
+    // Revoked by its label as listed, by its id, by the whole key.
+    for (const [named, apiKey] of [
+      [`sk_${keyIdOfKey(first.apiKey)}_…`, first.apiKey],
+      [keyIdOfKey(byName.apiKey), byName.apiKey],
+    ] as const) {
+      const revoked = await keys(['revoke', '--key', named], databasePath);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      expect(revoked.stdout).toContain(`Revoked sk_${keyIdOfKey(apiKey)}_… of company ${first.companyId}`);
+    }
+    expect(await statusesOn(databasePath, [first.apiKey, second.apiKey, byName.apiKey])).toEqual([401, 200, 401]);
+    const last = await keys(['revoke', '--key', second.apiKey], databasePath);
+    expect(last.stdout).toContain(`The company has no key left: npm run keys -- issue --company ${first.companyId} makes one.`);
+    const again = await keys(['revoke', '--key', second.apiKey], databasePath);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^No key sk_[a-z0-9]{24}_… in this database/);
+    expect(again.stderr).not.toContain(second.apiKey);
+  });
+
+  test.skipIf(!haveTerminal('the keys command on a terminal'))('issue on a terminal prints the key once, and names the company’s other keys', async () => {
+    const databasePath = freshDatabase();
+    const first = JSON.parse((await keys(['create', '--company', 'Loja da Ana', '--json'], databasePath)).stdout) as { companyId: string; apiKey: string };
+    const result = await keys(['issue', '--company', first.companyId], databasePath, 'terminal');
+    expect(result.code).toBe(0);
+    const apiKey = new RegExp(API_KEY.source.slice(1, -1)).exec(result.stdout)?.[0];
+    expect(apiKey, result.stdout).toBeDefined();
+    expect(result.stdout).toContain(`New API key of company ${first.companyId} (Loja da Ana), shown only now:`);
+    expect(result.stdout).toContain(`sk_${keyIdOfKey(first.apiKey)}_…`);
+    expect(await statusesOn(databasePath, [apiKey!])).toEqual([200]);
+  });
+
+  test.each<[string, { given: (companyId: string) => string[]; want: { code: number; stderr: RegExp } }]>([
+    [
+      'into a pipe without --json: nothing is issued',
+      { given: (id) => ['issue', '--company', id], want: { code: 2, stderr: /not a terminal.*add --json.*Nothing was issued/ } },
+    ],
+    [
+      'an unknown company id',
+      { given: () => ['issue', '--company', 'comp_unknown0000000000000000', '--json'], want: { code: 1, stderr: /^No company comp_unknown/ } },
+    ],
+    ['a name no company has', { given: () => ['issue', '--company', 'Nobody', '--json'], want: { code: 1, stderr: /^No company is named "Nobody"/ } }],
+    [
+      'a name two companies have',
+      { given: () => ['issue', '--company', 'Twin', '--json'], want: { code: 1, stderr: /^2 companies are named "Twin": name one by its id \(comp_/ } },
+    ],
+  ])('issue %s: no key, nothing issued', async (_name, { given, want }) => {
+    const databasePath = freshDatabase();
+    const first = JSON.parse((await keys(['create', '--company', 'Twin', '--json'], databasePath)).stdout) as { companyId: string };
+    await keys(['create', '--company', 'Twin', '--json'], databasePath);
+    const result = await keys(given(first.companyId), databasePath);
+    expect(result.code).toBe(want.code);
+    expect(result.stderr).toMatch(want.stderr);
+    expect(result.stdout).not.toMatch(/sk_[a-z0-9]{24}_/);
+    const listed = JSON.parse((await keys(['list', '--json'], databasePath)).stdout) as Array<{ keys: unknown[] }>;
+    expect(listed.map((company) => company.keys.length)).toEqual([1, 1]);
+  });
+});
+
+describe('keys reset', () => {
+  /** Two companies with a client, a product and a webhook each, made through an app on the file. */
+  async function twoCompanies(databasePath: string) {
+    const made = JSON.parse((await keys(['create', '--company', 'Loja da Ana', '--json'], databasePath)).stdout) as { companyId: string; apiKey: string };
+    const server = await createTestServer({ databasePath });
+    try {
+      for (const apiKey of [made.apiKey, server.apiKey]) {
+        const json = { 'Content-Type': 'application/json' };
+        const post = (path: string, body: unknown) => server.request(path, { method: 'POST', apiKey, headers: json, body: JSON.stringify(body) });
+        expect(
+          (await post('/client', { name: 'Maria', status: 'ACTIVE', cpfCnpj: '52998224725', email: 'maria@example.com', phone: '11987654321' })).status,
+        ).toBe(201);
+        expect((await post('/product', { name: 'Café', description: 'Torrado', price: 39.9, sku: 'CAFE', displayId: 'cafe' })).status).toBe(201);
+        expect((await post('/webhook', { url: 'https://shop.example.com/hooks', name: 'Shop', events: ['charge.paid'] })).status).toBe(201);
+      }
+      return { ana: made, other: { companyId: server.companyId, apiKey: server.apiKey } };
+    } finally {
+      await server.close();
+    }
+  }
+
+  /** How many clients and webhooks each key's company has, read by a fresh app on the file. */
+  async function holdings(databasePath: string, apiKeys: string[]) {
+    const server = await createTestServer({ databasePath });
+    try {
+      return await Promise.all(
+        apiKeys.map(async (apiKey) => ({
+          clients: ((await (await server.request('/client', { apiKey })).json()) as unknown[]).length,
+          webhooks: ((await (await server.request('/webhook', { apiKey })).json()) as unknown[]).length,
+        })),
+      );
+    } finally {
+      await server.close();
+    }
+  }
+
+  test("deletes the named company's records, counts them; its key still works; the other company's records stay", async () => {
+    const databasePath = freshDatabase();
+    const { ana, other } = await twoCompanies(databasePath);
+    const result = await keys(['reset', '--company', 'Loja da Ana'], databasePath);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `Reset company ${ana.companyId} (Loja da Ana): deleted 0 charges, 1 clients, 1 products, 0 subscriptions, 0 orders, 1 webhooks, and their webhook events. Its keys still work.\n`,
+    );
+    expect(await holdings(databasePath, [ana.apiKey, other.apiKey])).toEqual([
+      { clients: 0, webhooks: 0 },
+      { clients: 1, webhooks: 1 },
+    ]);
+  });
+
+  test('a production deployment refuses: exit 1, the reason, nothing deleted', async () => {
+    const databasePath = freshDatabase();
+    const { ana } = await twoCompanies(databasePath);
+    const running = startTsx('server/cli/keys.ts', ['reset', '--company', ana.companyId], { DATABASE_PATH: databasePath, NODE_ENV: 'production' });
+    const exit = await within(running.exited, 'keys reset to exit');
+    expect(exit.code).toBe(1);
+    expect(running.stderr()).toMatch(/^This deployment runs in production, .* Nothing was deleted\.\n$/);
+    expect(await holdings(databasePath, [ana.apiKey])).toEqual([{ clients: 1, webhooks: 1 }]);
   });
 });

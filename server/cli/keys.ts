@@ -1,23 +1,54 @@
 import { parseArgs } from 'node:util';
 import { isValidCpfOrCnpj } from '../../lib/brazil/tax-id.js';
 import { readPixKey, UNPAYABLE_PIX_KEY } from '../../lib/pix/pix-key.js';
+import { issueApiKey, keyLabel, keyIdOf } from '../auth/api-keys.js';
 import { createCompanyWithKey, openStore } from '../bootstrap.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { resetCompany, resetRefusal } from '../domain/sandbox.js';
+import { takeWriterLock, writerLockPath } from '../store/sqlite/writer-lock.js';
+import type { CompanyRecord, Store } from '../store/types.js';
 
-const usage = `Usage: npm run keys -- create --company "Name" [--tax-id CNPJ] [--pix-key KEY] [--city City] [--color '#RRGGBB'] [--json]
+const usage = `Usage: npm run keys -- <command> [options]
 
-Creates a company and its API key in the database of the server (DATABASE_URL, or else the SQLite
-file at DATABASE_PATH, default ./data/payments.db) and prints the key once: on a terminal, or as one JSON
-line with --json (for a script that keeps it). Keys are stored hashed; a lost key cannot be shown again.
+  create --company "Name" [--tax-id CNPJ] [--pix-key KEY] [--city City] [--color '#RRGGBB'] [--json]
+      Creates a company and its first API key, and prints the key once.
+  list [--json]
+      Lists the companies and the ids of their keys (sk_<key id>_…); never a key itself.
+  issue --company COMPANY [--json]
+      Gives an existing company (its id comp_…, or its exact name) another API key, printed once.
+      Its other keys keep working until they are revoked.
+  revoke --key KEY
+      Revokes a key, named by its id, its sk_<key id>_… form or the whole key: it stops working
+      (a running server stops accepting it within a minute).
+  reset --company COMPANY
+      Deletes every record of a company (clients, products, subscriptions, orders, charges, webhook
+      registrations and their events); the company and its keys stay. Development only (NODE_ENV).
+
+The commands work on the database of the server (DATABASE_URL, or else the SQLite file at
+DATABASE_PATH, default ./data/payments.db), also while it runs. A key is printed only where it
+was asked for: on a terminal, or as one JSON line with --json (for a script that keeps it). Keys
+are stored hashed; a lost key cannot be shown again: issue another and revoke the lost one.
 
 --pix-key is the company's own Pix key (CPF, CNPJ, e-mail, +55 mobile number or random key), which
 its live charges carry. Without it, and on every development charge, the BR Code names a key that no
 one can register, so the code cannot be paid.`;
 
-function fail(message: string): never {
+/** Exit codes: 2 for a command line that cannot run, 1 for one that ran and was refused (nothing changed). */
+function fail(message: string, code: 1 | 2 = 2): never {
   console.error(message);
-  process.exit(2);
+  process.exit(code);
 }
+
+type Options = ReturnType<typeof parseOptions>['values'];
+
+/** The options each command takes (besides --help); any other is refused before anything is opened. */
+const optionsOf: Record<string, ReadonlyArray<keyof Options>> = {
+  create: ['company', 'tax-id', 'pix-key', 'city', 'color', 'json'],
+  list: ['json'],
+  issue: ['company', 'json'],
+  revoke: ['key'],
+  reset: ['company'],
+};
 
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseOptions>;
@@ -31,7 +62,67 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
-  if (positionals[0] !== 'create' || positionals.length !== 1) fail(usage);
+  const command = positionals[0];
+  if (command === undefined || positionals.length !== 1 || !(command in optionsOf)) fail(usage);
+  const allowed = optionsOf[command]!;
+  const stray = (Object.keys(values) as Array<keyof Options>).filter(
+    (name) => name !== 'help' && values[name] !== undefined && values[name] !== false && !allowed.includes(name),
+  );
+  if (stray.length > 0) fail(`${command} takes no --${stray[0]}\n\n${usage}`);
+
+  if (command === 'create') return create(values);
+  if (command === 'list') return withStore((store) => list(store, values.json));
+  if (command === 'issue') {
+    const company = required(values.company, '--company must name the company: its id (comp_…) or its exact name');
+    mayPrintKey(values.json, 'Nothing was issued.');
+    return withStore((store) => issue(store, company, values.json));
+  }
+  if (command === 'revoke') {
+    const key = required(values.key, '--key must name the key: its id, its sk_<key id>_… form or the whole key');
+    const keyId = keyIdOf(key);
+    if (!keyId) fail('--key must name a key: its id (24 lower-case letters and digits), its sk_<key id>_… form or the whole key');
+    return withStore((store) => revoke(store, keyId));
+  }
+  const company = required(values.company, '--company must name the company: its id (comp_…) or its exact name');
+  return reset(company);
+}
+
+function required(value: string | undefined, message: string): string {
+  const trimmed = value?.trim();
+  if (!trimmed) fail(message);
+  return trimmed;
+}
+
+/**
+ * A key is printed only where it was asked for: a person's terminal, or --json for a script that
+ * reads it. Plain text into a pipe or file (a log) is refused before anything is made.
+ */
+function mayPrintKey(json: boolean, nothing: string): void {
+  if (!json && !process.stdout.isTTY)
+    fail(
+      `The output is not a terminal, so the key is not printed there: run this on a terminal, or add --json to print {"companyId","apiKey"} for a script to keep. ${nothing}`,
+    );
+}
+
+function config(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`Configuration error: ${error.message}`);
+    throw error;
+  }
+}
+
+async function withStore(use: (store: Store) => Promise<void>, cfg = config()): Promise<void> {
+  const store = await openStore(cfg);
+  try {
+    await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function create(values: Options): Promise<void> {
   const name = values.company?.trim();
   if (!name || name.length > 255) fail('--company must be a name of 1 to 255 characters');
   const taxId = values['tax-id'];
@@ -44,22 +135,9 @@ async function main(): Promise<void> {
   }
   const color = values.color;
   if (color !== undefined && !/^#(?:[0-9A-Fa-f]{3}){1,2}$/.test(color)) fail('--color must be a hex colour such as #0E7C66');
-  // A key is printed only where it was asked for: a person's terminal, or --json for a script
-  // that reads it. Plain text into a pipe or file (a log) is refused before anything is made.
-  if (!values.json && !process.stdout.isTTY)
-    fail(
-      'The output is not a terminal, so the key is not printed there: run this on a terminal, or add --json to print {"companyId","apiKey"} for a script to keep. Nothing was created.',
-    );
+  mayPrintKey(values.json, 'Nothing was created.');
 
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) fail(`Configuration error: ${error.message}`);
-    throw error;
-  }
-  const store = await openStore(config);
-  try {
+  await withStore(async (store) => {
     const { companyId, apiKey } = await createCompanyWithKey(store, {
       name,
       ...(taxId ? { taxId } : {}),
@@ -74,8 +152,105 @@ async function main(): Promise<void> {
         : `It has no Pix key: its charges carry ${UNPAYABLE_PIX_KEY} and cannot be paid (--pix-key sets one).`;
       console.log(`Created company ${companyId} (${name}).\n${pix}\nAPI key (shown only now):\n\n  ${apiKey}\n`);
     }
+  });
+}
+
+async function list(store: Store, json: boolean): Promise<void> {
+  const companies = await store.listCompanies();
+  const listed = [];
+  for (const company of companies) {
+    const keys = await store.listApiKeys(company.doc.id);
+    listed.push({
+      companyId: company.doc.id,
+      name: company.doc.name,
+      createdAt: company.doc.createdAt,
+      keys: keys.map((key) => ({ keyId: key.id, key: keyLabel(key.id), createdAt: key.createdAt })),
+    });
+  }
+  if (json) {
+    console.log(JSON.stringify(listed));
+    return;
+  }
+  if (listed.length === 0) {
+    console.log('No company yet: npm run keys -- create --company "Name" makes one and its key.');
+    return;
+  }
+  for (const company of listed) {
+    console.log(`${company.companyId}  ${company.name}  (created ${company.createdAt})`);
+    if (company.keys.length === 0) console.log(`  no key: npm run keys -- issue --company ${company.companyId}`);
+    for (const key of company.keys) console.log(`  ${key.key}  created ${key.createdAt}`);
+  }
+}
+
+/** The company a --company names: its id, or the one company with exactly that name. */
+async function findCompany(store: Store, named: string): Promise<CompanyRecord> {
+  if (/^comp_[a-z0-9]+$/.test(named)) {
+    const company = await store.getCompany(named);
+    if (!company) fail(`No company ${named} in this database (npm run keys -- list shows them).`, 1);
+    return company;
+  }
+  const matches = (await store.listCompanies()).filter((company) => company.doc.name === named);
+  if (matches.length === 0) fail(`No company is named ${JSON.stringify(named)} in this database (npm run keys -- list shows them).`, 1);
+  if (matches.length > 1)
+    fail(`${matches.length} companies are named ${JSON.stringify(named)}: name one by its id (${matches.map((c) => c.doc.id).join(', ')}).`, 1);
+  return matches[0]!;
+}
+
+async function issue(store: Store, named: string, json: boolean): Promise<void> {
+  const company = await findCompany(store, named);
+  const companyId = company.doc.id;
+  const issued = issueApiKey(companyId, new Date());
+  if (!(await store.addApiKey(issued.record))) fail(`No company ${companyId} in this database any more.`, 1);
+  const others = (await store.listApiKeys(companyId)).filter((key) => key.id !== issued.record.id);
+  if (json) {
+    console.log(JSON.stringify({ companyId, apiKey: issued.apiKey }));
+    return;
+  }
+  const rest =
+    others.length === 0
+      ? 'It has no other key.'
+      : `Its other keys keep working until revoked (npm run keys -- revoke --key …): ${others.map((key) => keyLabel(key.id)).join(', ')}.`;
+  console.log(`New API key of company ${companyId} (${company.doc.name}), shown only now:\n\n  ${issued.apiKey}\n\n${rest}`);
+}
+
+async function revoke(store: Store, keyId: string): Promise<void> {
+  const revoked = await store.revokeApiKey(keyId);
+  if (!revoked) fail(`No key ${keyLabel(keyId)} in this database (npm run keys -- list shows them).`, 1);
+  const left = await store.listApiKeys(revoked.companyId);
+  const after =
+    left.length === 0
+      ? `The company has no key left: npm run keys -- issue --company ${revoked.companyId} makes one.`
+      : `The company has ${left.length} key${left.length === 1 ? '' : 's'} left: ${left.map((key) => keyLabel(key.id)).join(', ')}.`;
+  console.log(`Revoked ${keyLabel(keyId)} of company ${revoked.companyId}: a running server stops accepting it within a minute.\n${after}`);
+}
+
+async function reset(named: string): Promise<void> {
+  const cfg = config();
+  const refused = resetRefusal(cfg.mode, 'command');
+  if (refused) fail(refused, 1);
+  // A server on a SQLite file keeps what it read in memory: a reset made behind its back would not
+  // be seen by it. While one runs, the reset goes through it; the lock is held during the reset.
+  const onSqliteFile = cfg.databaseUrl === undefined && cfg.databasePath !== ':memory:';
+  const lock = onSqliteFile ? takeWriterLock(cfg.databasePath) : undefined;
+  if (onSqliteFile && !lock)
+    fail(
+      `A server is running on ${cfg.databasePath} (it holds ${writerLockPath(cfg.databasePath)}) and keeps what it read in memory, so a reset made here ` +
+        `would not be seen by it. Reset through it with the company's key: curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" ` +
+        '(npm run keys -- issue --company … gives the company a key), or stop the server first. Nothing was deleted.',
+      1,
+    );
+  try {
+    await withStore(async (store) => {
+      const company = await findCompany(store, named);
+      const outcome = await resetCompany({ store, config: cfg }, company.doc.id, 'command');
+      if (!outcome || 'refused' in outcome) fail(outcome?.refused ?? `No company ${company.doc.id} in this database any more.`, 1);
+      const counts = Object.entries(outcome.deleted)
+        .map(([kind, n]) => `${n} ${kind}`)
+        .join(', ');
+      console.log(`Reset company ${company.doc.id} (${company.doc.name}): deleted ${counts}, and their webhook events. Its keys still work.`);
+    }, cfg);
   } finally {
-    await store.close();
+    lock?.release();
   }
 }
 
@@ -87,6 +262,7 @@ function parseOptions() {
     allowPositionals: true,
     options: {
       company: { type: 'string' },
+      key: { type: 'string' },
       'tax-id': { type: 'string' },
       'pix-key': { type: 'string' },
       city: { type: 'string' },

@@ -19,6 +19,8 @@ const bodyless = listOperations()
 const targets: Record<string, (server: TestServer) => Promise<string>> = {
   simulatePayment: async (server) => `/charge/${await devCharge(server)}/simulate-payment`,
   simulateExpiration: async (server) => `/charge/${await devCharge(server)}/simulate-expiration`,
+  // D51: the caller's whole company; the records the other targets make are made just before their calls.
+  resetSandbox: async () => '/sandbox/reset',
   deleteWebhook: async (server) => {
     const { data } = await server.api.POST('/webhook', { body: { url: 'https://shop.example.com/hooks/pix', name: 'Shop', events: ['charge.paid'] } });
     return `/webhook/${data!.id}`;

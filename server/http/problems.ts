@@ -14,6 +14,7 @@ export const problemTypes = {
   malformedRequest: { type: '/problems/malformed-request', title: 'Malformed request body', status: 400 },
   unauthorized: { type: '/problems/unauthorized', title: 'Unauthorized', status: 401 },
   liveCharge: { type: '/problems/live-charge', title: 'Not a development charge', status: 403 },
+  sandboxOnly: { type: '/problems/sandbox-only', title: 'Only on a development deployment', status: 403 },
   notFound: { type: '/problems/not-found', title: 'Not found', status: 404 },
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   requestTimeout: { type: '/problems/request-timeout', title: 'Request timeout', status: 408 },

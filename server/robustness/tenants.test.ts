@@ -350,6 +350,7 @@ const withoutIds: Record<string, string> = {
   listWebhooks: "lists the caller's webhooks only: checked after every case below",
   createWebhook: 'names no record; the webhook belongs to the caller',
   createProduct: 'names no record; the product belongs to the caller',
+  resetSandbox: "names no record; deletes the caller's records only (server/routes/sandbox.test.ts: the other company's stay)",
 };
 
 /** Request body fields whose name ends in `Id` but that name no record of the service. */

@@ -1008,6 +1008,133 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     expect((await store.getCharge(company.doc.id, ch.id))?.brCodeBase64).toBe(want);
   });
 
+  describe('sandbox reset (D51)', () => {
+    /** Rows of each table that belong to a company (deliveries through their events). */
+    const perCompany = async (companyId: string): Promise<Record<string, number>> => {
+      const where = `company_id = '${companyId}'`;
+      const tables: Record<string, string> = {
+        companies: `SELECT id FROM companies WHERE id = '${companyId}'`,
+        api_keys: `SELECT id FROM api_keys WHERE ${where}`,
+        clients: `SELECT id FROM clients WHERE ${where}`,
+        products: `SELECT id FROM products WHERE ${where}`,
+        subscriptions: `SELECT id FROM subscriptions WHERE ${where}`,
+        orders: `SELECT id FROM orders WHERE ${where}`,
+        charges: `SELECT id FROM charges WHERE ${where}`,
+        webhooks: `SELECT id FROM webhooks WHERE ${where}`,
+        webhook_events: `SELECT id FROM webhook_events WHERE ${where}`,
+        webhook_deliveries: `SELECT d.event_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.${where}`,
+        webhook_attempts: `SELECT id FROM webhook_attempts WHERE ${where}`,
+        idempotency_keys: `SELECT key FROM idempotency_keys WHERE ${where}`,
+      };
+      const counts: Record<string, number> = {};
+      for (const [table, sql] of Object.entries(tables)) counts[table] = (await db.rows(sql)).length;
+      return counts;
+    };
+
+    /** A company with a record of every kind, a webhook with events delivered, failed and pending, and an idempotent charge. */
+    const populated = async (name: string, taxId: string) => {
+      const company = await addCompany(store, name, taxId);
+      const companyId = company.doc.id;
+      const buyer = client(companyId);
+      await store.insertClient(buyer);
+      const prod = product(companyId);
+      await store.insertProduct(prod);
+      await store.insertSubscription(companyId, subscription(prod.id, buyer.id));
+      await store.insertOrder(companyId, (n) => order(company, n));
+      const hook = webhook(companyId, ['charge.pending', 'charge.paid']);
+      await store.insertWebhook(hook, 'whsec_1');
+      expect(await store.claimIdempotencyKey(claimAt(companyId, 'key-1', 'fp', 0))).toEqual({ kind: 'claimed' });
+      const ch = charge(company, prod);
+      await store.insertCharge(ch, companyId, {
+        customer: client(companyId, 'Ana Lima', { taxId: '39053344705' }),
+        events: [event('charge.pending')],
+        response: { companyId, key: 'key-1', status: 201, body: '{}' },
+      });
+      await store.transitionCharge(companyId, ch.id, (stored) => ({ charge: { ...stored, status: 'PAID' }, events: [event('charge.paid')] }));
+      const [due] = (await store.claimDueDeliveries(later(10), later(40), 10)).filter((d) => d.companyId === companyId);
+      await store.recordAttempt({ companyId, attempt: attempt(due!, later(11), { httpStatus: 500, nextAttemptAt: later(20) }), state: 'PENDING' });
+      return { company, companyId, charge: ch };
+    };
+
+    test("deletes every record of the company and its outbox in one step; the company, its keys and the other company's records stay", async () => {
+      const a = await populated('Café Aurora', '45723174000110');
+      const b = await populated('Padaria Bom Dia', '11222333000181');
+      const before = await perCompany(a.companyId);
+      expect(before).toEqual({
+        companies: 1,
+        api_keys: 1,
+        clients: 2,
+        products: 1,
+        subscriptions: 1,
+        orders: 1,
+        charges: 1,
+        webhooks: 1,
+        webhook_events: 2,
+        webhook_deliveries: 2,
+        webhook_attempts: 1,
+        idempotency_keys: 1,
+      });
+      const otherBefore = await perCompany(b.companyId);
+      // Read once, so that an engine keeping reads in memory has them (the SQLite store keeps charges and client lists).
+      expect(await store.getCharge(a.companyId, a.charge.id)).toBeDefined();
+      expect(JSON.parse(jsonText(await store.listClientsJson(a.companyId)))).toHaveLength(2);
+
+      expect(await store.resetCompany(a.companyId)).toEqual({ charges: 1, clients: 2, products: 1, subscriptions: 1, orders: 1, webhooks: 1 });
+
+      expect(await perCompany(a.companyId)).toEqual({
+        ...Object.fromEntries(Object.keys(before).map((table) => [table, 0])),
+        companies: 1,
+        api_keys: 1,
+      });
+      expect(await perCompany(b.companyId)).toEqual(otherBefore);
+      const steps: Array<[string, { given: () => Promise<unknown>; want: unknown }]> = [
+        ['the charge read again', { given: () => store.getCharge(a.companyId, a.charge.id), want: undefined }],
+        ['the client list read again', { given: async () => jsonText(await store.listClientsJson(a.companyId)), want: '[]' }],
+        ['the webhooks', { given: () => store.listWebhooks(a.companyId), want: [] }],
+        [
+          'nothing of it is due',
+          { given: async () => (await store.claimDueDeliveries(later(3600), later(3700), 10)).map((d) => d.companyId), want: [b.companyId] },
+        ],
+        ['the other company’s charge', { given: async () => (await store.getCharge(b.companyId, b.charge.id))?.id, want: b.charge.id }],
+        [
+          'an order after it is number 1 again',
+          { given: async () => (await store.insertOrder(a.companyId, (n) => order(a.company, n))).orderNumber, want: '000001' },
+        ],
+        ['its idempotency key is free', { given: () => store.claimIdempotencyKey(claimAt(a.companyId, 'key-1', 'other', 30)), want: { kind: 'claimed' } }],
+        [
+          'reset again',
+          { given: () => store.resetCompany(a.companyId), want: { charges: 0, clients: 0, products: 0, subscriptions: 0, orders: 1, webhooks: 0 } },
+        ],
+        ['an unknown company', { given: () => store.resetCompany('comp_unknown'), want: undefined }],
+      ];
+      for (const [name, { given, want }] of steps) expect(await given(), name).toEqual(want);
+    });
+  });
+
+  describe('API keys of a company (D04)', () => {
+    test('a key is added to a company, listed oldest first by id, and revoked; an unknown company or key changes nothing', async () => {
+      const company = await addCompany(store, 'Café Aurora', '45723174000110');
+      const other = await addCompany(store, 'Padaria Bom Dia', '11222333000181');
+      const [first] = await store.listApiKeys(company.doc.id);
+      const second = issueApiKey(company.doc.id, new Date(NOW.getTime() + 1000)).record;
+      const orphan = issueApiKey('comp_unknown', NOW).record;
+      const steps: Array<[string, { given: () => Promise<unknown>; want: unknown }]> = [
+        ['the companies, oldest first', { given: async () => (await store.listCompanies()).map((c) => c.doc.id), want: [company.doc.id, other.doc.id].sort() }],
+        ['added', { given: () => store.addApiKey(second), want: true }],
+        ['found', { given: () => store.findApiKey(second.id), want: second }],
+        ['listed after the first', { given: async () => (await store.listApiKeys(company.doc.id)).map((k) => k.id), want: [first!.id, second.id] }],
+        ['to an unknown company', { given: () => store.addApiKey(orphan), want: false }],
+        ['not stored', { given: () => store.findApiKey(orphan.id), want: undefined }],
+        ['revoked', { given: () => store.revokeApiKey(first!.id), want: first }],
+        ['no longer found', { given: () => store.findApiKey(first!.id), want: undefined }],
+        ['the other stays', { given: async () => (await store.listApiKeys(company.doc.id)).map((k) => k.id), want: [second.id] }],
+        ['revoked again', { given: () => store.revokeApiKey(first!.id), want: undefined }],
+        ['the other company’s keys', { given: async () => (await store.listApiKeys(other.doc.id)).length, want: 1 }],
+      ];
+      for (const [name, { given, want }] of steps) expect(await given(), name).toEqual(want);
+    });
+  });
+
   test('countRequest counts per API key and window', async () => {
     const steps: Array<[string, { given: [string, number]; want: number }]> = [
       ['key 1, window 0, first', { given: ['key_1', 0], want: 1 }],

@@ -91,6 +91,16 @@ export interface ApiKeyRecord {
   createdAt: string;
 }
 
+/** How many records of each kind a sandbox reset deleted (D51). */
+export interface CompanyReset {
+  charges: number;
+  clients: number;
+  products: number;
+  subscriptions: number;
+  orders: number;
+  webhooks: number;
+}
+
 export interface IdempotencyClaimInput {
   companyId: string;
   key: string;
@@ -130,6 +140,20 @@ export interface Store {
   createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void>;
   getCompany(companyId: string): Promise<CompanyRecord | undefined>;
   findApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /** Every company, oldest first (the keys command's list). */
+  listCompanies(): Promise<CompanyRecord[]>;
+  /** A company's keys, oldest first: their ids and when they were made (the secrets are not stored). */
+  listApiKeys(companyId: string): Promise<ApiKeyRecord[]>;
+  /** Adds a key to an existing company (D04); false when there is no such company. */
+  addApiKey(key: ApiKeyRecord): Promise<boolean>;
+  /** Deletes a key: it no longer authenticates. The deleted key's record, or undefined when there was none. */
+  revokeApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * A sandbox reset (D51): deletes every record of the company (clients, products, subscriptions,
+   * orders, charges, webhook registrations with their outbox and attempts, idempotency keys) in one
+   * transaction. The company and its keys stay. Undefined when there is no such company.
+   */
+  resetCompany(companyId: string): Promise<CompanyReset | undefined>;
 
   insertClient(client: ClientDoc): Promise<void>;
   getClient(companyId: string, id: string): Promise<ClientDoc | undefined>;

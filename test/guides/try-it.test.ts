@@ -3,7 +3,8 @@
  * run in order by bash, with curl and jq, against the compiled server started as `npm start`
  * starts it, with only what the guide asks a person to set (`PIX_API_KEY`, and the ports the guide
  * lets them override). What a person would see must be there: the payment page's address, the
- * charge held at PROCESSING, and the four events arriving, verified, at the receiver.
+ * charge held at PROCESSING, and the four events arriving, verified, at the receiver; and what the
+ * loop registered is gone when it ends, a registration an interrupted earlier run left included.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -34,13 +35,25 @@ describe.skipIf(missing.length > 0)('docs/integrating.md "Try it"', () => {
     const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'try-it', 'payments.db'), PORT: String(port) });
     await listening(server);
     const script = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'integrating.md'), 'utf8'), '## Try it', 'sh').join('\n');
+    const apiKey = printedKey(server);
+    const base = `http://localhost:${port}`;
+    const registrations = async () => (await (await fetch(`${base}/webhook`, { headers: { 'X-API-KEY': apiKey } })).json()) as Array<{ url: string }>;
+    // An earlier run stopped half-way left its registration to the receiver's URL (and another, elsewhere, of the company's own).
+    for (const url of [`http://127.0.0.1:${receiverPort}/hooks/pix`, 'http://localhost:9/elsewhere']) {
+      const left = await fetch(`${base}/webhook`, {
+        method: 'POST',
+        headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url, name: 'Left behind', events: ['charge.paid'] }),
+      });
+      expect(left.status).toBe(201);
+    }
     // Exactly what a person has: the printed key exported, the rest as the guide sets it.
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      PIX_API_KEY: printedKey(server),
-      PIX_BASE_URL: `http://localhost:${port}`,
-      PIX_BASE_URL_ALT: `http://localhost:${port}`,
+      PIX_API_KEY: apiKey,
+      PIX_BASE_URL: base,
+      PIX_BASE_URL_ALT: base,
       RECEIVER_PORT: String(receiverPort),
     };
     const { code, stdout, stderr } = await runBash(script, { env, cwd: repoRoot, timeoutMs: 60_000 });
@@ -67,5 +80,9 @@ describe.skipIf(missing.length > 0)('docs/integrating.md "Try it"', () => {
     const attempts = stdout.split('\n').filter((line) => /^charge\.\w+ {2}attempt \d+ {2}\w+ {2}\d+$/.test(line));
     expect(attempts.map((line) => line.split(/ +/)[0]).sort()).toEqual(['charge.paid', 'charge.pending', 'charge.processing', 'charge.received']);
     expect(attempts.every((line) => line.includes('SUCCEEDED  204'))).toBe(true);
+    // Nothing the loop signed for someone else reached the receiver, and nothing it registered is left.
+    expect(stdout).not.toContain('rejected a delivery');
+    expect(stdout).toContain('webhook deleted: 204');
+    expect((await registrations()).map((w) => w.url)).toEqual(['http://localhost:9/elsewhere']);
   });
 });

@@ -1,8 +1,11 @@
 /**
  * What a user installs is what is tested: the project packed as `npm pack` packs it, the tarball
- * installed into an empty project with npm, and there
+ * installed into a new project made by the integrator's guide's own steps (`npm init -y`, which
+ * npm 11 makes `"type": "commonjs"`, `npm pkg set type=module`, `npm install "$PIX_TOOLKIT_TGZ"`,
+ * run by bash in an empty folder outside the repository), and there
  * - the integrator's guide's client blocks type-check and the first runs against the compiled reference
- *   server (a product, a development payment link, a sandbox payment, read back PAID);
+ *   server as the guide says, saved as `main.mjs` and compiled from `main.ts` (a product, a
+ *   development payment link, a sandbox payment, read back PAID);
  * - calls on the wrong base URL do not compile (the installed declarations, not the sources);
  * - the install pulls the client's two dependencies and nothing of the server's, and warns of nothing;
  * - the installed `pix-conformance` (`npx pix-conformance`, and the README's QA block as it stands) runs the whole suite against the compiled
@@ -106,8 +109,9 @@ describe('the packed package', () => {
     timeout: 360_000,
   }, async (context) => {
     const work = join(folder(), 'work');
-    const project = join(work, 'project');
-    mkdirSync(project, { recursive: true });
+    // Made by the guide's block (`mkdir my-shop && cd my-shop`).
+    const project = join(work, 'my-shop');
+    mkdirSync(work, { recursive: true });
 
     for (const script of ['build:client', 'build:conformance']) {
       const built = await run(npm, ['run', '-s', script], repoRoot);
@@ -133,36 +137,38 @@ describe('the packed package', () => {
       ]),
     );
 
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', private: true, type: 'module' }));
+    // The guide's install steps as they stand: the clone's block names the tarball npm pack wrote
+    // (made above; not packed again), the project's block runs in an empty folder, by bash.
+    const guide = readFileSync(join(repoRoot, 'docs', 'integrating.md'), 'utf8');
+    const [cloneBlock, projectBlock, ...moreShell] = fencedBlocks(guide, '## TypeScript client', 'sh');
+    expect(moreShell).toEqual([]);
+    expect(cloneBlock).toContain('npm pack');
+    expect(/export PIX_TOOLKIT_TGZ="\$PWD\/(\S+\.tgz)"/.exec(cloneBlock!)?.[1], 'the guide names the tarball npm pack writes').toBe(info!.filename);
+    const made = await runBash(projectBlock!, { cwd: work, env: cleanEnv({ PIX_TOOLKIT_TGZ: join(work, info!.filename) }), timeoutMs: 180_000 });
+    if (made.code !== 0 && /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(made.stderr)) {
+      console.warn(`NOTICE: npm could not reach the registry for the client's dependencies: the packed-package test is skipped.\n${made.stderr}`);
+      context.skip();
+    }
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    // This machine's npm configuration warns of its own settings ("Unknown user config"); nothing else may warn.
+    expect(made.stderr.split('\n').filter((line) => /\bwarn\b/i.test(line) && !/Unknown (user|global|project) config/.test(line))).toEqual([]);
+    expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))).toMatchObject({ type: 'module' });
     const dev = repoPackage.devDependencies;
     const installed = await run(
       npm,
-      [
-        'install',
-        join(work, info!.filename),
-        `typescript@${dev.typescript}`,
-        `@types/node@${dev['@types/node']}`,
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-      ],
+      ['install', '-D', `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`, '--prefer-offline', '--no-audit', '--no-fund'],
       project,
     );
-    if (installed.code !== 0 && /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(installed.stderr)) {
-      console.warn(`NOTICE: npm could not reach the registry for the client's dependencies: the packed-package test is skipped.\n${installed.stderr}`);
-      context.skip();
-    }
     expect(installed.code, installed.stderr).toBe(0);
-    // This machine's npm configuration warns of its own settings ("Unknown user config"); nothing else may warn.
-    expect(installed.stderr.split('\n').filter((line) => /\bwarn\b/i.test(line) && !/Unknown (user|global|project) config/.test(line))).toEqual([]);
     const modules = readdirSync(join(project, 'node_modules'));
     expect(modules).toEqual(expect.arrayContaining(['openapi-fetch', 'standardwebhooks', repoPackage.name]));
     for (const serverOnly of ['hono', 'better-sqlite3', 'pg', 'pino', 'tsx', 'ajv'])
       expect(modules, `${serverOnly} is not the client's`).not.toContain(serverOnly);
 
     // The integrator's guide's blocks as they stand: the first is a program, the second a webhook endpoint (compiled only).
-    const blocks = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'integrating.md'), 'utf8'), '## TypeScript client', 'ts');
+    const blocks = fencedBlocks(guide, '## TypeScript client', 'ts');
     expect(blocks).toHaveLength(2);
+    writeFileSync(join(project, 'main.mjs'), blocks[0]!);
     writeFileSync(join(project, 'main.ts'), blocks[0]!);
     writeFileSync(join(project, 'webhook.ts'), blocks[1]!);
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['main.ts', 'webhook.ts'] }));
@@ -187,10 +193,13 @@ describe('the packed package', () => {
     const server = startBuiltServer({ DATABASE_PATH: join(work, 'payments.db'), PORT: String(port) });
     await listening(server);
     const base = `http://localhost:${port}`;
-    const ran = await run(process.execPath, ['out/main.js'], project, { PIX_BASE_URL: base, PIX_BASE_URL_ALT: base, PIX_API_KEY: printedKey(server) });
-    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
-    expect(ran.stdout).toMatch(new RegExp(`^charge (char_\\w+) for 7980 cents: ${base}/pay/\\1$`, 'm'));
-    expect(ran.stdout).toMatch(/^charge char_\w+ is PAID$/m);
+    // As the guide says to run it: `PIX_API_KEY=sk_… node main.mjs`, and compiled from main.ts.
+    for (const program of ['main.mjs', 'out/main.js']) {
+      const ran = await run(process.execPath, [program], project, { PIX_BASE_URL: base, PIX_BASE_URL_ALT: base, PIX_API_KEY: printedKey(server) });
+      expect(ran.code, `${program}: ${ran.stdout}${ran.stderr}`).toBe(0);
+      expect(ran.stdout).toMatch(new RegExp(`^charge (char_\\w+) for 7980 cents: ${base}/pay/\\1$`, 'm'));
+      expect(ran.stdout).toMatch(/^charge char_\w+ is PAID$/m);
+    }
 
     // QA's way in: the README's block as it stands, beside the tarball, then the installed command's other uses.
     const readmeQa = fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '## Where to go next', 'sh').find((b) =>

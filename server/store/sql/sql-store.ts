@@ -6,6 +6,7 @@ import type {
   ClientPage,
   ClientPosition,
   CompanyRecord,
+  CompanyReset,
   DeliveryShare,
   DueDelivery,
   IdempotencyClaim,
@@ -69,6 +70,26 @@ export abstract class SqlStore implements Store {
   async findApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
     const row = await this.read(get(this.sql.findApiKey, keyId));
     return row && apiKeyOfRow(row);
+  }
+
+  async listCompanies(): Promise<CompanyRecord[]> {
+    return (await this.read(all(this.sql.listCompanies))).map(companyOfRow);
+  }
+
+  async listApiKeys(companyId: string): Promise<ApiKeyRecord[]> {
+    return (await this.read(all(this.sql.listApiKeys, companyId))).map(apiKeyOfRow);
+  }
+
+  async addApiKey(key: ApiKeyRecord): Promise<boolean> {
+    return this.write(this.addApiKeyStep(key));
+  }
+
+  async revokeApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    return this.write(this.revokeApiKeyStep(keyId));
+  }
+
+  async resetCompany(companyId: string): Promise<CompanyReset | undefined> {
+    return this.write(this.resetCompanyStep(companyId));
   }
 
   async insertClient(client: ClientDoc): Promise<void> {
@@ -229,6 +250,40 @@ export abstract class SqlStore implements Store {
   private *createCompanyStep(company: CompanyRecord, key: ApiKeyRecord): Step<void> {
     yield* run(this.sql.insertCompany, company.doc.id, company.city, company.color, company.pixKey ?? null, company.doc.createdAt, JSON.stringify(company.doc));
     yield* run(this.sql.insertApiKey, key.id, key.companyId, key.secretHash, key.createdAt);
+  }
+
+  private *addApiKeyStep(key: ApiKeyRecord): Step<boolean> {
+    // Under the company's lock, so that a reset or a removal of the company cannot come between.
+    if (!(yield* get(this.sql.lockCompany, key.companyId))) return false;
+    yield* run(this.sql.insertApiKey, key.id, key.companyId, key.secretHash, key.createdAt);
+    return true;
+  }
+
+  private *revokeApiKeyStep(keyId: string): Step<ApiKeyRecord | undefined> {
+    const row = yield* get(this.sql.findApiKey, keyId);
+    if (!row) return undefined;
+    yield* run(this.sql.deleteApiKey, keyId);
+    return apiKeyOfRow(row);
+  }
+
+  /** D51: every record of the company, in one transaction; the company and its keys stay. */
+  private *resetCompanyStep(companyId: string): Step<CompanyReset | undefined> {
+    // The company's lock keeps order numbers and event sequences of concurrent writes in step.
+    if (!(yield* get(this.sql.lockCompany, companyId))) return undefined;
+    // Registrations first, then their deliveries: the order in which the delivery worker locks
+    // them when it records an attempt, so the two never wait for each other.
+    const webhookIds = (yield* all(this.sql.companyWebhookIds, companyId)).map((row) => row.id);
+    const webhooks = yield* run(this.sql.deleteCompanyWebhooks, companyId);
+    yield* run(this.sql.deleteCompanyDeliveries, companyId);
+    if (webhookIds.length > 0) yield* run(this.sql.deleteAttemptsOf, JSON.stringify(webhookIds));
+    yield* run(this.sql.deleteCompanyEvents, companyId);
+    yield* run(this.sql.deleteCompanyIdempotencyKeys, companyId);
+    const charges = yield* run(this.sql.deleteCompanyCharges, companyId);
+    const orders = yield* run(this.sql.deleteCompanyOrders, companyId);
+    const subscriptions = yield* run(this.sql.deleteCompanySubscriptions, companyId);
+    const products = yield* run(this.sql.deleteCompanyProducts, companyId);
+    const clients = yield* run(this.sql.deleteCompanyClients, companyId);
+    return { charges, clients, products, subscriptions, orders, webhooks };
   }
 
   private *insertWebhookStep(webhook: WebhookDoc, secret: string, limit: number): Step<boolean> {

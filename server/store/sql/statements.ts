@@ -44,6 +44,25 @@ export function sharedStatements(d: Dialect) {
       'INSERT INTO api_keys (id, company_id, secret_hash, created_at) VALUES (?, ?, ?, ?)',
     ),
     findApiKey: q<[id: string], ApiKeyRow>('SELECT id, company_id, secret_hash, created_at FROM api_keys WHERE id = ?'),
+    /** The keys command's list: every company, oldest first, and each one's keys. */
+    listCompanies: q<[], CompanyRow & { id: string }>('SELECT id, city, color, pix_key, doc FROM companies ORDER BY created_at, id'),
+    listApiKeys: q<[companyId: string], ApiKeyRow>('SELECT id, company_id, secret_hash, created_at FROM api_keys WHERE company_id = ? ORDER BY created_at, id'),
+    deleteApiKey: q<[id: string]>('DELETE FROM api_keys WHERE id = ?'),
+
+    // A sandbox reset (D51): every record of one company, its webhook outbox included, in the order
+    // the foreign keys and the delivery worker's locks ask for (a registration before its deliveries,
+    // as `recordAttempt` locks them; deliveries before their events).
+    companyWebhookIds: q<[companyId: string], { id: string }>('SELECT id FROM webhooks WHERE company_id = ? ORDER BY id'),
+    deleteCompanyWebhooks: q<[companyId: string]>('DELETE FROM webhooks WHERE company_id = ?'),
+    deleteCompanyDeliveries: q<[companyId: string]>('DELETE FROM webhook_deliveries WHERE event_id IN (SELECT id FROM webhook_events WHERE company_id = ?)'),
+    deleteAttemptsOf: q<[webhookIdsJson: string]>(`DELETE FROM webhook_attempts WHERE ${d.inJsonArray('webhook_id', '?')}`),
+    deleteCompanyEvents: q<[companyId: string]>('DELETE FROM webhook_events WHERE company_id = ?'),
+    deleteCompanyIdempotencyKeys: q<[companyId: string]>('DELETE FROM idempotency_keys WHERE company_id = ?'),
+    deleteCompanyCharges: q<[companyId: string]>('DELETE FROM charges WHERE company_id = ?'),
+    deleteCompanyOrders: q<[companyId: string]>('DELETE FROM orders WHERE company_id = ?'),
+    deleteCompanySubscriptions: q<[companyId: string]>('DELETE FROM subscriptions WHERE company_id = ?'),
+    deleteCompanyProducts: q<[companyId: string]>('DELETE FROM products WHERE company_id = ?'),
+    deleteCompanyClients: q<[companyId: string]>('DELETE FROM clients WHERE company_id = ?'),
 
     insertClient: q<[id: string, companyId: string, taxId: string, createdAt: string, doc: string]>(
       'INSERT INTO clients (id, company_id, tax_id, created_at, doc) VALUES (?, ?, ?, ?, ?)',
