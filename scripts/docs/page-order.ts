@@ -6,7 +6,7 @@ import type { CodeSample } from './code-samples.js';
  * browser from `__redoc_definition`, one line of the page) and its operations in the order Redoc
  * shows them: tag by tag in the order of the spec's `tags`, each tag's operations in the order of
  * the spec's paths and, within a path, of its methods. The samples are written to run in this
- * order (test/docs/samples-story.test.ts runs them so; docs.browser.test.ts checks the page shows them so).
+ * order (test/docs/code-samples.story.test.ts runs them so; docs.browser.test.ts checks the page shows them so).
  */
 export function pageDefinition(html: string): JsonObject {
   const line = /^\s*const __redoc_definition = (.*);\s*$/m.exec(html)?.[1];
