@@ -14,7 +14,7 @@ describe('curlSample', () => {
         given: 'getCharge',
         want: {
           first: '# $CHARGE_ID comes from the "Create a payment link" sample above.',
-          has: ['curl -i "$PIX_BASE_URL/charge/$CHARGE_ID" \\', '-H "X-API-KEY: $PIX_API_KEY"'],
+          has: ['curl -i -w \'\\n\' "$PIX_BASE_URL/charge/$CHARGE_ID" \\', '-H "X-API-KEY: $PIX_API_KEY"'],
           hasNot: ['-X', 'Content-Type', '--data', 'Idempotency-Key', 'char_'],
         },
       },
@@ -44,7 +44,7 @@ describe('curlSample', () => {
         given: 'simulateExpiration',
         want: {
           first: '# $CHARGE_ID comes from the "Create a payment link" sample above.',
-          has: ['curl -i -X POST "$PIX_BASE_URL/charge/$CHARGE_ID/simulate-expiration" \\'],
+          has: ['curl -i -w \'\\n\' -X POST "$PIX_BASE_URL/charge/$CHARGE_ID/simulate-expiration" \\'],
           hasNot: ['Content-Type', '--data'],
         },
       },
@@ -55,7 +55,7 @@ describe('curlSample', () => {
         given: 'deleteWebhook',
         want: {
           first: '# $WEBHOOK_ID comes from the "Register a webhook" sample above.',
-          has: ['curl -i -X DELETE "$PIX_BASE_URL/webhook/$WEBHOOK_ID" \\'],
+          has: ['curl -i -w \'\\n\' -X DELETE "$PIX_BASE_URL/webhook/$WEBHOOK_ID" \\'],
           hasNot: ['--data'],
         },
       },
@@ -66,7 +66,7 @@ describe('curlSample', () => {
         given: 'updateSubscription',
         want: {
           first: '# $SUBSCRIPTION_ID comes from the "Create a subscription" sample above.',
-          has: ['curl -i -X PUT "$PIX_BASE_URL_ALT/subscription" \\', '"id": "$SUBSCRIPTION_ID"'],
+          has: ['curl -i -w \'\\n\' -X PUT "$PIX_BASE_URL_ALT/subscription" \\', '"id": "$SUBSCRIPTION_ID"'],
           hasNot: ['Idempotency-Key'],
         },
       },

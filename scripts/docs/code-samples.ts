@@ -234,8 +234,9 @@ export function curlSample(doc: JsonObject, op: ContractOperation): string {
   const data = body === undefined ? '' : `\n${bodyWithVariables(ids, body)}\nJSON`;
   const heredoc = body === undefined ? '' : ' <<JSON';
   if (!capture) {
-    // curl's -i prints the status line and headers before the body.
-    return [...comments.map((line) => `# ${line}`), ...before, `curl -i ${options.join(' \\\n  ')}${heredoc}${data}`].join('\n');
+    // curl's -i prints the status line and headers before the body; -w ends the body with a newline,
+    // so the next sample's output starts on a line of its own.
+    return [...comments.map((line) => `# ${line}`), ...before, `curl -i -w '\\n' ${options.join(' \\\n  ')}${heredoc}${data}`].join('\n');
   }
   // The answer (headers and body) is shown on stderr, and the new record's id kept for the samples after this one.
   comments.push(`${capture.variable}: the id of the new ${capture.what} (${jqPath(capture.pointer)} of the answer), for the samples after this one.`);

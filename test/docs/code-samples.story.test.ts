@@ -93,8 +93,9 @@ const curlScript = () =>
   page
     .map((op) => {
       const source = op.samples.find((s) => s.label === 'curl')?.source ?? '';
-      // On a line of its own: the answer before it may end without a newline.
-      return `printf '\\n%s\\n' '${mark(op.operationId)}'\n${source}`;
+      // Right after the sample before it: a sample whose output does not end its line would glue the
+      // mark to it (as it glues the next sample's status line on a reader's screen), and the mark would be lost.
+      return `printf '%s\\n' '${mark(op.operationId)}'\n${source}`;
     })
     .join('\n');
 
