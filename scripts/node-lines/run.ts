@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { installNode, lineEnv, repoRoot, sqliteAddon, testedLines } from './lines.js';
 
-/** What CI runs on each line besides the install's: the packed package and every server test, on SQLite. */
-export const onEveryLine = ['--project', 'sqlite', 'test/package/pack.test.ts', 'server/'];
+/** What CI runs on each line besides the install's: the packed package, the compiled server in production and every server test, on SQLite. */
+export const onEveryLine = ['--project', 'sqlite', 'test/package/pack.test.ts', 'conformance/production.test.ts', 'server/'];
 
 async function main(argv: readonly string[]): Promise<number> {
   const [line, ...rest] = argv;
