@@ -23,7 +23,7 @@ import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, linkRole, listLinks, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
 import { validBodies } from '../data/bodies.js';
 import { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import {
   answered,

@@ -27,7 +27,7 @@ import { idOf } from '../data/fixtures.js';
 import { forEachAt, isKeyOf, linksWithRole, pathText, recordNoun, referencesWithRole, type BodyReference } from '../data/relations.js';
 import { RunContext } from '../engine/context.js';
 import { keyProbeOperation } from '../engine/key-check.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, type ContractLink } from '../../lib/contract/links.js';

@@ -13,14 +13,10 @@ import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
 import { RunContext, RunInterruptedError, TargetUnreachableError, type RunDeps } from './context.js';
 import { send } from './http.js';
+import type { CheckModule } from './check-module.js';
 import { checkKeysAccepted } from './key-check.js';
-import type { CheckName, ConformanceOptions, RunReport } from './types.js';
+import type { ConformanceOptions, RunReport } from './types.js';
 
-/** One group of checks. `run` records findings (or skips) for the checks it names. */
-export interface CheckModule {
-  checks: readonly CheckName[];
-  run(ctx: RunContext): Promise<void>;
-}
 
 export { RunInterruptedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';
