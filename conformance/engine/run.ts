@@ -17,7 +17,6 @@ import type { CheckModule } from './check-module.js';
 import { checkKeysAccepted } from './key-check.js';
 import type { ConformanceOptions, RunReport } from './types.js';
 
-
 export { RunInterruptedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';
 
