@@ -25,8 +25,12 @@ async function onLine(major: number, vitestArgs: readonly string[]): Promise<num
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`Node ${node.version} (ABI ${node.abi}), better-sqlite3's addon ${addon.built ? 'built' : 'already built'} (${seconds} s): ${addon.path}`);
   const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+  // CI's set runs on SQLite only: without TEST_DATABASE_URL, the store and two-instance tests (which
+  // choose their engines themselves) do not run on PostgreSQL again.
+  const { TEST_DATABASE_URL: _postgres, ...sqliteOnly } = process.env;
   const args = vitestArgs.length > 0 ? vitestArgs : onEveryLine;
-  const child = spawn(node.node, [vitest, 'run', ...args], { cwd: repoRoot, env: lineEnv(node), stdio: 'inherit' });
+  const env = lineEnv(node, vitestArgs.length > 0 ? process.env : sqliteOnly);
+  const child = spawn(node.node, [vitest, 'run', ...args], { cwd: repoRoot, env, stdio: 'inherit' });
   return new Promise((resolve) => {
     child.once('error', (error) => {
       console.error(error.message);
