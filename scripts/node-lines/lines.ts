@@ -24,6 +24,7 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const cacheDir = join(repoRoot, 'node_modules', '.cache', 'node-lines');
 /** The folder the preload (`sqlite-addon.cjs`) finds each ABI's addon in: `node-v<ABI>/better_sqlite3.node`. */
 export const addonsDir = join(cacheDir, 'sqlite-addon');
+const defaultAddonsDir = addonsDir;
 export const preload = fileURLToPath(new URL('./sqlite-addon.cjs', import.meta.url));
 
 /** The majors `engines.node` of `packageJson` names (each `^N…` or `>=N…` alternative), in order. */
@@ -144,12 +145,15 @@ async function nodeGyp(): Promise<string> {
 }
 
 /**
- * better-sqlite3's addon for `line`'s ABI, built once (in a folder of its own, moved into place
- * when complete). Returns its path and whether it was built now.
+ * better-sqlite3's addon (of the package in `pkg`) for `line`'s ABI, built once into `addonsDir`
+ * (in a folder of its own, moved into place when complete). Returns its path and whether it was
+ * built now.
  */
-export async function sqliteAddon(line: NodeLine): Promise<{ path: string; built: boolean }> {
-  const require = createRequire(import.meta.url);
-  const pkg = dirname(require.resolve('better-sqlite3/package.json'));
+export async function sqliteAddon(
+  line: NodeLine,
+  pkg = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+  addonsDir = defaultAddonsDir,
+): Promise<{ path: string; built: boolean }> {
   const version = (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string }).version;
   const target = join(addonsDir, `node-v${line.abi}`);
   const path = join(target, 'better_sqlite3.node');
