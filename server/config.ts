@@ -2,6 +2,7 @@
  * Configuration from the environment, validated once at start. A bad value is reported
  * as one line naming the variable, never as a stack trace.
  */
+import type { DeploymentMode } from './deployment-mode.js';
 import { isNetwork } from './webhooks/url-policy.js';
 
 export interface Config {
@@ -17,7 +18,7 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   /** Origin the hosted payment pages are reached at; charge `url`s start with it. */
   publicUrl: string;
-  mode: 'development' | 'production';
+  mode: DeploymentMode;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** How long an Idempotency-Key is remembered (D10). */
   idempotencyTtlSeconds: number;

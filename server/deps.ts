@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { ContractValidator } from '../lib/contract/ajv.js';
 import type { Config } from './config.js';
-import type { RateLimitFields } from './http/rate-limit.js';
 import type { HostResolver } from './webhooks/url-policy.js';
 import type { CompanyRecord, Store } from './store/types.js';
 
@@ -16,6 +15,9 @@ export interface Deps {
   /** Where webhook hosts are looked up (D40); the system resolver when absent. Tests give a table: no network. */
   resolveHost?: HostResolver;
 }
+
+/** The IETF RateLimit fields of an answer (draft-ietf-httpapi-ratelimit-headers). */
+export type RateLimitFields = { RateLimit: string; 'RateLimit-Policy': string };
 
 export interface AppEnv {
   /** What @hono/node-server passes along; absent where the app is called directly (`app.request` in tests). */

@@ -53,8 +53,8 @@ async function main(): Promise<void> {
       maxHeaderSize: NODE_MAX_HEADER_BYTES,
     },
   });
-  // D34: Node keeps one header field more than we serve (not an option of createServer), so that
-  // requestLimits sees a request with too many and answers it with a 431 problem.
+  // D34: Node keeps every header field (not an option of createServer), so that requestLimits
+  // sees a request with too many and answers it with a 431 problem naming the count.
   if (server instanceof HttpServer) server.maxHeadersCount = NODE_MAX_HEADERS_COUNT;
   // What Node refuses before Hono sees it (headers past its limit, timeouts, unparsable requests)
   // still gets a Problem, then the connection is closed.

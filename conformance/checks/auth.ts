@@ -18,7 +18,7 @@ import { validBodies } from '../data/bodies.js';
 import { existingPathParams, prepareBodies } from '../data/fixtures.js';
 import { pathParameterExamples } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { describeExchange, documentedResponse } from './responses.js';
 import { getOnlyReason } from './stateful.js';

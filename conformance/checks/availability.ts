@@ -36,7 +36,7 @@ import { linkParameters, linkRole, listLinks, resolveLinkValue, linkedIdOf, type
 import { validBodies } from '../data/bodies.js';
 import { requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { compareRecord, describeDifference } from './round-trip.js';
 import {

@@ -24,7 +24,7 @@ import { resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { brCodeAmountCents, brCodePixKey, brCodeProblems, qrTextOfDataUri } from '../pix/brcode-check.js';
 import { isUnregistrablePixKey } from '../../lib/pix/pix-key.js';
 import { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { CheckName, Exchange } from '../engine/types.js';
 import { devModeField, validBodies } from '../data/bodies.js';
 import { fixtureFor } from '../data/fixtures.js';

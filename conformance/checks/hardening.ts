@@ -26,7 +26,7 @@ import { existingPathParams, prepareBodies } from '../data/fixtures.js';
 import { itemsOf, keywordOf, propertiesOf, requestBodyOf, sampleValue, typesOf, viewOf, type SchemaView } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import { missingOperationReason, targetLacks } from '../engine/preflight.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { unknownApiKey } from './auth.js';
 import { documentedResponse } from './responses.js';

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
 import { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { answered, isClientError, isObject, isSuccess, jsonOf, show, skipAll, statefulSkipReason, successHeaders } from './stateful.js';
 

@@ -20,7 +20,7 @@ import { mutationsFor, unknownParameter } from '../data/mutations.js';
 import { headerParametersOf, queryParametersOf, requestBodyOf } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import { missingOperationReason, targetLacks } from '../engine/preflight.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import { unnamedDecision } from './responses.js';
 import { getOnlyReason } from './stateful.js';
 

@@ -17,7 +17,7 @@ import { validBodiesWithNotes } from '../data/bodies.js';
 import { describeAnswer, existingPathParams, prepareBodies, registerCreated } from '../data/fixtures.js';
 import { requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import { getOnlyReason, isSuccess } from './stateful.js';
 
 const check = 'positive_data_acceptance' as const;

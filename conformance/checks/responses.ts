@@ -20,7 +20,7 @@ export { documentedResponse, documentedResponses, mediaTypeOf, schemaPointerFor,
 import { followRef, resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { isPlainObject as isObject } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { CheckName, Exchange } from '../engine/types.js';
 import { splitPointer } from '../../lib/contract/pointer.js';
 

@@ -34,7 +34,7 @@ import { forEachAt, isKeyOf, linksWithRole, pathText, recordNoun, referencesWith
 import { requestBodyOf } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import { keyProbeOperation } from '../engine/key-check.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, type ContractLink } from '../../lib/contract/links.js';

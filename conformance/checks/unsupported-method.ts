@@ -13,7 +13,7 @@
  * operations only.
  */
 import { listOperations, type ContractOperation, type HttpMethod } from '../../lib/contract/bundled.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import { answered, getOnlyReason } from './stateful.js';
 
 const check = 'unsupported_method' as const;

@@ -10,7 +10,7 @@
  */
 import { existingPathParams } from '../data/fixtures.js';
 import { RunContext } from '../engine/context.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import { answered, isSuccess, skipAll, statefulSkipReason } from './stateful.js';
 
 const check = 'use_after_free' as const;

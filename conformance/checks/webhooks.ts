@@ -17,7 +17,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
-import type { CheckModule } from '../engine/run.js';
+import type { CheckModule } from '../engine/check-module.js';
 import { RunContext } from '../engine/context.js';
 import { notThisOperation } from '../engine/preflight.js';
 import type { CheckName, Exchange } from '../engine/types.js';

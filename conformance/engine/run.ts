@@ -12,16 +12,9 @@ import { unsupportedMethodCheck } from '../checks/unsupported-method.js';
 import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
 import { RunContext, RunInterruptedError, type RunDeps } from './context.js';
+import type { CheckModule } from './check-module.js';
 import { detectNoState, preflight } from './preflight.js';
-import type { CheckName, ConformanceOptions, RunReport } from './types.js';
-
-/** One group of checks. `run` records findings (or skips) for the checks it names. */
-export interface CheckModule {
-  checks: readonly CheckName[];
-  /** Runs before the run creates anything (its fixtures included), in a run that creates records: to note what was there before. */
-  before?(ctx: RunContext): Promise<void>;
-  run(ctx: RunContext): Promise<void>;
-}
+import type { ConformanceOptions, RunReport } from './types.js';
 
 export { RunInterruptedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';

