@@ -258,12 +258,23 @@ export class RunContext {
 
   /**
    * Records the verdict of one check on one finding: pass when `ok`; otherwise info when
-   * the profile is `seed` and the expectation rests on a decision, else fail.
+   * the profile is `seed` and the expectation rests on a decision, else fail. `lostData`: a value
+   * read back that differs from the one written, a failure whichever decision the field's presence
+   * or the operation that shows it rests on (never information).
    */
-  judge(operationId: string, check: CheckName, ok: boolean, message: string, options: { decision?: string | undefined; exchange?: Exchange } = {}): void {
-    if (ok) this.recorder.pass(operationId, check, message, options.exchange);
-    else if (options.decision && this.options.profile === 'seed') this.recorder.info(operationId, check, message, options.decision, options.exchange);
-    else this.recorder.fail(operationId, check, message, options.exchange);
+  judge(
+    operationId: string,
+    check: CheckName,
+    ok: boolean,
+    message: string,
+    options: { decision?: string | undefined; exchange?: Exchange; related?: Exchange[]; detail?: string | undefined; lostData?: boolean } = {},
+  ): void {
+    const { decision, exchange, related, detail } = options;
+    const rest = { ...(exchange ? { exchange } : {}), ...(related?.length ? { related } : {}), ...(detail ? { detail } : {}) };
+    if (ok) this.recorder.add(operationId, check, { outcome: 'pass', message, ...rest });
+    else if (decision && this.options.profile === 'seed' && !options.lostData)
+      this.recorder.add(operationId, check, { outcome: 'info', message, decision, ...rest });
+    else this.recorder.add(operationId, check, { outcome: 'fail', message, ...rest }, options.lostData);
   }
 
   /**

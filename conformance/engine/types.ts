@@ -121,7 +121,20 @@ export interface Finding {
   message: string;
   /** The decision a finding of outcome `info` departs from. */
   decision?: string;
+  /** The exchange the finding was made on (the read that showed a value, the answer judged). */
   exchange?: Exchange;
+  /**
+   * Earlier exchanges the finding rests on too: the request that wrote a value a read shows
+   * otherwise (the create of a payment link whose read shows its URLs swapped). Reports print
+   * them before `exchange`, with their curl lines, so the fault can be made again on a new record.
+   */
+  related?: Exchange[];
+  /**
+   * What belongs to this one finding and not to its kind: which items of a list an error was at
+   * (`/*: at 56 items (0–55)`). Printed with the finding, never part of what groups findings
+   * (report/groups.ts), so one fault in lists of different lengths is one group.
+   */
+  detail?: string;
 }
 
 export interface CheckResult {

@@ -4,8 +4,8 @@
  * collapsible <details> per group of identical failed or info findings (report/groups.ts): the
  * first exchange with its curl line, then each other finding of the group, then the skip reasons.
  */
-import { checkNames, type CheckResult, type Outcome, type RunReport } from '../engine/types.js';
-import { decisionNote, formatExchange, oneLine, printable, resultTitle } from './failures.js';
+import { checkNames, type CheckResult, type Finding, type Outcome, type RunReport } from '../engine/types.js';
+import { decisionNote, formatEvidence, oneLine, printable, resultTitle } from './failures.js';
 import { type FindingGroup, groupFindings, groupTitle } from './groups.js';
 import { formatDuration, glyphs, markMeanings, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
 
@@ -52,12 +52,18 @@ function cell(result: CheckResult | undefined, anchors: ReadonlyMap<CheckResult,
   return `<td class="${kind}" title="${htmlEscape(title)}">${glyph}</td>`;
 }
 
+/** What a finding rests on: its detail, the requests that wrote what it read, its own exchange, each with its curl line. */
+function evidence(finding: Finding): string {
+  const text = formatEvidence(finding);
+  return text ? `<pre>${htmlEscape(text)}</pre>` : '<p>No exchange recorded.</p>';
+}
+
 /** One finding of a group past its first: who, what (when the group's messages differ), its curl line and exchange. */
 function memberDetails(group: FindingGroup, member: FindingGroup['members'][number]): string {
   const exchange = member.finding.exchange;
   const what = group.sameMessage ? '' : ` — ${htmlEscape(oneLine(member.finding.message))}`;
   const request = exchange ? ` · ${htmlEscape(`${exchange.request.method} ${printable(exchange.request.url)}`)}` : '';
-  const body = exchange ? `<pre>${htmlEscape(formatExchange(exchange))}</pre>` : '<p>No exchange recorded.</p>';
+  const body = evidence(member.finding);
   return `<details><summary><code>${htmlEscape(member.result.operationId)}</code>${request}${what}</summary>${body}</details>`;
 }
 
@@ -65,7 +71,7 @@ function groupDetails(group: FindingGroup, id: string): string {
   const note = decisionNote(group);
   const decision = note ? ` <em>${htmlEscape(note.trim())}</em>` : '';
   const [first, ...others] = group.members;
-  const exchange = first?.finding.exchange ? `<pre>${htmlEscape(formatExchange(first.finding.exchange))}</pre>` : '<p>No exchange recorded.</p>';
+  const exchange = first ? evidence(first.finding) : '<p>No exchange recorded.</p>';
   const more = others.length
     ? `<details class="more"><summary>the ${others.length} other finding${others.length === 1 ? '' : 's'} of this group</summary>${others.map((m) => memberDetails(group, m)).join('')}</details>`
     : '';

@@ -82,12 +82,12 @@ function elsewhere(group: FindingGroup, operationId: string): string {
 }
 
 /** One finding of a testcase (with the count of its like on this operation), its exchanges, and where else it was found. */
-function groupText(local: FindingGroup, all: ReadonlyMap<string, FindingGroup>, operationId: string, prefix: string): string {
+function groupText(local: FindingGroup, all: ReadonlyMap<string, FindingGroup>, operationId: string, prefix: string, printed: Set<Exchange>): string {
   const n = local.members.length;
   const also = elsewhere(all.get(local.key) ?? local, operationId);
   return [
     `${prefix}${printable(local.message)}${decisionNote(local)}${n > 1 ? ` (× ${n})` : ''}`,
-    formatGroupExchanges(local, '  '),
+    formatGroupExchanges(local, '  ', printed),
     ...(also ? [`And ${also}.`] : []),
   ].join('\n');
 }
@@ -100,7 +100,9 @@ function testcaseOf(result: CheckResult, runId: string, all: ReadonlyMap<string,
     case 'skip':
       return [`${open}>`, `      <skipped message="${attr(result.skipReason ?? 'skipped')}"/>`, '    </testcase>'];
     case 'info': {
-      const text = groupFindings([result], 'info', runId).map((g) => groupText(g, all, result.operationId, 'info: '));
+      // An exchange two findings of the testcase rest on is printed in full once.
+      const printed = new Set<Exchange>();
+      const text = groupFindings([result], 'info', runId).map((g) => groupText(g, all, result.operationId, 'info: ', printed));
       return [`${open}>`, `      <system-out>${xmlEscape(text.join('\n\n'))}</system-out>`, '    </testcase>'];
     }
     case 'fail': {
@@ -108,10 +110,11 @@ function testcaseOf(result: CheckResult, runId: string, all: ReadonlyMap<string,
       const failed = local.reduce((sum, g) => sum + g.members.length, 0);
       const first = local[0];
       const also = first ? elsewhere(all.get(first.key) ?? first, result.operationId) : '';
+      const printed = new Set<Exchange>();
       const message = `${failed === 1 ? '' : `${failed} findings failed: `}${first?.message ?? ''}${also ? ` (${also})` : ''}`;
       return [
         `${open}>`,
-        `      <failure message="${attr(message)}" type="${attr(result.check)}">${xmlEscape(local.map((g) => groupText(g, all, result.operationId, '')).join('\n\n'))}</failure>`,
+        `      <failure message="${attr(message)}" type="${attr(result.check)}">${xmlEscape(local.map((g) => groupText(g, all, result.operationId, '', printed)).join('\n\n'))}</failure>`,
         '    </testcase>',
       ];
     }
