@@ -155,8 +155,14 @@ test('Ctrl-C in the middle of a run: exit 130, and the webhook registrations it 
 
 test('a target that breaks: exit 1, each failure with its request and response, the echoed key masked', { timeout: RUN_MS + 10_000 }, async () => {
   const apiKey = 'sk_brokenbrokenbrokenbroken_EchoedBackEchoedBackEchoedBack1234';
-  // Answers every request 500 and echoes the key it was sent, as a careless service might.
+  // Answers every read 500 and echoes the key it was sent, as a careless service might; its creates
+  // refuse what they are sent (422), so it is serving, and the preflight lets the run go on.
   const target = createHttpServer((request, response) => {
+    if (request.method === 'POST') {
+      response.writeHead(422, { 'content-type': 'application/problem+json' });
+      response.end('{"status":422,"detail":"name is required"}');
+      return;
+    }
     response.writeHead(500, { 'content-type': 'text/plain' });
     response.end(`boom for key ${String(request.headers['x-api-key'])}`);
   });
@@ -249,6 +255,33 @@ describe('exit code 2', () => {
       expect(run.ms, 'stopped by the preflight, not by a 120 s request timeout').toBeLessThan(30_000);
     } finally {
       await close?.();
+    }
+  });
+
+  test('a deployment that answers 500 to everything (its database down): not serving, one line, no report', async () => {
+    // Every answer a 500 with a JSON body, as a service whose database is down gives it.
+    const target = createHttpServer((_request, response) => {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end('{"error":"database unavailable"}');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = target.address() as { port: number };
+      const html = join(folder(), 'not-serving', 'report.html');
+      const run = await conformance(['--base-url', `http://127.0.0.1:${port}`, '--html', html], RUN_MS, { CONFORMANCE_API_KEY: 'sk_whatever_key' });
+      expect(run.exit.code, run.stderr).toBe(2);
+      const body = literal('(body: {"error":"database unavailable"})');
+      expect(run.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^conformance: the target is not serving: GET /client with the key answered 500 ${body}, and POST /client sent \\{\\} answered 500 ${body}\\. Nothing can be judged while it answers server errors \\(is its database, or a service it needs, down\\?\\); the run stops before any check\\.$`,
+          ),
+        ),
+      ]);
+      expect(run.stdout).toBe('');
+      expect(existsSync(html)).toBe(false);
+    } finally {
+      await new Promise((resolve) => target.close(resolve));
     }
   });
 

@@ -6,7 +6,9 @@
  *    stderr and exit 2, within seconds:
  *    - the host answers: a GET to each base URL within 5 s, else the cause in words (connection
  *      refused, no such host, timed out, a TLS failure …);
- *    - the keys work: a 401 to the run's key or the second key names the flag to check;
+ *    - the keys work: a 401 to the run's key or the second key names the flag (and its variable) to check;
+ *    - the target is serving: `the target is not serving: GET /client with the key answered 500 …`
+ *      when that read and the first create on {base_url_alt} answer server errors (a database down);
  *    - the base URLs serve this interface: `nothing answers like this API at BASE: is the base
  *      path right?` when the seed's own secured read, or every seed create on {base_url_alt} sent
  *      `{}`, is answered "no such operation" (404/405 the contract never gives it) or a web page;
@@ -29,7 +31,15 @@
  */
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { KeepsNoStateError, KeyRefusedError, RunInterruptedError, runConformance, TargetUnreachableError, WrongBaseUrlError } from './engine/run.js';
+import {
+  KeepsNoStateError,
+  KeyRefusedError,
+  NotServingError,
+  RunInterruptedError,
+  runConformance,
+  TargetUnreachableError,
+  WrongBaseUrlError,
+} from './engine/run.js';
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, UsageError, usage } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
@@ -99,7 +109,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       process.stderr.write(`conformance: target unreachable: ${message}\n`);
       return 2;
     }
-    if (error instanceof KeyRefusedError || error instanceof WrongBaseUrlError || error instanceof KeepsNoStateError) {
+    if (error instanceof KeyRefusedError || error instanceof WrongBaseUrlError || error instanceof NotServingError || error instanceof KeepsNoStateError) {
       process.stderr.write(`conformance: ${message}\n`);
       return 2;
     }

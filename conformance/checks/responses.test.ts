@@ -104,6 +104,13 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
     { given: [{ status: 401, contentType: problemJson, body: unauthorized }], want: { check: 'status_code_conformance', seed: 'pass', reference: 'pass' } },
   ],
   [
+    'a documented 500: not a pass, the check did not run in full (a server error says nothing of the status the request should get)',
+    {
+      given: [{ status: 500, contentType: problemJson, body: example('ProblemInternalError') }],
+      want: { check: 'status_code_conformance', seed: 'skip', reference: 'skip' },
+    },
+  ],
+  [
     '200 where the decided success code is 201 (D01)',
     {
       given: [{ status: 200, body: { ...created, status: 200 } }],

@@ -25,7 +25,7 @@ export interface CheckModule {
 
 export { RunInterruptedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';
-export { KeepsNoStateError, WrongBaseUrlError } from './preflight.js';
+export { KeepsNoStateError, NotServingError, WrongBaseUrlError } from './preflight.js';
 
 /**
  * The checks that send their own requests run first, in this order (later ones use what
