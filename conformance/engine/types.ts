@@ -157,6 +157,14 @@ export interface RunReport {
   results: CheckResult[];
   /** Every exchange the run recorded, in order (keys masked), for `--har`; the other reports do not show them. */
   exchanges?: Exchange[];
+  /**
+   * Why the run stopped before its end (the target stopped answering, the user interrupted it),
+   * when it did: its results are what it had judged by then, every check it had not finished
+   * skipped as not run (in full).
+   */
+  stopped?: string;
+  /** Records the run created and could not delete, each as the request that deletes it (`DELETE URL`). */
+  leftBehind?: string[];
 }
 
 export type ProgressEvent =

@@ -1,6 +1,8 @@
 /**
  * JUnit XML of a run, for CI dashboards: one <testsuite> per operation, one <testcase> per check
- * that produced a result (the run's total in checks, as on the terminal and the HTML page).
+ * that produced a result (the run's total in checks, as on the terminal and the HTML page). A run
+ * that stopped before its end (the target stopped answering, Ctrl-C) has one testcase more, first,
+ * in a suite `run`: an <error> saying why, counted in `tests` and `errors`.
  * fail → <failure> (each failed finding with its exchange and curl line), skip → <skipped
  * message>, info → <system-out> with the info findings; a pass is an empty testcase. Identical
  * findings (report/groups.ts) are written once per testcase with their count, and a finding that
@@ -49,9 +51,21 @@ export function renderJunit(report: RunReport): string {
   );
   const testcase = (result: CheckResult) => testcaseOf(result, report.runId, groups);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  // A run that stopped before its end is one error more, in a suite of its own: CI shows it red with the reason.
+  const stopped = report.stopped ? 1 : 0;
   out.push(
-    `<testsuites name="conformance" tests="${all.checks}" failures="${all.fail}" errors="0" skipped="${all.skip}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
+    `<testsuites name="conformance" tests="${all.checks + stopped}" failures="${all.fail}" errors="${stopped}" skipped="${all.skip}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
   );
+  if (report.stopped) {
+    const left = report.leftBehind?.length ? `\nRecords it made and could not delete:\n${report.leftBehind.join('\n')}` : '';
+    out.push(
+      `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
+      `    <testcase name="the run ran to its end" classname="conformance.run" time="${seconds(report.durationMs)}">`,
+      `      <error message="${attr(`the run stopped before its end: ${report.stopped}`)}" type="stopped">${xmlEscape(`The run stopped before its end: ${report.stopped}. The other testcases are what it had found by then; the checks it had not finished are skipped.${left}`)}</error>`,
+      '    </testcase>',
+      '  </testsuite>',
+    );
+  }
   for (const operationId of operationsOf(report)) {
     const results = report.results.filter((r) => r.operationId === operationId);
     const t = totals(results);
