@@ -111,6 +111,9 @@ describe('against the reference server', () => {
     expect(shownTotal(page)).toEqual(total);
     expect(junitTotal(xml)).toEqual(total);
     expect(run.stderr).toMatch(new RegExp(`^Done: \\d+ passed, 0 failed, \\d+ info, ${total.skipped} skipped \\(${total.checks} checks on `, 'm'));
+    // The conformance guide's sample total is this run's, word for word.
+    const guide = readFileSync(join(repoRoot, 'docs', 'conformance.md'), 'utf8');
+    expect(guide.match(/`(Checks: [^`]+)`/)?.[1]).toBe(/^Checks: .*$/m.exec(run.stdout)?.[0]);
     expect(run.stdout).not.toMatch(/vitest:|findings:/);
 
     // The HAR file: every request of the run, each operation's, with the key header masked.
