@@ -83,7 +83,7 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
     stopped.report = await finalReport(ctx, started, `${error instanceof RunInterruptedError ? '' : 'target unreachable: '}${stopped.message}`);
     throw stopped;
   }
-  // What the run created and may delete goes, also when a check threw or the target stopped answering.
+  // What the run created and may delete goes (as it does above when a check threw or the run stopped).
   await ctx.cleanUp().catch(() => undefined);
   const report = await finalReport(ctx, started);
   deps.onProgress?.({ kind: 'done', report });
@@ -118,7 +118,7 @@ export const withheldReason =
  * What clean-up did, in words: how many records it deleted, and the request that deletes each
  * one it could not, so that nothing the run made is left behind without a word.
  */
-export function leftBehindNote(ctx: Pick<RunContext, 'cleanedUp' | 'leftBehindRequests'>): string {
+function leftBehindNote(ctx: Pick<RunContext, 'cleanedUp' | 'leftBehindRequests'>): string {
   const left = ctx.leftBehindRequests;
   const deleted = ctx.cleanedUp;
   const done =
