@@ -6,12 +6,22 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createNetServer, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../lib/contract/bundled.js';
-import { createCompanyKey, freePort, listening, printedKey, startNode, startTsx, useChildProcesses, within } from '../server/test-support/processes.js';
+import {
+  createCompanyKey,
+  freePort,
+  listening,
+  printedKey,
+  repoRoot,
+  startNode,
+  startTsx,
+  useChildProcesses,
+  within,
+} from '../server/test-support/processes.js';
 import { conformance, matrixCell, RUN_MS } from './test-support/cli-process.js';
 import type { Har } from './report/har.js';
 import { junitTotal, shownTotal } from './report/totals-check.js';
@@ -101,6 +111,9 @@ describe('against the reference server', () => {
     expect(shownTotal(page)).toEqual(total);
     expect(junitTotal(xml)).toEqual(total);
     expect(run.stderr).toMatch(new RegExp(`^Done: \\d+ passed, 0 failed, \\d+ info, ${total.skipped} skipped \\(${total.checks} checks on `, 'm'));
+    // The conformance guide's sample total is this run's, word for word.
+    const guide = readFileSync(join(repoRoot, 'docs', 'conformance.md'), 'utf8');
+    expect(guide.match(/`(Checks: [^`]+)`/)?.[1]).toBe(/^Checks: .*$/m.exec(run.stdout)?.[0]);
     expect(run.stdout).not.toMatch(/vitest:|findings:/);
 
     // The HAR file: every request of the run, each operation's, with the key header masked.
@@ -125,15 +138,18 @@ describe('against the reference server', () => {
   });
 });
 
-test('Ctrl-C in the middle of a run: exit 130, and the webhook registrations it had made are deleted', { timeout: RUN_MS + 30_000 }, async () => {
+test('Ctrl-C in the middle of a run: exit 130, the webhook registrations it had made are deleted, the reports say it was interrupted', {
+  timeout: RUN_MS + 30_000,
+}, async () => {
   const port = await freePort();
   const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'interrupt', 'payments.db'), PORT: String(port) });
   await listening(server);
   const apiKey = printedKey(server);
   const base = `http://127.0.0.1:${port}`;
   const registrations = async () => ((await (await fetch(`${base}/webhook`, { headers: { 'X-API-KEY': apiKey } })).json()) as unknown[]).length;
+  const junit = join(folder(), 'interrupt', 'junit.xml');
   // Node with tsx's loader in the same process (not the tsx command, which relays signals to a child of its own).
-  const run = startNode(['--import', 'tsx', 'conformance/cli.ts', '--base-url', base, '--run-id', 'interrupted'], {
+  const run = startNode(['--import', 'tsx', 'conformance/cli.ts', '--base-url', base, '--run-id', 'interrupted', '--junit', junit], {
     CONFORMANCE_API_KEY: apiKey,
     NO_COLOR: '1',
   });
@@ -148,15 +164,107 @@ test('Ctrl-C in the middle of a run: exit 130, and the webhook registrations it 
   const exit = await within(run.exited, 'the interrupted run to end', 30_000);
   expect(exit.code, run.stderr()).toBe(130);
   expect(run.stderr()).toContain('conformance: SIGINT: stopping, deleting what the run created');
-  expect(run.stderr()).toMatch(/conformance: interrupted: the run stopped before its end; it deleted what it had created/);
-  expect(run.stdout(), 'no report of a run that did not end').not.toMatch(/Checks: /);
+  expect(run.stderr()).toMatch(
+    /conformance: interrupted: the run stopped before its end; its clean-up deleted the (record|\d+ records) the run had left that the contract lets it delete\n/,
+  );
+  expect(run.stdout(), 'no matrix of a run that did not end').not.toMatch(/Checks: /);
   expect(await registrations()).toBe(0);
+  // The JUnit file CI reads: what the run had found, and an error saying it was interrupted.
+  expect(run.stdout()).toBe(`JUnit report: ${junit}\n`);
+  const root = parseXml(readFileSync(junit, 'utf8'));
+  expect(root.attrs.errors).toBe('1');
+  expect(root.children[0]?.children[0]?.children[0]?.attrs.message).toMatch(
+    /^the run stopped before its end: interrupted: the run stopped before its end; its clean-up deleted /,
+  );
+});
+
+test('a target that stops answering in the middle (its proxy killed): exit 2, one line naming the registrations left and how to delete them, the reports written', {
+  timeout: RUN_MS + 30_000,
+}, async () => {
+  const port = await freePort();
+  const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'killed', 'payments.db'), PORT: String(port) });
+  await listening(server);
+  const apiKey = printedKey(server);
+  const direct = `http://127.0.0.1:${port}`;
+  const registrations = async () =>
+    ((await (await fetch(`${direct}/webhook`, { headers: { 'X-API-KEY': apiKey } })).json()) as Array<{ id: string; url: string }>).map((w) => w.id);
+  // A pass-through TCP proxy in front of the server, as a load balancer or a tunnel is.
+  const sockets = new Set<Socket>();
+  const proxy = createNetServer((socket) => {
+    const upstream = connect(port, '127.0.0.1');
+    for (const s of [socket, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxied = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  const out = join(folder(), 'killed', 'out');
+  const files = { junit: join(out, 'junit.xml'), html: join(out, 'report.html'), har: join(out, 'run.har') };
+  const running = conformance(['--base-url', proxied, '--run-id', 'killedproxy', '--junit', files.junit, '--html', files.html, '--har', files.har], RUN_MS, {
+    CONFORMANCE_API_KEY: apiKey,
+  });
+  // Killed once the run has a registration on the server: nothing answers at its address any more.
+  await within(
+    (async () => {
+      while ((await registrations()).length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    })(),
+    'a webhook registration of the run',
+    RUN_MS,
+  );
+  proxy.close();
+  for (const socket of sockets) socket.destroy();
+  const run = await running;
+  const failed = `exit ${run.exit.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+  expect(run.exit.code, failed).toBe(2);
+
+  const left = await registrations();
+  expect(left.length, failed).toBeGreaterThan(0);
+  const last = run.stderr.trim().split('\n').at(-1)!;
+  expect(last, failed).toMatch(
+    new RegExp(
+      `^conformance: target unreachable: ${literal(proxied)}/\\S+ and the 4 requests before it got no answer \\(last: connection refused: .*\\); the run stops; (a record it made could not be deleted; to delete it|\\d+ records it made could not be deleted; to delete them), send \\(with the run's API key unless marked\\): DELETE ${literal(proxied)}/webhook/wbhk_`,
+    ),
+  );
+  // The line names every registration left, and nothing else, as the request that deletes it.
+  const named = [...last.matchAll(/DELETE (\S+)\/webhook\/(\w+)/g)].map((m) => m[2]!);
+  expect(named.sort()).toEqual([...left].sort());
+
+  // The reports: what the run had found, and why it stopped.
+  // The reports' own directory was missing: the first made it, and said so.
+  expect(run.stdout, failed).toBe(`JUnit report: ${files.junit} (made the directory ${out})\nHTML report: ${files.html}\nHAR report: ${files.har}\n`);
+  const root = parseXml(readFileSync(files.junit, 'utf8'));
+  expect(root.attrs.errors).toBe('1');
+  expect(root.children[0]?.attrs.name).toBe('run');
+  expect(root.children[0]?.children[0]?.children[0]?.attrs.message).toBe(
+    `the run stopped before its end: target unreachable: ${last.replace(/^conformance: target unreachable: /, '')}`,
+  );
+  expect(root.children.slice(1).map((suite) => suite.attrs.name)).toEqual(listOperations().map((op) => op.operationId));
+  const page = readFileSync(files.html, 'utf8');
+  expect(page).toContain('<strong>The run stopped before its end</strong>: target unreachable: ');
+  expect(page).toContain('<strong>Records the run made and could not delete</strong>');
+  const { log } = JSON.parse(readFileSync(files.har, 'utf8')) as Har;
+  expect(log.comment).toContain('; the run stopped before its end: target unreachable: ');
+  expect(log.entries.length).toBeGreaterThan(5);
+  expect(log.entries.at(-1)?.response.status).toBe(0);
+
+  // The requests it gave delete them, sent straight to the server.
+  for (const id of named) expect((await fetch(`${direct}/webhook/${id}`, { method: 'DELETE', headers: { 'X-API-KEY': apiKey } })).status).toBe(204);
+  expect(await registrations()).toEqual([]);
 });
 
 test('a target that breaks: exit 1, each failure with its request and response, the echoed key masked', { timeout: RUN_MS + 10_000 }, async () => {
   const apiKey = 'sk_brokenbrokenbrokenbroken_EchoedBackEchoedBackEchoedBack1234';
-  // Answers every request 500 and echoes the key it was sent, as a careless service might.
+  // Answers every read 500 and echoes the key it was sent, as a careless service might; its creates
+  // refuse what they are sent (422), so it is serving, and the preflight lets the run go on.
   const target = createHttpServer((request, response) => {
+    if (request.method === 'POST') {
+      response.writeHead(422, { 'content-type': 'application/problem+json' });
+      response.end('{"status":422,"detail":"name is required"}');
+      return;
+    }
     response.writeHead(500, { 'content-type': 'text/plain' });
     response.end(`boom for key ${String(request.headers['x-api-key'])}`);
   });
@@ -252,6 +360,33 @@ describe('exit code 2', () => {
     }
   });
 
+  test('a deployment that answers 500 to everything (its database down): not serving, one line, no report', async () => {
+    // Every answer a 500 with a JSON body, as a service whose database is down gives it.
+    const target = createHttpServer((_request, response) => {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end('{"error":"database unavailable"}');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = target.address() as { port: number };
+      const html = join(folder(), 'not-serving', 'report.html');
+      const run = await conformance(['--base-url', `http://127.0.0.1:${port}`, '--html', html], RUN_MS, { CONFORMANCE_API_KEY: 'sk_whatever_key' });
+      expect(run.exit.code, run.stderr).toBe(2);
+      const body = literal('(body: {"error":"database unavailable"})');
+      expect(run.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^conformance: the target is not serving: GET /client with the key answered 500 ${body}, and POST /client sent \\{\\} answered 500 ${body}\\. Nothing can be judged while it answers server errors \\(is its database, or a service it needs, down\\?\\); the run stops before any check\\.$`,
+          ),
+        ),
+      ]);
+      expect(run.stdout).toBe('');
+      expect(existsSync(html)).toBe(false);
+    } finally {
+      await new Promise((resolve) => target.close(resolve));
+    }
+  });
+
   test('a wrong base path, on the reference server: nothing answers like this API there', { timeout: 60_000 }, async () => {
     const port = await freePort();
     const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'base-path', 'payments.db'), PORT: String(port) });
@@ -297,7 +432,7 @@ describe('exit code 2', () => {
       'a report that cannot be written',
       {
         given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--html', 'package.json/report.html'],
-        want: /^conformance: cannot write --html package\.json\/report\.html: EEXIST$/,
+        want: /^conformance: cannot write --html package\.json\/report\.html: package\.json is a file, not a directory$/,
         usage: false,
       },
     ],
@@ -305,7 +440,23 @@ describe('exit code 2', () => {
       'a HAR file that cannot be written',
       {
         given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--har', 'package.json/run.har'],
-        want: /^conformance: cannot write --har package\.json\/run\.har: EEXIST$/,
+        want: /^conformance: cannot write --har package\.json\/run\.har: package\.json is a file, not a directory$/,
+        usage: false,
+      },
+    ],
+    [
+      'a report in a directory whose parent is missing too: refused, nothing made',
+      {
+        given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--html', 'no-such-folder/deeper/report.html'],
+        want: /^conformance: cannot write --html no-such-folder\/deeper\/report\.html: the directory no-such-folder\/deeper does not exist, nor does no-such-folder \(only the report's own directory is made; create the others first\)$/,
+        usage: false,
+      },
+    ],
+    [
+      'a report path that is a directory',
+      {
+        given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--junit', 'conformance'],
+        want: /^conformance: cannot write --junit conformance: conformance is a directory; give a file name in it$/,
         usage: false,
       },
     ],
@@ -325,6 +476,7 @@ describe('exit code 2', () => {
     expect(first).toMatch(want);
     expect(rest.slice(0, 2)).toEqual(usage ? ['', 'Usage: pix-conformance --base-url URL [options]     (in a clone: npm run -s conformance -- …)'] : ['']);
     expect(run.stdout).toBe('');
+    expect(existsSync(join(repoRoot, 'no-such-folder')), 'no directory made for a refused path').toBe(false);
   });
 });
 

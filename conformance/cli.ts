@@ -6,14 +6,18 @@
  *    stderr and exit 2, within seconds:
  *    - the host answers: a GET to each base URL within 5 s, else the cause in words (connection
  *      refused, no such host, timed out, a TLS failure …);
- *    - the keys work: a 401 to the run's key or the second key names the flag to check;
+ *    - the keys work: a 401 to the run's key or the second key names the flag (and its variable) to check;
+ *    - the target is serving: `the target is not serving: GET /client with the key answered 500 …`
+ *      when that read and the first create on {base_url_alt} answer server errors (a database down);
  *    - the base URLs serve this interface: `nothing answers like this API at BASE: is the base
  *      path right?` when the seed's own secured read, or every seed create on {base_url_alt} sent
  *      `{}`, is answered "no such operation" (404/405 the contract never gives it) or a web page;
  *    - the target keeps state (unless --stateless or --read-only): two creates answered the same
  *      id, or a record just created not found, stop the run suggesting --stateless.
  * 3. Runs the engine (conformance/engine/run.ts) in this process, progress on stderr. A target
- *    that stops answering in the middle → one line on stderr, exit 2.
+ *    that stops answering in the middle → one line on stderr (with what the run could not
+ *    delete, as the requests that would), the --junit / --html / --har files written with what
+ *    it had found and why it stopped, exit 2.
  * 4. Prints the matrix and every failure (request and response, keys masked, bodies cut at 2 KB,
  *    a curl line), writes --junit / --html / --har. A check that could not run, or ran only in
  *    part, is a skip with its reason, never ✓. Exits 1 if a check failed; else 2 if a flag's
@@ -25,11 +29,20 @@
  * (scripts/build-conformance.mjs), and a run starts in well under a second.
  *
  * Ctrl-C (SIGINT) or SIGTERM during a run: the run stops at its next request, deletes what it
- * created (as at a normal end) and exits 130 / 143; a second signal exits at once.
+ * created (as at a normal end), writes the reports asked for as a run that stopped, and exits
+ * 130 / 143; a second signal exits at once.
  */
-import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { KeepsNoStateError, KeyRefusedError, RunInterruptedError, runConformance, TargetUnreachableError, WrongBaseUrlError } from './engine/run.js';
+import {
+  KeepsNoStateError,
+  KeyRefusedError,
+  NotServingError,
+  RunInterruptedError,
+  runConformance,
+  TargetUnreachableError,
+  WrongBaseUrlError,
+} from './engine/run.js';
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, UsageError, usage } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
@@ -62,13 +75,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     ['--html', options.html],
     ['--har', options.har],
   ] as const) {
-    if (!file) continue;
-    const dir = dirname(outputPath(file, env));
-    try {
-      mkdirSync(dir, { recursive: true });
-      accessSync(dir, constants.W_OK);
-    } catch (error) {
-      process.stderr.write(`conformance: cannot write ${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    const why = file ? unwritable(file, env) : undefined;
+    if (why) {
+      process.stderr.write(`conformance: cannot write ${flag} ${file}: ${why}\n`);
       return 2;
     }
   }
@@ -91,15 +100,14 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   } catch (error) {
     progress.abort();
     const message = redactReport((error as Error).message ?? String(error), secrets);
-    if (error instanceof RunInterruptedError) {
-      process.stderr.write(`conformance: ${message}\n`);
-      return signalled === 'SIGTERM' ? 143 : 130;
+    if (error instanceof RunInterruptedError || error instanceof TargetUnreachableError) {
+      const interrupted = error instanceof RunInterruptedError;
+      process.stderr.write(`conformance: ${interrupted ? '' : 'target unreachable: '}${message}\n`);
+      // Stopped in the middle: the reports asked for hold what it had found, and say why it stopped.
+      if (error.report) writeReports(redactReport(error.report, secrets), options, env);
+      return interrupted ? (signalled === 'SIGTERM' ? 143 : 130) : 2;
     }
-    if (error instanceof TargetUnreachableError) {
-      process.stderr.write(`conformance: target unreachable: ${message}\n`);
-      return 2;
-    }
-    if (error instanceof KeyRefusedError || error instanceof WrongBaseUrlError || error instanceof KeepsNoStateError) {
+    if (error instanceof KeyRefusedError || error instanceof WrongBaseUrlError || error instanceof NotServingError || error instanceof KeepsNoStateError) {
       process.stderr.write(`conformance: ${message}\n`);
       return 2;
     }
@@ -109,6 +117,48 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/** What is at a path: a directory, a file (anything else), or nothing. */
+function kindOf(path: string): 'directory' | 'file' | undefined {
+  try {
+    return statSync(path).isDirectory() ? 'directory' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a report cannot be written at `file`, in words, or undefined when it can: its directory
+ * exists and can be written in, or only that directory is missing and its parent can be written
+ * in (writeReports makes it, and says so). Nothing more is made: a path whose directory's parent
+ * is missing too is refused, so a mistyped path does not grow a tree of directories (as root, at
+ * `/`). Paths in messages are the ones the user gave.
+ */
+function unwritable(file: string, env: NodeJS.ProcessEnv): string | undefined {
+  const path = outputPath(file, env);
+  const [dir, parent] = [dirname(path), dirname(dirname(path))];
+  const [givenDir, givenParent] = [dirname(file), dirname(dirname(file))];
+  const writable = (where: string) => {
+    try {
+      accessSync(where, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (kindOf(path) === 'directory') return `${file} is a directory; give a file name in it`;
+  switch (kindOf(dir)) {
+    case 'directory':
+      return writable(dir) ? undefined : `no permission to write in ${givenDir}`;
+    case 'file':
+      return `${givenDir} is a file, not a directory`;
+    default:
+      if (kindOf(parent) === 'file') return `${givenParent} is a file, not a directory`;
+      if (kindOf(parent) === undefined)
+        return `the directory ${givenDir} does not exist, nor does ${givenParent} (only the report's own directory is made; create the others first)`;
+      return writable(parent) ? undefined : `the directory ${givenDir} does not exist, and there is no permission to make it in ${givenParent}`;
   }
 }
 
@@ -123,6 +173,19 @@ function finish(report: RunReport, options: ConformanceOptions, env: NodeJS.Proc
   const findings = formatFindings(report);
   if (findings) process.stdout.write(`\n${findings}\n`);
 
+  writeReports(report, options, env);
+  // What the run made and could not delete is never left behind without a word.
+  if (report.leftBehind) process.stderr.write(`conformance: the run could not delete what it made: ${report.leftBehind.join(', ')}\n`);
+
+  // A flag whose checks could not run at all: said last, where it is seen, and not exit 0.
+  const notHonoured = flagsNotHonoured(report, options);
+  for (const line of notHonoured) process.stderr.write(`conformance: ${line}\n`);
+  const failedResults = report.results.filter((r) => r.outcome === 'fail').length;
+  return failedResults > 0 ? 1 : notHonoured.length > 0 ? 2 : 0;
+}
+
+/** Writes the --junit, --html and --har files asked for, each path on stdout. */
+function writeReports(report: RunReport, options: ConformanceOptions, env: NodeJS.ProcessEnv): void {
   for (const [file, render, what] of [
     [options.junit, renderJunit, 'JUnit'],
     [options.html, renderHtml, 'HTML'],
@@ -130,16 +193,12 @@ function finish(report: RunReport, options: ConformanceOptions, env: NodeJS.Proc
   ] as const) {
     if (!file) continue;
     const path = outputPath(file, env);
-    mkdirSync(dirname(path), { recursive: true });
+    // Its own directory, when only that was missing (checked before the run: unwritable).
+    const made = kindOf(dirname(path)) === undefined ? dirname(path) : undefined;
+    if (made) mkdirSync(made);
     writeFileSync(path, render(report));
-    process.stdout.write(`${what} report: ${path}\n`);
+    process.stdout.write(`${what} report: ${path}${made ? ` (made the directory ${made})` : ''}\n`);
   }
-
-  // A flag whose checks could not run at all: said last, where it is seen, and not exit 0.
-  const notHonoured = flagsNotHonoured(report, options);
-  for (const line of notHonoured) process.stderr.write(`conformance: ${line}\n`);
-  const failedResults = report.results.filter((r) => r.outcome === 'fail').length;
-  return failedResults > 0 ? 1 : notHonoured.length > 0 ? 2 : 0;
 }
 
 main(process.argv.slice(2), process.env).then(

@@ -45,6 +45,15 @@ const spec = {
 
 type Flag = keyof typeof spec;
 
+/**
+ * Both ways to give an option, as a message names them for the user to check: `--api-key /
+ * CONFORMANCE_API_KEY`. A message cannot tell which one the user wrote (the engine sees the value
+ * only), and naming the flag alone sends someone who set the variable looking for a flag they never used.
+ */
+export function flagAndVariable(flag: Flag): string {
+  return `--${flag} / ${spec[flag].env}`;
+}
+
 export const usage = `Usage: pix-conformance --base-url URL [options]     (in a clone: npm run -s conformance -- …)
 
 Tests a deployment of the Pix payments API against the bundled contract. Give the keys as

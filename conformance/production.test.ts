@@ -187,12 +187,12 @@ test('--webhook-receiver without a tunnel: the webhook checks are not run, the l
 describe('a refused key ends the run: exit 2, one line on stderr, no suite run', () => {
   const line = (what: string, flag: string) => `conformance: the target refused ${what} (401 on GET /client); check ${flag}.`;
   const cases: Array<[string, (apiKey: string) => string[], string]> = [
-    ['a well-formed key no one issued', () => ['--api-key', unknownApiKey()], line('the API key', '--api-key')],
-    ['garbage', () => ['--api-key', malformedApiKey], line('the API key', '--api-key')],
+    ['a well-formed key no one issued', () => ['--api-key', unknownApiKey()], line('the API key', '--api-key / CONFORMANCE_API_KEY')],
+    ['garbage', () => ['--api-key', malformedApiKey], line('the API key', '--api-key / CONFORMANCE_API_KEY')],
     [
       'a good key and a garbage second key',
       (apiKey) => ['--api-key', apiKey, '--second-api-key', malformedApiKey],
-      line('the second API key', '--second-api-key'),
+      line('the second API key', '--second-api-key / CONFORMANCE_SECOND_API_KEY'),
     ],
   ];
   test.each(cases)('%s', async (name, keys, want) => {
@@ -213,5 +213,6 @@ test('the package bin entry is a runnable command in a clone too: npx pix-confor
   expect(conformanceHelp.stdout).toMatch(/^Usage: pix-conformance --base-url URL/);
   const refused = await runToEnd('npx', ['--no-install', 'pix-conformance', '--base-url', base], { CONFORMANCE_API_KEY: malformedApiKey });
   expect(refused.exit.code, refused.stderr).toBe(2);
-  expect(refused.stderr).toContain('conformance: the target refused the API key (401 on GET /client); check --api-key.\n');
+  // Given through the environment, as the usage asks: the message names the variable too, not only a flag that was not used.
+  expect(refused.stderr).toContain('conformance: the target refused the API key (401 on GET /client); check --api-key / CONFORMANCE_API_KEY.\n');
 });

@@ -108,14 +108,16 @@ describe('ensure_resource_availability', () => {
       'the charge has no id',
       { given: chargeData((d) => void delete d.id), want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /lacks `id`/ } },
     ],
-    // Charge.externalId is a decision as a whole (x-decision: D21): the seed's charge has no such field.
+    // Charge.externalId is a decision as a whole (x-decision: D21): the seed's charge has no such
+    // field, so a read without it is information under the seed profile; a read showing it with
+    // another value than the one sent has lost data, which fails in every profile, naming no decision.
     [
-      'the charge reads another externalId (D21)',
+      'the charge reads another externalId (D21 decides its presence, not its value)',
       {
         given: chargeData((d) => {
           d.externalId = 'someone-else';
         }),
-        want: { op: 'createPaymentLink', seed: 'info', reference: 'fail', message: /`externalId` reads/ },
+        want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /^fail: GET \/charge\/\S+: `externalId` reads "someone-else", sent "/m },
       },
     ],
     [
@@ -175,8 +177,10 @@ describe('ensure_resource_availability', () => {
         want: { op: 'createSubscription', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ },
       },
     ],
-    // The record is read back through an operation the seed does not list (getProduct, D37): what
-    // goes wrong there is information under the seed profile, though it is recorded on the create.
+    // The record is read back through an operation the seed does not list (getProduct, D37): a
+    // read that is not there is information under the seed profile, though it is recorded on the
+    // create; a read that is there and shows another value than the one sent has lost data, which
+    // fails whichever operation shows it.
     [
       'a deployment without the reads by id the contract adds (GET /product/{id} is 404)',
       {
@@ -198,9 +202,9 @@ describe('ensure_resource_availability', () => {
         },
         want: {
           op: 'createProduct',
-          seed: 'info',
+          seed: 'fail',
           reference: 'fail',
-          message: /^(info \(D37\)|fail): GET \/product\/\S+: `price` reads 1, sent (?!1$)\d+(\.\d+)?$/m,
+          message: /^fail: GET \/product\/\S+: `price` reads 1, sent (?!1$)\d+(\.\d+)?$/m,
         },
       },
     ],
@@ -213,6 +217,39 @@ describe('ensure_resource_availability', () => {
       expect(got, got.messages.join('\n')).toMatchObject({ outcome: want[profile] });
       expect(got.messages.filter((m) => !m.startsWith('pass')).join('\n')).toMatch(want.message);
     });
+  });
+
+  test('a failure found on a read or a list carries the request that wrote the value, so its curl line makes the fault again', async () => {
+    const swapped = chargeData((d) => {
+      [d.successUrl, d.failedUrl] = [d.failedUrl, d.successUrl];
+    });
+    const wrap: Wrapper = async (request, next) => {
+      if (!is(request, 'GET', clients)) return swapped(request, next);
+      const response = await next(request);
+      return rewriteJson(response, (list) => (list as Array<Record<string, unknown>>).map((c) => ({ ...c, email: 'outro@example.com' })));
+    };
+    const ctx = await contextOn(server, { profile: 'seed', wrap });
+    await availabilityCheck.run(ctx);
+    const failed = (operationId: Op) =>
+      ctx.recorder.results([operationId]).flatMap((r) => (r.check === check ? r.findings.filter((f) => f.outcome === 'fail') : []));
+    const read = failed('createPaymentLink');
+    expect(read.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^GET \/charge\/\S+: `successUrl` reads "[^"]+" \(the value sent as `failedUrl`\)/),
+      expect.stringMatching(/^GET \/charge\/\S+: `failedUrl` reads "[^"]+" \(the value sent as `successUrl`\)/),
+    ]);
+    for (const [finding, field] of [
+      [read[0], 'successUrl'],
+      [read[1], 'failedUrl'],
+    ] as const) {
+      expect(finding?.exchange?.operationId).toBe('getCharge');
+      expect(finding?.related?.map((e) => `${e.operationId} ${e.request.method}`)).toEqual(['createPaymentLink POST']);
+      // The create that carries the value the read shows elsewhere.
+      const sent = JSON.parse(finding!.related![0]!.request.body!) as Record<string, string>;
+      expect(finding?.message).toMatch(new RegExp(`, sent "${sent[field]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"$`));
+    }
+    const listed = failed('createClient');
+    expect(listed.map((f) => f.message)).toEqual([expect.stringMatching(/^GET \/client, \S+: `email` reads "outro@example\.com", sent "/)]);
+    expect(listed[0]?.related?.map((e) => `${e.operationId} ${e.request.method}`)).toEqual(['createClient POST']);
   });
 
   test('a create that fails is a skip with its status, not a finding', async () => {

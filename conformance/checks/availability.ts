@@ -25,11 +25,14 @@
  *
  * Links that move, delete or use a record (sandbox moves, deletes, other creates) are not
  * followed here. These reads are the contract's, so a record that cannot be found is a
- * failure; a compared field the contract marks as a decision as a whole (`x-decision`, e.g.
- * the charge's `externalId`, D21) is information in the `seed` profile, and so is what an
- * operation the seed does not list shows (a read by id of D37: the Recorder). When the create
- * itself fails, there is nothing to look for: the check is skipped (positive_data_acceptance
- * reports the create).
+ * failure, information in the `seed` profile when the read is an operation the seed does not
+ * list (a read by id of D37: the Recorder); so is a compared field missing from a read whose
+ * schema marks it as a decision as a whole (`x-decision`, e.g. the charge's `externalId`, D21).
+ * A field read with another value than the one written fails in every profile, through
+ * whichever read it is seen: that is data lost, whatever decides whether the field is shown.
+ * Every finding on a read carries the request that wrote the value too (`Finding.related`), so
+ * its curl line makes the fault again on a new record. When the create itself fails, there is
+ * nothing to look for: the check is skipped (positive_data_acceptance reports the create).
  */
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, linkRole, listLinks, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
@@ -105,6 +108,8 @@ interface Expected {
 interface Problem {
   message: string;
   decision?: string | undefined;
+  /** A value read that is not the one written (not a field missing): fails whatever decision it rests on. */
+  lostData: boolean;
 }
 
 /** Creates one record through `source`, checks its answer, follows its reads and lists, then its updates. */
@@ -132,15 +137,15 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
   const others = Object.fromEntries(Object.entries(record).filter(([name]) => sent.values[name] === undefined));
   const reads = links.filter((link) => linkRole(link) === 'read');
   const lists = links.filter((link) => linkRole(link) === 'list');
-  for (const link of reads) await readBack(ctx, link, created.body, [sent, { values: others, as: 'the create answered' }], '');
-  for (const link of lists) await listed(ctx, link, id, sent, '');
+  for (const link of reads) await readBack(ctx, link, created.body, [sent, { values: others, as: 'the create answered' }], '', created.exchange);
+  for (const link of lists) await listed(ctx, link, id, sent, '', created.exchange);
   for (const link of links.filter(isUpdate)) {
     const update = await changed(ctx, link, created.body);
     if (!update) continue;
     // Then the record reads and lists with the values the update sent.
     const after = `after ${update.where}, `;
-    for (const read of reads) await readBack(ctx, read, created.body, [update.sent], after);
-    for (const list of lists) await listed(ctx, list, id, update.sent, after);
+    for (const read of reads) await readBack(ctx, read, created.body, [update.sent], after, update.exchange);
+    for (const list of lists) await listed(ctx, list, id, update.sent, after, update.exchange);
   }
 }
 
@@ -171,19 +176,34 @@ function compare(ctx: RunContext, expected: Expected[], actual: JsonObject, read
       ...(e.rename ? { rename: e.rename } : {}),
     });
     compared.push(...result.compared);
-    for (const d of result.differences) problems.push({ message: `${where}: ${describeDifference(d, e.as)}`, decision: d.decision });
+    for (const d of result.differences)
+      problems.push({ message: `${where}: ${describeDifference(d, e.as)}`, decision: d.decision, lostData: d.got !== undefined });
   }
   return { problems, compared };
 }
 
-function report(ctx: RunContext, operationId: string, result: { problems: Problem[]; compared: string[] }, passMessage: string, exchange: Exchange): void {
+/**
+ * The verdicts on one answer: a pass naming the fields compared, or each problem. `writtenBy`:
+ * the earlier request that wrote the values the answer is compared with (the create or the
+ * update), which each problem rests on too.
+ */
+function report(
+  ctx: RunContext,
+  operationId: string,
+  result: { problems: Problem[]; compared: string[] },
+  passMessage: string,
+  exchange: Exchange,
+  writtenBy?: Exchange,
+): void {
   const { problems, compared } = result;
   if (problems.length === 0) ctx.judge(operationId, check, true, compared.length > 0 ? `${passMessage} (${compared.join(', ')})` : passMessage, { exchange });
-  for (const problem of problems) ctx.judge(operationId, check, false, problem.message, { decision: problem.decision, exchange });
+  const related = writtenBy ? [writtenBy] : [];
+  for (const problem of problems)
+    ctx.judge(operationId, check, false, problem.message, { decision: problem.decision, exchange, related, lostData: problem.lostData });
 }
 
-/** The record `link.target` reads by the parameters the link names shows the values expected. */
-async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknown, expected: Expected[], after: string): Promise<void> {
+/** The record `link.target` reads by the parameters the link names shows the values expected (written by `writtenBy`). */
+async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknown, expected: Expected[], after: string, writtenBy: Exchange): Promise<void> {
   const source = link.source.operationId;
   const readOp = link.target;
   const params = linkParameters(link, createdBody);
@@ -194,7 +214,7 @@ async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknow
   const read = await ctx.request(readOp, { pathParams: params });
   const where = `${after}GET ${ctx.url(readOp, params).replace(/^https?:\/\/[^/]+/, '')}`;
   if (!isSuccess(read)) {
-    ctx.judge(source, check, false, `${where} ${answered(read)} for the record just created`, { exchange: read });
+    ctx.judge(source, check, false, `${where} ${answered(read)} for the record just created`, { exchange: read, related: [writtenBy] });
     return;
   }
   const body = jsonOf(read);
@@ -204,15 +224,15 @@ async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknow
   const enveloped = isObject(envelopeData(body));
   const actual = enveloped ? envelopeData(body) : isObject(body) ? body : undefined;
   if (!actual) {
-    ctx.judge(source, check, false, `${where} answered ${read.response?.status} without the record`, { exchange: read });
+    ctx.judge(source, check, false, `${where} answered ${read.response?.status} without the record`, { exchange: read, related: [writtenBy] });
     return;
   }
   const result = compare(ctx, expected, actual, enveloped ? propertiesOf(ctx, readSchema).data : readSchema, where);
-  report(ctx, source, result, `${where} shows the record with the values ${expected.map((e) => e.as).join(' and ')}`, read);
+  report(ctx, source, result, `${where} shows the record with the values ${expected.map((e) => e.as).join(' and ')}`, read, writtenBy);
 }
 
-/** The list `link.target` answers includes the record, with the values expected. */
-async function listed(ctx: RunContext, link: ContractLink, id: string, sent: Expected, after: string): Promise<void> {
+/** The list `link.target` answers includes the record, with the values expected (written by `writtenBy`). */
+async function listed(ctx: RunContext, link: ContractLink, id: string, sent: Expected, after: string, writtenBy: Exchange): Promise<void> {
   const source = link.source.operationId;
   const listOp = link.target;
   const list = await ctx.request(listOp);
@@ -228,13 +248,13 @@ async function listed(ctx: RunContext, link: ContractLink, id: string, sent: Exp
   }
   const entry = entries.find((c): c is JsonObject => isObject(c) && c[identity] === id);
   if (!entry) {
-    ctx.judge(source, check, false, `the record just created (${id}) is not among the ${entries.length} of ${where}`, { exchange: list });
+    ctx.judge(source, check, false, `the record just created (${id}) is not among the ${entries.length} of ${where}`, { exchange: list, related: [writtenBy] });
     return;
   }
   const listSchema = successSchema(ctx, listOp);
   const itemSchema = listSchema ? deref(ctx.contract, listSchema.items) : undefined;
   const result = compare(ctx, [{ ...sent, rename: listNames }], entry, itemSchema, `${where}, ${id}`);
-  report(ctx, source, result, `${where} lists the record just created (${id}) with the values ${sent.as}`, list);
+  report(ctx, source, result, `${where} lists the record just created (${id}) with the values ${sent.as}`, list, writtenBy);
 }
 
 /**
@@ -242,7 +262,7 @@ async function listed(ctx: RunContext, link: ContractLink, id: string, sent: Exp
  * body); its answer shows the values sent. What it sent, for the reads after it; undefined when it
  * could not be sent or failed.
  */
-async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown): Promise<{ sent: Expected; where: string } | undefined> {
+async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown): Promise<{ sent: Expected; where: string; exchange: Exchange } | undefined> {
   const source = link.source.operationId;
   const op = link.target;
   const params = linkParameters(link, createdBody);
@@ -267,5 +287,5 @@ async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown
   }
   const sent: Expected = { values: body, as: 'sent', sentSchema: requestBodyOf(ctx.contract, op)?.schema };
   report(ctx, source, compare(ctx, [sent], record, successSchema(ctx, op), where), `${where} answers the record with the values sent`, update);
-  return { sent, where: `${op.method.toUpperCase()} ${path}` };
+  return { sent, where: `${op.method.toUpperCase()} ${path}`, exchange: update };
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { loadBundledContract, resolvePointer } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckName, CheckResult, ConformanceOptions, Exchange, Outcome, Profile } from '../engine/types.js';
-import { decisionsOfErrors, describeErrors, documentedResponse, mediaTypeOf, responseChecks } from './responses.js';
+import { decisionsOfErrors, describeErrors, documentedResponse, errorPlaces, mediaTypeOf, responseChecks } from './responses.js';
 
 const contract = loadBundledContract();
 /** The `value` of a named example of the contract: valid test data the contract itself vouches for. */
@@ -102,6 +102,13 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
   [
     'documented 401 (an error response)',
     { given: [{ status: 401, contentType: problemJson, body: unauthorized }], want: { check: 'status_code_conformance', seed: 'pass', reference: 'pass' } },
+  ],
+  [
+    'a documented 500: not a pass, the check did not run in full (a server error says nothing of the status the request should get)',
+    {
+      given: [{ status: 500, contentType: problemJson, body: example('ProblemInternalError') }],
+      want: { check: 'status_code_conformance', seed: 'skip', reference: 'skip' },
+    },
   ],
   [
     '200 where the decided success code is 201 (D01)',
@@ -235,7 +242,13 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
           body: example<Array<Record<string, unknown>>>('ClientList').map((c, i) => (i === 0 ? { ...c, email: undefined } : c)),
         },
       ],
-      want: { op: 'listClients', check: 'response_schema_conformance', seed: 'fail', reference: 'fail', message: /\/0 must have required property 'email'/ },
+      want: {
+        op: 'listClients',
+        check: 'response_schema_conformance',
+        seed: 'fail',
+        reference: 'fail',
+        message: /: \/\* must have required property 'email'$/,
+      },
     },
   ],
   // response_headers_conformance
@@ -385,6 +398,28 @@ describe('helpers', () => {
     expect(validate({ ...createdData, id: 'x', devMode: undefined })).toBe(false);
     expect(decisionsOfErrors(validate.errors ?? []).sort()).toEqual(['D13', 'D21']);
     expect(describeErrors(validate.errors ?? [], 1)).toMatch(/\(\+\d+ more\)$/);
+  });
+
+  test('an error at items of a list is one text whatever the items and their number; which items they were is the detail', () => {
+    const ctx = new RunContext(options('seed'));
+    const validate = ctx.full.at('/paths/~1client/get/responses/200/content/application~1json/schema');
+    const client = example<Array<Record<string, unknown>>>('ClientList')[0]!;
+    const withoutPhone = (n: number) => Array.from({ length: n }, () => ({ ...client, phone: undefined }));
+    const described = [3, 56].map((n) => {
+      const list = JSON.parse(JSON.stringify(withoutPhone(n))) as unknown;
+      expect(validate(list)).toBe(false);
+      return { text: describeErrors(validate.errors ?? []), places: errorPlaces(validate.errors ?? []) };
+    });
+    expect(described).toEqual([
+      { text: "/* must have required property 'phone'", places: '/*: at 3 items (0–2)' },
+      { text: "/* must have required property 'phone'", places: '/*: at 56 items (0–55)' },
+    ]);
+    // Items here and there, and an error at no item: ranges and single indices; no detail without an item.
+    const mixed = [client, { ...client, phone: undefined }, { ...client, phone: undefined }, client, { ...client, phone: undefined }];
+    expect(validate(JSON.parse(JSON.stringify(mixed)))).toBe(false);
+    expect(errorPlaces(validate.errors ?? [])).toBe('/*: at 3 items (1, 2, 4)');
+    expect(validate({})).toBe(false);
+    expect(errorPlaces(validate.errors ?? [])).toBeUndefined();
   });
 
   test('decisionsOfErrors names the decided allOf on the way to a value whose shared schema carries no mark', () => {

@@ -47,18 +47,66 @@ export function describeExchange(exchange: Exchange): string {
   return `${exchange.request.method} ${path} → ${answer}`;
 }
 
-/** Ajv errors as short text: `/data/total must be integer`, at most `limit` of them. */
+/** An instance path with every array index written `*`: `/3/phone` is written `/*` then `/phone`, whichever item it was. */
+export function wildcardPath(path: string): string {
+  return path.replace(/\/\d+(?=\/|$)/g, '/*');
+}
+
+/**
+ * Ajv errors as short text: `/data/total must be integer`, at most `limit` of them. An error at
+ * an item of an array is written once for all its items (`/* must have required property
+ * 'phone'`): the text says what is wrong and is the same however many records a list holds, so
+ * one fault found in lists of 3 and of 56 clients is one finding (report/groups.ts); which items
+ * it was is `errorPlaces`.
+ */
 export function describeErrors(errors: readonly ErrorObject[], limit = 3): string {
   const texts = [
     ...new Set(
       errors.map((e) => {
         const params = e.params as Record<string, unknown>;
         const extra = e.keyword === 'additionalProperties' ? ` (${String(params.additionalProperty)})` : '';
-        return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
+        return `${wildcardPath(e.instancePath) || '/'} ${e.message ?? 'is invalid'}${extra}`;
       }),
     ),
   ];
   return texts.length > limit ? `${texts.slice(0, limit).join('; ')} (+${texts.length - limit} more)` : texts.join('; ');
+}
+
+/** Indices as ranges: `0–55`, `0, 3, 7–9`. */
+function ranges(indices: readonly number[]): string {
+  const sorted = [...new Set(indices)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    parts.push(j === i ? String(sorted[i]) : `${sorted[i]}${j === i + 1 ? ', ' : '–'}${sorted[j]}`);
+    i = j;
+  }
+  return parts.join(', ');
+}
+
+/**
+ * Which items of arrays the errors were at, for each path `describeErrors` wrote with `*`:
+ * `/*: at 56 items (0–55)`, or the paths themselves where a path has several. Undefined when no
+ * error was at an item of an array. The finding's detail, kept out of what groups findings.
+ */
+export function errorPlaces(errors: readonly ErrorObject[]): string | undefined {
+  const byPattern = new Map<string, Set<string>>();
+  for (const { instancePath } of errors) {
+    const pattern = wildcardPath(instancePath);
+    if (pattern === instancePath) continue;
+    byPattern.set(pattern, (byPattern.get(pattern) ?? new Set()).add(instancePath));
+  }
+  if (byPattern.size === 0) return undefined;
+  return [...byPattern]
+    .map(([pattern, paths]) => {
+      const n = `${paths.size} item${paths.size === 1 ? '' : 's'}`;
+      // One `*`: the indices it stood for; more (items of items): the paths themselves, the first ten.
+      const indices = pattern.split('*').length === 2 ? [...paths].map((p) => Number(/\/(\d+)(?=\/|$)/.exec(p)![1])) : undefined;
+      const list = indices ? ranges(indices) : [...paths].slice(0, 10).join(', ') + (paths.size > 10 ? ', …' : '');
+      return `${pattern}: at ${n} (${list})`;
+    })
+    .join('; ');
 }
 
 /**
@@ -145,9 +193,9 @@ class Judge {
     this.ctx.judge(opId, check, true, message, { exchange });
   }
 
-  /** A departure: info in the seed profile when `decision` is given, else fail. */
-  depart(opId: string, check: CheckName, message: string, exchange: Exchange, decision?: string): void {
-    this.ctx.judge(opId, check, false, message, { decision, exchange });
+  /** A departure: info in the seed profile when `decision` is given, else fail. `detail`: which items of a list it was at. */
+  depart(opId: string, check: CheckName, message: string, exchange: Exchange, decision?: string, detail?: string): void {
+    this.ctx.judge(opId, check, false, message, { decision, exchange, detail });
   }
 }
 
@@ -185,9 +233,20 @@ function checkServerError(judge: Judge, op: ContractOperation, exchange: Exchang
   else judge.pass(op.operationId, 'not_a_server_error', 'no server errors', exchange);
 }
 
+/** Why status_code_conformance did not judge an answer that is a documented server error. */
+export const serverErrorNotJudged =
+  'answers that were server errors (5xx) were not judged: the contract documents a 500, but it says nothing of the status the request should have got (not_a_server_error reports them)';
+
 function checkStatus(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse | undefined): void {
   const status = exchange.response!.status;
   const check = 'status_code_conformance';
+  if (documented && status >= 500) {
+    // The contract documents a 500 for every operation, but a server error is no verdict on the
+    // request: whether it would have got the status it should is unknown. Not a pass, then: the
+    // check did not run in full (not_a_server_error reports the 5xx itself).
+    ctx.recorder.partial(op.operationId, check, serverErrorNotJudged);
+    return;
+  }
   if (documented) {
     judge.pass(op.operationId, check, 'every status code is documented', exchange);
     return;
@@ -277,10 +336,10 @@ function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, excha
     judge.pass(op.operationId, check, 'every body matches its schema', exchange);
   } else if (verdict.seedErrors.length > 0) {
     // Wrong even for the seed; unless the whole response object is a decision (an error, D02).
-    judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.seedErrors)}`, exchange, responseDecision);
+    judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.seedErrors)}`, exchange, responseDecision, errorPlaces(verdict.seedErrors));
   } else {
     const decision = verdict.decisions.join(', ') || unnamedDecision;
-    judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.errors)}`, exchange, decision);
+    judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.errors)}`, exchange, decision, errorPlaces(verdict.errors));
   }
 }
 

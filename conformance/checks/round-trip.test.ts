@@ -55,10 +55,17 @@ describe('compareRecord: each field sent that the read declares reads back equal
       },
     ],
     [
-      'a field the read marks as a decision as a whole (Charge.externalId, D21)',
+      'a field the read marks as a decision as a whole (Charge.externalId, D21), missing: the difference names the decision',
+      {
+        given: { read: { ...charge, externalId: undefined } },
+        want: [{ field: 'externalId', want: sentLink.externalId, got: undefined, decision: 'D21' }],
+      },
+    ],
+    [
+      'the same field read with another value: data lost, naming no decision (D21 decides its presence, not its value)',
       {
         given: { read: { ...charge, externalId: 'pedido-2026' } },
-        want: [{ field: 'externalId', want: sentLink.externalId, got: 'pedido-2026', decision: 'D21' }],
+        want: [{ field: 'externalId', want: sentLink.externalId, got: 'pedido-2026' }],
       },
     ],
     [

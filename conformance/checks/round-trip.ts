@@ -30,7 +30,12 @@ export interface Difference {
   want: unknown;
   /** The value read; undefined when the field is missing. */
   got: unknown;
-  /** The decision the field rests on, when the read's property (or one holding it) is a decision as a whole or its requiredness is decided. */
+  /**
+   * For a missing field only: the decision its presence rests on, when the read's property (or
+   * one holding it) is a decision as a whole or its requiredness is decided. A field read with
+   * another value names none: whatever decides whether a field is shown, a value that is not the
+   * one written is data lost.
+   */
   decision?: string | undefined;
   /** The other field of the expected values whose value the field shows (a swap). */
   swappedWith?: string;
@@ -57,7 +62,9 @@ export interface CompareOptions {
  * The fields of `expected` that the read's schema declares and `actual` does not show with the
  * same value. A declared field `actual` lacks is a difference when the read's schema requires it
  * or is a decision as a whole (with that decision), and is passed over otherwise: an optional
- * field may be left out of an answer.
+ * field may be left out of an answer. A field shown with another value is a difference naming no
+ * decision: decisions say which fields an answer shows (D21's `externalId` on a charge), not that
+ * a value may change on the way (how one is normalised is compared in its stored form, D46).
  */
 export function compareRecord(doc: JsonObject, expected: JsonObject, actual: JsonObject, options: CompareOptions): Comparison {
   const differences: Difference[] = [];
@@ -147,11 +154,11 @@ function compareValue(
       const key = (v: unknown) => JSON.stringify(normalised(v, readItems, sentItems));
       const wanted = new Set(want.map(key));
       const have = new Set(got.map(key));
-      if (wanted.size !== have.size || [...wanted].some((k) => !have.has(k))) differences.push({ field, want, got, decision });
+      if (wanted.size !== have.size || [...wanted].some((k) => !have.has(k))) differences.push({ field, want, got });
       return;
     }
     if (want.length !== got.length || !readItems) {
-      if (want.length !== got.length || !sameValue(want, got)) differences.push({ field, want, got, decision });
+      if (want.length !== got.length || !sameValue(want, got)) differences.push({ field, want, got });
       return;
     }
     for (const [i, item] of want.entries()) compareValue(doc, item, got[i], readItems, sentItems, `${field}[${i}]`, decision, differences, options);
@@ -161,7 +168,7 @@ function compareValue(
   // this one: response_schema_conformance reports it once, with the decision of the enum if any.
   const enumerated = keywordOf(read, 'enum')?.value;
   if (Array.isArray(enumerated) && !enumerated.some((value) => sameValue(value, got))) return;
-  if (!sameValue(normalised(want, read, sent), normalised(got, read, sent))) differences.push({ field, want, got, decision });
+  if (!sameValue(normalised(want, read, sent), normalised(got, read, sent))) differences.push({ field, want, got });
 }
 
 /** A string in the stored form its schemas give it (D46), any other value as it is. */

@@ -54,6 +54,48 @@ test('… also when the target stops answering in the middle of the run', async 
   expect(await registrations()).toEqual(before);
 });
 
+test('… and when the deletes get no answer either, the error and its report name the requests that would delete what is left', async () => {
+  const before = await registrations();
+  let registered = 0;
+  let stopped = false;
+  const run = runConformance(testRunOptions({ apiKey: server.apiKey, profile: 'reference', only, timeoutMs: 2_000 }), {
+    fetch: async (input, init) => {
+      const request = new Request(input as string, init);
+      // As a proxy killed in the middle of the run: once two webhooks are registered, nothing is answered.
+      if (!stopped) {
+        const response = await server.app.fetch(request);
+        if (request.method === 'POST' && new URL(request.url).pathname === '/webhook' && response.status === 201) stopped = ++registered === 2;
+        return response;
+      }
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:80'), { code: 'ECONNREFUSED' }) });
+    },
+  });
+  const error = (await run.catch((e: unknown) => e)) as TargetUnreachableError;
+  expect(error).toBeInstanceOf(TargetUnreachableError);
+  const left = (await registrations()).filter((id) => !before.includes(id));
+  expect(left).toHaveLength(2);
+  const deletes = left.map((id) => `DELETE http://ref.test/webhook/${id}`).sort();
+  expect(error.message).toMatch(
+    /got no answer \(last: connection refused: .*\); the run stops; 2 records it made could not be deleted; to delete them, send \(with the run's API key unless marked\): DELETE /,
+  );
+  for (const request of deletes) expect(error.message).toContain(request);
+  // The report of what it had found: why it stopped, what is left, the checks it had not finished skipped.
+  const report = error.report!;
+  expect(report.stopped).toBe(`target unreachable: ${error.message}`);
+  expect([...report.leftBehind!].sort()).toEqual(deletes);
+  expect(report.results.length).toBeGreaterThan(0);
+  expect(report.results.filter((r) => r.outcome === 'pass').map((r) => r.check)).not.toContain('not_a_server_error');
+  expect(report.results.filter((r) => r.outcome === 'skip').map((r) => r.skipReason)).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^not run in full: the run stopped in the middle of this check: the target stopped answering/),
+      expect.stringMatching(/^not run: the run stopped before this check: the target stopped answering$/),
+    ]),
+  );
+  // What the note says works: those requests delete them.
+  for (const id of left) expect((await server.api.DELETE('/webhook/{id}', { params: { path: { id } } })).response.status).toBe(204);
+  expect(await registrations()).toEqual(before);
+});
+
 test("a run never sends the sandbox reset (x-resets-company): the company's records stay, and the report says why", async () => {
   const product = await server.api.POST('/product', { body: { name: 'Kept', description: 'Made before the run', price: 10, sku: 'KEPT', displayId: 'kept' } });
   const paths: string[] = [];

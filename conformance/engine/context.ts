@@ -6,16 +6,28 @@ import { send } from './http.js';
 import { apiKeyHeaderOf } from './key-check.js';
 import { Recorder } from './recorder.js';
 import { seedView } from './seed-view.js';
-import type { CheckName, ConformanceOptions, Exchange, KeyUsed, ProgressEvent } from './types.js';
+import type { CheckName, ConformanceOptions, Exchange, KeyUsed, ProgressEvent, RunReport } from './types.js';
 
 const MAX_RATE_LIMIT_RETRIES = 5;
 const MAX_UNANSWERED_IN_A_ROW = 5;
 
+/**
+ * The run stopped before its end. Once the checks had begun, `report` holds what it had found by
+ * then (RunReport.stopped says why), for the CLI to write as its --junit / --html / --har files.
+ */
+export class RunStoppedError extends Error {
+  report?: RunReport;
+}
+
 /** The target does not answer (at the start, or stopped in the middle): a bad address, not a failing check (exit code 2). */
-export class TargetUnreachableError extends Error {}
+export class TargetUnreachableError extends RunStoppedError {
+  override readonly name = 'TargetUnreachableError';
+}
 
 /** The user stopped the run (RunDeps.signal aborted): no further request is sent; clean-up still runs. */
-export class RunInterruptedError extends Error {}
+export class RunInterruptedError extends RunStoppedError {
+  override readonly name = 'RunInterruptedError';
+}
 const MAX_RETRY_AFTER_MS = 30_000;
 
 /** RFC 9110 Retry-After in seconds (or an HTTP date), bounded so a run cannot stall. */
@@ -99,6 +111,8 @@ export class RunContext {
   /** The delete the contract links to each create that has one (`createWebhook` → `deleteWebhook`). */
   private readonly deletes: Map<string, ContractLink>;
   /** Records the run created that can be deleted and are not yet: the delete and its path, by URL. */
+  /** How many records the clean-up deleted (or found gone). */
+  cleanedUp = 0;
   private readonly leftBehind = new Map<string, { link: ContractLink; params: Record<string, string>; apiKey: string | null | undefined }>();
 
   constructor(
@@ -213,13 +227,27 @@ export class RunContext {
     for (const { link, params, apiKey } of [...this.leftBehind.values()]) {
       const input = this.input(link.target, { pathParams: params, ...(apiKey !== undefined ? { apiKey } : {}) });
       const exchange = await send(this.fetchFn, input, this.options.timeoutMs);
-      if (exchange.response && (exchange.response.status < 300 || exchange.response.status === 404)) this.leftBehind.delete(input.url);
+      if (exchange.response && (exchange.response.status < 300 || exchange.response.status === 404)) {
+        this.leftBehind.delete(input.url);
+        this.cleanedUp += 1;
+      }
     }
   }
 
   /** The records the run created and could not delete (their delete URLs), for the report. */
   get notCleanedUp(): string[] {
     return [...this.leftBehind.keys()];
+  }
+
+  /**
+   * The records left behind, each as the request that deletes it: `DELETE URL`, with
+   * `(with the second key)` for one the second company's key made (it must be deleted with that key).
+   */
+  get leftBehindRequests(): string[] {
+    return [...this.leftBehind].map(([url, { link, apiKey }]) => {
+      const second = apiKey !== undefined && apiKey !== null && apiKey === this.options.secondApiKey && apiKey !== this.options.apiKey;
+      return `${link.target.method.toUpperCase()} ${url}${second ? ' (with the second key)' : ''}`;
+    });
   }
 
   /**
@@ -258,12 +286,23 @@ export class RunContext {
 
   /**
    * Records the verdict of one check on one finding: pass when `ok`; otherwise info when
-   * the profile is `seed` and the expectation rests on a decision, else fail.
+   * the profile is `seed` and the expectation rests on a decision, else fail. `lostData`: a value
+   * read back that differs from the one written, a failure whichever decision the field's presence
+   * or the operation that shows it rests on (never information).
    */
-  judge(operationId: string, check: CheckName, ok: boolean, message: string, options: { decision?: string | undefined; exchange?: Exchange } = {}): void {
-    if (ok) this.recorder.pass(operationId, check, message, options.exchange);
-    else if (options.decision && this.options.profile === 'seed') this.recorder.info(operationId, check, message, options.decision, options.exchange);
-    else this.recorder.fail(operationId, check, message, options.exchange);
+  judge(
+    operationId: string,
+    check: CheckName,
+    ok: boolean,
+    message: string,
+    options: { decision?: string | undefined; exchange?: Exchange; related?: Exchange[]; detail?: string | undefined; lostData?: boolean } = {},
+  ): void {
+    const { decision, exchange, related, detail } = options;
+    const rest = { ...(exchange ? { exchange } : {}), ...(related?.length ? { related } : {}), ...(detail ? { detail } : {}) };
+    if (ok) this.recorder.add(operationId, check, { outcome: 'pass', message, ...rest });
+    else if (decision && this.options.profile === 'seed' && !options.lostData)
+      this.recorder.add(operationId, check, { outcome: 'info', message, decision, ...rest });
+    else this.recorder.add(operationId, check, { outcome: 'fail', message, ...rest }, options.lostData);
   }
 
   /**

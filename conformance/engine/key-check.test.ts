@@ -26,8 +26,14 @@ function target(refused: readonly string[]): { fetch: typeof fetch; sent: string
 }
 
 const cases: Array<[string, { refused: string[]; want: string }]> = [
-  ['the run key', { refused: ['sk_the_run_key'], want: 'the target refused the API key (401 on GET /client); check --api-key.' }],
-  ['the second key', { refused: ['sk_the_second_key'], want: 'the target refused the second API key (401 on GET /client); check --second-api-key.' }],
+  ['the run key', { refused: ['sk_the_run_key'], want: 'the target refused the API key (401 on GET /client); check --api-key / CONFORMANCE_API_KEY.' }],
+  [
+    'the second key',
+    {
+      refused: ['sk_the_second_key'],
+      want: 'the target refused the second API key (401 on GET /client); check --second-api-key / CONFORMANCE_SECOND_API_KEY.',
+    },
+  ],
 ];
 
 test.each(cases)('a 401 to %s ends the run after the probe and one read per key, before any check', async (_name, { refused, want }) => {

@@ -7,6 +7,7 @@
  * expects 401s, and those never end a run.
  */
 import { listOperations, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { flagAndVariable } from '../options.js';
 import { send } from './http.js';
 import type { ConformanceOptions, Exchange } from './types.js';
 
@@ -31,7 +32,7 @@ export function keyProbeOperation(contract: JsonObject): ContractOperation | und
 
 /**
  * Throws `KeyRefusedError` when the target answers 401 to the run's key or to the second key
- * on the probe read. Any other answer, or none, passes: the probe with the run's key is returned
+ * on the probe read, naming both places the key may have come from (its flag and its variable). Any other answer, or none, passes: the probe with the run's key is returned
  * for the preflight to judge (preflight.ts: does the base URL serve this interface?).
  */
 export async function checkKeysAccepted(options: ConformanceOptions, contract: JsonObject, fetchFn: typeof fetch = fetch): Promise<Exchange | undefined> {
@@ -40,8 +41,8 @@ export async function checkKeysAccepted(options: ConformanceOptions, contract: J
   let probe: Exchange | undefined;
   const apiKeyHeader = apiKeyHeaderOf(contract);
   const keys: Array<[string, string, string | undefined]> = [
-    ['the API key', '--api-key', options.apiKey],
-    ['the second API key', '--second-api-key', options.secondApiKey],
+    ['the API key', flagAndVariable('api-key'), options.apiKey],
+    ['the second API key', flagAndVariable('second-api-key'), options.secondApiKey],
   ];
   for (const [what, flag, key] of keys) {
     if (key === undefined) continue;

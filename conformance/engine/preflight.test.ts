@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { testRunOptions } from '../test-support/fixtures.js';
 import { RunContext } from './context.js';
-import { detectNoState, preflight } from './preflight.js';
+import { detectNoState, NotServingError, preflight } from './preflight.js';
 import type { ConformanceOptions } from './types.js';
 
 /** Answers by `METHOD /path` (the first pattern matching it); 404 when none does. */
@@ -116,6 +116,20 @@ describe('preflight: a wrong target stops the run with one line', () => {
   test.each(cases)('%s', async (_name, { routes, over, want }) => {
     const { fetch } = target(routes);
     await expect(preflight(context(fetch, over), fetch)).rejects.toThrow(want);
+  });
+
+  test.each([
+    ['500 with a JSON body (its database down)', json({ error: 'database unavailable' }, 500), '500 (body: {"error":"database unavailable"})'],
+    ['503 with a text body (a proxy in front of nothing)', new Response('Service Unavailable', { status: 503 }), '503 (body: Service Unavailable)'],
+  ])('a target answering server errors to everything: not serving, %s', async (_name, answer, shown) => {
+    const { fetch, sent } = target([[/^(GET|POST) \/(client|subscription|product|order)$/, answer]]);
+    const run = preflight(context(fetch), fetch);
+    await expect(run).rejects.toThrow(NotServingError);
+    await expect(run).rejects.toThrow(
+      `the target is not serving: GET /client with the key answered ${shown}, and POST /client sent {} answered ${shown}. Nothing can be judged while it answers server errors (is its database, or a service it needs, down?); the run stops before any check.`,
+    );
+    // The host probe, the key probe, one create sent {}: nothing else, nothing created.
+    expect(sent).toEqual(['GET /', 'GET /client', 'POST /client']);
   });
 
   test('a wrong --base-url-alt is named, and nothing is created there: every create is sent {}', async () => {

@@ -14,7 +14,11 @@
  *    Only what no deployment of this interface answers counts (`notThisOperation`, a web page
  *    where JSON belongs): a foreign-but-correct deployment (other error codes, other bodies, other
  *    ids) passes.
- * 4. **The target keeps state** (`detectNoState`, after the run's fixtures, unless `--stateless`
+ * 4. **The target is serving**: the key probe answered a server error (5xx), and so did the first
+ *    create on `{base_url_alt}` sent `{}` (its database down, say): nothing could be judged, the
+ *    run stops (`NotServingError`). A 5xx on the read alone, with the creates answering, is left to
+ *    the checks.
+ * 5. **The target keeps state** (`detectNoState`, after the run's fixtures, unless `--stateless`
  *    or `--read-only`): two creates with different bodies answered with the same id, or the
  *    record just created not found by the read the contract links to it, mean a mock or a stub
  *    (the Prism mock answers its examples). The run stops there and suggests `--stateless`: going
@@ -42,12 +46,20 @@ export class WrongBaseUrlError extends Error {
   override readonly name = 'WrongBaseUrlError';
 }
 
+/**
+ * The target answers, but with server errors where it should serve (its database down, a
+ * service it needs unreachable): nothing the run would send could be judged.
+ */
+export class NotServingError extends Error {
+  override readonly name = 'NotServingError';
+}
+
 /** The target keeps no state (a mock, a stub): the message suggests `--stateless`. */
 export class KeepsNoStateError extends Error {
   override readonly name = 'KeepsNoStateError';
 }
 
-/** Steps 1–3: throws TargetUnreachableError, KeyRefusedError or WrongBaseUrlError, each with the one line to print. */
+/** Steps 1–4: throws TargetUnreachableError, KeyRefusedError, WrongBaseUrlError or NotServingError, each with the one line to print. */
 export async function preflight(ctx: RunContext, fetchFn: typeof fetch = fetch): Promise<void> {
   const { options } = ctx;
   for (const base of new Set([options.baseUrl, options.baseUrlAlt])) {
@@ -62,7 +74,27 @@ export async function preflight(ctx: RunContext, fetchFn: typeof fetch = fetch):
     if (why)
       throw new WrongBaseUrlError(`${nothingAnswers(options.baseUrl)} ${op.method.toUpperCase()} ${op.path} with the key answered ${why}${explained(why)}.`);
   }
-  await altBaseServes(ctx);
+  const alt = await altBaseServes(ctx);
+  // The key probe answered a server error: the key, the base URL and every check after would rest
+  // on answers that say nothing. Unless {base_url_alt} answers otherwise (a 4xx to `{}`: then only
+  // that read is broken, which the checks report), the target is not serving.
+  if (keyProbe && op && serverError(keyProbe) && (!alt || serverError(alt))) {
+    const also = alt ? `, and ${alt.request.method} ${new URL(alt.request.url).pathname} sent {} answered ${answerOf(alt)}` : '';
+    throw new NotServingError(
+      `the target is not serving: ${op.method.toUpperCase()} ${op.path} with the key answered ${answerOf(keyProbe)}${also}. Nothing can be judged while it answers server errors (is its database, or a service it needs, down?); the run stops before any check.`,
+    );
+  }
+}
+
+function serverError(exchange: Exchange): boolean {
+  return (exchange.response?.status ?? 0) >= 500;
+}
+
+/** `500 (body: {"error":"db down"})`: the status and the start of the body, on one line. */
+function answerOf(exchange: Exchange): string {
+  const body = (exchange.response?.body ?? '').replace(/\s+/g, ' ').trim();
+  const shown = body.length > 120 ? `${body.slice(0, 120)}…` : body;
+  return `${exchange.response?.status}${shown ? ` (body: ${shown})` : ''}`;
 }
 
 function nothingAnswers(base: string): string {
@@ -73,9 +105,10 @@ function nothingAnswers(base: string): string {
  * `{base_url_alt}` serves at least one of the seed's own creates there: each is sent `{}` in
  * turn (invalid under the seed: nothing is created) until one is answered otherwise than "no
  * such operation". A foreign service may refuse `{}` with any 4xx, or 404 because a record it
- * names is missing; only when every create is answered so is the address wrong.
+ * names is missing; only when every create is answered so is the address wrong. Returns the
+ * answer that showed it serves them (undefined when the contract has no such create).
  */
-async function altBaseServes(ctx: RunContext): Promise<void> {
+async function altBaseServes(ctx: RunContext): Promise<Exchange | undefined> {
   const creates = listOperations(ctx.contract).filter((op) => {
     if (op.server !== 'base_url_alt' || op.method !== 'post' || RunContext.decisionOf(op.operation) !== undefined) return false;
     const body = requestBodyOf(ctx.contract, op);
@@ -86,10 +119,10 @@ async function altBaseServes(ctx: RunContext): Promise<void> {
     const exchange = await ctx.sendOnce(op, { body: {} });
     if (exchange.error) throw new TargetUnreachableError(`${exchange.request.method} ${exchange.request.url} does not answer: ${exchange.error}`);
     const why = notLikeThisApi(op, exchange);
-    if (!why) return;
+    if (!why) return exchange;
     answers.push(`${op.method.toUpperCase()} ${op.path} → ${why}`);
   }
-  if (answers.length === 0) return;
+  if (answers.length === 0) return undefined;
   const { baseUrl, baseUrlAlt } = ctx.options;
   const elsewhere = baseUrlAlt === baseUrl ? ' If these operations are served at another address, give it as --base-url-alt.' : '';
   throw new WrongBaseUrlError(
@@ -148,7 +181,7 @@ function isWebPage(exchange: Exchange): boolean {
 }
 
 /**
- * Step 4: whether the target keeps what it is sent, through the first create the seed has that
+ * Step 5: whether the target keeps what it is sent, through the first create the seed has that
  * the contract links to a read by id the seed has too (`createPaymentLink` → `getCharge`): two
  * such creates with different bodies, then the second read back. Throws KeepsNoStateError when
  * both were answered the same id, or when the read answers 404 now and again a second later.

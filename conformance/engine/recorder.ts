@@ -29,8 +29,13 @@ export class Recorder {
     this.add(operationId, check, { outcome: 'info', message, ...(decision ? { decision } : {}), ...(exchange ? { exchange } : {}) });
   }
 
-  add(operationId: string, check: CheckName, given: Finding): void {
-    const decision = given.outcome === 'fail' ? this.restsOn?.(operationId, check, given.exchange) : undefined;
+  /**
+   * Records a finding. A failure the `restsOn` function names a decision for becomes information,
+   * unless `always` says it fails whatever the operation rests on (a value read back that is not
+   * the one written: data lost, through whichever operation it is seen).
+   */
+  add(operationId: string, check: CheckName, given: Finding, always = false): void {
+    const decision = given.outcome === 'fail' && !always ? this.restsOn?.(operationId, check, given.exchange) : undefined;
     const finding: Finding = decision ? { ...given, outcome: 'info', decision } : given;
     const key = `${operationId}\u0000${check}`;
     const list = this.findings.get(key) ?? [];

@@ -11,14 +11,14 @@ import { webhookCheck } from '../checks/webhooks.js';
 import { unsupportedMethodCheck } from '../checks/unsupported-method.js';
 import { useAfterFreeCheck } from '../checks/use-after-free.js';
 import { createFixtures } from '../data/fixtures.js';
-import { RunContext, RunInterruptedError, type RunDeps } from './context.js';
+import { RunContext, RunInterruptedError, RunStoppedError, type RunDeps } from './context.js';
 import type { CheckModule } from './check-module.js';
 import { detectNoState, preflight } from './preflight.js';
 import type { ConformanceOptions, RunReport } from './types.js';
 
-export { RunInterruptedError, TargetUnreachableError } from './context.js';
+export { RunInterruptedError, RunStoppedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';
-export { KeepsNoStateError, WrongBaseUrlError } from './preflight.js';
+export { KeepsNoStateError, NotServingError, WrongBaseUrlError } from './preflight.js';
 
 /**
  * The checks that send their own requests run first, in this order (later ones use what
@@ -45,6 +45,8 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
   deps.onProgress?.({ kind: 'start', operations: ctx.reported.length });
   // A wrong target (no answer, a refused key, a wrong base path) ends the run here (preflight.ts).
   await preflight(ctx, deps.fetch);
+  // The check module running (its index in activeChecks): where a run that stops leaves off.
+  let current = 0;
   try {
     if (!options.readOnly && !options.stateless) {
       for (const module of activeChecks) await module.before?.(ctx);
@@ -52,37 +54,71 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
       // A target that keeps nothing (a mock run without --stateless) ends it here.
       await detectNoState(ctx);
     }
-    for (const module of activeChecks) await module.run(ctx);
+    for (; current < activeChecks.length; current++) await activeChecks[current]!.run(ctx);
   } catch (error) {
     await ctx.cleanUp().catch(() => undefined);
-    if (error instanceof RunInterruptedError) throw new RunInterruptedError(`${error.message}; ${leftBehindNote(ctx)}`);
-    throw error;
+    if (!(error instanceof RunStoppedError)) throw error;
+    // The target stopped answering, or the user stopped the run: what it found so far is a report
+    // too (the CLI writes its files, so CI has something to show), and what it could not delete is said.
+    const stopped = new (error.constructor as new (message: string) => RunStoppedError)(`${error.message}; ${leftBehindNote(ctx)}`);
+    const why = error instanceof RunInterruptedError ? 'it was interrupted' : 'the target stopped answering';
+    for (const [i, module] of activeChecks.entries()) {
+      if (i < current) continue;
+      for (const op of ctx.operations)
+        for (const check of module.checks)
+          if (i === current) ctx.recorder.partial(op.operationId, check, `the run stopped in the middle of this check: ${why}`);
+          else ctx.recorder.skip(op.operationId, check, `not run: the run stopped before this check: ${why}`);
+    }
+    // The response checks judge the exchanges it had: not every request of a whole run.
+    for (const op of ctx.operations)
+      for (const check of responseChecks.checks)
+        ctx.recorder.partial(op.operationId, check, `the run stopped before its end (${why}): only the answers it had were judged`);
+    stopped.report = await finalReport(ctx, started, `${error instanceof RunInterruptedError ? '' : 'target unreachable: '}${stopped.message}`);
+    throw stopped;
   }
-  // What the run created and may delete goes, also when a check threw or the target stopped answering.
+  // What the run created and may delete goes (as it does above when a check threw or the run stopped).
   await ctx.cleanUp().catch(() => undefined);
+  const report = await finalReport(ctx, started);
+  deps.onProgress?.({ kind: 'done', report });
+  return report;
+}
+
+/** The report of a run: its response checks run on every exchange it recorded, with `stopped` when it stopped before its end. */
+async function finalReport(ctx: RunContext, started: number, stopped?: string): Promise<RunReport> {
   await responseChecks.run(ctx);
   for (const op of ctx.withheld) ctx.recorder.skip(op.operationId, 'positive_data_acceptance', withheldReason);
   const reported = ctx.reported.map((op) => op.operationId);
-  const report: RunReport = {
+  const leftBehind = ctx.leftBehindRequests;
+  return {
     runId: ctx.runId,
-    profile: options.profile,
-    target: { baseUrl: options.baseUrl, baseUrlAlt: options.baseUrlAlt },
+    profile: ctx.options.profile,
+    target: { baseUrl: ctx.options.baseUrl, baseUrlAlt: ctx.options.baseUrlAlt },
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     operations: reported,
     results: ctx.recorder.results(reported),
     exchanges: ctx.exchanges,
+    ...(stopped ? { stopped } : {}),
+    ...(leftBehind.length > 0 ? { leftBehind } : {}),
   };
-  deps.onProgress?.({ kind: 'done', report });
-  return report;
 }
 
 /** Why an operation marked `x-resets-company` is never sent. */
 export const withheldReason =
   "never sent: it deletes every record of the API key's company (x-resets-company), the run's fixtures and whatever else the company holds";
 
-/** What clean-up left, in words: nothing, or the delete URLs of what is still there. */
-function leftBehindNote(ctx: RunContext): string {
-  const left = ctx.notCleanedUp;
-  return left.length === 0 ? 'it deleted what it had created that the contract lets it delete' : `these could not be deleted: ${left.join(', ')}`;
+/**
+ * What clean-up did, in words: how many records it deleted, and the request that deletes each
+ * one it could not, so that nothing the run made is left behind without a word.
+ */
+function leftBehindNote(ctx: Pick<RunContext, 'cleanedUp' | 'leftBehindRequests'>): string {
+  const left = ctx.leftBehindRequests;
+  const deleted = ctx.cleanedUp;
+  const done =
+    deleted === 0
+      ? undefined
+      : `its clean-up deleted ${deleted === 1 ? 'the record' : `the ${deleted} records`} the run had left that the contract lets it delete`;
+  if (left.length === 0) return done ?? 'it had left nothing the contract lets it delete';
+  const these = `${left.length === 1 ? 'a record it made could' : `${left.length} records it made could`} not be deleted; to delete ${left.length === 1 ? 'it' : 'them'}, send (with the run's API key unless marked): ${left.join(', ')}`;
+  return done ? `${done}, but ${these}` : these;
 }

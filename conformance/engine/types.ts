@@ -121,7 +121,20 @@ export interface Finding {
   message: string;
   /** The decision a finding of outcome `info` departs from. */
   decision?: string;
+  /** The exchange the finding was made on (the read that showed a value, the answer judged). */
   exchange?: Exchange;
+  /**
+   * Earlier exchanges the finding rests on too: the request that wrote a value a read shows
+   * otherwise (the create of a payment link whose read shows its URLs swapped). Reports print
+   * them before `exchange`, with their curl lines, so the fault can be made again on a new record.
+   */
+  related?: Exchange[];
+  /**
+   * What belongs to this one finding and not to its kind: which items of a list an error was at
+   * (`/*: at 56 items (0–55)`). Printed with the finding, never part of what groups findings
+   * (report/groups.ts), so one fault in lists of different lengths is one group.
+   */
+  detail?: string;
 }
 
 export interface CheckResult {
@@ -144,6 +157,14 @@ export interface RunReport {
   results: CheckResult[];
   /** Every exchange the run recorded, in order (keys masked), for `--har`; the other reports do not show them. */
   exchanges?: Exchange[];
+  /**
+   * Why the run stopped before its end (the target stopped answering, the user interrupted it),
+   * when it did: its results are what it had judged by then, every check it had not finished
+   * skipped as not run (in full).
+   */
+  stopped?: string;
+  /** Records the run created and could not delete, each as the request that deletes it (`DELETE URL`). */
+  leftBehind?: string[];
 }
 
 export type ProgressEvent =

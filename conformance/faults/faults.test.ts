@@ -9,6 +9,8 @@ import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/wo
 import { runConformance } from '../engine/run.js';
 import { checkNames, type ConformanceOptions, type Profile, type RunReport } from '../engine/types.js';
 import { decisionDepartures, deliveryFaults, faults, type Fault, type FetchLike } from './deployments.js';
+import { formatFindings } from '../report/failures.js';
+import { groupFindings, groupTitle } from '../report/groups.js';
 import { foreignDeployment, foreignSeedViolations, foreignWithoutExtensionReads } from './foreign.js';
 
 const base = 'http://reference.test';
@@ -159,6 +161,47 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
       );
     },
   );
+});
+
+describe('what the reports make of a fault, as a QA lead reads them (a whole run, not --only)', () => {
+  const fault = (start: string) => faults.find((f) => f.name.startsWith(start))!;
+  const wrapped = (f: Fault) => (inner: FetchLike) => f.wrap(inner, { apiKey: server!.apiKey, otherApiKey: server!.other.apiKey });
+
+  test('phone dropped from every listed client: one group, however many clients each list held; which items in each finding', async () => {
+    const report = await run('reference', wrapped(fault('a required field dropped')));
+    const groups = groupFindings(report.results, 'fail', report.runId).filter((g) => g.check === 'response_schema_conformance');
+    expect(groups.map((g) => `${groupTitle(g)}: ${g.message}`)).toEqual([
+      expect.stringMatching(/^listClients › response_schema_conformance × \d+: GET \/client → 200: \/\* must have required property 'phone'$/),
+    ]);
+    const details = groups[0]!.members.map((m) => m.finding.detail);
+    expect(details.length).toBeGreaterThanOrEqual(3);
+    for (const detail of details) expect(detail).toMatch(/^\/\*: at \d+ items? \((0|0–\d+|0, 1)\)$/);
+    // The lists grew as the run created clients: the findings differ in their detail only.
+    expect(new Set(details).size).toBeGreaterThan(1);
+  });
+
+  test('successUrl and failedUrl swapped: each failure carries the create that wrote them, and the read is printed in full once', async () => {
+    const report = await run('seed', wrapped(fault('successUrl and failedUrl')));
+    const text = formatFindings(report);
+    const failures = text.slice(0, text.indexOf('\n\nSkipped'));
+    expect(failures.match(/^✗ /gm)).toHaveLength(2);
+    // Both rest on the create (its curl line sends the same body again) and on the read.
+    expect(failures.match(/^ {4}written by createPaymentLink:$/gm)).toHaveLength(2);
+    expect(failures.match(/^ {4}curl -i -g -X POST http:\/\/reference\.test\/charge\/payment-link .*--data-raw '.*"successUrl":/gm)).toHaveLength(2);
+    expect(failures.match(/^ {4}→ GET http:\/\/reference\.test\/charge\/char_\w+$/gm)).toHaveLength(1);
+    expect(failures.match(/^ {4}→ GET http:\/\/reference\.test\/charge\/char_\w+ ← 200: the exchange printed in full above$/gm)).toHaveLength(1);
+  });
+
+  test('externalId truncated, seed profile: a failure on the create answer and on the read alike, naming no decision (D21 decides its presence, not its value)', async () => {
+    const report = await run('seed', wrapped(fault('externalId truncated')));
+    const findings = report.results
+      .filter((r) => r.check === 'ensure_resource_availability')
+      .flatMap((r) => r.findings.filter((f) => f.outcome !== 'pass' && f.message.includes('`externalId`')));
+    expect(findings.map((f) => `${f.outcome}${f.decision ? ` (${f.decision})` : ''}: ${f.message.split(':')[0]}`)).toEqual([
+      'fail: POST /charge/payment-link',
+      expect.stringMatching(/^fail: GET \/charge\/char_\w+$/),
+    ]);
+  });
 });
 
 describe('every fault is caught by its check', () => {

@@ -4,6 +4,7 @@ import { BODY_LIMIT, decisionNote, formatBody, formatExchange, formatFindings, p
 import { renderHtml } from './html.js';
 import { renderJunit } from './junit.js';
 import { renderMatrix } from './matrix.js';
+import type { RunReport } from '../engine/types.js';
 import { API_KEY, exchange, groupedReport, SECOND_API_KEY, sampleReport } from './sample-report.js';
 
 describe('formatExchange', () => {
@@ -157,6 +158,99 @@ describe('formatFindings groups identical findings', () => {
   });
   test('nothing to say: empty', () => {
     expect(formatFindings({ ...sampleReport(), results: [] })).toBe('');
+  });
+});
+
+describe('a failure that rests on two exchanges, and two failures on one exchange', () => {
+  const create = exchange({
+    request: {
+      method: 'POST',
+      url: 'http://ref.test/charge/payment-link',
+      headers: { 'X-API-KEY': 'sk_a1b…****', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ successUrl: 'https://shop.example.com/ok', failedUrl: 'https://shop.example.com/fail' }),
+      apiKey: { header: 'X-API-KEY', of: 'first' },
+    },
+    response: { status: 201, headers: {}, body: '{"data":{"id":"char_1a2b3c"}}' },
+  });
+  const read = exchange({
+    operationId: 'getCharge',
+    request: {
+      method: 'GET',
+      url: 'http://ref.test/charge/char_1a2b3c',
+      headers: { 'X-API-KEY': 'sk_a1b…****' },
+      apiKey: { header: 'X-API-KEY', of: 'first' },
+    },
+    response: { status: 200, headers: {}, body: '{"data":{"successUrl":"https://shop.example.com/fail","failedUrl":"https://shop.example.com/ok"}}' },
+  });
+  const report: RunReport = {
+    ...sampleReport(),
+    results: [
+      {
+        operationId: 'createPaymentLink',
+        check: 'ensure_resource_availability',
+        outcome: 'fail',
+        findings: ['successUrl', 'failedUrl'].map((field) => ({
+          outcome: 'fail' as const,
+          message: `GET /charge/char_1a2b3c: \`${field}\` reads the other URL`,
+          exchange: read,
+          related: [create],
+        })),
+      },
+    ],
+  };
+  const text = formatFindings(report);
+  test('the request that wrote the value comes first, in full with its curl line, then the read', () => {
+    const first = text.slice(text.indexOf('✗'), text.indexOf('✗', text.indexOf('✗') + 1));
+    expect(first).toMatch(
+      /^✗ createPaymentLink › ensure_resource_availability\n {2}GET \/charge\/char_1a2b3c: `successUrl` reads the other URL\n {4}written by createPaymentLink:\n {4}→ POST http:\/\/ref\.test\/charge\/payment-link\n/,
+    );
+    expect(first).toContain(
+      `    curl -i -g -X POST http://ref.test/charge/payment-link -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw `,
+    );
+    expect(first).toMatch(/\n {4}read by getCharge:\n {4}→ GET http:\/\/ref\.test\/charge\/char_1a2b3c\n/);
+    expect(first.indexOf('written by')).toBeLessThan(first.indexOf('read by'));
+  });
+  test('each exchange is printed in full once in the Failures section; after that, one line and its curl line', () => {
+    expect(text.match(/→ GET http:\/\/ref\.test\/charge\/char_1a2b3c\n/g)).toHaveLength(1);
+    expect(text.match(/→ POST http:\/\/ref\.test\/charge\/payment-link\n/g)).toHaveLength(1);
+    const second = text.slice(text.lastIndexOf('✗'));
+    expect(second).toContain('    → POST http://ref.test/charge/payment-link ← 201: the exchange printed in full above\n    curl -i -g -X POST');
+    expect(second).toContain('    → GET http://ref.test/charge/char_1a2b3c ← 200: the exchange printed in full above\n    curl -i -g -X GET');
+  });
+  test('JUnit: one <failure> prints each exchange once too; HTML shows both exchanges of a finding', () => {
+    const failure = renderJunit(report).split('<failure')[1]!;
+    expect(failure.match(/→ GET http:\/\/ref\.test\/charge\/char_1a2b3c\n/g)).toHaveLength(1);
+    const html = renderHtml(report);
+    expect(html).toContain('written by createPaymentLink:');
+    expect(html).toContain('curl -i -g -X POST http://ref.test/charge/payment-link');
+  });
+  test("a finding's detail (which items of a list) is printed with it, and is not what groups it", () => {
+    const list = (n: number) =>
+      exchange({
+        operationId: 'listClients',
+        request: { method: 'GET', url: `http://ref.test/client?limit=${n}`, headers: {} },
+        response: { status: 200, headers: {}, body: '[]' },
+      });
+    const grouped = formatFindings({
+      ...sampleReport(),
+      results: [
+        {
+          operationId: 'listClients',
+          check: 'response_schema_conformance',
+          outcome: 'fail',
+          findings: [3, 56].map((n) => ({
+            outcome: 'fail' as const,
+            message: "GET /client → 200: /* must have required property 'phone'",
+            detail: `/*: at ${n} items (0–${n - 1})`,
+            exchange: list(n),
+          })),
+        },
+      ],
+    });
+    expect(grouped).toContain(
+      "✗ listClients › response_schema_conformance × 2\n  GET /client → 200: /* must have required property 'phone'\n    where: /*: at 3 items (0–2)\n",
+    );
+    expect(grouped).toContain("    # listClients (/*: at 56 items (0–55))\n    curl -i -g -X GET 'http://ref.test/client?limit=56'");
   });
 });
 

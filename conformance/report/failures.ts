@@ -82,10 +82,43 @@ export function decisionNote(finding: Pick<Finding, 'message' | 'decision'>): st
   return finding.decision && !finding.message.includes(finding.decision) ? ` (departs from ${finding.decision})` : '';
 }
 
-/** One finding as text: its message (and decision), then its exchange when it has one. */
+/**
+ * The exchanges a finding rests on, as text: its detail (which items of a list), then each
+ * earlier exchange it rests on (`related`: the request that wrote the value, under
+ * `written by <operation>:`), then its own (under `read by <operation>:` when there were earlier
+ * ones). An exchange already in `printed` (shown in full earlier in the same block of the
+ * report) is one line saying so, with its curl line; every exchange printed is added to it.
+ */
+export function formatEvidence(finding: Finding, indent = '', printed: Set<Exchange> = new Set()): string {
+  const lines: string[] = [];
+  if (finding.detail) lines.push(`${indent}where: ${printable(finding.detail)}`);
+  const related = finding.related ?? [];
+  for (const exchange of related) lines.push(`${indent}written by ${oneLine(exchange.operationId)}:`, exchangeOnce(exchange, indent, printed));
+  if (finding.exchange) {
+    if (related.length > 0) lines.push(`${indent}read by ${oneLine(finding.exchange.operationId)}:`);
+    lines.push(exchangeOnce(finding.exchange, indent, printed));
+  }
+  return lines.join('\n');
+}
+
+/** An exchange in full, or, when `printed` holds it already, one line pointing back to it and its curl line. */
+function exchangeOnce(exchange: Exchange, indent: string, printed: Set<Exchange>): string {
+  if (!printed.has(exchange)) {
+    printed.add(exchange);
+    return formatExchange(exchange, { indent });
+  }
+  const answer = exchange.response ? `← ${exchange.response.status}` : '← no answer';
+  return [
+    `${indent}→ ${exchange.request.method} ${printable(exchange.request.url)} ${answer}: the exchange printed in full above`,
+    `${indent}${curlCommand(exchange.request)}`,
+  ].join('\n');
+}
+
+/** One finding as text: its message (and decision), then the exchanges it rests on. */
 export function formatFinding(finding: Finding, indent = ''): string {
   const head = `${indent}${printable(finding.message)}${decisionNote(finding)}`;
-  return finding.exchange ? `${head}\n${formatExchange(finding.exchange, { indent: `${indent}  ` })}` : head;
+  const evidence = formatEvidence(finding, `${indent}  `);
+  return evidence ? `${head}\n${evidence}` : head;
 }
 
 /** The title of a result: `<operationId> › <check>`, as vitest names its test. */
@@ -99,31 +132,37 @@ export function oneLine(text: string): string {
 }
 
 /**
- * What a group rests on: the exchange of its first finding that has one (with its curl line),
- * then a curl line for each other request of the group, under a `# operation` comment (with the
- * finding's own message when the group's differ): pasted into a shell, they send each again.
+ * What a group rests on: the exchanges of its first finding that has one (formatEvidence: the
+ * requests that wrote a value, then the one that read it, each with its curl line), then for
+ * each other finding of the group the curl lines of its requests, under a `# operation` comment
+ * (with the finding's own message when the group's differ, and its detail): pasted into a shell,
+ * they send each again. `printed`: the exchanges already printed in full in the same block (the
+ * Failures section, one JUnit failure), which are not printed again.
  */
-export function formatGroupExchanges(group: FindingGroup, indent = ''): string {
+export function formatGroupExchanges(group: FindingGroup, indent = '', printed: Set<Exchange> = new Set()): string {
   const withExchange = group.members.filter((m) => m.finding.exchange);
   const [shown, ...others] = withExchange;
   if (!shown) return `${indent}(no exchange recorded)`;
-  const lines = [formatExchange(shown.finding.exchange!, { indent })];
+  const lines = [formatEvidence(shown.finding, indent, printed)];
+  const requests = (finding: Finding) => [...(finding.related ?? []), finding.exchange!].map((e) => curlCommand(e.request));
   // A request sent twice alike (a read by the positive check and by a domain check) is written once.
-  const written = new Set<string>([curlCommand(shown.finding.exchange!.request)]);
+  const written = new Set<string>(requests(shown.finding));
   for (const { result, finding } of others) {
-    const curl = curlCommand(finding.exchange!.request);
-    if (written.has(curl)) continue;
-    written.add(curl);
-    lines.push(`${indent}# ${oneLine(result.operationId)}${group.sameMessage ? '' : `: ${oneLine(finding.message)}`}`, `${indent}${curl}`);
+    const curls = requests(finding).filter((curl) => !written.has(curl));
+    if (curls.length === 0) continue;
+    for (const curl of curls) written.add(curl);
+    const what = group.sameMessage ? '' : `: ${oneLine(finding.message)}`;
+    const where = finding.detail ? ` (${oneLine(finding.detail)})` : '';
+    lines.push(`${indent}# ${oneLine(result.operationId)}${what}${where}`, ...curls.map((curl) => `${indent}${curl}`));
   }
   const without = group.members.length - withExchange.length;
   if (without > 0) lines.push(`${indent}# and ${without} finding${without === 1 ? '' : 's'} with no exchange recorded`);
   return lines.join('\n');
 }
 
-/** A group of failed findings: who, what, then its exchanges. */
-export function formatFailedGroup(group: FindingGroup): string {
-  return [`✗ ${groupTitle(group)}`, `  ${printable(group.message)}${decisionNote(group)}`, formatGroupExchanges(group, '    ')].join('\n');
+/** A group of failed findings: who, what, then its exchanges (those not in `printed` already). */
+export function formatFailedGroup(group: FindingGroup, printed: Set<Exchange> = new Set()): string {
+  return [`✗ ${groupTitle(group)}`, `  ${printable(group.message)}${decisionNote(group)}`, formatGroupExchanges(group, '    ', printed)].join('\n');
 }
 
 /** `(N findings, M distinct)`, or `(1 finding)`. */
@@ -141,9 +180,15 @@ export function formatFindings(report: RunReport, options: { maxInfoLines?: numb
   const sections: string[] = [];
   const failedChecks = report.results.filter((r) => r.outcome === 'fail').length;
   const failures = groupFindings(report.results, 'fail', report.runId);
+  // Two findings on one exchange (two fields of one read) print it in full once.
+  const printed = new Set<Exchange>();
   if (failures.length > 0)
     sections.push(
-      [`Failures (${failedChecks} check${failedChecks === 1 ? '' : 's'}; ${counted(failures)})`, '', ...failures.map((g) => `${formatFailedGroup(g)}\n`)]
+      [
+        `Failures (${failedChecks} check${failedChecks === 1 ? '' : 's'}; ${counted(failures)})`,
+        '',
+        ...failures.map((g) => `${formatFailedGroup(g, printed)}\n`),
+      ]
         .join('\n')
         .trimEnd(),
     );

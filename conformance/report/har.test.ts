@@ -181,3 +181,9 @@ describe('renderHar', () => {
     expect(file).toContain('sk_a1b…****');
   });
 });
+
+test("a run that stopped before its end says why in the log's comment", () => {
+  const { log } = JSON.parse(renderHar({ ...sampleReport(), stopped: 'interrupted: the run stopped before its end' })) as Har;
+  expect(log.comment).toMatch(/; the run stopped before its end: interrupted: the run stopped before its end$/);
+  expect((JSON.parse(renderHar(sampleReport())) as Har).log.comment).not.toContain('stopped');
+});

@@ -132,7 +132,7 @@ export function renderHar(report: RunReport, version = contractVersion()): strin
       version: '1.2',
       creator: { name: 'pix-conformance', version },
       entries: (report.exchanges ?? []).map((e) => entry(e, report.startedAt)),
-      comment: `Conformance run ${report.runId}, profile ${report.profile}, target ${report.target.baseUrl}${report.target.baseUrlAlt !== report.target.baseUrl ? ` + ${report.target.baseUrlAlt}` : ''}`,
+      comment: `Conformance run ${report.runId}, profile ${report.profile}, target ${report.target.baseUrl}${report.target.baseUrlAlt !== report.target.baseUrl ? ` + ${report.target.baseUrlAlt}` : ''}${report.stopped ? `; the run stopped before its end: ${report.stopped}` : ''}`,
     },
   };
   return `${JSON.stringify(har, null, 2)}\n`;

@@ -91,7 +91,7 @@ describe('renderHtml', () => {
   });
 
   test('skip reasons are listed with their checks', () => {
-    expect(html).toContain('<li>the target keeps no state (--stateless) — 1 check(s)');
+    expect(html).toContain('<li>the target keeps no state (--stateless) — 1 check<details>');
   });
 
   test('no full API key, even one the target echoed', () => {
@@ -141,4 +141,13 @@ describe('renderHtml groups identical findings', () => {
     const links = [...page.matchAll(/<a href="#([\w-]+)">/g)].map((m) => m[1]);
     expect(links).toEqual(['info-1', 'info-1', 'fail-1', 'info-2', 'fail-1', 'fail-2']);
   });
+});
+
+test('a run that stopped before its end says why above the totals, and lists what it could not delete', () => {
+  const stopped = 'target unreachable: http://ref.test/order got no answer; the run stops';
+  const page = renderHtml({ ...sampleReport(), stopped, leftBehind: ['DELETE http://ref.test/webhook/wbhk_1'] });
+  expect(page).toContain(`<p class="stopped"><strong>The run stopped before its end</strong>: ${stopped}. What follows is what it had found by then;`);
+  expect(page).toContain('<pre>DELETE http://ref.test/webhook/wbhk_1</pre>');
+  expect(page.indexOf('class="stopped"')).toBeLessThan(page.indexOf('class="totals'));
+  expect(renderHtml(sampleReport())).not.toContain('class="stopped"');
 });

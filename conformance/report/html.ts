@@ -4,10 +4,10 @@
  * collapsible <details> per group of identical failed or info findings (report/groups.ts): the
  * first exchange with its curl line, then each other finding of the group, then the skip reasons.
  */
-import { checkNames, type CheckResult, type Outcome, type RunReport } from '../engine/types.js';
-import { decisionNote, formatExchange, oneLine, printable, resultTitle } from './failures.js';
+import { checkNames, type CheckResult, type Finding, type Outcome, type RunReport } from '../engine/types.js';
+import { decisionNote, formatEvidence, oneLine, printable, resultTitle } from './failures.js';
 import { type FindingGroup, groupFindings, groupTitle } from './groups.js';
-import { formatDuration, glyphs, markMeanings, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
+import { counted, formatDuration, glyphs, markMeanings, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
 
 export function htmlEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -26,6 +26,7 @@ table.matrix { border-collapse: collapse; }
 .pass { color: #1c7c3c; } .fail { color: #fff; background: #c62828; font-weight: 700; }
 .info { color: #0b5c8a; background: #e3f1fa; } .skip, .none { color: #9aa2b1; }
 .totals { display: inline-block; padding: .2rem .5rem; }
+.stopped { border-left: 4px solid #c62828; padding: .3rem .6rem; background: #fdecea; }
 details { border: 1px solid #d8dce4; border-radius: 4px; margin: .4rem 0; padding: .3rem .6rem; }
 details.fail { border-left: 4px solid #c62828; background: none; color: inherit; font-weight: normal; }
 details.info { border-left: 4px solid #0b5c8a; background: none; color: inherit; }
@@ -52,12 +53,18 @@ function cell(result: CheckResult | undefined, anchors: ReadonlyMap<CheckResult,
   return `<td class="${kind}" title="${htmlEscape(title)}">${glyph}</td>`;
 }
 
+/** What a finding rests on: its detail, the requests that wrote what it read, its own exchange, each with its curl line. */
+function evidence(finding: Finding): string {
+  const text = formatEvidence(finding);
+  return text ? `<pre>${htmlEscape(text)}</pre>` : '<p>No exchange recorded.</p>';
+}
+
 /** One finding of a group past its first: who, what (when the group's messages differ), its curl line and exchange. */
 function memberDetails(group: FindingGroup, member: FindingGroup['members'][number]): string {
   const exchange = member.finding.exchange;
   const what = group.sameMessage ? '' : ` — ${htmlEscape(oneLine(member.finding.message))}`;
   const request = exchange ? ` · ${htmlEscape(`${exchange.request.method} ${printable(exchange.request.url)}`)}` : '';
-  const body = exchange ? `<pre>${htmlEscape(formatExchange(exchange))}</pre>` : '<p>No exchange recorded.</p>';
+  const body = evidence(member.finding);
   return `<details><summary><code>${htmlEscape(member.result.operationId)}</code>${request}${what}</summary>${body}</details>`;
 }
 
@@ -65,11 +72,22 @@ function groupDetails(group: FindingGroup, id: string): string {
   const note = decisionNote(group);
   const decision = note ? ` <em>${htmlEscape(note.trim())}</em>` : '';
   const [first, ...others] = group.members;
-  const exchange = first?.finding.exchange ? `<pre>${htmlEscape(formatExchange(first.finding.exchange))}</pre>` : '<p>No exchange recorded.</p>';
+  const exchange = first ? evidence(first.finding) : '<p>No exchange recorded.</p>';
   const more = others.length
     ? `<details class="more"><summary>the ${others.length} other finding${others.length === 1 ? '' : 's'} of this group</summary>${others.map((m) => memberDetails(group, m)).join('')}</details>`
     : '';
   return `<details class="${group.outcome}" id="${id}"><summary>${glyphs[group.outcome]} <code>${htmlEscape(groupTitle(group))}</code> — ${htmlEscape(printable(group.message))}${decision}</summary>${exchange}${more}</details>`;
+}
+
+/** Why the run stopped before its end, and what it could not delete, above everything else; empty for a run that ended. */
+function stoppedNote(report: RunReport): string {
+  const stopped = report.stopped
+    ? `<p class="stopped"><strong>The run stopped before its end</strong>: ${htmlEscape(printable(report.stopped))}. What follows is what it had found by then; the checks it had not finished are skipped (not run, or not in full).</p>\n`
+    : '';
+  const left = report.leftBehind?.length
+    ? `<p class="stopped"><strong>Records the run made and could not delete</strong> (send each with the run's key but where it says otherwise):</p>\n<pre>${htmlEscape(report.leftBehind.join('\n'))}</pre>\n`
+    : '';
+  return stopped + left;
 }
 
 export function renderHtml(report: RunReport): string {
@@ -100,7 +118,7 @@ export function renderHtml(report: RunReport): string {
   for (const r of report.results)
     if (r.outcome === 'skip') reasons.set(r.skipReason ?? 'no reason given', [...(reasons.get(r.skipReason ?? 'no reason given') ?? []), resultTitle(r)]);
   const skipped = reasons.size
-    ? `<h2>Skipped (${t.skip})</h2>\n<ul>${[...reasons].map(([reason, titles]) => `<li>${htmlEscape(reason)} — ${titles.length} check(s)<details><summary>which</summary><pre>${htmlEscape(titles.join('\n'))}</pre></details></li>`).join('')}</ul>`
+    ? `<h2>Skipped (${t.skip})</h2>\n<ul>${[...reasons].map(([reason, titles]) => `<li>${htmlEscape(reason)} — ${counted(titles.length, 'check')}<details><summary>which</summary><pre>${htmlEscape(titles.join('\n'))}</pre></details></li>`).join('')}</ul>`
     : '';
 
   const target = report.target.baseUrlAlt !== report.target.baseUrl ? `${report.target.baseUrl} + ${report.target.baseUrlAlt}` : report.target.baseUrl;
@@ -116,7 +134,7 @@ export function renderHtml(report: RunReport): string {
 <body>
 <h1>${htmlEscape(title)}</h1>
 <p class="meta">Target <code>${htmlEscape(target)}</code> · profile <strong>${htmlEscape(report.profile)}</strong> · started ${htmlEscape(report.startedAt)} · ${htmlEscape(formatDuration(report.durationMs))}</p>
-<p class="totals ${t.fail > 0 ? 'fail' : 'pass'}">Checks: ${htmlEscape(totalLine(report))}</p>
+${stoppedNote(report)}<p class="totals ${t.fail > 0 ? 'fail' : 'pass'}">Checks: ${htmlEscape(totalLine(report))}</p>
 <table class="matrix">
 <thead>${head}</thead>
 <tbody>

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { RunReport } from '../engine/types.js';
 import { redactReport } from './failures.js';
 import { renderJunit, xmlEscape } from './junit.js';
+import { totals } from './matrix.js';
 import { API_KEY, groupedReport, nasty, sampleReport } from './sample-report.js';
 import { parseXml, type XmlElement } from './xml-check.js';
 
@@ -181,5 +182,25 @@ describe('xmlEscape', () => {
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     expect(xmlEscape(given)).toBe(want);
+  });
+});
+
+describe('a run that stopped before its end', () => {
+  const stopped = 'target unreachable: http://ref.test/order and the 4 requests before it got no answer; the run stops';
+  const report = { ...sampleReport(), stopped, leftBehind: ['DELETE http://ref.test/webhook/wbhk_1'] };
+  const root = parseXml(renderJunit(report));
+  test('one error more, first, in a suite of its own, saying why and what is left; the checks as they were', () => {
+    const all = totals(report.results);
+    expect(root.attrs).toMatchObject({ tests: String(all.checks + 1), errors: '1', failures: String(all.fail), skipped: String(all.skip) });
+    const [run, ...suites] = root.children;
+    expect(run?.attrs).toMatchObject({ name: 'run', tests: '1', errors: '1' });
+    const error = run?.children[0]?.children[0];
+    expect(error?.name).toBe('error');
+    expect(error?.attrs.message).toBe(`the run stopped before its end: ${stopped}`);
+    expect(error?.text).toContain('Records it made and could not delete:\nDELETE http://ref.test/webhook/wbhk_1');
+    expect(suites.map((s) => s.attrs.name)).toEqual(parseXml(renderJunit(sampleReport())).children.map((s) => s.attrs.name));
+  });
+  test('a run that ended has no such suite', () => {
+    expect(parseXml(renderJunit(sampleReport())).attrs.errors).toBe('0');
   });
 });

@@ -1,6 +1,8 @@
 /**
  * JUnit XML of a run, for CI dashboards: one <testsuite> per operation, one <testcase> per check
- * that produced a result (the run's total in checks, as on the terminal and the HTML page).
+ * that produced a result (the run's total in checks, as on the terminal and the HTML page). A run
+ * that stopped before its end (the target stopped answering, Ctrl-C) has one testcase more, first,
+ * in a suite `run`: an <error> saying why, counted in `tests` and `errors`.
  * fail → <failure> (each failed finding with its exchange and curl line), skip → <skipped
  * message>, info → <system-out> with the info findings; a pass is an empty testcase. Identical
  * findings (report/groups.ts) are written once per testcase with their count, and a finding that
@@ -49,9 +51,21 @@ export function renderJunit(report: RunReport): string {
   );
   const testcase = (result: CheckResult) => testcaseOf(result, report.runId, groups);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  // A run that stopped before its end is one error more, in a suite of its own: CI shows it red with the reason.
+  const stopped = report.stopped ? 1 : 0;
   out.push(
-    `<testsuites name="conformance" tests="${all.checks}" failures="${all.fail}" errors="0" skipped="${all.skip}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
+    `<testsuites name="conformance" tests="${all.checks + stopped}" failures="${all.fail}" errors="${stopped}" skipped="${all.skip}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
   );
+  if (report.stopped) {
+    const left = report.leftBehind?.length ? `\nRecords it made and could not delete:\n${report.leftBehind.join('\n')}` : '';
+    out.push(
+      `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
+      `    <testcase name="the run ran to its end" classname="conformance.run" time="${seconds(report.durationMs)}">`,
+      `      <error message="${attr(`the run stopped before its end: ${report.stopped}`)}" type="stopped">${xmlEscape(`The run stopped before its end: ${report.stopped}. The other testcases are what it had found by then; the checks it had not finished are skipped.${left}`)}</error>`,
+      '    </testcase>',
+      '  </testsuite>',
+    );
+  }
   for (const operationId of operationsOf(report)) {
     const results = report.results.filter((r) => r.operationId === operationId);
     const t = totals(results);
@@ -82,12 +96,12 @@ function elsewhere(group: FindingGroup, operationId: string): string {
 }
 
 /** One finding of a testcase (with the count of its like on this operation), its exchanges, and where else it was found. */
-function groupText(local: FindingGroup, all: ReadonlyMap<string, FindingGroup>, operationId: string, prefix: string): string {
+function groupText(local: FindingGroup, all: ReadonlyMap<string, FindingGroup>, operationId: string, prefix: string, printed: Set<Exchange>): string {
   const n = local.members.length;
   const also = elsewhere(all.get(local.key) ?? local, operationId);
   return [
     `${prefix}${printable(local.message)}${decisionNote(local)}${n > 1 ? ` (× ${n})` : ''}`,
-    formatGroupExchanges(local, '  '),
+    formatGroupExchanges(local, '  ', printed),
     ...(also ? [`And ${also}.`] : []),
   ].join('\n');
 }
@@ -100,7 +114,9 @@ function testcaseOf(result: CheckResult, runId: string, all: ReadonlyMap<string,
     case 'skip':
       return [`${open}>`, `      <skipped message="${attr(result.skipReason ?? 'skipped')}"/>`, '    </testcase>'];
     case 'info': {
-      const text = groupFindings([result], 'info', runId).map((g) => groupText(g, all, result.operationId, 'info: '));
+      // An exchange two findings of the testcase rest on is printed in full once.
+      const printed = new Set<Exchange>();
+      const text = groupFindings([result], 'info', runId).map((g) => groupText(g, all, result.operationId, 'info: ', printed));
       return [`${open}>`, `      <system-out>${xmlEscape(text.join('\n\n'))}</system-out>`, '    </testcase>'];
     }
     case 'fail': {
@@ -108,10 +124,11 @@ function testcaseOf(result: CheckResult, runId: string, all: ReadonlyMap<string,
       const failed = local.reduce((sum, g) => sum + g.members.length, 0);
       const first = local[0];
       const also = first ? elsewhere(all.get(first.key) ?? first, result.operationId) : '';
+      const printed = new Set<Exchange>();
       const message = `${failed === 1 ? '' : `${failed} findings failed: `}${first?.message ?? ''}${also ? ` (${also})` : ''}`;
       return [
         `${open}>`,
-        `      <failure message="${attr(message)}" type="${attr(result.check)}">${xmlEscape(local.map((g) => groupText(g, all, result.operationId, '')).join('\n\n'))}</failure>`,
+        `      <failure message="${attr(message)}" type="${attr(result.check)}">${xmlEscape(local.map((g) => groupText(g, all, result.operationId, '', printed)).join('\n\n'))}</failure>`,
         '    </testcase>',
       ];
     }

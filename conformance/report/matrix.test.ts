@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../../lib/contract/bundled.js';
 import { checkNames, type RunReport } from '../engine/types.js';
-import { renderMatrix, shortNames, totals } from './matrix.js';
+import { renderMatrix, shortNames, totalLine, totals } from './matrix.js';
 import { sampleReport } from './sample-report.js';
 
 const report = sampleReport();
@@ -54,6 +54,9 @@ describe('renderMatrix', () => {
   test('a legend naming every check, then totals, profile, run id, duration and target', () => {
     for (const c of checkNames) expect(plain).toMatch(new RegExp(`(^|\\s)${shortNames[c]}\\s+${c}(\\s|$)`, 'm'));
     expect(plain).toContain('Checks: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations)');
+    // One of each is said in the singular.
+    const one = { ...sampleReport(), results: sampleReport().results.slice(0, 1), operations: ['createPaymentLink'] };
+    expect(totalLine(one)).toMatch(/ \(1 check on 1 operation\)$/);
     expect(plain).toContain('Profile seed · run id conf1234abcd · 4.3 s\nTarget http://ref.test + http://alt.ref.test');
   });
 

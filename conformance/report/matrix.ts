@@ -70,7 +70,12 @@ export function totals(results: readonly CheckResult[]): Totals {
  */
 export function totalLine(report: Pick<RunReport, 'results' | 'operations'>): string {
   const t = totals(report.results);
-  return `${t.pass} passed, ${t.fail} failed, ${t.info} info, ${t.skip} skipped (${t.checks} checks on ${operationsOf(report).length} operations)`;
+  return `${t.pass} passed, ${t.fail} failed, ${t.info} info, ${t.skip} skipped (${counted(t.checks, 'check')} on ${counted(operationsOf(report).length, 'operation')})`;
+}
+
+/** `1 check`, `15 checks`. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** The result of one operation and check, if the run produced one. */

@@ -26,7 +26,7 @@ function run(mode: ProgressMode): string {
 const cases: Array<[ProgressMode, { want: string }]> = [
   [
     'plain',
-    { want: 'Checking 3 operation(s)…\n  ignored_auth\n  status_code_conformance\nDone: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations).\n' },
+    { want: 'Checking 3 operations…\n  ignored_auth\n  status_code_conformance\nDone: 1 passed, 3 failed, 1 info, 2 skipped (7 checks on 3 operations).\n' },
   ],
   ['none', { want: '' }],
 ];

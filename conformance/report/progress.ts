@@ -4,7 +4,7 @@
  * one line when the run starts, one the first time each check reports, one at the end.
  */
 import type { CheckName, ProgressEvent } from '../engine/types.js';
-import { glyphs, totalLine } from './matrix.js';
+import { counted, glyphs, totalLine } from './matrix.js';
 
 export type ProgressMode = 'tty' | 'plain' | 'none';
 
@@ -25,7 +25,7 @@ export class ProgressPrinter {
     switch (event.kind) {
       case 'start':
         // Held back until the first finding: a target that does not answer gets one line only.
-        this.pending = `Checking ${event.operations} operation(s)…\n`;
+        this.pending = `Checking ${counted(event.operations, 'operation')}…\n`;
         return;
       case 'check':
         this.flushPending();

@@ -11,7 +11,7 @@ export interface ShownTotal {
   skipped: number;
 }
 
-const totalPattern = /Checks: (\d+) passed, (\d+) failed, (\d+) info, (\d+) skipped \((\d+) checks on \d+ operations\)/g;
+const totalPattern = /Checks: (\d+) passed, (\d+) failed, (\d+) info, (\d+) skipped \((\d+) checks? on \d+ operations?\)/g;
 
 /** The one `Checks: …` total of a terminal output or an HTML page; throws unless there is exactly one. */
 export function shownTotal(text: string): ShownTotal {

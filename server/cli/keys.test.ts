@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createTestServer } from '../test-support/harness.js';
-import { haveTerminal, startTsx, startTsxOnTerminal, useChildProcesses, within, type Exit } from '../test-support/processes.js';
+import { freePort, haveTerminal, listening, startTsx, startTsxOnTerminal, useChildProcesses, within, type Exit } from '../test-support/processes.js';
 
 interface Result extends Exit {
   stdout: string;
@@ -347,6 +347,32 @@ describe('keys reset', () => {
       { clients: 0, webhooks: 0 },
       { clients: 1, webhooks: 1 },
     ]);
+  });
+
+  test('beside a running server, whose mode the command cannot know: nothing deleted, one line giving both cases, each as the server answers it', async () => {
+    for (const mode of ['development', 'production'] as const) {
+      const databasePath = freshDatabase();
+      const { ana } = await twoCompanies(databasePath);
+      const port = await freePort();
+      const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port), NODE_ENV: mode });
+      await listening(server);
+      const result = await keys(['reset', '--company', ana.companyId], databasePath);
+      expect(result.code).toBe(1);
+      expect(result.stderr.split('\n')).toEqual([
+        `A server is running on ${databasePath} (it holds ${databasePath}-lock) and keeps what it read in memory, so a reset made here would not be seen by it. ` +
+          "Nothing was deleted. If that server runs in development, reset through it with the company's key: " +
+          'curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" (npm run keys -- issue --company … gives the company a key), or stop it first; ' +
+          "if it runs in production (NODE_ENV=production), its companies' records are never reset: it refuses that request (403), and this command is not for its database.",
+        '',
+      ]);
+      // The request the line gives, sent as it says: the development server resets, the production one refuses.
+      const reset = await fetch(`http://127.0.0.1:${port}/sandbox/reset`, { method: 'POST', headers: { 'X-API-KEY': ana.apiKey } });
+      expect(reset.status, mode).toBe(mode === 'development' ? 200 : 403);
+      const clients = (await (await fetch(`http://127.0.0.1:${port}/client`, { headers: { 'X-API-KEY': ana.apiKey } })).json()) as unknown[];
+      expect(clients.length, mode).toBe(mode === 'development' ? 0 : 1);
+      server.child.kill('SIGTERM');
+      await within(server.exited, 'the server to stop');
+    }
   });
 
   test('a production deployment refuses: exit 1, the reason, nothing deleted', async () => {

@@ -232,11 +232,13 @@ async function reset(named: string): Promise<void> {
   // be seen by it. While one runs, the reset goes through it; the lock is held during the reset.
   const onSqliteFile = cfg.databaseUrl === undefined && cfg.databasePath !== ':memory:';
   const lock = onSqliteFile ? takeWriterLock(cfg.databasePath) : undefined;
+  // This command knows only its own NODE_ENV, not the running server's: the hint gives both cases.
   if (onSqliteFile && !lock)
     fail(
       `A server is running on ${cfg.databasePath} (it holds ${writerLockPath(cfg.databasePath)}) and keeps what it read in memory, so a reset made here ` +
-        `would not be seen by it. Reset through it with the company's key: curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" ` +
-        '(npm run keys -- issue --company … gives the company a key), or stop the server first. Nothing was deleted.',
+        "would not be seen by it. Nothing was deleted. If that server runs in development, reset through it with the company's key: " +
+        'curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" (npm run keys -- issue --company … gives the company a key), or stop it first; ' +
+        "if it runs in production (NODE_ENV=production), its companies' records are never reset: it refuses that request (403), and this command is not for its database.",
       1,
     );
   try {
