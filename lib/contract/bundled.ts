@@ -99,12 +99,71 @@ export function listOperations(doc: JsonObject = loadBundledContract()): Contrac
     for (const method of httpMethods) {
       const operation = item[method] as JsonObject | undefined;
       if (!operation) continue;
-      const servers = (operation.servers ?? item.servers ?? doc.servers ?? []) as Array<{ url: string }>;
-      const server = /^\{(\w+)\}/.exec(servers[0]?.url ?? '')?.[1] ?? '';
+      const server = serverVariable(servedOn(doc, item, operation)[0]);
       result.push({ method, path, operationId: String(operation.operationId), server, operation });
     }
   }
   return result;
+}
+
+/** A server object as the contract writes it. */
+export interface ServerObject {
+  url: string;
+  description?: string;
+  variables?: Record<string, { default?: string; description?: string }>;
+}
+
+const serversOf = (holder: JsonObject | undefined): ServerObject[] | undefined =>
+  Array.isArray(holder?.servers) ? (holder.servers as ServerObject[]) : undefined;
+
+/**
+ * The servers an operation is served on, as OpenAPI reads them: the operation's own `servers`,
+ * else its path's, else the contract's. The contract names each base URL once, at the highest
+ * level it holds for (docs/contract.md); every reader of an operation's server asks here.
+ */
+function servedOn(doc: JsonObject, item: JsonObject, operation: JsonObject): ServerObject[] {
+  return serversOf(operation) ?? serversOf(item) ?? serversOf(doc) ?? [];
+}
+
+/** The servers of the operation `method path` (empty when the contract has no such operation). */
+export function operationServers(doc: JsonObject, op: Pick<ContractOperation, 'method' | 'path'>): ServerObject[] {
+  const item = deref<JsonObject | undefined>(doc, (doc.paths as JsonObject | undefined)?.[op.path]);
+  const operation = item?.[op.method];
+  return item && isJsonObject(operation) ? servedOn(doc, item, operation) : [];
+}
+
+/** The variable a server's URL starts with: `{base_url_alt}` → `base_url_alt`; '' for a literal URL. */
+function serverVariable(server: ServerObject | undefined): string {
+  return /^\{(\w+)\}/.exec(server?.url ?? '')?.[1] ?? '';
+}
+
+/** Every server object of the contract: the root's, then each path's and operation's, in document order. */
+export function allServers(doc: JsonObject): ServerObject[] {
+  const found = [...(serversOf(doc) ?? [])];
+  for (const rawItem of Object.values((doc.paths ?? {}) as Record<string, unknown>)) {
+    const item = deref<JsonObject>(doc, rawItem);
+    found.push(...(serversOf(item) ?? []));
+    for (const method of httpMethods) if (isJsonObject(item[method])) found.push(...(serversOf(item[method]) ?? []));
+  }
+  return found;
+}
+
+/** The server variables (`base_url`, `base_url_alt`), in the order the contract first names them. */
+export function serverVariableNames(doc: JsonObject): string[] {
+  return [
+    ...new Set(
+      allServers(doc)
+        .map(serverVariable)
+        .filter((name) => name !== ''),
+    ),
+  ];
+}
+
+/** The default of a server variable, wherever a server declares it; undefined when none does. */
+export function serverVariableDefault(doc: JsonObject, name: string): string | undefined {
+  return allServers(doc)
+    .map((server) => server.variables?.[name]?.default)
+    .find((value) => typeof value === 'string' && value !== '');
 }
 
 /** Where an operation is in the contract: `/paths/~1charge~1{id}/get`. */

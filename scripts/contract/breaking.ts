@@ -15,9 +15,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiCompare } from 'api-smart-diff';
 import { parse } from 'yaml';
-import { bundledContractPath, httpMethods, isJsonObject, type JsonObject, resolvePointer } from '../../lib/contract/bundled.js';
+import {
+  bundledContractPath,
+  httpMethods,
+  isJsonObject,
+  type JsonObject,
+  listOperations,
+  operationServers,
+  resolvePointer,
+} from '../../lib/contract/bundled.js';
 import { toPointer } from '../../lib/contract/pointer.js';
-import { decisionRows } from '../docs/decorate.js';
+import { readDecisions } from '../../lib/contract/decisions.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const releasesDir = join(repoRoot, 'releases');
@@ -73,19 +81,16 @@ function pointerOf(path: readonly (string | number)[]): string {
   return toPointer(tokens);
 }
 
-/** The server URLs an operation is served on: its own, its path's, or the contract's. */
-function operationServers(doc: JsonObject): Map<string, string[]> {
-  const urls = (servers: unknown) => (Array.isArray(servers) ? servers.map((s) => (isJsonObject(s) ? String(s.url) : '')).sort() : undefined);
-  const result = new Map<string, string[]>();
-  for (const [path, item] of Object.entries(isJsonObject(doc.paths) ? doc.paths : {})) {
-    if (!isJsonObject(item)) continue;
-    for (const method of httpMethods) {
-      const op = item[method];
-      if (!isJsonObject(op)) continue;
-      result.set(toPointer(['paths', path, method]), urls(op.servers) ?? urls(item.servers) ?? urls(doc.servers) ?? []);
-    }
-  }
-  return result;
+/** The server URLs each operation is served on: its own, its path's, or the contract's (as lib/contract/bundled.ts reads them). */
+function servedUrls(doc: JsonObject): Map<string, string[]> {
+  return new Map(
+    listOperations(doc).map((op) => [
+      toPointer(['paths', op.path, op.method]),
+      operationServers(doc, op)
+        .map((server) => String(server.url))
+        .sort(),
+    ]),
+  );
 }
 
 /** The breaking changes from `released` to `current`, each once, in contract order. */
@@ -100,8 +105,8 @@ export function breakingChanges(released: JsonObject, current: JsonObject): Brea
     const at = pointerOf(diff.path);
     if (!found.has(at)) found.set(at, { at, what: `${diff.action}: ${diff.description ?? 'breaking change'}` });
   }
-  const before = operationServers(released);
-  for (const [at, urls] of operationServers(current)) {
+  const before = servedUrls(released);
+  for (const [at, urls] of servedUrls(current)) {
     const was = before.get(at);
     if (was && was.join(' ') !== urls.join(' '))
       found.set(`${at}/servers`, { at: `${at}/servers`, what: `moved from ${was.join(', ')} to ${urls.join(', ')}` });
@@ -188,7 +193,7 @@ function main(argv: readonly string[]): number {
   }
   const changes = breakingChanges(parse(readFileSync(last.path, 'utf8')), parse(readFileSync(contractPath, 'utf8')));
   const file = readAcknowledged(dir);
-  const verdict = judge(changes, file.acknowledged, new Set(decisionRows(readFileSync(decisionsPath, 'utf8')).map((row) => row.id)));
+  const verdict = judge(changes, file.acknowledged, new Set(readDecisions(readFileSync(decisionsPath, 'utf8')).map((decision) => decision.id)));
   if (file.acknowledged.length > 0 && file.since !== last.version)
     verdict.problems.push(`${acknowledgedFile} acknowledges changes since ${file.since || 'no release'}, but the last release is ${last.version}`);
   for (const problem of verdict.problems) console.error(`releases/${acknowledgedFile}: ${problem}`);

@@ -1,14 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type JsonObject, listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { type JsonObject, listOperations, loadBundledContract, serverVariableNames } from '../../lib/contract/bundled.js';
 
 /**
  * Which base URL each operation lives on, as a Markdown table built from the contract (each
- * operation's `servers`), so that neither the docs nor the README keep a hand-written copy.
- * Rows follow the contract's servers, then the document order of the operations.
+ * operation's server), so that neither the docs nor the README keep a hand-written copy.
+ * Rows follow the order the contract names its servers in, then the document order of the operations.
  */
 export function baseUrlTable(doc: JsonObject = loadBundledContract()): string {
-  const order = ((doc.servers ?? []) as Array<{ url: string }>).map((server) => /^\{(\w+)\}/.exec(server.url)?.[1] ?? '');
+  const order = serverVariableNames(doc);
   const rank = (server: string) => (order.includes(server) ? order.indexOf(server) : order.length);
   const operations = listOperations(doc)
     .map((op, index) => ({ op, index }))

@@ -1,4 +1,4 @@
-import { type ContractOperation, deref, isJsonObject, type JsonObject, listOperations } from '../../lib/contract/bundled.js';
+import { type ContractOperation, deref, isJsonObject, type JsonObject, listOperations, serverVariableDefault } from '../../lib/contract/bundled.js';
 import { idKinds } from '../../lib/contract/ids.js';
 import { linkedIdExpression, listLinks } from '../../lib/contract/links.js';
 import type { PixClient } from '../../client/index.js';
@@ -271,13 +271,7 @@ function typescriptLiteral(value: unknown, indent: string, ids: ReturnType<typeo
 }
 
 /** Default of a server variable (`http://localhost:3000`), for the sample's fallback address. */
-function serverDefault(doc: JsonObject, variable: string): string {
-  for (const server of (doc.servers ?? []) as Array<{ variables?: Record<string, { default?: string }> }>) {
-    const value = server.variables?.[variable]?.default;
-    if (value) return value;
-  }
-  return 'http://localhost:3000';
-}
+const serverDefault = (doc: JsonObject, variable: string): string => serverVariableDefault(doc, variable) ?? 'http://localhost:3000';
 
 export function typescriptSample(doc: JsonObject, op: ContractOperation): string {
   const client = clientOf[op.server as ServerName];

@@ -2,24 +2,42 @@ import MarkdownIt, { type MarkdownIt as Renderer } from 'markdown-it';
 
 /**
  * openapi/DECISIONS.md as a page of its own (`/docs/decisions.html`), rendered at docs build
- * time with markdown-it: CommonMark tables and code, no raw HTML let through from the source.
- * Each decision's row carries its id as an anchor (`decisions.html#D37`), which the docs'
- * decision marks link to, and its id cell links to itself so a reader can copy the address.
+ * time with markdown-it: CommonMark, no raw HTML let through from the source. Each decision's
+ * section (`## D37 …` to the next heading of its level) becomes a `<section>` with its id as the
+ * anchor (`decisions.html#D37`), which the docs' decision marks link to, and the id in its
+ * heading links to itself so a reader can copy the address.
  */
-const decisionId = /^D\d{2}$/;
+const decisionHeading = /^(D\d{2})(\s|$)/;
 
 function markdownRenderer(): Renderer {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
-  // Before inline parsing, so that the id cell's `[D37](#D37)` is parsed as a link.
-  md.core.ruler.before('inline', 'decision-anchors', (state) => {
+  // Before inline parsing, so that the heading's `[D37](#D37)` is parsed as a link. The section
+  // tags are tokens of our own: `html: false` keeps raw HTML of the source out, not these.
+  md.core.ruler.before('inline', 'decision-sections', (state) => {
     const tokens = state.tokens;
+    const out: typeof tokens = [];
+    let open = false;
+    const tag = (html: string) => {
+      const token = new state.Token('html_block', '', 0);
+      token.content = html;
+      return token;
+    };
     for (let i = 0; i < tokens.length; i++) {
-      if (tokens[i]!.type !== 'tr_open') continue;
-      const cell = tokens.slice(i + 1, i + 4).find((token) => token.type === 'inline');
-      if (!cell || !decisionId.test(cell.content)) continue;
-      tokens[i]!.attrSet('id', cell.content);
-      cell.content = `[${cell.content}](#${cell.content})`;
+      const token = tokens[i]!;
+      if (token.type === 'heading_open' && (token.tag === 'h1' || token.tag === 'h2')) {
+        const inline = tokens[i + 1];
+        const id = token.tag === 'h2' && inline?.type === 'inline' ? decisionHeading.exec(inline.content)?.[1] : undefined;
+        if (open) out.push(tag('</section>\n'));
+        open = id !== undefined;
+        if (id !== undefined) {
+          out.push(tag(`<section id="${id}">\n`));
+          inline!.content = `[${id}](#${id})${inline!.content.slice(id.length)}`;
+        }
+      }
+      out.push(token);
     }
+    if (open) out.push(tag('</section>\n'));
+    state.tokens = out;
     return true;
   });
   return md;
@@ -28,17 +46,17 @@ function markdownRenderer(): Renderer {
 const style = `
   :root { color-scheme: light; --accent: #0E7C66; }
   body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; background: #fff; }
-  main { max-width: 1400px; margin: 0 auto; padding: 1.5rem 1rem 4rem; }
+  main { max-width: 900px; margin: 0 auto; padding: 1.5rem 1rem 4rem; }
   nav a, a { color: var(--accent); }
   h1 { font-size: 1.8rem; margin: 0.5rem 0 1rem; }
   code { font: 0.9em ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; background: #f3f4f6; padding: 0.1em 0.3em; border-radius: 3px; }
+  h2 { font-size: 1.2rem; margin: 0; }
+  section { padding: 0.8rem 1rem; margin: 0 -1rem; border-top: 1px solid #d8dee4; scroll-margin-top: 1rem; }
+  section:target { background: #fff6d5; outline: 2px solid #e0b400; }
   .table { overflow-x: auto; }
-  table { border-collapse: collapse; min-width: 900px; }
+  table { border-collapse: collapse; }
   th { background: #f6f8fa; }
   th, td { text-align: left; vertical-align: top; padding: 0.5rem 0.6rem; border-bottom: 1px solid #d8dee4; }
-  td:first-child { white-space: nowrap; font-weight: 600; }
-  tr { scroll-margin-top: 3rem; }
-  tr:target { background: #fff6d5; outline: 2px solid #e0b400; }
 `;
 
 /** The decisions page: the Markdown rendered, styled simply, self-contained (no script, nothing loaded from elsewhere). */

@@ -4,7 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import { selfContained } from './build.js';
 import { baseUrlTable } from './base-url-table.js';
-import { appendToSection, decisionLink, decisionRows, decisionsPage, decorateForDocs, linkDecisionMentions, operationDecisions } from './decorate.js';
+import { readDecisions } from '../../lib/contract/decisions.js';
+import { appendToSection, decisionLink, decisionsPage, decorateForDocs, linkDecisionMentions, operationDecisions } from './decorate.js';
 
 const contract = loadBundledContract();
 const decisions = readFileSync(fileURLToPath(new URL('../../openapi/DECISIONS.md', import.meta.url)), 'utf8');
@@ -31,7 +32,7 @@ describe('decorateForDocs', () => {
   test('every decision is listed in the introduction, each linked to its anchor on the decisions page', () => {
     expect(intro).toContain('## Contract decisions');
     expect(intro).toContain(`[Contract decisions](${decisionsPage})`);
-    for (const { id } of decisionRows(decisions)) expect(intro).toContain(`| [${id}](${decisionsPage}#${id}) |`);
+    for (const { id } of readDecisions(decisions)) expect(intro).toContain(`| [${id}](${decisionsPage}#${id}) |`);
   });
 
   test('the "Two base URLs" section holds the table generated from the contract', () => {

@@ -1,4 +1,5 @@
-import { deref, type JsonObject, listOperations } from '../../lib/contract/bundled.js';
+import { deref, type JsonObject, listOperations, serverVariableDefault } from '../../lib/contract/bundled.js';
+import { readDecisions } from '../../lib/contract/decisions.js';
 import { baseUrlTable } from './base-url-table.js';
 import { addressVariable, apiKeyVariable, capturedBy, codeSamples, curlSample, newKeyCommand } from './code-samples.js';
 
@@ -15,16 +16,6 @@ export const decisionsAnchor = '#/section/contract-decisions';
 /** The decisions page beside the docs page (scripts/docs/build.ts writes it), one anchor per decision. */
 export const decisionsPage = 'decisions.html';
 export const decisionLink = (id: string) => `${decisionsPage}#${id}`;
-
-export interface DecisionRow {
-  id: string;
-  item: string;
-}
-
-/** The rows of the table in openapi/DECISIONS.md (`| D01 | Item | … |`). */
-export function decisionRows(markdown: string): DecisionRow[] {
-  return [...markdown.matchAll(/^\|\s*(D\d{2})\s*\|\s*([^|]+?)\s*\|/gm)].map((m) => ({ id: m[1]!, item: m[2]! }));
-}
 
 /** The decision ids marked on an object: `x-decision`, and the values of `x-decided`. */
 function marksOf(value: unknown): string[] {
@@ -84,8 +75,7 @@ function rewriteDescriptions(value: unknown, rewrite: (text: string) => string):
 /** The introduction's section on the code samples: the story they tell, the variables they read and set, the idempotency keys they make. */
 function codeSamplesSection(doc: JsonObject): string {
   const ops = listOperations(doc);
-  const servers = (doc.servers ?? []) as Array<{ variables?: Record<string, { default?: string }> }>;
-  const address = (name: string) => servers.map((server) => server.variables?.[name]?.default).find(Boolean) ?? '';
+  const address = (name: string) => serverVariableDefault(doc, name) ?? '';
   const setters = [...capturedBy(doc)].map(([variable, summary]) => `\`$${variable}\` (*${summary}*)`);
   const idempotent = ops.filter((op) => curlSample(doc, op).includes('IDEMPOTENCY_KEY='));
   const keyParameter = idempotent.length > 0 ? idempotencyParameter(doc, idempotent[0]!) : undefined;
@@ -133,11 +123,11 @@ function idempotencyParameter(doc: JsonObject, op: ReturnType<typeof listOperati
 /** Returns a decorated deep copy of the bundled contract. */
 export function decorateForDocs(contract: JsonObject, decisionsMarkdown: string): JsonObject {
   const doc = structuredClone(contract);
-  const rows = new Map(decisionRows(decisionsMarkdown).map((row) => [row.id, row.item]));
+  const titles = new Map(readDecisions(decisionsMarkdown).map((decision) => [decision.id, decision.title]));
   const samples = new Map(listOperations(contract).map((op) => [op.operationId, codeSamples(contract, op)]));
   rewriteDescriptions(doc, linkDecisionMentions);
   const info = doc.info as JsonObject;
-  const index = [...rows].map(([id, item]) => `| [${id}](${decisionLink(id)}) | ${item} |`).join('\n');
+  const index = [...titles].map(([id, title]) => `| [${id}](${decisionLink(id)}) | ${title.replaceAll('|', '\\|')} |`).join('\n');
   info.description = `${appendToSection(String(info.description), '## Two base URLs', baseUrlTable(contract))
     .replace('[DECISIONS.md](DECISIONS.md)', `[Contract decisions](${decisionsPage}) (listed [below](${decisionsAnchor}))`)
     .trimEnd()}
@@ -151,17 +141,16 @@ the contract (\`x-decision\`, \`x-decided\`) and named (**Dnn**) in the descript
 conformance run in the \`seed\` profile reports departures from them as information only. Each
 links to its decision, reasons and standards on the [decisions page](${decisionsPage}).
 
-| ID | Item |
+| ID | Subject |
 |---|---|
 ${index}
 `;
   for (const op of listOperations(doc)) {
     const operation = op.operation;
-    const server = ((operation.servers ?? doc.servers ?? []) as Array<{ url: string }>)[0]?.url ?? '';
     const decisions = operationDecisions(doc, operation);
-    const notes = [`**Base URL:** \`${server}\``];
+    const notes = [`**Base URL:** \`{${op.server}}\``];
     if (decisions.length > 0) {
-      const list = decisions.map((id) => `[${id}](${decisionLink(id)}) ${rows.get(id)?.replace(/\s*\(seed[^)]*\)\s*$/, '') ?? ''}`.trim()).join('; ');
+      const list = decisions.map((id) => `[${id}](${decisionLink(id)}) ${titles.get(id) ?? ''}`.trim()).join('; ');
       notes.push(`**Not documented by the source; decided by this contract:** ${list}.`);
     }
     operation.description = `${notes.map((note) => `> ${note}`).join('\n>\n')}\n\n${String(operation.description ?? '')}`;

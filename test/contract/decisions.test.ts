@@ -1,99 +1,28 @@
 /**
- * Contract decisions: the DECISIONS.md table and the `x-decision` / `x-decided`
+ * Contract decisions: the decisions of DECISIONS.md and the `x-decision` / `x-decided`
  * marks in the bundled contract agree with each other.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { decisionsPath, isObject, loadContract, walk, type JsonObject } from './support.js';
-import { resolvePointer } from '../../lib/contract/bundled.js';
+import { httpMethods, resolvePointer } from '../../lib/contract/bundled.js';
+import { type Decision, parseDecisions } from '../../lib/contract/decisions.js';
 
 const decisionId = /^D\d{2}$/;
-const notMarkedPattern = /\(not marked:\s*(.*?)\s*\)\s*$/;
 
 // ---------------------------------------------------------------------------
-// DECISIONS.md
+// DECISIONS.md (read by lib/contract/decisions.ts, whose own test covers the file's shape)
 // ---------------------------------------------------------------------------
 
-interface DecisionRow {
-  id: string;
-  item: string;
-  decision: string;
-  why: string;
-  standard: string;
-  /** 1-based line in DECISIONS.md. */
-  line: number;
-  /** Reason given by `(not marked: …)` in the Decision column, if any. */
-  notMarked?: string;
-}
-
-/** Splits a Markdown table row into cells, honouring `\|` escapes. */
-function splitRow(line: string): string[] {
-  const cells: string[] = [];
-  let current = '';
-  const body = line.trim().replace(/^\|/, '').replace(/\|$/, '');
-  for (let i = 0; i < body.length; i++) {
-    const ch = body[i];
-    if (ch === '\\' && body[i + 1] === '|') {
-      current += '|';
-      i++;
-    } else if (ch === '|') {
-      cells.push(current.trim());
-      current = '';
-    } else {
-      current += ch;
-    }
-  }
-  cells.push(current.trim());
-  return cells;
-}
-
-/** Rows of every table in `markdown` whose header is `| ID | Item | Decision | Why | Standard |`. */
-function parseDecisions(markdown: string): { rows: DecisionRow[]; problems: string[] } {
-  const rows: DecisionRow[] = [];
-  const problems: string[] = [];
-  const lines = markdown.split(/\r?\n/);
-  let tables = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const header = splitRow(lines[i] ?? '');
-    if (!(lines[i] ?? '').trim().startsWith('|') || header.map((c) => c.toLowerCase()).join('|') !== 'id|item|decision|why|standard') continue;
-    tables++;
-    if (!/^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-{3,}:?\s*\|?\s*$/.test(lines[i + 1] ?? '')) {
-      problems.push(`line ${i + 2}: header row is not followed by a delimiter row`);
-      continue;
-    }
-    let j = i + 2;
-    for (; j < lines.length && (lines[j] ?? '').trim().startsWith('|'); j++) {
-      const cells = splitRow(lines[j] ?? '');
-      if (cells.length !== 5) {
-        problems.push(`line ${j + 1}: ${cells.length} cells, want 5`);
-        continue;
-      }
-      const [id, item, decision, why, standard] = cells as [string, string, string, string, string];
-      const row: DecisionRow = { id, item, decision, why, standard, line: j + 1 };
-      const notMarked = notMarkedPattern.exec(decision);
-      if (notMarked) row.notMarked = notMarked[1] ?? '';
-      rows.push(row);
-    }
-    i = j - 1;
-  }
-  if (tables === 0) problems.push('no table with header | ID | Item | Decision | Why | Standard |');
-  return { rows, problems };
-}
-
-/** Problems of the table itself: ids D01, D02, … each once and in sequence, every cell filled. */
-function tableProblems(rows: readonly DecisionRow[]): string[] {
+/** Problems of the decisions as a set: ids D01, D02, … each once and in sequence. */
+function sequenceProblems(decisions: readonly Decision[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  rows.forEach((row, index) => {
-    if (!decisionId.test(row.id)) problems.push(`line ${row.line}: id ${JSON.stringify(row.id)} does not match Dnn`);
-    if (seen.has(row.id)) problems.push(`line ${row.line}: id ${row.id} appears more than once`);
-    seen.add(row.id);
+  decisions.forEach((decision, index) => {
+    if (seen.has(decision.id)) problems.push(`line ${decision.line}: ${decision.id} appears more than once`);
+    seen.add(decision.id);
     const want = `D${String(index + 1).padStart(2, '0')}`;
-    if (row.id !== want) problems.push(`line ${row.line}: id ${row.id} out of sequence, want ${want}`);
-    for (const column of ['item', 'decision', 'why', 'standard'] as const) {
-      if (row[column] === '') problems.push(`line ${row.line}: ${row.id} has an empty ${column[0]?.toUpperCase()}${column.slice(1)} cell`);
-    }
-    if (row.notMarked !== undefined && row.notMarked === '') problems.push(`line ${row.line}: ${row.id} says "(not marked: …)" without a reason`);
+    if (decision.id !== want) problems.push(`line ${decision.line}: ${decision.id} out of sequence, want ${want}`);
   });
   return problems;
 }
@@ -127,6 +56,13 @@ function collectMarks(doc: unknown): Mark[] {
   return marks;
 }
 
+/**
+ * Keywords an operation has without writing them: OpenAPI gives it the contract's `security` and
+ * its path's or the contract's `servers`, which the contract writes once, not on each operation.
+ */
+const inheritedByOperations = new Set(['security', 'servers']);
+const operationAt = new RegExp(`^/(?:paths|webhooks)/[^/]+/(?:${httpMethods.join('|')})$`);
+
 /** Shape problems of the marks themselves, independent of DECISIONS.md. */
 function markProblems(doc: unknown): string[] {
   const problems: string[] = [];
@@ -143,7 +79,8 @@ function markProblems(doc: unknown): string[] {
     }
     for (const [keyword, id] of Object.entries(decided)) {
       if (!(typeof id === 'string' && decisionId.test(id))) problems.push(`${pointer}/x-decided/${keyword}: ${JSON.stringify(id)} is not a decision id Dnn`);
-      if (keyword === 'x-decided' || !(keyword in node)) problems.push(`${pointer}/x-decided/${keyword}: the object has no keyword "${keyword}"`);
+      const has = keyword in node || (inheritedByOperations.has(keyword) && operationAt.test(pointer));
+      if (keyword === 'x-decided' || !has) problems.push(`${pointer}/x-decided/${keyword}: the object has no keyword "${keyword}"`);
     }
   });
   return problems;
@@ -247,12 +184,12 @@ function subjectsOf(doc: JsonObject, mark: Mark, users: Map<string, string[]>): 
 }
 
 /**
- * Marks whose decision's Item and Decision text mention none of their subjects, as
+ * Marks whose decision's subject, seed and decision text mention none of their subjects, as
  * `label → Dnn (subjects)`. A citation of a decision that is about something else reads as a
  * reason to the integrator and is none.
  */
-function citationProblems(doc: JsonObject, marks: readonly Mark[], rows: readonly DecisionRow[]): string[] {
-  const texts = new Map(rows.map((r) => [r.id, words(`${r.item} ${r.decision}`)]));
+function citationProblems(doc: JsonObject, marks: readonly Mark[], decisions: readonly Decision[]): string[] {
+  const texts = new Map(decisions.map((d) => [d.id, words(`${d.title} ${d.seed} ${d.decision}`)]));
   const users = schemaUsers(doc);
   const problems: string[] = [];
   for (const mark of marks) {
@@ -270,64 +207,15 @@ function citationProblems(doc: JsonObject, marks: readonly Mark[], rows: readonl
 // ---------------------------------------------------------------------------
 
 describe('rules (self-check on fixtures)', () => {
-  describe('parseDecisions', () => {
-    const header = '| ID | Item | Decision | Why | Standard |\n|---|---|---|---|---|';
-    const cases: Array<[string, { given: string; want: { ids: string[]; notMarked: Record<string, string>; problems: RegExp | undefined } }]> = [
-      [
-        'one table',
-        {
-          given: `# D\n\n${header}\n| D01 | a | b | c | RFC 9110 |\n| D02 | a | b | c | — |\n\nafter`,
-          want: { ids: ['D01', 'D02'], notMarked: {}, problems: undefined },
-        },
-      ],
-      [
-        'two tables share the numbering',
-        {
-          given: `${header}\n| D01 | a | b | c | d |\n\n## More\n\n${header}\n| D02 | a | b | c | d |`,
-          want: { ids: ['D01', 'D02'], notMarked: {}, problems: undefined },
-        },
-      ],
-      ['escaped pipe stays in its cell', { given: `${header}\n| D01 | a \\| b | c | d | e |`, want: { ids: ['D01'], notMarked: {}, problems: undefined } }],
-      [
-        'not-marked escape hatch',
-        {
-          given: `${header}\n| D01 | Versioning | URL-free, no version header (not marked: lives only in prose) | n/a | — |`,
-          want: { ids: ['D01'], notMarked: { D01: 'lives only in prose' }, problems: undefined },
-        },
-      ],
-      [
-        'aligned delimiter row',
-        {
-          given: '| ID | Item | Decision | Why | Standard |\n|:---|:---:|---|---|---:|\n| D01 | a | b | c | d |',
-          want: { ids: ['D01'], notMarked: {}, problems: undefined },
-        },
-      ],
-      ['other tables ignored', { given: '| A | B |\n|---|---|\n| D09 | x |', want: { ids: [], notMarked: {}, problems: /no table with header/ } }],
-      ['row with a missing column', { given: `${header}\n| D01 | a | b | c |`, want: { ids: [], notMarked: {}, problems: /4 cells, want 5/ } }],
+  describe('sequenceProblems', () => {
+    const decision = (id: string): Decision => ({ id, title: 't', seed: '', decision: 'd', why: 'w', standards: 's', line: 1 });
+    const cases: Array<[string, { given: Decision[]; want: RegExp | undefined }]> = [
+      ['sequence D01..D03', { given: [decision('D01'), decision('D02'), decision('D03')], want: undefined }],
+      ['gap', { given: [decision('D01'), decision('D03')], want: /D03 out of sequence, want D02/ }],
+      ['duplicate', { given: [decision('D01'), decision('D01')], want: /D01 appears more than once/ }],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
-      const { rows, problems } = parseDecisions(given);
-      expect(rows.map((r) => r.id)).toEqual(want.ids);
-      expect(Object.fromEntries(rows.filter((r) => r.notMarked !== undefined).map((r) => [r.id, r.notMarked]))).toEqual(want.notMarked);
-      if (want.problems === undefined) expect(problems).toEqual([]);
-      else expect(problems.join('\n')).toMatch(want.problems);
-    });
-  });
-
-  describe('tableProblems', () => {
-    const row = (id: string, over: Partial<DecisionRow> = {}): DecisionRow => ({ id, item: 'i', decision: 'd', why: 'w', standard: 's', line: 1, ...over });
-    const cases: Array<[string, { given: DecisionRow[]; want: RegExp | undefined }]> = [
-      ['sequence D01..D03', { given: [row('D01'), row('D02'), row('D03')], want: undefined }],
-      ['gap', { given: [row('D01'), row('D03')], want: /D03 out of sequence, want D02/ }],
-      ['duplicate', { given: [row('D01'), row('D01')], want: /D01 appears more than once/ }],
-      ['bad id form', { given: [row('D1')], want: /does not match Dnn/ }],
-      ['three digits', { given: [row('D001')], want: /does not match Dnn/ }],
-      ['empty Why', { given: [row('D01', { why: '' })], want: /empty Why cell/ }],
-      ['empty Standard', { given: [row('D01', { standard: '' })], want: /empty Standard cell/ }],
-      ['not marked without reason', { given: [row('D01', { notMarked: '' })], want: /without a reason/ }],
-    ];
-    test.each(cases)('%s', (_name, { given, want }) => {
-      const problems = tableProblems(given);
+      const problems = sequenceProblems(given);
       if (want === undefined) expect(problems).toEqual([]);
       else expect(problems.join('\n')).toMatch(want);
     });
@@ -358,7 +246,7 @@ describe('rules (self-check on fixtures)', () => {
   });
 
   describe('citationProblems', () => {
-    const row = (id: string, item: string, decision: string): DecisionRow => ({ id, item, decision, why: 'w', standard: 's', line: 1 });
+    const row = (id: string, title: string, decision: string): Decision => ({ id, title, seed: '', decision, why: 'w', standards: 's', line: 1 });
     const rows = [
       row('D01', 'Identifier formats', 'Every `companyId` is `comp_` and a cuid2.'),
       row('D02', 'Error bodies', 'RFC 9457 problems.'),
@@ -412,6 +300,17 @@ describe('rules (self-check on fixtures)', () => {
     const cases: Array<[string, { given: unknown; want: RegExp | undefined }]> = [
       ['well-formed', { given: { a: { type: 'string', maxLength: 3, 'x-decision': 'D01', 'x-decided': { maxLength: 'D02' } } }, want: undefined }],
       [
+        'x-decided names the security an operation inherits',
+        { given: { paths: { '/a': { post: { responses: {}, 'x-decided': { security: 'D03', servers: 'D36' } } } } }, want: undefined },
+      ],
+      [
+        'x-decided names security where nothing inherits it',
+        {
+          given: { components: { schemas: { A: { type: 'string', 'x-decided': { security: 'D03' } } } } },
+          want: /A\/x-decided\/security: the object has no keyword "security"/,
+        },
+      ],
+      [
         'x-decided names an absent keyword',
         { given: { a: { type: 'string', 'x-decided': { maxLength: 'D02' } } }, want: /\/a\/x-decided\/maxLength: the object has no keyword "maxLength"/ },
       ],
@@ -441,21 +340,22 @@ describe('rules (self-check on fixtures)', () => {
 const citationExceptions: string[] = [];
 
 const markdown = existsSync(decisionsPath) ? readFileSync(decisionsPath, 'utf8') : undefined;
-const table = markdown === undefined ? { rows: [], problems: [`${decisionsPath} does not exist`] } : parseDecisions(markdown);
+const parsed = markdown === undefined ? { decisions: [], problems: [`${decisionsPath} does not exist`] } : parseDecisions(markdown);
+const decisions = parsed.decisions;
 const bundled = loadContract();
 const marks = bundled.value ? collectMarks(bundled.value) : [];
-const documentedIds = new Set(table.rows.map((r) => r.id));
+const documentedIds = new Set(decisions.map((d) => d.id));
 const usedIds = new Set(marks.map((m) => m.id).filter((id): id is string => typeof id === 'string'));
-const notMarkedRows = table.rows.filter((r) => r.notMarked !== undefined);
+const notMarked = decisions.filter((d) => d.notMarked !== undefined);
 
 describe('openapi/DECISIONS.md', () => {
-  test('has the decisions table', () => {
-    expect(table.problems).toEqual([]);
-    expect(table.rows.length).toBeGreaterThan(0);
+  test('every decision is a section the docs and the checks can read', () => {
+    expect(parsed.problems).toEqual([]);
+    expect(decisions.length).toBeGreaterThan(0);
   });
 
-  test('ids run D01, D02, … once each, every cell filled', () => {
-    expect(tableProblems(table.rows)).toEqual([]);
+  test('ids run D01, D02, … once each', () => {
+    expect(sequenceProblems(decisions)).toEqual([]);
   });
 });
 
@@ -474,27 +374,27 @@ describe('x-decision / x-decided marks (generated/openapi.yaml)', () => {
     expect(documentedIds.has(String(mark.id)), `${markLabel(mark)}: ${String(mark.id)} is not in DECISIONS.md`).toBe(true);
   });
 
-  const rowCases = table.rows.filter((r) => r.notMarked === undefined).map((r): [string, DecisionRow] => [r.id, r]);
-  test.each(rowCases)('%s is marked in the contract', (id) => {
-    expect(usedIds.has(id), `${id} is used by no x-decision / x-decided; mark it or write "(not marked: reason)" in its Decision cell`).toBe(true);
+  const markedCases = decisions.filter((d) => d.notMarked === undefined).map((d): [string, Decision] => [d.id, d]);
+  test.each(markedCases)('%s is marked in the contract', (id) => {
+    expect(usedIds.has(id), `${id} is used by no x-decision / x-decided; mark it or say why not in a **Not marked.** paragraph`).toBe(true);
   });
 
   test('each mark names a decision whose Item or Decision text mentions what it marks (the property, schema, parameter, header, operation or response)', () => {
-    const uncovered = bundled.value ? citationProblems(bundled.value, marks, table.rows) : [];
+    const uncovered = bundled.value ? citationProblems(bundled.value, marks, decisions) : [];
     expect(uncovered.filter((problem) => !citationExceptions.some((exception) => problem.startsWith(exception)))).toEqual([]);
     // An exception that no longer matches anything is stale.
     expect(citationExceptions.filter((exception) => !uncovered.some((problem) => problem.startsWith(exception)))).toEqual([]);
   });
 
   // The escape hatch, listed by id so the report shows which decisions live only in prose.
-  test(`decisions documented as not marked: ${notMarkedRows.map((r) => r.id).join(', ') || 'none'}`, () => {
-    const stale = notMarkedRows.filter((r) => usedIds.has(r.id)).map((r) => `${r.id} says "(not marked: …)" but is used in the contract`);
+  test(`decisions documented as not marked: ${notMarked.map((d) => d.id).join(', ') || 'none'}`, () => {
+    const stale = notMarked.filter((d) => usedIds.has(d.id)).map((d) => `${d.id} says **Not marked.** but is used in the contract`);
     expect(stale).toEqual([]);
-    expect(notMarkedRows.filter((r) => r.notMarked === '').map((r) => r.id)).toEqual([]);
+    expect(notMarked.filter((d) => d.notMarked === '').map((d) => d.id)).toEqual([]);
   });
-  const notMarkedCases = notMarkedRows.map((r): [string, DecisionRow] => [r.id, r]);
-  test.each(notMarkedCases)('%s is not marked: reason given and no mark uses it', (id, row) => {
-    expect(row.notMarked ?? '').not.toBe('');
+  const notMarkedCases = notMarked.map((d): [string, Decision] => [d.id, d]);
+  test.each(notMarkedCases)('%s is not marked: reason given and no mark uses it', (id, decision) => {
+    expect(decision.notMarked ?? '').not.toBe('');
     expect(usedIds.has(id)).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { clientRoutesSource } from '../../scripts/client-routes.js';
-import { parseContract } from '../../lib/contract/bundled.js';
+import { type JsonObject, parseContract } from '../../lib/contract/bundled.js';
 import { binDir, contractRoot, generatedBundlePath, generatedRoutesPath, generatedTypesPath, repoRoot } from './support.js';
 
 const redocly = join(binDir, 'redocly');
@@ -216,10 +216,14 @@ describe('generated/ is up to date', () => {
 
   test('the route table follows the contract: an operation moved to the other base URL changes it', () => {
     const text = readFileSync(generatedBundlePath, 'utf8');
-    const moved = text.replace(/(operationId: createProduct\n(?:.*\n)*?\s+servers:\n\s+- url: )'\{base_url_alt\}'/, "$1'{base_url}'");
-    expect(moved, "the self-check could not find createProduct's server").not.toBe(text);
+    const moved = parseContract(text);
+    // POST /product names the contract's own server ({base_url}) over its path's ({base_url_alt}).
+    const createProduct = (moved.paths as Record<string, Record<string, JsonObject>>)['/product']?.post;
+    expect(createProduct, 'the self-check could not find createProduct').toBeDefined();
+    createProduct!.servers = structuredClone(moved.servers);
     const fresh = Buffer.from(clientRoutesSource(parseContract(text)));
     expect(byteDrift(fresh, readFileSync(generatedRoutesPath))).toBeUndefined();
-    expect(clientRoutesSource(parseContract(moved))).toContain("createProduct: { method: 'post', path: '/product', server: 'base_url',");
+    expect(clientRoutesSource(parseContract(text))).toContain("createProduct: { method: 'post', path: '/product', server: 'base_url_alt',");
+    expect(clientRoutesSource(moved)).toContain("createProduct: { method: 'post', path: '/product', server: 'base_url',");
   });
 });

@@ -6,7 +6,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { listOperations, resolvePointer, type ContractOperation } from '../../lib/contract/bundled.js';
+import { isDeepStrictEqual } from 'node:util';
+import { httpMethods, listOperations, operationServers, resolvePointer, type ContractOperation } from '../../lib/contract/bundled.js';
 import { follow, isObject, loadContract, openapiDir, rootDocumentPath, type JsonObject } from './support.js';
 
 const componentKinds = ['schemas', 'parameters', 'responses', 'headers', 'examples', 'requestBodies'] as const;
@@ -56,6 +57,16 @@ function rootDocumentViolations(root: JsonObject): string[] {
       }
     }
   }
+  // Each base URL is described once, in servers/<variable>.yaml; the root names the one most operations live on.
+  if (!Array.isArray(root.servers) || root.servers.length === 0) {
+    violations.push('servers: missing or empty (the base URL most operations live on, as { $ref: servers/<variable>.yaml })');
+  } else {
+    for (const [index, server] of root.servers.entries()) {
+      if (!isObject(server) || Object.keys(server).length !== 1 || typeof server.$ref !== 'string' || !/^servers\/\w+\.yaml$/.test(normalizeRef(server.$ref))) {
+        violations.push(`servers[${index}] must be exactly { $ref: servers/<variable>.yaml }, found ${JSON.stringify(server)}`);
+      }
+    }
+  }
   // Webhooks (OpenAPI 3.1) are wired like paths: one file per webhook, named after it.
   for (const [name, item] of Object.entries(isObject(root.webhooks) ? root.webhooks : {})) {
     const want = `webhooks/${name}.yaml`;
@@ -95,6 +106,9 @@ function fileLayoutViolations(files: readonly string[]): string[] {
     }
     if (file.startsWith('webhooks/') && !/^webhooks\/[^/]+\.yaml$/.test(file)) {
       violations.push(`${file}: webhook files live directly in webhooks/ and end in .yaml`);
+    }
+    if (file.startsWith('servers/') && !/^servers\/\w+\.yaml$/.test(file)) {
+      violations.push(`${file}: server files are servers/<variable>.yaml`);
     }
     if (file.startsWith('components/') && !componentFile.test(file)) {
       violations.push(`${file}: component files are components/<${componentKinds.join('|')}>/<Name>.yaml`);
@@ -162,9 +176,23 @@ function collectRefs(value: unknown, pointer: string, out: Array<{ ref: string; 
   }
 }
 
-/** Files under paths/ and components/ that no `$ref` reaches. */
+/** Files under paths/, servers/ and components/ that no `$ref` reaches. */
 function unreferencedFiles(files: readonly string[], reachable: ReadonlySet<string>): string[] {
-  return files.filter((f) => (f.startsWith('paths/') || f.startsWith('components/')) && !reachable.has(f));
+  return files.filter((f) => /^(paths|servers|components)\//.test(f) && !reachable.has(f));
+}
+
+/** A file servers/<variable>.yaml describes the server `{<variable>}` and gives the variable a default. */
+function serverFileViolations(tree: SourceTree): string[] {
+  const violations: string[] = [];
+  for (const [file, server] of tree) {
+    const variable = /^servers\/(\w+)\.yaml$/.exec(file)?.[1];
+    if (variable === undefined) continue;
+    if (!isObject(server) || server.url !== `{${variable}}`)
+      violations.push(`${file}: url must be "{${variable}}", found ${JSON.stringify(isObject(server) ? server.url : server)}`);
+    const declared = isObject(server) && isObject(server.variables) ? server.variables[variable] : undefined;
+    if (!isObject(declared) || typeof declared.default !== 'string') violations.push(`${file}: variable ${variable} is not declared with a default`);
+  }
+  return violations;
 }
 
 /**
@@ -194,6 +222,45 @@ function componentNamingViolations(files: readonly string[], bundled: JsonObject
 }
 
 const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+/** The headers every response declares, and the component each is. */
+const rateLimitHeaders: Record<string, string> = { RateLimit: 'RateLimit', 'RateLimit-Policy': 'RateLimitPolicy' };
+
+/** Path items that name servers they need not: the contract's own, or ones none of their operations is served on. */
+function pathItemViolations(doc: JsonObject): string[] {
+  const violations: string[] = [];
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item) || item.servers === undefined) continue;
+    const at = `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/servers`;
+    if (isDeepStrictEqual(item.servers, doc.servers)) violations.push(`${at}: repeats the contract's servers; leave them out`);
+    const operations = httpMethods.map((method) => item[method]).filter(isObject);
+    if (operations.length > 0 && operations.every((operation) => operation.servers !== undefined)) {
+      violations.push(`${at}: every operation of the path names its own servers; name them once, on the path`);
+    }
+  }
+  return violations;
+}
+
+/**
+ * Responses written out twice: an operation's response that is the same as another operation's,
+ * or as a response of components, is shared through components/responses instead.
+ */
+function repeatedResponseViolations(doc: JsonObject): string[] {
+  const seen = new Map<string, string>();
+  const components = isObject(doc.components) && isObject(doc.components.responses) ? doc.components.responses : {};
+  for (const [name, response] of Object.entries(components)) seen.set(JSON.stringify(response), `#/components/responses/${name}`);
+  const violations: string[] = [];
+  for (const op of listOperations(doc)) {
+    for (const [code, response] of Object.entries(isObject(op.operation.responses) ? op.operation.responses : {})) {
+      if (isObject(response) && typeof response.$ref === 'string') continue;
+      const at = `/paths/${op.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${op.method}/responses/${code}`;
+      const key = JSON.stringify(response);
+      const first = seen.get(key);
+      if (first) violations.push(`${at}: the same response as ${first}; share one through components/responses`);
+      else seen.set(key, at);
+    }
+  }
+  return violations;
+}
 const hasExamples = (mediaType: unknown): boolean => isObject(mediaType) && isObject(mediaType.examples) && Object.keys(mediaType.examples).length > 0;
 
 /** Everything one operation of the bundled contract does wrong. */
@@ -215,20 +282,29 @@ function operationViolations(doc: JsonObject, { operation, path, method }: Pick<
     if (!nonEmptyString(operation[field])) violations.push(`${at}/${field}: missing or empty`);
   }
 
-  const servers = operation.servers;
-  if (!Array.isArray(servers) || servers.length !== 1 || !isObject(servers[0])) {
-    violations.push(`${at}/servers: must be an operation-level list with exactly one server`);
+  // Served on exactly one base URL: its own servers, else its path's, else the contract's.
+  const servers = operationServers(doc, { path, method });
+  if (servers.length !== 1 || !isObject(servers[0])) {
+    violations.push(`${at}: must be served on exactly one server (its own, its path's or the contract's), found ${servers.length}`);
   } else {
-    const server = servers[0];
+    const server = servers[0] as unknown as JsonObject;
     const variable = /^\{(\w+)\}$/.exec(String(server.url))?.[1];
     if (variable === undefined || !serverVariables.has(variable)) {
-      violations.push(`${at}/servers/0/url: ${JSON.stringify(server.url)} is neither {base_url} nor {base_url_alt}`);
+      violations.push(`${at}: server url ${JSON.stringify(server.url)} is neither {base_url} nor {base_url_alt}`);
     } else {
       const declared = isObject(server.variables) ? server.variables[variable] : undefined;
       if (!isObject(declared) || typeof declared.default !== 'string') {
-        violations.push(`${at}/servers/0/variables: variable ${variable} is not declared with a default`);
+        violations.push(`${at}: server variable ${variable} is not declared with a default`);
       }
     }
+  }
+  // Each fact once: an operation names servers or security only where they differ from what it inherits.
+  const item = isObject(doc.paths) && isObject(doc.paths[path]) ? doc.paths[path] : {};
+  if (operation.servers !== undefined && isDeepStrictEqual(operation.servers, item.servers ?? doc.servers)) {
+    violations.push(`${at}/servers: repeats the servers of its ${item.servers === undefined ? 'contract' : 'path'}; leave them out`);
+  }
+  if (operation.security !== undefined && isDeepStrictEqual(operation.security, doc.security)) {
+    violations.push(`${at}/security: repeats the contract's security; leave it out`);
   }
 
   const schemes = apiKeySchemeNames(doc);
@@ -254,6 +330,14 @@ function operationViolations(doc: JsonObject, { operation, path, method }: Pick<
     }
     if (/^[45]/.test(code) && (mediaTypes.length === 0 || mediaTypes.some((m) => m !== 'application/problem+json'))) {
       violations.push(`${at}/responses/${code}: an error response's content must be application/problem+json, found ${JSON.stringify(mediaTypes)}`);
+    }
+    // Every answer carries the quota headers (D11); OpenAPI has no headers common to every response.
+    const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
+    for (const [name, file] of Object.entries(rateLimitHeaders)) {
+      const header = headers[name];
+      if (!isObject(header) || header.$ref !== `#/components/headers/${file}`) {
+        violations.push(`${at}/responses/${code}: header ${name} must be { $ref: ../components/headers/${file}.yaml }`);
+      }
     }
   }
 
@@ -315,6 +399,7 @@ describe('rules (self-check on fixtures)', () => {
     const good = (): JsonObject => ({
       openapi: '3.1.0',
       info: { title: 't', version: '1' },
+      servers: [{ $ref: 'servers/base_url.yaml' }],
       tags: [{ name: 'Charges', description: 'd' }],
       security: [{ ApiKeyAuth: [] }],
       components: { securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } } },
@@ -329,6 +414,24 @@ describe('rules (self-check on fixtures)', () => {
             d['x-tagGroups'] = [];
           },
           want: /root key "x-tagGroups"/,
+        },
+      ],
+      [
+        'server inline',
+        {
+          given: (d) => {
+            d.servers = [{ url: '{base_url}', variables: { base_url: { default: 'x' } } }];
+          },
+          want: /servers\[0\] must be exactly \{ \$ref: servers\/<variable>\.yaml \}/,
+        },
+      ],
+      [
+        'no servers',
+        {
+          given: (d) => {
+            delete d.servers;
+          },
+          want: /servers: missing or empty/,
         },
       ],
       [
@@ -454,7 +557,14 @@ describe('rules (self-check on fixtures)', () => {
       [
         'conforming files',
         {
-          given: ['openapi.yaml', 'DECISIONS.md', 'paths/charge_{id}.yaml', 'components/schemas/Charge.yaml', 'components/requestBodies/CreateClient.yaml'],
+          given: [
+            'openapi.yaml',
+            'DECISIONS.md',
+            'paths/charge_{id}.yaml',
+            'servers/base_url_alt.yaml',
+            'components/schemas/Charge.yaml',
+            'components/requestBodies/CreateClient.yaml',
+          ],
           want: undefined,
         },
       ],
@@ -463,6 +573,7 @@ describe('rules (self-check on fixtures)', () => {
       ['unknown component kind', { given: ['components/models/Charge.yaml'], want: /component files are/ }],
       ['nested component', { given: ['components/schemas/charge/Charge.yaml'], want: /component files are/ }],
       ['nested webhook file', { given: ['webhooks/charge/event.yaml'], want: /webhook files live directly/ }],
+      ['server file not named after a variable', { given: ['servers/base-url.yaml'], want: /server files are servers\/<variable>\.yaml/ }],
     ];
     test.each(cases)('%s', (_name, { given, want }) => {
       const violations = fileLayoutViolations(given);
@@ -555,7 +666,65 @@ describe('rules (self-check on fixtures)', () => {
     });
   });
 
+  describe('serverFileViolations', () => {
+    const cases: Array<[string, { given: unknown; want: RegExp | undefined }]> = [
+      ['the server of its variable', { given: { url: '{base_url}', variables: { base_url: { default: 'http://localhost:3000' } } }, want: undefined }],
+      ['another url', { given: { url: '{base_url_alt}', variables: { base_url: { default: 'x' } } }, want: /url must be "\{base_url\}"/ }],
+      ['no default', { given: { url: '{base_url}', variables: { base_url: {} } }, want: /variable base_url is not declared with a default/ }],
+    ];
+    test.each(cases)('%s', (_name, { given, want }) => {
+      const violations = serverFileViolations(new Map([['servers/base_url.yaml', given]]));
+      if (want === undefined) expect(violations).toEqual([]);
+      else expect(violations.join('\n')).toMatch(want);
+    });
+  });
+
+  describe('pathItemViolations', () => {
+    const root = [{ url: '{base_url}' }];
+    const alt = [{ url: '{base_url_alt}' }];
+    const cases: Array<[string, { given: JsonObject; want: RegExp | undefined }]> = [
+      ['a path on the other server', { given: { servers: alt, get: {}, post: {} }, want: undefined }],
+      ['one operation of the path elsewhere', { given: { servers: alt, get: {}, post: { servers: root } }, want: undefined }],
+      ["the contract's servers again", { given: { servers: root, get: {} }, want: /~1thing\/servers: repeats the contract's servers/ }],
+      [
+        'every operation elsewhere',
+        { given: { servers: alt, get: { servers: root }, post: { servers: root } }, want: /every operation of the path names its own servers/ },
+      ],
+    ];
+    test.each(cases)('%s', (_name, { given, want }) => {
+      const violations = pathItemViolations({ servers: root, paths: { '/thing': given } });
+      if (want === undefined) expect(violations).toEqual([]);
+      else expect(violations.join('\n')).toMatch(want);
+    });
+  });
+
+  describe('repeatedResponseViolations', () => {
+    const notFound = () => ({ description: 'No thing.', content: { 'application/problem+json': { schema: {} } } });
+    const doc = (get: JsonObject, put: JsonObject): JsonObject => ({
+      paths: { '/thing': { get: { responses: { '404': get } }, put: { responses: { '404': put } } } },
+      components: { responses: { Gone: { description: 'Gone.' } } },
+    });
+    const cases: Array<[string, { given: JsonObject; want: RegExp | undefined }]> = [
+      ['shared by reference', { given: doc({ $ref: '#/components/responses/NotFound' }, { $ref: '#/components/responses/NotFound' }), want: undefined }],
+      ['each its own', { given: doc(notFound(), { ...notFound(), description: 'No thing with this id.' }), want: undefined }],
+      [
+        'written out twice',
+        { given: doc(notFound(), notFound()), want: /~1thing\/put\/responses\/404: the same response as \/paths\/~1thing\/get\/responses\/404/ },
+      ],
+      [
+        'a component written out',
+        { given: doc({ description: 'Gone.' }, notFound()), want: /get\/responses\/404: the same response as #\/components\/responses\/Gone/ },
+      ],
+    ];
+    test.each(cases)('%s', (_name, { given, want }) => {
+      const violations = repeatedResponseViolations(given);
+      if (want === undefined) expect(violations).toEqual([]);
+      else expect(violations.join('\n')).toMatch(want);
+    });
+  });
+
   describe('operationViolations', () => {
+    const quota = () => ({ RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' } });
     const good = (): JsonObject => ({
       openapi: '3.1.0',
       tags: [{ name: 'Charges', description: 'Charges and payment links' }, { name: 'Bare' }],
@@ -564,8 +733,8 @@ describe('rules (self-check on fixtures)', () => {
       components: {
         securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-KEY' }, Basic: { type: 'http', scheme: 'basic' } },
         responses: {
-          NotFound: { description: 'n', content: { 'application/problem+json': { schema: {}, examples: { e: { value: {} } } } } },
-          NoExamples: { description: 'n', content: { 'application/json': { schema: {} } } },
+          NotFound: { description: 'n', headers: quota(), content: { 'application/problem+json': { schema: {}, examples: { e: { value: {} } } } } },
+          NoExamples: { description: 'n', headers: quota(), content: { 'application/json': { schema: {} } } },
         },
       },
     });
@@ -577,8 +746,8 @@ describe('rules (self-check on fixtures)', () => {
       servers: [{ url: '{base_url}', variables: { base_url: { default: 'https://api.example.com' } } }],
       requestBody: { content: { 'application/json': { schema: {}, examples: { a: { value: {} } } } } },
       responses: {
-        200: { description: 'ok', content: { 'application/json': { schema: {}, examples: { a: { value: {} } } } } },
-        204: { description: 'no body' },
+        200: { description: 'ok', headers: quota(), content: { 'application/json': { schema: {}, examples: { a: { value: {} } } } } },
+        204: { description: 'no body', headers: quota() },
         404: { $ref: '#/components/responses/NotFound' },
       },
     });
@@ -594,9 +763,19 @@ describe('rules (self-check on fixtures)', () => {
         },
       ],
       [
-        'operation security naming the api key',
+        "operation security repeating the contract's",
         {
           given: (o) => {
+            o.security = [{ ApiKeyAuth: [] }];
+          },
+          want: /security: repeats the contract's security/,
+        },
+      ],
+      [
+        'operation security where the contract has none',
+        {
+          given: (o, d) => {
+            delete d.security;
             o.security = [{ ApiKeyAuth: [] }];
           },
           want: undefined,
@@ -657,12 +836,51 @@ describe('rules (self-check on fixtures)', () => {
         },
       ],
       [
-        'no operation servers',
+        'no servers anywhere',
         {
           given: (o) => {
             delete o.servers;
           },
           want: /exactly one server/,
+        },
+      ],
+      [
+        'servers inherited from the contract',
+        {
+          given: (o, d) => {
+            d.servers = o.servers;
+            delete o.servers;
+          },
+          want: undefined,
+        },
+      ],
+      [
+        'servers inherited from the path',
+        {
+          given: (o, d) => {
+            (d.paths as Record<string, JsonObject>)['/charge/{id}']!.servers = o.servers;
+            delete o.servers;
+          },
+          want: undefined,
+        },
+      ],
+      [
+        "servers repeating the contract's",
+        {
+          given: (o, d) => {
+            d.servers = structuredClone(o.servers);
+          },
+          want: /servers: repeats the servers of its contract/,
+        },
+      ],
+      [
+        "servers repeating the path's",
+        {
+          given: (o, d) => {
+            d.servers = [{ url: '{base_url_alt}', variables: { base_url_alt: { default: 'x' } } }];
+            (d.paths as Record<string, JsonObject>)['/charge/{id}']!.servers = structuredClone(o.servers);
+          },
+          want: /servers: repeats the servers of its path/,
         },
       ],
       [
@@ -690,6 +908,24 @@ describe('rules (self-check on fixtures)', () => {
             o.servers = [{ url: '{base_url_alt}', variables: { base_url: { default: 'x' } } }];
           },
           want: /variable base_url_alt is not declared/,
+        },
+      ],
+      [
+        'a response without the quota headers',
+        {
+          given: (o) => {
+            (o.responses as JsonObject)['204'] = { description: 'no body', headers: { RateLimit: { $ref: '#/components/headers/RateLimit' } } };
+          },
+          want: /responses\/204: header RateLimit-Policy must be/,
+        },
+      ],
+      [
+        'a shared response without the quota headers',
+        {
+          given: (_o, d) => {
+            delete ((d.components as JsonObject).responses as Record<string, JsonObject>).NotFound!.headers;
+          },
+          want: /responses\/404: header RateLimit must be/,
         },
       ],
       [
@@ -798,6 +1034,7 @@ describe('rules (self-check on fixtures)', () => {
     test.each(cases)('%s', (_name, { given, want }) => {
       const doc = good();
       const operation = goodOperation();
+      doc.paths = { '/charge/{id}': { get: operation } };
       given(operation, doc);
       const violations = operationViolations(doc, { operation, path: '/charge/{id}', method: 'get' });
       if (want === undefined) expect(violations).toEqual([]);
@@ -820,7 +1057,7 @@ describe('source layout (openapi/)', () => {
     expect(source.errors).toEqual([]);
   });
 
-  test('openapi.yaml holds only openapi/info/servers/tags/security/components.securitySchemes and one-line $refs under paths', () => {
+  test('openapi.yaml holds only openapi/info/servers/tags/security/components.securitySchemes and one-line $refs under servers and paths', () => {
     const root = source.tree.get('openapi.yaml');
     expect(isObject(root), 'openapi.yaml is not a mapping').toBe(true);
     expect(rootDocumentViolations(root as JsonObject)).toEqual([]);
@@ -835,7 +1072,12 @@ describe('source layout (openapi/)', () => {
     expect(referenceGraph(source.tree).violations).toEqual([]);
   });
 
-  test('no unreferenced file in openapi/paths or openapi/components', () => {
+  test('servers/<variable>.yaml describes the server {<variable>} with a default', () => {
+    expect([...source.tree.keys()].filter((f) => f.startsWith('servers/')).length).toBeGreaterThan(0);
+    expect(serverFileViolations(source.tree)).toEqual([]);
+  });
+
+  test('no unreferenced file in openapi/paths, openapi/servers or openapi/components', () => {
     expect(unreferencedFiles(source.files, referenceGraph(source.tree).reachable)).toEqual([]);
   });
 
@@ -876,6 +1118,14 @@ describe('operations (generated/openapi.yaml)', () => {
     const found = operations.find((o) => o.method === given.method && o.path === given.path);
     expect(found, `${given.method.toUpperCase()} ${given.path} is missing`).toBeDefined();
     expect(found?.server).toBe(want);
+  });
+
+  test("each path names servers only where they differ from the contract's, and for some of its operations", () => {
+    expect(pathItemViolations(bundled.value ?? {})).toEqual([]);
+  });
+
+  test('no response is written out twice: what repeats is shared through components/responses', () => {
+    expect(repeatedResponseViolations(bundled.value ?? {})).toEqual([]);
   });
 
   const operationCases = operations.map((o): [string, ContractOperation] => [`${o.method.toUpperCase()} ${o.path}`, o]);

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
+import { readDecisions } from '../../lib/contract/decisions.js';
 import { decisionsPath, repoRoot } from './support.js';
 
 interface NotShownRow {
@@ -15,7 +16,7 @@ interface NotShownRow {
 }
 
 const rows = parse(readFileSync(new URL('./not-shown.yaml', import.meta.url), 'utf8')) as NotShownRow[];
-const decisionIds = new Set([...readFileSync(decisionsPath, 'utf8').matchAll(/^\| (D\d{2}) \|/gm)].map((match) => match[1]));
+const decisionIds = new Set(readDecisions(readFileSync(decisionsPath, 'utf8')).map((decision) => decision.id));
 const seedPath = resolve(process.env.SEED_PATH ?? resolve(repoRoot, '../shared/seeds/000_1abf7fc2b83a6325.txt'));
 const seedText = existsSync(seedPath) ? readFileSync(seedPath, 'utf8') : undefined;
 if (!seedText) {

@@ -9,7 +9,15 @@
  * `type` given as a string or an array.
  */
 import { describe, expect, test } from 'vitest';
-import { deref, listOperations, loadBundledContract, type ContractOperation, isJsonObject as isObject, type JsonObject } from '../../lib/contract/bundled.js';
+import {
+  deref,
+  listOperations,
+  loadBundledContract,
+  operationServers,
+  type ContractOperation,
+  isJsonObject as isObject,
+  type JsonObject,
+} from '../../lib/contract/bundled.js';
 import { flattenFields, seedTypes, table, type FieldRow, type OperationRow, type ParamRow, type SeedTable, type SeedType } from './seed-table.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -411,9 +419,9 @@ function checkParam(doc: JsonObject, row: OperationRow, op: ContractOperation, l
   return problems;
 }
 
-function effectiveServerUrl(doc: JsonObject, row: OperationRow, op: ContractOperation): string | undefined {
-  const servers = (op.operation.servers ?? pathItem(doc, row.path).servers ?? doc.servers ?? []) as Array<{ url?: string }>;
-  return servers[0]?.url;
+/** The URL the operation is served on, as OpenAPI reads it: the operation's server, else its path's, else the contract's. */
+function effectiveServerUrl(doc: JsonObject, op: ContractOperation): string | undefined {
+  return operationServers(doc, op)[0]?.url;
 }
 
 function checkSecurity(doc: JsonObject, op: ContractOperation): string[] {
@@ -506,7 +514,7 @@ const operationChecks: Record<string, (doc: JsonObject, op: OperationRow) => str
   },
   server: (doc, op) => {
     const found = findOperation(doc, op);
-    const url = effectiveServerUrl(doc, op, found);
+    const url = effectiveServerUrl(doc, found);
     const problems: string[] = [];
     if (found.server !== op.server) problems.push(`served under "${found.server}", seed: "${op.server}"`);
     if (url !== `{${op.server}}`) problems.push(`servers[0].url is ${JSON.stringify(url)}, seed: "{${op.server}}"`);

@@ -161,7 +161,7 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     const old = await page.request.get(`${base}/docs/DECISIONS.md`);
     expect(old.url()).toBe(`${base}/docs/decisions.html`);
     expect(old.headers()['content-type']).toBe('text/html; charset=utf-8');
-    expect(await old.text()).toContain('<tr id="D01">');
+    expect(await old.text()).toContain('<section id="D01">');
   });
 
   test('the search finds an operation by words of its summary, and opens it', async () => {
@@ -191,11 +191,11 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     await expect.poll(() => mark.isVisible()).toBe(true);
     await mark.click();
     await expect.poll(() => other.url()).toBe(`${base}/docs/decisions.html#D10`);
-    const row = other.locator('tr#D10');
-    expect(await row.evaluate((element) => element.matches(':target'))).toBe(true);
-    const box = await row.boundingBox();
+    const decision = other.locator('section#D10');
+    expect(await decision.evaluate((element) => element.matches(':target'))).toBe(true);
+    const box = await decision.boundingBox();
     expect(box !== null && box.y >= 0 && box.y < 900).toBe(true);
-    expect(await row.innerText()).toContain('Idempotency-Key');
+    expect(await decision.locator('h2').innerText()).toContain('Idempotency-Key');
     // Back to the reference from there.
     await other.locator('nav a[href="./"]').click();
     await expect.poll(() => other.url()).toBe(`${base}/docs/`);
