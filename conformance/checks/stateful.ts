@@ -53,7 +53,7 @@ export function jsonOf(exchange: Exchange): unknown {
   }
 }
 
-export { isPlainObject as isObject } from '../data/schema.js';
+export { isPlainObject as isObject, replaceValues } from '../data/schema.js';
 
 /**
  * The `data` of a charge envelope (seed §2.1: charge operations answer `{status, message,
@@ -127,14 +127,6 @@ export function containsValue(value: unknown, needle: string): boolean {
   if (Array.isArray(value)) return value.some((v) => containsValue(v, needle));
   if (isObject(value)) return Object.values(value).some((v) => containsValue(v, needle));
   return false;
-}
-
-/** A deep copy of `value` with every string value equal to a key of `replacements` replaced. */
-export function replaceValues(value: unknown, replacements: ReadonlyMap<string, string>): unknown {
-  if (typeof value === 'string') return replacements.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((v) => replaceValues(v, replacements));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceValues(v, replacements)]));
-  return value;
 }
 
 /** Short JSON of a value for messages. */

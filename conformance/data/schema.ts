@@ -1,5 +1,5 @@
 import { deref, resolvePointer, type ContractOperation, isJsonObject as isPlainObject, type JsonObject } from '../../lib/contract/bundled.js';
-import { RunContext } from '../engine/context.js';
+import { decisionOf } from './decision.js';
 import { toPointer } from '../../lib/contract/pointer.js';
 
 /**
@@ -31,8 +31,8 @@ export function viewOf(doc: JsonObject, schema: unknown, inherited?: string): Sc
     seen.add(node);
     const own = typeof node['x-decision'] === 'string' ? node['x-decision'] : decision;
     parts.push({ schema: node, ...(own ? { decision: own } : {}) });
-    if (typeof node.$ref === 'string') collect(deref(doc, { $ref: node.$ref }), RunContext.decisionOf(node, '$ref') ?? own, depth + 1);
-    if (Array.isArray(node.allOf)) for (const member of node.allOf) collect(member, RunContext.decisionOf(node, 'allOf') ?? own, depth + 1);
+    if (typeof node.$ref === 'string') collect(deref(doc, { $ref: node.$ref }), decisionOf(node, '$ref') ?? own, depth + 1);
+    if (Array.isArray(node.allOf)) for (const member of node.allOf) collect(member, decisionOf(node, 'allOf') ?? own, depth + 1);
   };
   collect(schema, inherited, 0);
   return { parts };
@@ -42,7 +42,7 @@ export function viewOf(doc: JsonObject, schema: unknown, inherited?: string): Sc
 export function keywordOf(view: SchemaView, keyword: string): { value: unknown; part: SchemaPart; decision?: string } | undefined {
   for (const part of view.parts) {
     if (part.schema[keyword] !== undefined) {
-      const decision = RunContext.decisionOf(part.schema, keyword) ?? part.decision;
+      const decision = decisionOf(part.schema, keyword) ?? part.decision;
       return { value: part.schema[keyword], part, ...(decision ? { decision } : {}) };
     }
   }
@@ -61,7 +61,7 @@ export function propertiesOf(doc: JsonObject, view: SchemaView): Map<string, Sch
   for (const part of view.parts) {
     const properties = part.schema.properties;
     if (!isPlainObject(properties)) continue;
-    const decision = RunContext.decisionOf(part.schema, 'properties') ?? part.decision;
+    const decision = decisionOf(part.schema, 'properties') ?? part.decision;
     for (const [name, schema] of Object.entries(properties)) {
       const sub = viewOf(doc, schema, decision);
       const existing = result.get(name);
@@ -77,7 +77,7 @@ export function requiredOf(view: SchemaView): Map<string, string | undefined> {
   for (const part of view.parts) {
     if (!Array.isArray(part.schema.required)) continue;
     for (const name of part.schema.required) {
-      if (!result.has(String(name))) result.set(String(name), RunContext.decisionOf(part.schema, 'required') ?? part.decision);
+      if (!result.has(String(name))) result.set(String(name), decisionOf(part.schema, 'required') ?? part.decision);
     }
   }
   return result;
@@ -273,4 +273,12 @@ export function withAt(root: unknown, path: readonly string[], value: unknown): 
     else parent[key] = value;
   }
   return copy;
+}
+
+/** A deep copy of `value` with every string value equal to a key of `replacements` replaced. */
+export function replaceValues(value: unknown, replacements: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return replacements.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => replaceValues(v, replacements));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceValues(v, replacements)]));
+  return value;
 }
