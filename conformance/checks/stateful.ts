@@ -64,24 +64,16 @@ export function envelopeData(body: unknown): JsonObject | undefined {
   return isObject(body.data) ? body.data : undefined;
 }
 
-/** An operation's first declared 2xx response object, dereferenced. */
-function successResponse(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
-  const responses = (op.operation.responses ?? {}) as JsonObject;
-  const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
-  return code ? deref(ctx.contract, responses[code]) : undefined;
-}
-
-/** The JSON schema of an operation's first declared 2xx response, dereferenced. */
+/** The JSON schema of an operation's first documented 2xx response, dereferenced (its view's). */
 export function successSchema(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
-  const content = (successResponse(ctx, op)?.content ?? {}) as Record<string, JsonObject>;
-  const media = Object.keys(content).find((m) => /json/.test(m));
-  return media && content[media]?.schema ? deref(ctx.contract, content[media].schema) : undefined;
+  return ctx.view(op).success?.schema;
 }
 
-/** The headers of an operation's first declared 2xx response, dereferenced, by name. */
+/** The headers of an operation's first documented 2xx response, dereferenced, by name. */
 export function successHeaders(ctx: RunContext, op: ContractOperation): Record<string, JsonObject> {
   const headers: Record<string, JsonObject> = {};
-  for (const [name, header] of Object.entries((successResponse(ctx, op)?.headers ?? {}) as JsonObject)) headers[name] = deref(ctx.contract, header);
+  for (const [name, header] of Object.entries((ctx.view(op).success?.response.response.headers ?? {}) as JsonObject))
+    headers[name] = deref(ctx.contract, header);
   return headers;
 }
 

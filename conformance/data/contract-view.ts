@@ -43,7 +43,7 @@ export function roleOf(link: ContractLink): Role {
 export interface RequestBody extends RequestBodyInfo {
   view: SchemaView;
   /** The top-level properties of the body, each as a view of its schema. */
-  properties: Map<string, SchemaView>;
+  properties: ReadonlyMap<string, SchemaView>;
   /** The full contract's validator of the body. */
   validate: ValidateFunction;
 }

@@ -55,8 +55,18 @@ export function typesOf(view: SchemaView): string[] {
   return Array.isArray(type) ? type.map(String) : typeof type === 'string' ? [type] : [];
 }
 
+/**
+ * What propertiesOf and itemsOf found for a view, kept with it: a view reached from an
+ * operation's view (contract-view.ts) is read once per run, its properties' views the same
+ * objects every time.
+ */
+const propertiesKept = new WeakMap<SchemaView, ReadonlyMap<string, SchemaView>>();
+const itemsKept = new WeakMap<SchemaView, { items: SchemaView | undefined }>();
+
 /** The properties of an object view, in the contract's order, each as a view. */
-export function propertiesOf(doc: JsonObject, view: SchemaView): Map<string, SchemaView> {
+export function propertiesOf(doc: JsonObject, view: SchemaView): ReadonlyMap<string, SchemaView> {
+  const kept = propertiesKept.get(view);
+  if (kept) return kept;
   const result = new Map<string, SchemaView>();
   for (const part of view.parts) {
     const properties = part.schema.properties;
@@ -68,6 +78,7 @@ export function propertiesOf(doc: JsonObject, view: SchemaView): Map<string, Sch
       result.set(name, existing ? { parts: [...existing.parts, ...sub.parts] } : sub);
     }
   }
+  propertiesKept.set(view, result);
   return result;
 }
 
@@ -85,8 +96,12 @@ export function requiredOf(view: SchemaView): Map<string, string | undefined> {
 
 /** The view of the items of an array view. */
 export function itemsOf(doc: JsonObject, view: SchemaView): SchemaView | undefined {
+  const kept = itemsKept.get(view);
+  if (kept) return kept.items;
   const found = keywordOf(view, 'items');
-  return found && isPlainObject(found.value) ? viewOf(doc, found.value, found.decision) : undefined;
+  const items = found && isPlainObject(found.value) ? viewOf(doc, found.value, found.decision) : undefined;
+  itemsKept.set(view, { items });
+  return items;
 }
 
 /** Whether a property view is marked deprecated (not worth sending in a valid body). */
