@@ -75,7 +75,7 @@ describe('a whole run reads each operation of the contract once', () => {
         timeoutMs: 10_000,
         runId: 'confview',
       },
-      { contract, fetch: (input, init) => server.app.fetch(new Request(input as string, init)) },
+      { contract, fetch: async (input, init) => server.app.fetch(new Request(input as string, init)) },
     );
   }, 120_000);
 
