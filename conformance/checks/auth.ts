@@ -16,11 +16,10 @@ import { randomBytes } from 'node:crypto';
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
 import { existingPathParams, prepareBodies } from '../data/fixtures.js';
-import { pathParameterExamples } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
-import { describeExchange, documentedResponse } from './responses.js';
+import { describeExchange } from './responses.js';
 import { getOnlyReason } from './stateful.js';
 
 const alphabet = (chars: string, n: number): string => [...randomBytes(n)].map((byte) => chars[byte % chars.length]).join('');
@@ -54,7 +53,7 @@ async function checkOperation(ctx: RunContext, op: ContractOperation): Promise<v
   // Valid in every respect but the key: a record the run created (else the contract's example
   // id) and the operation's first valid body (devMode on, tagged with the run id).
   const existing = await existingPathParams(ctx, op);
-  const pathParams = 'params' in existing ? existing.params : pathParameterExamples(ctx.contract, op);
+  const pathParams = 'params' in existing ? existing.params : { ...ctx.view(op).pathExamples };
   await prepareBodies(ctx, op.operationId);
   const body = validBodies(ctx, op.operationId)[0]?.body;
   // A stateless target (the Prism mock) keeps no keys: it can only tell a missing key.
@@ -64,7 +63,7 @@ async function checkOperation(ctx: RunContext, op: ContractOperation): Promise<v
   // The seed leaves the key of the {base_url_alt} operations open (D03): anything there is a decision.
   const securityDecision = RunContext.decisionOf(op.operation, 'security');
   // 401 itself is the error model's decision (D02); the seed requires the key, not the code.
-  const unauthorizedDecision = RunContext.decisionOf(documentedResponse(ctx.contract, op, 401)?.response);
+  const unauthorizedDecision = RunContext.decisionOf(ctx.view(op).response(401)?.response);
 
   const refused: Array<{ label: string; exchange: Exchange }> = [];
   const unanswered: string[] = [];

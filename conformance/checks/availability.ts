@@ -35,9 +35,8 @@
  * nothing to look for: the check is skipped (positive_data_acceptance reports the create).
  */
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
-import { linkParameters, linkRole, listLinks, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
+import { linkParameters, linkRole, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
 import { validBodies } from '../data/bodies.js';
-import { requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
@@ -78,7 +77,7 @@ const listNames: Record<string, string> = { cpfCnpj: 'taxId' };
 export const availabilityCheck: CheckModule = {
   checks: [check],
   async run(ctx) {
-    const links = availabilityLinks(listLinks(ctx.contract));
+    const links = availabilityLinks(ctx.contractView.links);
     const sources = [...new Set(links.map((link) => link.source.operationId))];
     const reason = statefulSkipReason(ctx);
     if (reason) {
@@ -130,7 +129,7 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
     return;
   }
   const op = ctx.operation(source);
-  const sent: Expected = { values: isObject(created.sent) ? created.sent : {}, as: 'sent', sentSchema: requestBodyOf(ctx.contract, op)?.schema };
+  const sent: Expected = { values: isObject(created.sent) ? created.sent : {}, as: 'sent', sentSchema: ctx.view(op).requestBody?.schema };
   const where = `${op.method.toUpperCase()} ${op.path}`;
   report(ctx, source, compare(ctx, [sent], record, recordSchema, where), `${where} answers the values sent`, created.exchange);
   // What the create answered and the request did not set (the id, what the server fills) reads back as answered.
@@ -285,7 +284,7 @@ async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown
     ctx.judge(source, check, false, `${where} answered ${update.response?.status} without the record`, { exchange: update });
     return undefined;
   }
-  const sent: Expected = { values: body, as: 'sent', sentSchema: requestBodyOf(ctx.contract, op)?.schema };
+  const sent: Expected = { values: body, as: 'sent', sentSchema: ctx.view(op).requestBody?.schema };
   report(ctx, source, compare(ctx, [sent], record, successSchema(ctx, op), where), `${where} answers the record with the values sent`, update);
   return { sent, where: `${op.method.toUpperCase()} ${path}`, exchange: update };
 }

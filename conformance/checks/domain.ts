@@ -28,8 +28,7 @@ import type { CheckModule } from '../engine/check-module.js';
 import type { CheckName, Exchange } from '../engine/types.js';
 import { devModeField, validBodies } from '../data/bodies.js';
 import { fixtureFor } from '../data/fixtures.js';
-import { pathParameterExamples } from '../data/schema.js';
-import { describeExchange, documentedResponses, isObject, schemaPointerFor } from './responses.js';
+import { describeExchange, isObject } from './responses.js';
 import { followRef } from '../../lib/contract/bundled.js';
 import { isSuccess, jsonOf } from './stateful.js';
 
@@ -79,15 +78,9 @@ export const domainCheck: CheckModule = {
 // Reading responses
 // ---------------------------------------------------------------------------
 
-/** The JSON schema pointer of an operation's first documented 2xx response. */
-function successSchemaPointer(ctx: RunContext, operationId: string): string | undefined {
-  const success = documentedResponses(ctx.contract, ctx.operation(operationId)).find((r) => /^2/.test(r.key));
-  return success ? schemaPointerFor(success, undefined) : undefined;
-}
-
 /** The schema of the property at `path` (names of nested properties) in an operation's success body, `$ref`s followed. */
 function successSchemaAt(ctx: RunContext, operationId: string, path: string[]): unknown {
-  const start = successSchemaPointer(ctx, operationId);
+  const start = ctx.view(operationId).success?.schemaPointer;
   if (!start) return undefined;
   let { node } = followRef(ctx.contract, resolvePointer(ctx.contract, start), start);
   for (const key of path) node = followRef(ctx.contract, isObject(node) && isObject(node.properties) ? node.properties[key] : undefined, '').node;
@@ -225,7 +218,7 @@ function checkQr(ctx: RunContext, exchange: Exchange, data: JsonObject, brCode: 
 
 /** GET /charge/{id} and the checks on what it returns. */
 async function readBack(ctx: RunContext, id: string, expected: Expected): Promise<void> {
-  const names = Object.keys(pathParameterExamples(ctx.contract, ctx.operation(readOp)));
+  const names = Object.keys(ctx.view(readOp).pathExamples);
   const exchange = await ctx.request(readOp, { pathParams: { [names[0] ?? 'id']: id } });
   if (!isSuccess(exchange)) {
     const reason = `${describeExchange(exchange)}${exchange.error ? ` (${exchange.error})` : ''}: the charge could not be read`;
@@ -264,7 +257,7 @@ async function checkCreated(ctx: RunContext, expected: Expected, fields: JsonObj
 
 /** The contract's example charge, which a stateless mock answers for its example id. */
 async function checkExampleCharge(ctx: RunContext): Promise<void> {
-  const params = pathParameterExamples(ctx.contract, ctx.operation(readOp));
+  const params = ctx.view(readOp).pathExamples;
   const id = Object.values(params)[0];
   if (id === undefined) {
     for (const check of domainChecks) ctx.recorder.skip(readOp, check, 'the contract gives no example charge id');

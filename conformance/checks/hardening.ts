@@ -23,13 +23,12 @@
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
 import { existingPathParams, prepareBodies } from '../data/fixtures.js';
-import { itemsOf, keywordOf, propertiesOf, requestBodyOf, sampleValue, typesOf, viewOf, type SchemaView } from '../data/schema.js';
+import { itemsOf, keywordOf, sampleValue, typesOf, type SchemaView } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import { missingOperationReason, targetLacks } from '../engine/preflight.js';
 import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { unknownApiKey } from './auth.js';
-import { documentedResponse } from './responses.js';
 import { answered, getOnlyReason, isClientError, isSuccess, statelessReason } from './stateful.js';
 
 /** How long a refusal of an oversized body may take: generous (a bounded server answers in milliseconds; an unbounded one took 4 to 18 s). */
@@ -189,9 +188,8 @@ async function webhookUrlPolicy(ctx: RunContext): Promise<void> {
 }
 
 /** The properties of an operation's request body, each as a view of its schema. */
-function bodyProperties(ctx: RunContext, op: ContractOperation): Map<string, SchemaView> {
-  const info = requestBodyOf(ctx.contract, op);
-  return info ? propertiesOf(ctx.contract, viewOf(ctx.contract, info.schema)) : new Map();
+function bodyProperties(ctx: RunContext, op: ContractOperation): ReadonlyMap<string, SchemaView> {
+  return ctx.view(op).requestBody?.properties ?? new Map();
 }
 
 /** The quota `RateLimit-Policy` announces (`"default";q=100;w=60`), if it does. */
@@ -210,7 +208,7 @@ async function authFlood(ctx: RunContext): Promise<void> {
   if (ctx.options.stateless) return ctx.recorder.skip(op.operationId, check, statelessReason);
   if (!ctx.options.flood) return ctx.recorder.skip(op.operationId, check, `sends up to ${FLOOD_MAX} requests with a wrong key; pass --flood to run it`);
   // The quota and its 429 are the contract's decision (the seed: "Rate limits: not shown").
-  const decision = RunContext.decisionOf(documentedResponse(ctx.contract, op, 429)?.response);
+  const decision = RunContext.decisionOf(ctx.view(op).response(429)?.response);
   const key = unknownApiKey();
   let limit = FLOOD_MAX;
   let last: Exchange | undefined;

@@ -17,7 +17,6 @@ import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodies } from '../data/bodies.js';
 import { describeAnswer, existingPathParams, prepareBodies } from '../data/fixtures.js';
 import { mutationsFor, unknownParameter } from '../data/mutations.js';
-import { headerParametersOf, queryParametersOf, requestBodyOf } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import { missingOperationReason, targetLacks } from '../engine/preflight.js';
 import type { CheckModule } from '../engine/check-module.js';
@@ -38,9 +37,10 @@ export const negativeCheck: CheckModule = {
 
 async function operation(ctx: RunContext, op: ContractOperation): Promise<void> {
   const opId = op.operationId;
-  const hasBody = requestBodyOf(ctx.contract, op) !== undefined;
-  const hasQuery = queryParametersOf(ctx.contract, op).length > 0;
-  if (!hasBody && !hasQuery && headerParametersOf(ctx.contract, op).length === 0) {
+  const view = ctx.view(op);
+  const hasBody = view.requestBody !== undefined;
+  const hasQuery = view.queryParameters.length > 0;
+  if (!hasBody && !hasQuery && view.headerParameters.length === 0) {
     return ctx.recorder.skip(opId, check, 'no request body, header or query parameter whose schema a request could break');
   }
   // Mutate bodies that name real records, so that a refusal is about the mutation.

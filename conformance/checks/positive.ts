@@ -15,7 +15,6 @@
 import type { ContractOperation } from '../../lib/contract/bundled.js';
 import { validBodiesWithNotes } from '../data/bodies.js';
 import { describeAnswer, existingPathParams, prepareBodies, registerCreated } from '../data/fixtures.js';
-import { requestBodyOf } from '../data/schema.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
 import { getOnlyReason, isSuccess } from './stateful.js';
@@ -28,7 +27,7 @@ export const positiveCheck: CheckModule = {
     for (const op of ctx.operations) {
       if (op.method === 'get') await requestWithoutBody(ctx, op);
       else if (ctx.options.readOnly) ctx.recorder.skip(op.operationId, check, getOnlyReason);
-      else if (!requestBodyOf(ctx.contract, op)) await requestWithoutBody(ctx, op);
+      else if (!ctx.view(op).requestBody) await requestWithoutBody(ctx, op);
       else await bodyOperation(ctx, op);
     }
   },

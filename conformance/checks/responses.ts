@@ -208,7 +208,7 @@ export const responseChecks: CheckModule = {
       const op = ctx.operation(exchange.operationId);
       checkServerError(judge, op, exchange);
       if (!exchange.response) continue;
-      const documented = documentedResponse(ctx.contract, op, exchange.response.status);
+      const documented = ctx.view(op).response(exchange.response.status);
       checkStatus(ctx, judge, op, exchange, documented);
       // An undocumented status is judged against the documented responses of its class
       // (a 200 where 201 is documented against the 201), so a wrong code does not hide a wrong body.
@@ -223,7 +223,7 @@ export const responseChecks: CheckModule = {
 };
 
 function sameClass(ctx: RunContext, op: ContractOperation, status: number): DocumentedResponse | undefined {
-  return documentedResponses(ctx.contract, op).find((r) => keyClass(r.key) === String(status)[0]);
+  return ctx.view(op).responses.find((r) => keyClass(r.key) === String(status)[0]);
 }
 
 function checkServerError(judge: Judge, op: ContractOperation, exchange: Exchange): void {
@@ -251,7 +251,7 @@ function checkStatus(ctx: RunContext, judge: Judge, op: ContractOperation, excha
     judge.pass(op.operationId, check, 'every status code is documented', exchange);
     return;
   }
-  const all = documentedResponses(ctx.contract, op);
+  const all = ctx.view(op).responses;
   const listed = all.map((r) => r.key).join(', ');
   const message = `${describeExchange(exchange)}: ${status} is not documented for ${op.operationId} (documented: ${listed})`;
   const cls = String(status)[0];

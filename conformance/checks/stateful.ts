@@ -53,7 +53,7 @@ export function jsonOf(exchange: Exchange): unknown {
   }
 }
 
-export { isPlainObject as isObject } from '../data/schema.js';
+export { isPlainObject as isObject, replaceValues } from '../data/schema.js';
 
 /**
  * The `data` of a charge envelope (seed §2.1: charge operations answer `{status, message,
@@ -64,24 +64,16 @@ export function envelopeData(body: unknown): JsonObject | undefined {
   return isObject(body.data) ? body.data : undefined;
 }
 
-/** An operation's first declared 2xx response object, dereferenced. */
-function successResponse(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
-  const responses = (op.operation.responses ?? {}) as JsonObject;
-  const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
-  return code ? deref(ctx.contract, responses[code]) : undefined;
-}
-
-/** The JSON schema of an operation's first declared 2xx response, dereferenced. */
+/** The JSON schema of an operation's first documented 2xx response, dereferenced (its view's). */
 export function successSchema(ctx: RunContext, op: ContractOperation): JsonObject | undefined {
-  const content = (successResponse(ctx, op)?.content ?? {}) as Record<string, JsonObject>;
-  const media = Object.keys(content).find((m) => /json/.test(m));
-  return media && content[media]?.schema ? deref(ctx.contract, content[media].schema) : undefined;
+  return ctx.view(op).success?.schema;
 }
 
-/** The headers of an operation's first declared 2xx response, dereferenced, by name. */
+/** The headers of an operation's first documented 2xx response, dereferenced, by name. */
 export function successHeaders(ctx: RunContext, op: ContractOperation): Record<string, JsonObject> {
   const headers: Record<string, JsonObject> = {};
-  for (const [name, header] of Object.entries((successResponse(ctx, op)?.headers ?? {}) as JsonObject)) headers[name] = deref(ctx.contract, header);
+  for (const [name, header] of Object.entries((ctx.view(op).success?.response.response.headers ?? {}) as JsonObject))
+    headers[name] = deref(ctx.contract, header);
   return headers;
 }
 
@@ -127,14 +119,6 @@ export function containsValue(value: unknown, needle: string): boolean {
   if (Array.isArray(value)) return value.some((v) => containsValue(v, needle));
   if (isObject(value)) return Object.values(value).some((v) => containsValue(v, needle));
   return false;
-}
-
-/** A deep copy of `value` with every string value equal to a key of `replacements` replaced. */
-export function replaceValues(value: unknown, replacements: ReadonlyMap<string, string>): unknown {
-  if (typeof value === 'string') return replacements.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((v) => replaceValues(v, replacements));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceValues(v, replacements)]));
-  return value;
 }
 
 /** Short JSON of a value for messages. */

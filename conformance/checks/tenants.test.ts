@@ -11,10 +11,11 @@ import { noSecondKeyReason, readOnlyReason, statelessReason } from './stateful.j
 import { contextOn, is, rewriteJson, startServer, verdict, withRequest, type Wrapper } from './stateful-test-support.js';
 import { strangersIn, takeListBaselines, tenantCheck, tenantOperations, type ListEvidence } from './tenants.js';
 import { loadBundledContract } from '../../lib/contract/bundled.js';
+import { ContractView } from '../data/contract-view.js';
 
 const check = 'tenant_isolation';
 /** What the contract's links make the check try: reads, lists and creates that name a record. */
-const operations = tenantOperations(loadBundledContract());
+const operations = tenantOperations(new ContractView(loadBundledContract()));
 type Op = string;
 
 let server: TestServer;

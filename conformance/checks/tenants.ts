@@ -28,10 +28,11 @@
  * first company unable to read its own record) turns the check into a skip with the reason;
  * so does one link of an operation that proves nothing while the others pass.
  */
-import { validBodies } from '../data/bodies.js';
 import { idOf } from '../data/fixtures.js';
-import { forEachAt, isKeyOf, linksWithRole, pathText, recordNoun, referencesWithRole, type BodyReference } from '../data/relations.js';
-import { requestBodyOf } from '../data/schema.js';
+import { forSecondCompany, validBodies } from '../data/bodies.js';
+import type { ContractView } from '../data/contract-view.js';
+import { forEachAt, isKeyOf, pathText, recordNoun, type BodyReference } from '../data/relations.js';
+import { replaceValues } from '../data/schema.js';
 import { RunContext } from '../engine/context.js';
 import { keyProbeOperation } from '../engine/key-check.js';
 import type { CheckModule } from '../engine/check-module.js';
@@ -39,19 +40,7 @@ import type { Exchange } from '../engine/types.js';
 import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, type ContractLink } from '../../lib/contract/links.js';
 import { contractNormaliser, type Normaliser } from '../../lib/contract/normalise.js';
-import {
-  answered,
-  containsValue,
-  isClientError,
-  isObject,
-  isSuccess,
-  jsonOf,
-  noSecondKeyReason,
-  replaceValues,
-  sameValue,
-  skipAll,
-  statefulSkipReason,
-} from './stateful.js';
+import { answered, containsValue, isClientError, isObject, isSuccess, jsonOf, noSecondKeyReason, sameValue, skipAll, statefulSkipReason } from './stateful.js';
 
 const check = 'tenant_isolation' as const;
 
@@ -68,9 +57,9 @@ const listNames: Record<string, string> = { cpfCnpj: 'taxId' };
 const notFound = 404;
 
 /** The operations this check tries, as the contract links them. */
-export function tenantOperations(doc: JsonObject): string[] {
-  const targets = [...linksWithRole(doc, 'read'), ...linksWithRole(doc, 'list')].map((link) => link.target.operationId);
-  return [...new Set([...targets, ...referencesWithRole(doc, 'use').map((ref) => ref.link.target.operationId)])];
+export function tenantOperations(contract: ContractView): string[] {
+  const targets = [...contract.linksWith('read'), ...contract.linksWith('list')].map((link) => link.target.operationId);
+  return [...new Set([...targets, ...contract.referencesWith('use').map((ref) => ref.link.target.operationId)])];
 }
 
 /** One finding of an operation, or why a part of it proves nothing. */
@@ -80,7 +69,7 @@ export const tenantCheck: CheckModule = {
   checks: [check],
   before: takeListBaselines,
   async run(ctx) {
-    const covered = tenantOperations(ctx.contract);
+    const covered = tenantOperations(ctx.contractView);
     const reason = statefulSkipReason(ctx);
     if (reason) {
       skipAll(ctx, covered, check, reason);
@@ -101,7 +90,7 @@ export const tenantCheck: CheckModule = {
     const outcomes = new Map<string, Outcome[]>();
     const add = (opId: string, outcome: Outcome) => outcomes.set(opId, [...(outcomes.get(opId) ?? []), outcome]);
     // A list holds only the caller's records: judged with the run's key alone too.
-    for (const link of linksWithRole(ctx.contract, 'list'))
+    for (const link of ctx.contractView.linksWith('list'))
       if (ctx.covers(link.target.operationId)) for (const o of await listsStayApart(ctx, secondKey, link)) add(link.target.operationId, o);
     if (!secondKey) {
       const why = noSecond ?? noSecondKeyReason;
@@ -113,9 +102,9 @@ export const tenantCheck: CheckModule = {
         why,
       );
     } else {
-      for (const link of linksWithRole(ctx.contract, 'read'))
+      for (const link of ctx.contractView.linksWith('read'))
         if (ctx.covers(link.target.operationId)) add(link.target.operationId, await recordStaysHidden(ctx, secondKey, link));
-      for (const ref of referencesWithRole(ctx.contract, 'use'))
+      for (const ref of ctx.contractView.referencesWith('use'))
         if (ctx.covers(ref.link.target.operationId)) add(ref.link.target.operationId, await recordStaysOwn(ctx, secondKey, ref));
     }
     for (const [opId, list] of outcomes) report(ctx, opId, list);
@@ -127,7 +116,7 @@ export async function takeListBaselines(ctx: RunContext): Promise<void> {
   if (statefulSkipReason(ctx)) return;
   const taken = new Map<string, Baseline>();
   baselines.set(ctx, taken);
-  for (const listOp of new Set(linksWithRole(ctx.contract, 'list').map((link) => link.target))) {
+  for (const listOp of new Set(ctx.contractView.linksWith('list').map((link) => link.target))) {
     if (!ctx.covers(listOp.operationId)) continue;
     for (const who of keysOf(ctx)) {
       const list = await ctx.request(listOp, { apiKey: who.key });
@@ -305,8 +294,8 @@ function sentObjects(ctx: RunContext, exchange: Exchange, normalisers: Map<strin
   }
   let normalise = normalisers.get(exchange.operationId);
   if (!normalise) {
-    const info = requestBodyOf(ctx.contract, ctx.operation(exchange.operationId));
-    normalise = info ? contractNormaliser(ctx.contract, info.pointer) : (value) => value;
+    const requestBody = ctx.view(exchange.operationId).requestBody;
+    normalise = requestBody ? contractNormaliser(ctx.contract, requestBody.pointer) : (value) => value;
     normalisers.set(exchange.operationId, normalise);
   }
   body = normalise(body);
@@ -411,12 +400,7 @@ async function recordStaysOwn(ctx: RunContext, secondKey: string, ref: BodyRefer
   const field = `\`${pathText(ref.field.path)}\``;
   const first = valueFor(ctx.fixtures.own, ref);
   if (!first) return { skip: `${field}: the run created no ${noun} with the first key (fixtures), so there is none to misuse` };
-  // Every record of the first company a body names maps to the second company's of the same kind.
-  const toSecond = new Map(
-    [...ctx.fixtures.own].flatMap(([key, own]) =>
-      key !== ref.fixture.key && ctx.fixtures.other?.get(key) ? [[own.id, ctx.fixtures.other.get(key)!.id] as const] : [],
-    ),
-  );
+  // Every other record of the first company a body names is the second company's of the same kind.
   const named = validBodies(ctx, opId)
     .map((b) => b.body)
     .filter((b) => {
@@ -424,7 +408,7 @@ async function recordStaysOwn(ctx: RunContext, secondKey: string, ref: BodyRefer
       forEachAt(b, ref.field.path, (holder, key) => (names ||= holder[key] === first));
       return names;
     })
-    .map((b) => replaceValues(b, toSecond));
+    .map((b) => forSecondCompany(ctx, b, ref.fixture.key));
   // Prefer a body in which the tested record is the only one of the first company left.
   const firstIds = [...ctx.fixtures.own.values()].map((r) => r.id).filter((id) => id !== first);
   const foreignBody = named.find((b) => !firstIds.some((id) => containsValue(b, id))) ?? named[0];

@@ -12,7 +12,7 @@
  * covers; the exchanges are kept out of the response checks, which judge the contract's own
  * operations only.
  */
-import { listOperations, type ContractOperation, type HttpMethod } from '../../lib/contract/bundled.js';
+import type { ContractOperation, HttpMethod } from '../../lib/contract/bundled.js';
 import type { CheckModule } from '../engine/check-module.js';
 import { answered, getOnlyReason } from './stateful.js';
 
@@ -34,12 +34,14 @@ export const unsupportedMethodCheck: CheckModule = {
         ctx.recorder.skip(owner.operationId, check, getOnlyReason);
         continue;
       }
-      const defined = new Set(listedMethods(ctx.contract, path));
+      const defined = new Set(listedMethods(ctx.contractView.operations, path));
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       const params = Object.fromEntries(names.map((name) => [name, `${ctx.runId}-absent`]));
       const concrete = path.replace(/\{([^}]+)\}/g, (_m, name: string) => params[name]!);
       // `GET /charge/payment-link` is `GET /charge/{id}` of a charge named `payment-link`: defined.
-      const missing = probed.filter((m) => !defined.has(m) && (m !== 'delete' || names.length > 0) && !definedElsewhere(ctx.contract, m, concrete));
+      const missing = probed.filter(
+        (m) => !defined.has(m) && (m !== 'delete' || names.length > 0) && !definedElsewhere(ctx.contractView.operations, m, concrete),
+      );
       if (missing.length === 0) {
         ctx.recorder.skip(owner.operationId, check, `${path} defines every method the check sends`);
         continue;
@@ -72,15 +74,13 @@ export const unsupportedMethodCheck: CheckModule = {
 };
 
 /** Every method the contract defines on a path, whether or not the run covers its operation. */
-function listedMethods(doc: Parameters<typeof listOperations>[0], path: string): HttpMethod[] {
-  return listOperations(doc)
-    .filter((op) => op.path === path)
-    .map((op) => op.method);
+function listedMethods(operations: readonly ContractOperation[], path: string): HttpMethod[] {
+  return operations.filter((op) => op.path === path).map((op) => op.method);
 }
 
 /** Whether another path template of the contract defines `method` on this concrete path. */
-function definedElsewhere(doc: Parameters<typeof listOperations>[0], method: HttpMethod, concrete: string): boolean {
-  return listOperations(doc).some(
+function definedElsewhere(operations: readonly ContractOperation[], method: HttpMethod, concrete: string): boolean {
+  return operations.some(
     (op) => op.method === method && new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`).test(concrete),
   );
 }

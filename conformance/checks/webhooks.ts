@@ -23,7 +23,7 @@ import { notThisOperation } from '../engine/preflight.js';
 import type { CheckName, Exchange } from '../engine/types.js';
 import { validBodies } from '../data/bodies.js';
 import { describeAnswer, idOf } from '../data/fixtures.js';
-import { isPlainObject, itemsOf, keywordOf, propertiesOf, requestBodyOf, toPointer, viewOf } from '../data/schema.js';
+import { isPlainObject, itemsOf, keywordOf, toPointer } from '../data/schema.js';
 import { startReceiver, type Delivery, type Receiver } from '../webhooks/receiver.js';
 import { describeErrors, unnamedDecision, validateBoth } from './responses.js';
 
@@ -158,8 +158,7 @@ function registrationRefused(ctx: RunContext, url: string, exchange: Exchange): 
 
 /** The values of the registration's `events` items. */
 function eventTypes(ctx: RunContext): string[] {
-  const info = requestBodyOf(ctx.contract, ctx.operation(operationId));
-  const events = info ? propertiesOf(ctx.contract, viewOf(ctx.contract, info.schema)).get('events') : undefined;
+  const events = ctx.view(operationId).requestBody?.properties.get('events');
   const items = events ? itemsOf(ctx.contract, events) : undefined;
   const values = items ? keywordOf(items, 'enum')?.value : undefined;
   return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];

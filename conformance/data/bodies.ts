@@ -1,11 +1,12 @@
-import type { ValidateFunction } from 'ajv';
 import { resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { resolveLinkValue } from '../../lib/contract/links.js';
 import { decisionsOfErrors, unnamedDecision } from '../checks/responses.js';
 import type { RunContext } from '../engine/context.js';
-import { isDeprecated, isPlainObject, itemsOf, keywordOf, propertiesOf, requestBodyOf, requiredOf, sampleValue, viewOf, type SchemaView } from './schema.js';
-import { bodyReferences, forEachAt, pathText } from './relations.js';
+import type { OperationView, RequestBody } from './contract-view.js';
+import { isPlainObject, keywordOf, replaceValues } from './schema.js';
+import { forEachAt, pathText } from './relations.js';
 import { runData } from './state.js';
+import { tagFormats } from './templates.js';
 import { runWebhookUrl } from './webhook-url.js';
 
 /**
@@ -18,15 +19,11 @@ import { runWebhookUrl } from './webhook-url.js';
  * stateless mock the contract's examples are returned unchanged (their ids are the
  * contract's), followed by the generated variants.
  *
- * The bodies, in order:
- * 1. every request example of the operation in the contract;
- * 2. each example with only the fields it needs (optional fields dropped while the body
- *    stays valid, so a schema `anyOf` such as a payment link's total-or-items keeps one);
- * 3. each example with every optional field the schema offers a value for added (from the
- *    schema's own `examples` / `enum` / `default`), while the body stays valid;
- * 4. variants of (3) with every enumerated value moved 1, 2 … places along its `enum`, until
- *    every value of the longest enum has been sent once.
- * Every body is validated against the full contract; one that does not validate is dropped
+ * The bodies are the forms of the body the contract gives (templates.ts: its examples, each
+ * with only the fields it needs, with every optional field, enumerated values varied, numbers
+ * written the Brazilian way), worked out once per run and operation (the operation's view,
+ * contract-view.ts), each made the run's own here (`ownBody`) every time bodies are asked for:
+ * the records, company and prices it names are what the run knows by then. Every body is validated against the full contract; one that does not validate is dropped
  * (and named in `dropped`), and duplicates are removed. In the `seed` profile a body the seed
  * view accepts, and that the full contract refuses only for ids the target itself gave the
  * run, is kept after the others, marked with the decision it departs from: a target may write
@@ -67,54 +64,16 @@ export function validBodies(ctx: RunContext, operationId: string): ValidBody[] {
 }
 
 export function validBodiesWithNotes(ctx: RunContext, operationId: string): ValidBodies {
-  const op = ctx.operation(operationId);
-  const info = requestBodyOf(ctx.contract, op);
-  if (!info) return { bodies: [], dropped: [] };
-  const validate = ctx.full.at(info.pointer);
-  const view = viewOf(ctx.contract, info.schema);
-  const stateless = ctx.options.stateless;
+  const view = ctx.view(operationId);
+  const requestBody = view.requestBody;
+  if (!requestBody) return { bodies: [], dropped: [] };
   const dropped: string[] = [];
-  const candidates: ValidBody[] = [];
-  const finish = (body: unknown, name: string) => finishBody(ctx, operationId, view, structuredClone(body), name, dropped);
-
-  for (const example of info.examples) {
-    candidates.push({ name: `example ${example.name}`, body: stateless ? structuredClone(example.value) : finish(example.value, `example ${example.name}`) });
-  }
-  const optionalityDecision = ['required', 'allOf', 'anyOf', 'oneOf', 'minProperties', 'dependentSchemas']
-    .map((k) => keywordOf(view, k)?.decision)
-    .find(Boolean);
-  for (const example of info.examples) {
-    const minimal = structuredClone(example.value);
-    stripOptional(ctx.contract, validate, minimal, minimal, view);
-    // A record the run creates must carry the run id even in its smallest form (issue 4): the
-    // example's top-level tag fields stay, so a minimal payment link or order is still findable.
-    if (isPlainObject(example.value) && isPlainObject(minimal)) {
-      for (const key of tagFormats.keys()) if (minimal[key] === undefined && typeof example.value[key] === 'string') minimal[key] = example.value[key];
-    }
-    const name = `example ${example.name}, required fields only`;
-    candidates.push({ name, body: finish(minimal, name), ...(optionalityDecision ? { decision: optionalityDecision } : {}) });
-  }
-  const filled: unknown[] = [];
-  for (const example of info.examples) {
-    const full = structuredClone(example.value);
-    fillOptional(ctx.contract, validate, full, full, view);
-    filled.push(full);
-    const name = `example ${example.name}, every optional field`;
-    candidates.push({ name, body: finish(full, name) });
-  }
-  // Every value of every enumerated field is sent once: as many shifts as the longest enum has other values.
-  const shifts = filled[0] === undefined ? 0 : longestEnum(ctx.contract, filled[0], view) - 1;
-  for (let k = 1; k <= shifts; k++) {
-    const name = `every optional field, enumerated values shifted by ${k}`;
-    candidates.push({ name, body: finish(shiftEnums(ctx.contract, filled[0], view, k), name) });
-  }
-
-  if (filled[0] !== undefined) {
-    // D46: the same body with every CPF/CNPJ, phone and CEP written as Brazilian forms write them.
-    const written = writtenTheBrazilianWay(ctx.contract, filled[0], view);
-    const name = 'every optional field, numbers written the Brazilian way';
-    if (written) candidates.push({ name, body: finish(written.body, name), ...(written.decision ? { decision: written.decision } : {}) });
-  }
+  // Against the stateless mock the contract's examples are sent as they are (their ids are the contract's).
+  const candidates: ValidBody[] = view.templates.map(({ name, body, decision, example }) => ({
+    name,
+    body: example && ctx.options.stateless ? structuredClone(body) : ownBody(ctx, view, body, name, dropped),
+    ...(decision ? { decision } : {}),
+  }));
 
   const bodies: ValidBody[] = [];
   const seedOnly: ValidBody[] = [];
@@ -126,12 +85,40 @@ export function validBodiesWithNotes(ctx: RunContext, operationId: string): Vali
     const key = JSON.stringify(candidate.body).replace(tagNumber, '$1');
     if (seen.has(key)) continue;
     seen.add(key);
-    const verdict = judgeBody(ctx, info.pointer, candidate.body);
+    const verdict = judgeBody(ctx, requestBody.pointer, candidate.body);
     if (!verdict.valid) dropped.push(`${candidate.name}: the contract refuses it (${verdict.errors})`);
     else if (verdict.targetIds) seedOnly.push({ ...candidate, decision: candidate.decision ?? verdict.targetIds });
     else bodies.push(candidate);
   }
   return { bodies: [...bodies, ...seedOnly], dropped: [...new Set(dropped)] };
+}
+
+/**
+ * The first valid body of an operation that stays valid with `values` set on it (the values a
+ * link asks a record to be created with, `x-created-with`), judged as validBodies judges: a
+ * body naming ids the target gave the run in its own forms (seed profile) is one too.
+ * Undefined when none does.
+ */
+export function validBodyWith(ctx: RunContext, operationId: string, values: JsonObject): unknown {
+  const requestBody = ctx.view(operationId).requestBody;
+  if (!requestBody) return undefined;
+  for (const { body } of validBodies(ctx, operationId)) {
+    const made = isPlainObject(body) ? { ...body, ...structuredClone(values) } : body;
+    if (judgeBody(ctx, requestBody.pointer, made).valid) return made;
+  }
+  return undefined;
+}
+
+/**
+ * A body of the run's company made the second company's (`--second-api-key`): every record of
+ * the first company it names replaced by the second company's of the same kind (fixture key),
+ * where the run has one; but the record of fixture `keep`, left the first company's (the one a
+ * tenant check names on purpose).
+ */
+export function forSecondCompany(ctx: RunContext, body: unknown, keep?: string): unknown {
+  const other = ctx.fixtures.other;
+  const toSecond = new Map([...ctx.fixtures.own].flatMap(([key, own]) => (key !== keep && other?.get(key) ? [[own.id, other.get(key)!.id] as const] : [])));
+  return replaceValues(body, toSecond);
 }
 
 /**
@@ -159,15 +146,18 @@ function idsFromTarget(ctx: RunContext): Set<unknown> {
 }
 
 /**
- * Makes a body the run's own: ids of the run's records, run-id tags, development mode and
- * amounts that add up. Against the stateless mock ids stay as the contract shows them.
+ * The one place a body is made the run's own: a copy of a form the contract gives (templates.ts)
+ * with the ids of the run's records (the fields the contract's links fill, its company), run-id
+ * tags, development mode and amounts that add up. Against the stateless mock ids stay as the
+ * contract shows them. What had to be left out is noted in `dropped`.
  */
-function finishBody(ctx: RunContext, operationId: string, view: SchemaView, body: unknown, name: string, dropped: string[]): unknown {
-  if (!ctx.options.stateless) substituteIds(ctx, operationId, body, name, dropped);
+function ownBody(ctx: RunContext, view: OperationView, template: unknown, name: string, dropped: string[]): unknown {
+  const body = structuredClone(template);
+  if (!ctx.options.stateless) substituteIds(ctx, view, body, name, dropped);
   tagBody(ctx, body);
   // Every charge the suite creates is a development charge: it moves no money.
-  if (isPlainObject(body) && propertiesOf(ctx.contract, view).has(devModeField)) body[devModeField] = true;
-  applyDomainRules(ctx, view, body);
+  if (isPlainObject(body) && view.requestBody?.properties.has(devModeField)) body[devModeField] = true;
+  applyDomainRules(ctx, view.requestBody, body);
   return body;
 }
 
@@ -182,10 +172,10 @@ const companyField = 'companyId';
  * the contract fills gets the value the link's expression takes from the record's answer (a
  * field whose record is missing is removed); a `companyId` gets the run's company.
  */
-function substituteIds(ctx: RunContext, operationId: string, body: unknown, name: string, dropped: string[]): void {
+function substituteIds(ctx: RunContext, view: OperationView, body: unknown, name: string, dropped: string[]): void {
   const state = runData(ctx);
   const why = (key: string) => (state.missing.get(key) ? ` (${state.missing.get(key)})` : '');
-  for (const { field, fixture } of bodyReferences(ctx.contract, operationId)) {
+  for (const { field, fixture } of view.bodyReferences) {
     const record = ctx.fixtures.own.get(fixture.key);
     const value = record ? resolveLinkValue(`{${field.expression}}`, record.body) : undefined;
     forEachAt(body, field.path, (holder, key) => {
@@ -213,21 +203,8 @@ function substituteIds(ctx: RunContext, operationId: string, body: unknown, name
   visit(body);
 }
 
-/**
- * The fields that carry the run id, and how (issue 4: "tagged with a run id (names,
- * `externalId`)"; a product's `sku` and `displayId` too). The identifier-like ones also get a
- * number of their own: a service may hold them unique per company, and the run sends the same
- * example many times, so a correct service could otherwise refuse a valid body as a duplicate.
- */
-const tagFormats = new Map<string, (value: string, tag: string, next: () => number) => string>([
-  ['name', (value, tag) => `${value} ${tag}`],
-  ['externalId', (value, tag, next) => `${value}-${tag}-${next()}`],
-  ['sku', (value, tag, next) => `${value}-${tag}-${next()}`],
-  ['displayId', (value, tag, next) => `${value}-${tag}-${next()}`],
-]);
-
-/** Tags what the run creates with its run id, so the records can be found (and cleaned up) later. */
-export function tagBody(ctx: RunContext, body: unknown): void {
+/** Tags what the run creates with its run id (templates.ts `tagFormats`), so the records can be found (and cleaned up) later. */
+function tagBody(ctx: RunContext, body: unknown): void {
   const tag = ctx.runId;
   const state = runData(ctx);
   const next = () => ++state.tagged;
@@ -253,7 +230,7 @@ const eventsEndpointField = 'url';
 const cents = (reais: number): number => Math.round(reais * 100);
 
 /** Rules of the domain a schema cannot express, so that a generated body is valid in meaning too. */
-function applyDomainRules(ctx: RunContext, view: SchemaView, body: unknown): void {
+function applyDomainRules(ctx: RunContext, requestBody: RequestBody | undefined, body: unknown): void {
   if (!isPlainObject(body)) return;
   const prices = runData(ctx).prices;
   const itemsCents = (): number | undefined => {
@@ -284,7 +261,7 @@ function applyDomainRules(ctx: RunContext, view: SchemaView, body: unknown): voi
   }
   if (body.total === undefined && Array.isArray(body.items)) {
     // D18 (seed §4.1): a payment link's total computed from the items must still reach the minimum of `total`.
-    const totalView = propertiesOf(ctx.contract, view).get('total');
+    const totalView = requestBody?.properties.get('total');
     const minimum = totalView ? keywordOf(totalView, 'minimum')?.value : undefined;
     const sum = itemsCents();
     const first = body.items[0];
@@ -293,123 +270,4 @@ function applyDomainRules(ctx: RunContext, view: SchemaView, body: unknown): voi
       if (unit > 0) first.quantity = Number(first.quantity) + Math.ceil((minimum - sum) / unit);
     }
   }
-}
-
-/** Drops every optional property (at every level present) whose removal keeps the whole body valid. */
-export function stripOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
-  if (Array.isArray(node)) {
-    const items = itemsOf(doc, view);
-    if (items)
-      node.forEach((item) => {
-        stripOptional(doc, validate, root, item, items);
-      });
-    return;
-  }
-  if (!isPlainObject(node)) return;
-  const required = requiredOf(view);
-  for (const key of Object.keys(node)) {
-    if (required.has(key)) continue;
-    const saved = node[key];
-    delete node[key];
-    if (!validate(root)) node[key] = saved;
-  }
-  const properties = propertiesOf(doc, view);
-  for (const [key, value] of Object.entries(node)) {
-    const property = properties.get(key);
-    if (property) stripOptional(doc, validate, root, value, property);
-  }
-}
-
-/** Adds every absent, not deprecated property the schema offers a value for, while the whole body stays valid. */
-export function fillOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
-  if (Array.isArray(node)) {
-    const items = itemsOf(doc, view);
-    if (items)
-      node.forEach((item) => {
-        fillOptional(doc, validate, root, item, items);
-      });
-    return;
-  }
-  if (!isPlainObject(node)) return;
-  const properties = propertiesOf(doc, view);
-  for (const [key, property] of properties) {
-    if (node[key] !== undefined || isDeprecated(property)) continue;
-    const value = sampleValue(doc, property);
-    if (value === undefined) continue;
-    node[key] = value;
-    if (!validate(root)) delete node[key];
-  }
-  for (const [key, value] of Object.entries(node)) {
-    const property = properties.get(key);
-    if (property) fillOptional(doc, validate, root, value, property);
-  }
-}
-
-/** A copy of `body` with each value that is neither an array nor an object replaced by `leaf(value, its schema)`. */
-function mapLeaves(doc: JsonObject, body: unknown, view: SchemaView, leaf: (node: unknown, nodeView: SchemaView) => unknown): unknown {
-  const visit = (node: unknown, nodeView: SchemaView): unknown => {
-    if (Array.isArray(node)) {
-      const items = itemsOf(doc, nodeView);
-      return items ? node.map((item) => visit(item, items)) : node;
-    }
-    if (isPlainObject(node)) {
-      const properties = propertiesOf(doc, nodeView);
-      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, properties.has(key) ? visit(value, properties.get(key)!) : value]));
-    }
-    return leaf(node, nodeView);
-  };
-  return visit(structuredClone(body), view);
-}
-
-/** The length of the longest `enum` among the values of `body` (0 when none is enumerated). */
-function longestEnum(doc: JsonObject, body: unknown, view: SchemaView): number {
-  let longest = 0;
-  mapLeaves(doc, body, view, (node, nodeView) => {
-    const values = keywordOf(nodeView, 'enum')?.value;
-    if (Array.isArray(values) && values.includes(node)) longest = Math.max(longest, values.length);
-    return node;
-  });
-  return longest;
-}
-
-/** A copy with every enumerated string moved `k` places along its `enum`. */
-function shiftEnums(doc: JsonObject, body: unknown, view: SchemaView, k: number): unknown {
-  return mapLeaves(doc, body, view, (node, nodeView) => {
-    const values = keywordOf(nodeView, 'enum')?.value;
-    return Array.isArray(values) && values.length > 1 && values.includes(node) ? values[(values.indexOf(node) + k) % values.length] : node;
-  });
-}
-
-/**
- * The usual Brazilian masks of the formats whose values a service stores as digits (D46):
- * CPF `000.000.000-00`, CNPJ `00.000.000/0000-00`, phone `+55 (00) 00000-0000`, CEP `00000-000`.
- */
-const brazilianMasks: Record<string, (digits: string) => string | undefined> = {
-  'cpf-cnpj': (d) =>
-    /^\d{11}$/.test(d)
-      ? `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`
-      : /^\d{14}$/.test(d)
-        ? `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`
-        : undefined,
-  'phone-br': (d) => (/^\d{10,11}$/.test(d) ? `+55 (${d.slice(0, 2)}) ${d.slice(2, -4)}-${d.slice(-4)}` : undefined),
-  cep: (d) => (/^\d{8}$/.test(d) ? `${d.slice(0, 5)}-${d.slice(5)}` : undefined),
-};
-
-/**
- * A copy of `body` with every value of a masked format written with its mask, and the decision
- * that admits the masked form (the one the request pattern rests on); undefined when the body
- * has no such value.
- */
-function writtenTheBrazilianWay(doc: JsonObject, body: unknown, view: SchemaView): { body: unknown; decision?: string } | undefined {
-  let decision: string | undefined;
-  let changed = false;
-  const written = mapLeaves(doc, body, view, (node, nodeView) => {
-    const format = keywordOf(nodeView, 'format')?.value;
-    const masked = typeof node === 'string' && typeof format === 'string' ? brazilianMasks[format]?.(node) : undefined;
-    if (masked === undefined) return node;
-    changed = true;
-    decision ??= keywordOf(nodeView, 'pattern')?.decision;
-    return masked;
-  });
-  return changed ? { body: written, ...(decision ? { decision } : {}) } : undefined;
 }

@@ -1,11 +1,10 @@
 import type { FixtureRecord, RequestInit, RunContext } from '../engine/context.js';
 import type { Exchange } from '../engine/types.js';
 import type { ContractOperation } from '../../lib/contract/bundled.js';
-import { linkParameters, listLinks } from '../../lib/contract/links.js';
-import { replaceValues } from '../checks/stateful.js';
-import { judgeBody, validBodies } from './bodies.js';
-import { bodyReferences, fixtureKeyOf, isFixtureKey, recordNoun, upfrontFixtures, type FixtureSpec } from './relations.js';
-import { isPlainObject, pathParameterExamples, requestBodyOf } from './schema.js';
+import { linkParameters } from '../../lib/contract/links.js';
+import { forSecondCompany, validBodies, validBodyWith } from './bodies.js';
+import { recordNoun, type FixtureSpec } from './relations.js';
+import { isPlainObject } from './schema.js';
 import { runData } from './state.js';
 
 /**
@@ -23,7 +22,7 @@ import { runData } from './state.js';
  * successful create of it (`registerCreated`).
  */
 export async function createFixtures(ctx: RunContext): Promise<void> {
-  const specs = upfrontFixtures(ctx.contract);
+  const specs = ctx.contractView.upfrontFixtures;
   for (const spec of specs) await ensureFixture(ctx, spec, true);
   const secondKey = ctx.options.secondApiKey;
   if (secondKey) {
@@ -31,10 +30,7 @@ export async function createFixtures(ctx: RunContext): Promise<void> {
     ctx.fixtures.other = other;
     for (const spec of specs) {
       // The second company's record is the first's, naming the second company's records where it names any.
-      const body = replaceValues(
-        fixtureBody(ctx, spec),
-        new Map([...ctx.fixtures.own].flatMap(([key, own]) => (other.has(key) ? [[own.id, other.get(key)!.id] as const] : []))),
-      );
+      const body = forSecondCompany(ctx, fixtureBody(ctx, spec));
       const made = await createFixture(ctx, spec, body, `other.${spec.key}`, true, { apiKey: secondKey });
       if ('id' in made) other.set(spec.key, made);
     }
@@ -73,19 +69,9 @@ function inProgress(ctx: RunContext): Set<string> {
   return found;
 }
 
-/**
- * The first valid body of the fixture's source that stays valid with the values its link asks
- * for: valid as validBodies judges it, so a body naming ids the target gave the run in its own
- * forms (seed profile) makes a fixture too.
- */
+/** The body a fixture is created with: its source's first valid body with the values its link asks for (bodies.ts). */
 function fixtureBody(ctx: RunContext, spec: FixtureSpec): unknown {
-  const info = requestBodyOf(ctx.contract, spec.source);
-  if (!info) return undefined;
-  for (const { body } of validBodies(ctx, spec.source.operationId)) {
-    const made = isPlainObject(body) ? { ...body, ...structuredClone(spec.createdWith) } : body;
-    if (judgeBody(ctx, info.pointer, made).valid) return made;
-  }
-  return undefined;
+  return validBodyWith(ctx, spec.source.operationId, spec.createdWith);
 }
 
 /** Sends one fixture body; a refusal is remembered as why the fixture is missing (and, upfront, failed). */
@@ -128,7 +114,7 @@ function learnFrom(ctx: RunContext, record: FixtureRecord, sent: unknown): void 
 
 /** The run's record that fills the field named `field` of `operationId`'s bodies (`productId` of a payment link's items …). */
 export function fixtureFor(ctx: RunContext, operationId: string, field: string): FixtureRecord | undefined {
-  const key = fixtureKeyOf(ctx.contract, operationId, field);
+  const key = ctx.view(operationId).fixtureKeyOf(field);
   return key === undefined ? undefined : ctx.fixtures.own.get(key);
 }
 
@@ -139,7 +125,7 @@ export function fixtureFor(ctx: RunContext, operationId: string, field: string):
  */
 export function registerCreated(ctx: RunContext, operationId: string, exchange: Exchange): void {
   const id = idOf(exchange);
-  if (!id || ctx.fixtures.own.has(operationId) || !isFixtureKey(ctx.contract, operationId)) return;
+  if (!id || ctx.fixtures.own.has(operationId) || !ctx.contractView.isFixtureKey(operationId)) return;
   ctx.fixtures.own.set(operationId, { id, body: parseJson(exchange.response!.body) });
 }
 
@@ -152,7 +138,7 @@ export function registerCreated(ctx: RunContext, operationId: string, exchange: 
  */
 export async function prepareBodies(ctx: RunContext, operationId: string): Promise<string | undefined> {
   if (ctx.options.stateless) return undefined;
-  for (const ref of bodyReferences(ctx.contract, operationId)) {
+  for (const ref of ctx.view(operationId).bodyReferences) {
     const made = await ensureFixture(ctx, ref.fixture);
     if ('reason' in made && ref.link.target.method !== 'post') return `no ${recordNoun(ref.link.source)} to change: ${made.reason}`;
   }
@@ -167,14 +153,15 @@ export async function prepareBodies(ctx: RunContext, operationId: string): Promi
  * with the parameters the link's runtime expressions take from the create's answer.
  */
 export async function existingPathParams(ctx: RunContext, op: ContractOperation): Promise<{ params: Record<string, string> } | { reason: string }> {
-  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const view = ctx.view(op);
+  const names = view.pathParameters;
   if (names.length === 0) return { params: {} };
   if (ctx.options.stateless) {
-    const examples = pathParameterExamples(ctx.contract, op);
+    const examples = view.pathExamples;
     const missing = names.find((name) => examples[name] === undefined);
-    return missing ? { reason: `the contract gives no example of path parameter ${missing}` } : { params: examples };
+    return missing ? { reason: `the contract gives no example of path parameter ${missing}` } : { params: { ...examples } };
   }
-  const link = listLinks(ctx.contract).find((l) => l.target.operationId === op.operationId && names.every((name) => name in l.parameters));
+  const link = view.pathLink;
   if (!link) return { reason: `no link of the contract names the operation that creates what ${op.path} names, so the run knows no valid ${names.join(', ')}` };
   // A read or an update may reuse a record; a delete or a move (simulate-…) changes the state
   // the next request would start from (D39), so it gets a record of its own.

@@ -2,15 +2,13 @@ import type { ErrorObject } from 'ajv';
 import type { JsonObject } from '../../lib/contract/bundled.js';
 import { RunContext } from '../engine/context.js';
 import { devModeField } from './bodies.js';
+import type { ParameterView } from './contract-view.js';
 import {
   getAt,
-  headerParametersOf,
   isPlainObject,
   itemsOf,
   keywordOf,
   propertiesOf,
-  queryParametersOf,
-  requestBodyOf,
   requiredOf,
   sampleValue,
   toPointer,
@@ -83,12 +81,11 @@ const RANK = { required: 0, structure: 1, header: 1, query: 1, limit: 2, type: 3
  * and cut at `limit`.
  */
 export function mutationsFor(ctx: RunContext, operationId: string, validBodies: readonly unknown[], limit = mutationLimit): Mutation[] {
-  const op = ctx.operation(operationId);
-  const info = requestBodyOf(ctx.contract, op);
+  const operation = ctx.view(operationId);
+  const info = operation.requestBody;
   const candidates: Candidate[] = [];
   if (info) {
-    const view = viewOf(ctx.contract, info.schema);
-    const validate = ctx.full.at(info.pointer);
+    const { view, validate } = info;
     const breaks = (body: unknown, at: string, keyword: string, only = false): boolean => {
       if (validate(body)) return false;
       const here = (validate.errors ?? []).filter((e) => e.instancePath === at);
@@ -96,9 +93,9 @@ export function mutationsFor(ctx: RunContext, operationId: string, validBodies: 
     };
     for (const body of validBodies) new BodyMutator(ctx.contract, body, breaks, candidates).walk(view, []);
   }
-  const headers = headerParametersOf(ctx.contract, op);
+  const headers = operation.headerParameters;
   if (headers.length > 0 && (validBodies.length > 0 || !info)) candidates.push(...parameterCandidates(ctx, headers, validBodies[0], 'header'));
-  const query = queryParametersOf(ctx.contract, op);
+  const query = operation.queryParameters;
   if (query.length > 0 && (validBodies.length > 0 || !info)) candidates.push(...parameterCandidates(ctx, query, validBodies[0], 'query'));
 
   const ordered = candidates.map((c, i) => ({ c, i })).sort((a, b) => a.c.rank - b.c.rank || a.i - b.i);
@@ -393,8 +390,8 @@ const formatBreakers: Record<string, { name: string; values: (value: never) => u
  * number and the text is one, `true`/`false` where it wants a boolean, else the text (so `ten`
  * for an integer breaks `type`, as a server reading the parameter by its schema finds).
  */
-export function parameterValue(ctx: RunContext, parameter: HeaderParameter, raw: string): unknown {
-  const types = typesOf(viewOf(ctx.contract, parameter.schema));
+export function parameterValue(ctx: RunContext, parameter: HeaderParameter & { view?: SchemaView }, raw: string): unknown {
+  const types = typesOf(parameter.view ?? viewOf(ctx.contract, parameter.schema));
   if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
   if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
   return raw;
@@ -411,13 +408,13 @@ function shownParameter(name: string, value: string): string {
  * Header or query parameters: a required one left out, and values breaking the schema (past a
  * number's limits, a word where a number is expected, a pattern, a length or an enum broken).
  */
-function parameterCandidates(ctx: RunContext, parameters: HeaderParameter[], body: unknown, location: 'header' | 'query'): Candidate[] {
+function parameterCandidates(ctx: RunContext, parameters: readonly ParameterView[], body: unknown, location: 'header' | 'query'): Candidate[] {
   const out: Candidate[] = [];
   for (const parameter of parameters) {
     const label = `${location} ${parameter.name}`;
     const base = { rank: RANK[location], body, parameter, at: '' };
     if (parameter.required) out.push({ ...base, name: `${label}: missing`, keyword: 'required' });
-    const view = viewOf(ctx.contract, parameter.schema);
+    const { view } = parameter;
     const sample = parameter.example ?? sampleValue(ctx.contract, view);
     const example = typeof sample === 'string' ? sample : typeof sample === 'number' && location === 'query' ? String(sample) : undefined;
     if (example === undefined) continue;

@@ -10,8 +10,9 @@ import { listLinks } from '../../lib/contract/links.js';
 import { tenantOperations } from '../checks/tenants.js';
 import { RunContext } from '../engine/context.js';
 import { validBodiesWithNotes } from './bodies.js';
+import { ContractView } from './contract-view.js';
 import { prepareBodies } from './fixtures.js';
-import { bodyReferences, fixtureKeyOf, forEachAt, pathText, upfrontFixtures } from './relations.js';
+import { bodyReferences, forEachAt, pathText, upfrontFixtures } from './relations.js';
 import { testRunOptions } from '../test-support/fixtures.js';
 
 const contract = loadBundledContract();
@@ -71,7 +72,8 @@ function withCoupons(): JsonObject {
   return copy;
 }
 
-const references = (doc: JsonObject, operationId: string) => bodyReferences(doc, operationId).map((r) => `${pathText(r.field.path)} ← ${r.fixture.key}`);
+const references = (doc: JsonObject, operationId: string) =>
+  bodyReferences(listLinks(doc), operationId).map((r) => `${pathText(r.field.path)} ← ${r.fixture.key}`);
 
 describe('relations of the current contract', () => {
   test.each<[string, { given: string; want: string[] }]>([
@@ -97,10 +99,14 @@ describe('relations of the current contract', () => {
   });
 
   test('the records made before the checks, and what tenant isolation tries', () => {
-    expect(upfrontFixtures(contract).map((f) => f.key)).toEqual(['createClient', 'createProduct(isSubscription=false)', 'createProduct(isSubscription=true)']);
+    expect(upfrontFixtures(listLinks(contract)).map((f) => f.key)).toEqual([
+      'createClient',
+      'createProduct(isSubscription=false)',
+      'createProduct(isSubscription=true)',
+    ]);
     // Every read by id the contract links from a create, the client list, and every create whose
     // body names another record: what a second company could reach A's records through.
-    const tried = tenantOperations(contract);
+    const tried = tenantOperations(new ContractView(contract));
     const readsById = listOperations(contract).filter((op) => op.method === 'get' && op.path.includes('{'));
     const linkedReads = readsById.filter((op) => listLinks(contract).some((link) => link.target.operationId === op.operationId));
     expect(linkedReads.length).toBeGreaterThanOrEqual(4);
@@ -122,12 +128,18 @@ describe('an operation the contract links needs no change in conformance/', () =
     [
       'the records made before the checks (no new kind: the coupon shares the product and client)',
       {
-        given: () => upfrontFixtures(doc).map((f) => f.key),
+        given: () => upfrontFixtures(listLinks(doc)).map((f) => f.key),
         want: ['createClient', 'createProduct(isSubscription=false)', 'createProduct(isSubscription=true)'],
       },
     ],
-    ['tenant isolation tries its read and its create', { given: () => tenantOperations(doc), want: expect.arrayContaining(['getCoupon', 'createCoupon']) }],
-    ['the fixture filling a field', { given: () => fixtureKeyOf(doc, 'createCoupon', 'productId'), want: 'createProduct(isSubscription=false)' }],
+    [
+      'tenant isolation tries its read and its create',
+      { given: () => tenantOperations(new ContractView(doc)), want: expect.arrayContaining(['getCoupon', 'createCoupon']) },
+    ],
+    [
+      'the fixture filling a field',
+      { given: () => new ContractView(doc).view('createCoupon').fixtureKeyOf('productId'), want: 'createProduct(isSubscription=false)' },
+    ],
   ])('%s', (_name, { given, want }) => {
     expect(given()).toEqual(want);
   });

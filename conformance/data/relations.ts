@@ -7,7 +7,7 @@
  * bills a product created with `isSubscription: true`).
  */
 import type { ContractOperation, JsonObject } from '../../lib/contract/bundled.js';
-import { linkedFields, linkRole, listLinks, type ContractLink, type LinkedField } from '../../lib/contract/links.js';
+import { linkedFields, linkRole, type ContractLink, type LinkedField } from '../../lib/contract/links.js';
 
 /** A record the run creates for other requests to name: made by `source` with the values `createdWith`. */
 export interface FixtureSpec {
@@ -37,29 +37,20 @@ export function isKeyOf(key: string, source: ContractOperation): boolean {
   return key === source.operationId || key.startsWith(`${source.operationId}(`);
 }
 
-// The contract of a run does not change during it; listing its links once per document is enough.
-const linksOf = new WeakMap<JsonObject, ContractLink[]>();
-function links(doc: JsonObject): ContractLink[] {
-  let found = linksOf.get(doc);
-  if (!found) {
-    found = listLinks(doc);
-    linksOf.set(doc, found);
-  }
-  return found;
-}
+/**
+ * The functions below read a list of the contract's links (`listLinks`); the run lists them
+ * once and keeps what they give per operation (contract-view.ts).
+ */
+type Links = readonly ContractLink[];
 
 /** The fields of `operationId`'s request body that name a record of the run, in the contract's order. */
-export function bodyReferences(doc: JsonObject, operationId: string): BodyReference[] {
-  return links(doc)
-    .filter((link) => link.target.operationId === operationId)
-    .flatMap((link) => linkedFields(link).map((field) => ({ link, field, fixture: fixtureOf(link) })));
+export function bodyReferences(links: Links, operationId: string): BodyReference[] {
+  return referencesOf(links.filter((link) => link.target.operationId === operationId));
 }
 
-/** Every body reference of the contract whose link has the given role. */
-export function referencesWithRole(doc: JsonObject, role: ReturnType<typeof linkRole>): BodyReference[] {
-  return links(doc)
-    .filter((link) => linkRole(link) === role)
-    .flatMap((link) => linkedFields(link).map((field) => ({ link, field, fixture: fixtureOf(link) })));
+/** Every body reference of the links given. */
+export function referencesOf(links: Links): BodyReference[] {
+  return links.flatMap((link) => linkedFields(link).map((field) => ({ link, field, fixture: fixtureOf(link) })));
 }
 
 /**
@@ -67,28 +58,23 @@ export function referencesWithRole(doc: JsonObject, role: ReturnType<typeof link
  * per source and values asked for. Records only a change names (the subscription an update
  * changes) are made when an operation first needs them.
  */
-export function upfrontFixtures(doc: JsonObject): FixtureSpec[] {
+export function upfrontFixtures(links: Links): FixtureSpec[] {
   const byKey = new Map<string, FixtureSpec>();
-  for (const { fixture } of referencesWithRole(doc, 'use')) if (!byKey.has(fixture.key)) byKey.set(fixture.key, fixture);
+  for (const { fixture } of referencesOf(links.filter((link) => linkRole(link) === 'use'))) if (!byKey.has(fixture.key)) byKey.set(fixture.key, fixture);
   return [...byKey.values()];
 }
 
 /** Whether some request of the contract names records made by `key` (a fixture the run may keep). */
-export function isFixtureKey(doc: JsonObject, key: string): boolean {
-  return links(doc).some((link) => linkedFields(link).length > 0 && fixtureOf(link).key === key);
-}
-
-/** The links of the contract with the given role, grouped by target. */
-export function linksWithRole(doc: JsonObject, role: ReturnType<typeof linkRole>): ContractLink[] {
-  return links(doc).filter((link) => linkRole(link) === role);
+export function isFixtureKey(links: Links, key: string): boolean {
+  return links.some((link) => linkedFields(link).length > 0 && fixtureOf(link).key === key);
 }
 
 /**
  * The key of the fixture that fills the field named `field` (the last step of its path) of
- * `operationId`'s body; undefined when no link fills it.
+ * the body whose references are given; undefined when no link fills it.
  */
-export function fixtureKeyOf(doc: JsonObject, operationId: string, field: string): string | undefined {
-  return bodyReferences(doc, operationId).find((ref) => ref.field.path.at(-1) === field)?.fixture.key;
+export function fixtureKeyOf(references: readonly BodyReference[], field: string): string | undefined {
+  return references.find((ref) => ref.field.path.at(-1) === field)?.fixture.key;
 }
 
 /** A field path as people write it: `items[].productId`. */

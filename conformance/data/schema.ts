@@ -1,5 +1,5 @@
 import { deref, resolvePointer, type ContractOperation, isJsonObject as isPlainObject, type JsonObject } from '../../lib/contract/bundled.js';
-import { RunContext } from '../engine/context.js';
+import { decisionOf } from './decision.js';
 import { toPointer } from '../../lib/contract/pointer.js';
 
 /**
@@ -31,8 +31,8 @@ export function viewOf(doc: JsonObject, schema: unknown, inherited?: string): Sc
     seen.add(node);
     const own = typeof node['x-decision'] === 'string' ? node['x-decision'] : decision;
     parts.push({ schema: node, ...(own ? { decision: own } : {}) });
-    if (typeof node.$ref === 'string') collect(deref(doc, { $ref: node.$ref }), RunContext.decisionOf(node, '$ref') ?? own, depth + 1);
-    if (Array.isArray(node.allOf)) for (const member of node.allOf) collect(member, RunContext.decisionOf(node, 'allOf') ?? own, depth + 1);
+    if (typeof node.$ref === 'string') collect(deref(doc, { $ref: node.$ref }), decisionOf(node, '$ref') ?? own, depth + 1);
+    if (Array.isArray(node.allOf)) for (const member of node.allOf) collect(member, decisionOf(node, 'allOf') ?? own, depth + 1);
   };
   collect(schema, inherited, 0);
   return { parts };
@@ -42,7 +42,7 @@ export function viewOf(doc: JsonObject, schema: unknown, inherited?: string): Sc
 export function keywordOf(view: SchemaView, keyword: string): { value: unknown; part: SchemaPart; decision?: string } | undefined {
   for (const part of view.parts) {
     if (part.schema[keyword] !== undefined) {
-      const decision = RunContext.decisionOf(part.schema, keyword) ?? part.decision;
+      const decision = decisionOf(part.schema, keyword) ?? part.decision;
       return { value: part.schema[keyword], part, ...(decision ? { decision } : {}) };
     }
   }
@@ -55,19 +55,30 @@ export function typesOf(view: SchemaView): string[] {
   return Array.isArray(type) ? type.map(String) : typeof type === 'string' ? [type] : [];
 }
 
+/**
+ * What propertiesOf and itemsOf found for a view, kept with it: a view reached from an
+ * operation's view (contract-view.ts) is read once per run, its properties' views the same
+ * objects every time.
+ */
+const propertiesKept = new WeakMap<SchemaView, ReadonlyMap<string, SchemaView>>();
+const itemsKept = new WeakMap<SchemaView, { items: SchemaView | undefined }>();
+
 /** The properties of an object view, in the contract's order, each as a view. */
-export function propertiesOf(doc: JsonObject, view: SchemaView): Map<string, SchemaView> {
+export function propertiesOf(doc: JsonObject, view: SchemaView): ReadonlyMap<string, SchemaView> {
+  const kept = propertiesKept.get(view);
+  if (kept) return kept;
   const result = new Map<string, SchemaView>();
   for (const part of view.parts) {
     const properties = part.schema.properties;
     if (!isPlainObject(properties)) continue;
-    const decision = RunContext.decisionOf(part.schema, 'properties') ?? part.decision;
+    const decision = decisionOf(part.schema, 'properties') ?? part.decision;
     for (const [name, schema] of Object.entries(properties)) {
       const sub = viewOf(doc, schema, decision);
       const existing = result.get(name);
       result.set(name, existing ? { parts: [...existing.parts, ...sub.parts] } : sub);
     }
   }
+  propertiesKept.set(view, result);
   return result;
 }
 
@@ -77,7 +88,7 @@ export function requiredOf(view: SchemaView): Map<string, string | undefined> {
   for (const part of view.parts) {
     if (!Array.isArray(part.schema.required)) continue;
     for (const name of part.schema.required) {
-      if (!result.has(String(name))) result.set(String(name), RunContext.decisionOf(part.schema, 'required') ?? part.decision);
+      if (!result.has(String(name))) result.set(String(name), decisionOf(part.schema, 'required') ?? part.decision);
     }
   }
   return result;
@@ -85,8 +96,12 @@ export function requiredOf(view: SchemaView): Map<string, string | undefined> {
 
 /** The view of the items of an array view. */
 export function itemsOf(doc: JsonObject, view: SchemaView): SchemaView | undefined {
+  const kept = itemsKept.get(view);
+  if (kept) return kept.items;
   const found = keywordOf(view, 'items');
-  return found && isPlainObject(found.value) ? viewOf(doc, found.value, found.decision) : undefined;
+  const items = found && isPlainObject(found.value) ? viewOf(doc, found.value, found.decision) : undefined;
+  itemsKept.set(view, { items });
+  return items;
 }
 
 /** Whether a property view is marked deprecated (not worth sending in a valid body). */
@@ -273,4 +288,12 @@ export function withAt(root: unknown, path: readonly string[], value: unknown): 
     else parent[key] = value;
   }
   return copy;
+}
+
+/** A deep copy of `value` with every string value equal to a key of `replacements` replaced. */
+export function replaceValues(value: unknown, replacements: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return replacements.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => replaceValues(v, replacements));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceValues(v, replacements)]));
+  return value;
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ContractValidator } from '../../lib/contract/ajv.js';
-import { listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
-import { linkParameters, listLinks, type ContractLink } from '../../lib/contract/links.js';
+import { loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
+import { linkParameters, type ContractLink } from '../../lib/contract/links.js';
+import { ContractView, type OperationView } from '../data/contract-view.js';
+import { decisionOf } from '../data/decision.js';
 import { send } from './http.js';
 import { apiKeyHeaderOf } from './key-check.js';
 import { Recorder } from './recorder.js';
@@ -79,12 +81,14 @@ export interface Fixtures {
 }
 
 /**
- * What every check works with: the options, both views of the contract (full and seed),
- * a request function that records every exchange, the recorder of findings, and the
- * fixtures the run created.
+ * What every check works with: the options, both views of the contract (full and seed), the
+ * run's reading of each operation (`view`), a request function that records every exchange, the
+ * recorder of findings, and the fixtures the run created.
  */
 export class RunContext {
   readonly contract: JsonObject;
+  /** The contract as this run reads it: each operation's view, its links (data/contract-view.ts). */
+  readonly contractView: ContractView;
   readonly seedContract: JsonObject;
   readonly full: ContractValidator;
   readonly seed: ContractValidator;
@@ -106,10 +110,6 @@ export class RunContext {
   private readonly fetchFn: typeof fetch;
   private readonly signal: AbortSignal | undefined;
   private unansweredInARow = 0;
-  /** Every operation of the contract, covered or not, by operationId. */
-  private readonly byId: Map<string, ContractOperation>;
-  /** The delete the contract links to each create that has one (`createWebhook` → `deleteWebhook`). */
-  private readonly deletes: Map<string, ContractLink>;
   /** Records the run created that can be deleted and are not yet: the delete and its path, by URL. */
   /** How many records the clean-up deleted (or found gone). */
   cleanedUp = 0;
@@ -123,8 +123,8 @@ export class RunContext {
     this.seedContract = seedView(this.contract);
     this.full = new ContractValidator(this.contract);
     this.seed = new ContractValidator(this.seedContract);
-    const all = listOperations(this.contract);
-    this.byId = new Map(all.map((op) => [op.operationId, op]));
+    this.contractView = new ContractView(this.contract, this.full);
+    const all = [...this.contractView.operations];
     const covered = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
     this.withheld = covered.filter((op) => op.operation['x-resets-company'] === true);
     this.operations = covered.filter((op) => !this.withheld.includes(op));
@@ -133,7 +133,6 @@ export class RunContext {
     this.fetchFn = deps.fetch ?? fetch;
     this.signal = deps.signal;
     this.apiKeyHeader = apiKeyHeaderOf(this.contract);
-    this.deletes = new Map(listLinks(this.contract).flatMap((link) => (link.target.method === 'delete' ? [[link.source.operationId, link] as const] : [])));
     this.recorder = new Recorder(
       (operationId, check, outcome) => deps.onProgress?.({ kind: 'check', operationId, check, outcome }),
       options.profile === 'seed' ? (operationId, check, exchange) => this.extensionDecision(operationId, check, exchange) : undefined,
@@ -141,9 +140,12 @@ export class RunContext {
   }
 
   operation(operationId: string): ContractOperation {
-    const op = this.byId.get(operationId);
-    if (!op) throw new Error(`The contract has no operation ${operationId}`);
-    return op;
+    return this.contractView.operation(operationId);
+  }
+
+  /** How the run reads one operation of the contract: read once, the first time it is asked for. */
+  view(operation: ContractOperation | string): OperationView {
+    return this.contractView.view(operation);
   }
 
   /** Whether the run covers this operation (`--only`). */
@@ -198,14 +200,14 @@ export class RunContext {
       this.leftBehind.delete(exchange.request.url);
       return;
     }
-    const link = this.deletes.get(op.operationId);
+    const link = this.view(op).deleteLink;
     const params = link ? linkParameters(link, parseJson(exchange.response!.body)) : undefined;
     if (link && params) this.leftBehind.set(this.url(link.target, params), { link, params, apiKey });
   }
 
   /** Whether the contract links a delete to what this operation creates. */
   canDelete(operationId: string): boolean {
-    return this.deletes.has(operationId);
+    return this.view(operationId).deleteLink !== undefined;
   }
 
   /**
@@ -213,7 +215,7 @@ export class RunContext {
    * registration a check must not leave in place even until the run ends).
    */
   async deleteNow(create: ContractOperation, exchange: Exchange): Promise<void> {
-    const link = this.deletes.get(create.operationId);
+    const link = this.view(create).deleteLink;
     const params = link && exchange.response ? linkParameters(link, parseJson(exchange.response.body)) : undefined;
     if (link && params) await this.request(link.target, { pathParams: params });
   }
@@ -316,20 +318,14 @@ export class RunContext {
   extensionDecision(operationId: string, check: CheckName, exchange?: Exchange): string | undefined {
     if (check === 'tenant_isolation') return undefined;
     for (const id of [operationId, exchange?.operationId]) {
-      const decision = id === undefined ? undefined : RunContext.decisionOf(this.byId.get(id)?.operation);
+      const decision = id === undefined ? undefined : decisionOf(this.contractView.find(id)?.operation);
       if (decision) return decision;
     }
     return undefined;
   }
 
   /** The decision marked on an object (`x-decision`), or on one of its keywords (`x-decided`). */
-  static decisionOf(object: unknown, keyword?: string): string | undefined {
-    if (!object || typeof object !== 'object') return undefined;
-    const o = object as JsonObject;
-    if (typeof o['x-decision'] === 'string') return o['x-decision'];
-    const decided = o['x-decided'] as Record<string, string> | undefined;
-    return keyword && decided ? decided[keyword] : undefined;
-  }
+  static readonly decisionOf = decisionOf;
 }
 
 /** A body as JSON, or undefined when it is not JSON. */

@@ -25,11 +25,10 @@
  *    on with the stateful checks marked not run would let a deployment that loses records pass,
  *    since the run cannot tell a mock from a store that forgets; the user can.
  */
-import { listOperations, type ContractOperation } from '../../lib/contract/bundled.js';
-import { linkParameters, linkRole, listLinks } from '../../lib/contract/links.js';
+import type { ContractOperation } from '../../lib/contract/bundled.js';
+import { linkParameters, linkRole } from '../../lib/contract/links.js';
 import { validBodies } from '../data/bodies.js';
 import { idOf } from '../data/fixtures.js';
-import { requestBodyOf } from '../data/schema.js';
 import { RunContext, TargetUnreachableError } from './context.js';
 import { send } from './http.js';
 import { checkKeysAccepted, keyProbeOperation } from './key-check.js';
@@ -109,9 +108,9 @@ function nothingAnswers(base: string): string {
  * answer that showed it serves them (undefined when the contract has no such create).
  */
 async function altBaseServes(ctx: RunContext): Promise<Exchange | undefined> {
-  const creates = listOperations(ctx.contract).filter((op) => {
+  const creates = ctx.contractView.operations.filter((op) => {
     if (op.server !== 'base_url_alt' || op.method !== 'post' || RunContext.decisionOf(op.operation) !== undefined) return false;
-    const body = requestBodyOf(ctx.contract, op);
+    const body = ctx.view(op).requestBody;
     return body !== undefined && !ctx.seed.at(body.pointer)({});
   });
   const answers: string[] = [];
@@ -190,7 +189,7 @@ function isWebPage(exchange: Exchange): boolean {
  */
 export async function detectNoState(ctx: RunContext): Promise<void> {
   if (ctx.options.stateless || ctx.options.readOnly) return;
-  const link = listLinks(ctx.contract).find(
+  const link = ctx.contractView.links.find(
     (l) =>
       linkRole(l) === 'read' &&
       l.source.method === 'post' &&

@@ -4,7 +4,6 @@
  */
 import type { RunContext } from '../engine/context.js';
 import type { ConformanceOptions } from '../engine/types.js';
-import { fixtureKeyOf } from '../data/relations.js';
 import { runData } from '../data/state.js';
 
 export interface TestFixtures {
@@ -22,7 +21,7 @@ export interface TestFixtures {
 }
 
 function key(ctx: RunContext, operationId: string, field: string): string {
-  const found = fixtureKeyOf(ctx.contract, operationId, field);
+  const found = ctx.view(operationId).fixtureKeyOf(field);
   if (!found) throw new Error(`no link of the contract fills ${operationId}'s ${field}`);
   return found;
 }

@@ -31,7 +31,11 @@ export function documentedResponses(doc: JsonObject, op: ContractOperation): Doc
 
 /** The response documented for `status`: the exact code, else its range (`4XX`), else `default`. */
 export function documentedResponse(doc: JsonObject, op: ContractOperation, status: number): DocumentedResponse | undefined {
-  const all = documentedResponses(doc, op);
+  return documentedResponseIn(documentedResponses(doc, op), status);
+}
+
+/** The same, among responses already read (`documentedResponses`). */
+export function documentedResponseIn(all: readonly DocumentedResponse[], status: number): DocumentedResponse | undefined {
   return all.find((r) => r.key === String(status)) ?? all.find((r) => r.key.toUpperCase() === `${String(status)[0]}XX`) ?? all.find((r) => r.key === 'default');
 }
 
