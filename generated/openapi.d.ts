@@ -1026,7 +1026,7 @@ export interface components {
         /** @description A client of the company, in the list form of `GET /client` (the tax number is `taxId` here, `cpfCnpj` in the create-result form). */
         Client: {
             id: components["schemas"]["ClientId"];
-            /** @description CPF or CNPJ, digits only. */
+            /** @description CPF or CNPJ, digits only. The create request and its answer name it `cpfCnpj` (source document §2.4). */
             taxId: components["schemas"]["TaxId"];
             name: components["schemas"]["Name"];
             /**
