@@ -8,6 +8,7 @@ export const routes = {
   simulateExpiration: { method: 'post', path: '/charge/{id}/simulate-expiration', server: 'base_url', idempotencyKey: false },
   listClients: { method: 'get', path: '/client', server: 'base_url', idempotencyKey: false },
   createClient: { method: 'post', path: '/client', server: 'base_url_alt', idempotencyKey: false },
+  getClient: { method: 'get', path: '/client/{id}', server: 'base_url', idempotencyKey: false },
   listWebhooks: { method: 'get', path: '/webhook', server: 'base_url', idempotencyKey: false },
   createWebhook: { method: 'post', path: '/webhook', server: 'base_url', idempotencyKey: false },
   listWebhookDeliveries: { method: 'get', path: '/webhook/{id}/deliveries', server: 'base_url', idempotencyKey: false },

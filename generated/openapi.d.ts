@@ -146,6 +146,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/client/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a client
+         * @description Returns a client of the caller's company as it is now, in the list form of `GET /client` (the
+         *     tax number is `taxId`). A client that does not exist, or belongs to another company, is `404`
+         *     (**D27**). Not in the source document: a read of what the company created, added by **D37**.
+         */
+        get: operations["getClient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook": {
         parameters: {
             query?: never;
@@ -1004,7 +1026,7 @@ export interface components {
         /** @description A client of the company, in the list form of `GET /client` (the tax number is `taxId` here, `cpfCnpj` in the create-result form). */
         Client: {
             id: components["schemas"]["ClientId"];
-            /** @description CPF or CNPJ, digits only. */
+            /** @description CPF or CNPJ, digits only. The create request and its answer name it `cpfCnpj` (source document §2.4). */
             taxId: components["schemas"]["TaxId"];
             name: components["schemas"]["Name"];
             /**
@@ -2127,6 +2149,13 @@ export interface components {
          */
         ClientListAfter: string;
         /**
+         * @description Identifier of the client. An identifier that is malformed, unknown, or of another company is
+         *     answered with `404` (**D27**): an identifier that is not of the form of `ClientId` (**D13**, at
+         *     most 37 characters) is malformed, and refused before anything is read (**D49**).
+         * @example clnt_qf1ntfya8fmpj4swmjr4645w
+         */
+        ClientIdPath: components["schemas"]["ClientId"];
+        /**
          * @description Identifier of the webhook registration. An identifier that is malformed, unknown, or of another
          *     company is answered with `404` (**D27**): an identifier that is not of the form of `WebhookId`
          *     (**D13**, at most 37 characters) is malformed, and refused before anything is read (**D49**).
@@ -2536,6 +2565,52 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the client. An identifier that is malformed, unknown, or of another company is
+                 *     answered with `404` (**D27**): an identifier that is not of the form of `ClientId` (**D13**, at
+                 *     most 37 characters) is malformed, and refused before anything is read (**D49**).
+                 * @example clnt_qf1ntfya8fmpj4swmjr4645w
+                 */
+                id: components["parameters"]["ClientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Client"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No client with this id exists for the caller's company (**D27**). */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -7,13 +7,15 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { TestServer } from '../../server/test-support/harness.js';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import type { Profile } from '../engine/types.js';
-import { availabilityCheck } from './availability.js';
+import { listLinks } from '../../lib/contract/links.js';
+import { availabilityCheck, availabilityLinks } from './availability.js';
 import { readOnlyReason, statelessReason } from './stateful.js';
 import { contextOn, is, rewriteJson, startServer, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'ensure_resource_availability';
-const operations = ['createPaymentLink', 'createClient', 'createSubscription', 'createWebhook', 'createProduct'] as const;
-type Op = (typeof operations)[number];
+/** The creating operations the check follows, and what it reads each back with: the contract's links, as the check finds them. */
+const links = availabilityLinks(listLinks(loadBundledContract()));
+const operations = [...new Set(links.map((link) => link.source.operationId))];
 
 let server: TestServer;
 beforeEach(async () => {
@@ -25,6 +27,8 @@ afterEach(async () => {
 
 const charge = /^\/charge\/[^/]+$/;
 const clients = /^\/client$/;
+/** A client read by its id: a read the seed does not list (x-decision D37 on getClient), answering the list form. */
+const client = /^\/client\/[^/]+$/;
 const subscription = /^\/subscription$/;
 /** A product read by its id: a read the seed does not list (x-decision D37 on getProduct). */
 const product = /^\/product\/[^/]+$/;
@@ -81,7 +85,7 @@ describe('ensure_resource_availability', () => {
   });
 
   // A broken deployment: which operation's check must report what, per profile.
-  const broken: Array<[string, { given: Wrapper; want: { op: Op; seed: string; reference: string; message: RegExp } }]> = [
+  const broken: Array<[string, { given: Wrapper; want: { op: string; seed: string; reference: string; message: RegExp } }]> = [
     [
       'the new charge is 404',
       { given: notFound, want: { op: 'createPaymentLink', seed: 'fail', reference: 'fail', message: /answered 404 for the record just created/ } },
@@ -138,6 +142,17 @@ describe('ensure_resource_availability', () => {
             : response;
         },
         want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /`taxId` reads "11444777000161"/ },
+      },
+    ],
+    // The read by id answers the list form, as the contract's Client says: the `cpfCnpj` sent is its `taxId`.
+    [
+      'the client read by id shows another tax number',
+      {
+        given: async (request, next) => {
+          const response = await next(request);
+          return is(request, 'GET', client) ? rewriteJson(response, (c) => ({ ...(c as object), taxId: '11444777000161' })) : response;
+        },
+        want: { op: 'createClient', seed: 'fail', reference: 'fail', message: /^fail: GET \/client\/clnt_\w+: `taxId` reads "11444777000161", sent "/m },
       },
     ],
     [
@@ -230,7 +245,7 @@ describe('ensure_resource_availability', () => {
     };
     const ctx = await contextOn(server, { profile: 'seed', wrap });
     await availabilityCheck.run(ctx);
-    const failed = (operationId: Op) =>
+    const failed = (operationId: string) =>
       ctx.recorder.results([operationId]).flatMap((r) => (r.check === check ? r.findings.filter((f) => f.outcome === 'fail') : []));
     const read = failed('createPaymentLink');
     expect(read.map((f) => f.message)).toEqual([
@@ -277,6 +292,11 @@ describe('ensure_resource_availability', () => {
     const before = ctx.exchanges.length;
     await availabilityCheck.run(ctx);
     expect(verdict(ctx, 'createClient', check).outcome).toBe('pass');
-    expect(ctx.exchanges.slice(before).map((e) => e.operationId)).toEqual(['createClient', 'listClients']);
+    // The create, then each read and list its links name, and nothing else.
+    const [created, ...followed] = ctx.exchanges.slice(before).map((e) => e.operationId);
+    expect(created).toBe('createClient');
+    const targets = links.filter((link) => link.source.operationId === 'createClient').map((link) => link.target.operationId);
+    expect(followed.sort()).toEqual([...targets].sort());
+    expect(targets.length).toBeGreaterThan(0);
   });
 });

@@ -10,9 +10,11 @@
  *   `getCharge`, seed §4.2) shows the same record: each field sent, with the value sent (the
  *   charge's `successUrl` and `failedUrl`, which only the read shows), and every other field the
  *   create answered, with the value it answered (a charge envelope's `data` on both sides,
- *   seed §2.1);
+ *   seed §2.1), under the read's names where its form names a field otherwise (`createClient` →
+ *   `getClient` answers the list form, D37);
  * - a `list` link (`GET` without parameters, e.g. `createClient` → `listClients`, seed §4.3)
- *   lists the record with the values sent (the seed §2.4 renames `cpfCnpj` to `taxId` there);
+ *   lists the record with the values sent (a field the list names otherwise, the seed §2.4's
+ *   `taxId` for the `cpfCnpj` sent, is compared under the list's name, round-trip.ts);
  * - an update (a `change` link to a `PUT` or `PATCH`, or any change link with a request body:
  *   `createSubscription` → `updateSubscription`, seed §3 rule 3) answers the record with the
  *   values it sent (the link's body, else the update's first valid body), and the reads and lists
@@ -71,9 +73,6 @@ export function availabilityLinks(links: readonly ContractLink[]): ContractLink[
 /** Seed §2.2–2.4: every record is named by its `id`; a read without it cannot be the same record. */
 const identity = 'id';
 
-/** Seed §2.4: the tax number is `cpfCnpj` in the create request and result, `taxId` in the list form. */
-const listNames: Record<string, string> = { cpfCnpj: 'taxId' };
-
 export const availabilityCheck: CheckModule = {
   checks: [check],
   async run(ctx) {
@@ -101,7 +100,6 @@ interface Expected {
   as: string;
   /** The request schema the values were sent with (their stored forms, D46). */
   sentSchema?: unknown;
-  rename?: Record<string, string>;
 }
 
 interface Problem {
@@ -172,7 +170,6 @@ function compare(ctx: RunContext, expected: Expected[], actual: JsonObject, read
       readSchema,
       identity,
       ...(e.sentSchema !== undefined ? { sentSchema: e.sentSchema } : {}),
-      ...(e.rename ? { rename: e.rename } : {}),
     });
     compared.push(...result.compared);
     for (const d of result.differences)
@@ -252,7 +249,7 @@ async function listed(ctx: RunContext, link: ContractLink, id: string, sent: Exp
   }
   const listSchema = successSchema(ctx, listOp);
   const itemSchema = listSchema ? deref(ctx.contract, listSchema.items) : undefined;
-  const result = compare(ctx, [{ ...sent, rename: listNames }], entry, itemSchema, `${where}, ${id}`);
+  const result = compare(ctx, [sent], entry, itemSchema, `${where}, ${id}`);
   report(ctx, source, result, `${where} lists the record just created (${id}) with the values ${sent.as}`, list, writtenBy);
 }
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
-import { compareRecord, describeDifference, type CompareOptions, type Difference } from './round-trip.js';
+import { compareRecord, describeDifference, otherNames, type CompareOptions, type Difference } from './round-trip.js';
 
 const contract = loadBundledContract();
 const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -152,12 +152,12 @@ describe('compareRecord: each field sent that the read declares reads back equal
       },
     ],
     [
-      'a field read under another name (seed §2.4: cpfCnpj sent, taxId listed)',
+      'a field read under the name the read gives it (seed §2.4: cpfCnpj sent, taxId in the list form)',
       {
         given: {
           sent: { name: 'Maria', cpfCnpj: '529.982.247-25', email: 'm@example.com' },
           read: { name: 'Maria', taxId: '52998224726', email: 'm@example.com' },
-          options: { readSchema: schema('Client'), sentSchema: schema('ClientCreate'), rename: { cpfCnpj: 'taxId' } },
+          options: { readSchema: schema('Client'), sentSchema: schema('ClientCreate') },
         },
         want: [{ field: 'taxId', want: '529.982.247-25', got: '52998224726', decision: undefined }],
       },
@@ -170,6 +170,30 @@ describe('compareRecord: each field sent that the read declares reads back equal
 
   test('the fields compared are the ones sent that the read declares', () => {
     expect(compareRecord(contract, sentLink, charge, asCharge).compared).toEqual(['items', 'customer', 'successUrl', 'failedUrl', 'devMode', 'externalId']);
+  });
+});
+
+describe("otherNames: the names a record's other forms give its fields, from the contract's x-also-named", () => {
+  test('the list form of a client reads the cpfCnpj sent as its taxId, and compares it so', () => {
+    expect([...otherNames(contract, schema('Client'))]).toEqual([['cpfCnpj', 'taxId']]);
+    const compared = compareRecord(
+      contract,
+      { cpfCnpj: '529.982.247-25', name: 'Maria' },
+      { taxId: '52998224725', name: 'Maria' },
+      {
+        readSchema: schema('Client'),
+        sentSchema: schema('ClientCreate'),
+      },
+    );
+    expect(compared).toEqual({ differences: [], compared: ['taxId', 'name'] });
+  });
+
+  test('without the mark the field is not looked for under another name', () => {
+    const unmarked = structuredClone(contract);
+    const client = (unmarked.components as { schemas: Record<string, { properties: Record<string, JsonObject> }> }).schemas.Client!;
+    delete client.properties.taxId!['x-also-named'];
+    expect([...otherNames(unmarked, schema('Client'))]).toEqual([]);
+    expect(compareRecord(unmarked, { cpfCnpj: '52998224725' }, { taxId: '11144477735' }, { readSchema: schema('Client') }).differences).toEqual([]);
   });
 });
 

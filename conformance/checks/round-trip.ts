@@ -14,7 +14,10 @@
  * compared in that form on both sides, so `529.982.247-25` sent and `52998224725` read are
  * the same tax number. Timestamps are compared as instants (stateful.ts `sameValue`). A value the
  * read's schema enumerates without listing it (a webhook `disabled` for `INACTIVE`) is another
- * vocabulary, which response_schema_conformance reports: it is not compared here.
+ * vocabulary, which response_schema_conformance reports: it is not compared here. A field the
+ * read's schema names otherwise than the request and the create's answer (seed §2.4: `cpfCnpj`
+ * sent and answered, `taxId` in the list form and the read by id) is compared under the read's
+ * name, as the read's property says with `x-also-named` (`otherNames`).
  *
  * Nothing here knows a field name: the schemas come from the contract.
  */
@@ -52,8 +55,6 @@ export interface CompareOptions {
   readSchema: unknown;
   /** The schema `expected` was written against (a request body's), for the stored forms of its values (D46). */
   sentSchema?: unknown;
-  /** Top-level fields the read names otherwise (seed §2.4: `cpfCnpj` sent, `taxId` in the list form). */
-  rename?: Readonly<Record<string, string>>;
   /** The field that names a record: never a decision, and never missing without a finding. */
   identity?: string;
 }
@@ -71,8 +72,27 @@ export function compareRecord(doc: JsonObject, expected: JsonObject, actual: Jso
   const compared: string[] = [];
   const read = viewOf(doc, options.readSchema);
   const sent = options.sentSchema === undefined ? undefined : viewOf(doc, options.sentSchema);
-  compareObject(doc, expected, actual, read, sent, '', undefined, differences, compared, options);
+  compareObject(doc, expected, actual, read, sent, '', undefined, differences, compared, { ...options, rename: otherNames(doc, options.readSchema) });
   return { differences, compared };
+}
+
+/**
+ * The names a record's other forms give the top-level fields of `schema`, each to the name in
+ * `schema`: a property marked `x-also-named: cpfCnpj` (the list form's `taxId`, seed §2.4) maps
+ * `cpfCnpj` to `taxId`. The one reading of that mark, for every check that finds sent values in
+ * a read or a list.
+ */
+export function otherNames(doc: JsonObject, schema: unknown): ReadonlyMap<string, string> {
+  const names = new Map<string, string>();
+  for (const [name, property] of propertiesOf(doc, viewOf(doc, schema))) {
+    const also = keywordOf(property, 'x-also-named')?.value;
+    for (const other of Array.isArray(also) ? also : [also]) if (typeof other === 'string') names.set(other, name);
+  }
+  return names;
+}
+
+interface WalkOptions extends CompareOptions {
+  rename: ReadonlyMap<string, string>;
 }
 
 /** The decision a property rests on as a whole: its own `x-decision`, or that of the schema its bare `$ref` names. */
@@ -101,14 +121,14 @@ function compareObject(
   inherited: string | undefined,
   differences: Difference[],
   compared: string[] | undefined,
-  options: CompareOptions,
+  options: WalkOptions,
 ): void {
   const readProps = propertiesOf(doc, read);
   const sentProps = sent ? propertiesOf(doc, sent) : new Map<string, SchemaView>();
   const required = requiredOf(read);
   const top = prefix === '';
   for (const [name, want] of Object.entries(expected)) {
-    const readName = (top ? options.rename?.[name] : undefined) ?? name;
+    const readName = (top ? options.rename.get(name) : undefined) ?? name;
     const property = readProps.get(readName);
     if (want === undefined || !property) continue;
     const identity = top && readName === options.identity;
@@ -126,7 +146,7 @@ function compareObject(
     // A value that is the one sent for a sibling field: say which, a swap is easier to see so.
     if (differences.length === before + 1 && differences[before]!.field === field) {
       const sibling = Object.entries(expected).find(([other, value]) => other !== name && value !== undefined && sameValue(value, got));
-      if (sibling) differences[before]!.swappedWith = `${prefix}${prefix ? '.' : ''}${(top ? options.rename?.[sibling[0]] : undefined) ?? sibling[0]}`;
+      if (sibling) differences[before]!.swappedWith = `${prefix}${prefix ? '.' : ''}${(top ? options.rename.get(sibling[0]) : undefined) ?? sibling[0]}`;
     }
   }
 }
@@ -140,7 +160,7 @@ function compareValue(
   field: string,
   decision: string | undefined,
   differences: Difference[],
-  options: CompareOptions,
+  options: WalkOptions,
 ): void {
   if (isPlainObject(want) && isPlainObject(got)) {
     compareObject(doc, want, got, read, sent, field, decision, differences, undefined, options);

@@ -40,7 +40,20 @@ import type { Exchange } from '../engine/types.js';
 import { deref, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, type ContractLink } from '../../lib/contract/links.js';
 import { contractNormaliser, type Normaliser } from '../../lib/contract/normalise.js';
-import { answered, containsValue, isClientError, isObject, isSuccess, jsonOf, noSecondKeyReason, sameValue, skipAll, statefulSkipReason } from './stateful.js';
+import { otherNames } from './round-trip.js';
+import {
+  answered,
+  containsValue,
+  isClientError,
+  isObject,
+  isSuccess,
+  jsonOf,
+  noSecondKeyReason,
+  sameValue,
+  skipAll,
+  statefulSkipReason,
+  successSchema,
+} from './stateful.js';
 
 const check = 'tenant_isolation' as const;
 
@@ -49,9 +62,6 @@ const identity = 'id';
 
 /** Seed §2.4: a listed client names its company in `companyId` (so do the create answers, seed §2.4–2.10). */
 const companyField = 'companyId';
-
-/** Seed §2.4: the tax number sent as `cpfCnpj` is `taxId` in the list form. */
-const listNames: Record<string, string> = { cpfCnpj: 'taxId' };
 
 /** RFC 9110 §15.5.5: the answer for a resource the caller cannot see, as for one that does not exist (D27). */
 const notFound = 404;
@@ -208,6 +218,8 @@ export interface ListEvidence {
    * `customer` is "data to create a new customer account").
    */
   sent: readonly JsonObject[];
+  /** The names the list gives fields the caller sent under another (round-trip.ts `otherNames`: `cpfCnpj` listed as `taxId`). */
+  names?: ReadonlyMap<string, string>;
 }
 
 /** A listed record that is not the caller's, and why. */
@@ -221,12 +233,15 @@ export interface Stranger {
   other: boolean;
 }
 
-/** Whether a listed record shows the values of an object the caller sent: at least two fields in common, all equal. */
-function madeFrom(entry: JsonObject, sent: readonly JsonObject[]): boolean {
+/**
+ * Whether a listed record shows the values of an object the caller sent: at least two fields in
+ * common, all equal (a field the list names otherwise under the list's name, `names`).
+ */
+function madeFrom(entry: JsonObject, sent: readonly JsonObject[], names: ReadonlyMap<string, string> = new Map()): boolean {
   return sent.some((object) => {
     let shared = 0;
     for (const [name, value] of Object.entries(object)) {
-      const listed = entry[listNames[name] ?? name];
+      const listed = entry[names.get(name) ?? name];
       if (listed === undefined || value === null || typeof value === 'object' || name === identity) continue;
       if (!sameValue(value, listed)) return false;
       shared++;
@@ -252,7 +267,7 @@ export function strangersIn(entries: readonly unknown[], evidence: ListEvidence)
     const other = evidence.otherIds.has(id) && !evidence.ownIds.has(id);
     if (company !== undefined && companies.size > 0 && !companies.has(company)) strangers.push({ id, company, rule: 'company', other });
     else if (other) strangers.push({ id, company, rule: 'unknown', other });
-    else if (evidence.baseline && !evidence.baseline.has(id) && !evidence.ownIds.has(id) && !madeFrom(e, evidence.sent))
+    else if (evidence.baseline && !evidence.baseline.has(id) && !evidence.ownIds.has(id) && !madeFrom(e, evidence.sent, evidence.names))
       strangers.push({ id, company, rule: 'unknown', other });
   }
   return strangers;
@@ -325,7 +340,8 @@ async function listHoldsOnlyOwn(ctx: RunContext, link: ContractLink, of: 'first'
   const entries = jsonOf(list);
   if (!isSuccess(list) || !Array.isArray(entries)) return [{ skip: `${whose} ${answered(list)}${isSuccess(list) ? ' without an array' : ''}` }];
   const baseline = baselines.get(ctx)?.get(baselineKey(listOp, of));
-  const evidence = evidenceOf(ctx, of, baseline && 'ids' in baseline ? baseline.ids : undefined);
+  const itemSchema = successSchema(ctx, listOp)?.items;
+  const evidence = { ...evidenceOf(ctx, of, baseline && 'ids' in baseline ? baseline.ids : undefined), names: otherNames(ctx.contract, itemSchema) };
   const strangers = strangersIn(entries, evidence);
   const assumption = `(this assumes no one else creates ${noun}s for the company while the run goes)`;
   const own = [...companiesShown(entries, evidence)].join(', ');

@@ -1,8 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { listOperations, loadBundledContract, resolvePointer } from '../../lib/contract/bundled.js';
+import { idKinds } from '../../lib/contract/ids.js';
 import { pathPattern } from '../../lib/contract/paths.js';
+import { documentedResponse, schemaPointerFor } from '../../lib/contract/responses.js';
 import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
-import { isPlainObject as isObject } from '../data/schema.js';
+import { isPlainObject as isObject, itemsOf, keywordOf, propertiesOf, type SchemaView, viewOf } from '../data/schema.js';
+import { RunContext } from '../engine/context.js';
 import type { CheckName } from '../engine/types.js';
 import { decisionDepartures, type FetchLike } from './deployments.js';
 
@@ -12,14 +15,16 @@ import { decisionDepartures, type FetchLike } from './deployments.js';
  * none follows a decision where the seed leaves room. On top of the departures of
  * `decisionDepartures` (D01, D02, D10, D22, D28):
  *
- * - ids are UUIDs, plain numbers and upper-case base-32 strings (D13); only the client list's
- *   `id` and `companyId` keep the `clnt_`/`comp_` forms the seed fixes (seed §2.4), so client
- *   ids stay `clnt_` everywhere (they are the same clients) while company ids elsewhere are
- *   UUIDs. Ids in requests are mapped back through the same table, so the service stays
- *   consistent;
+ * - ids of the kinds whose form the contract decides (D13: the `*Id` schemas whose pattern is a
+ *   decision) are UUIDs, plain numbers and upper-case base-32 strings; the kinds whose form the
+ *   seed gives (`clnt_`, `comp_`, seed §2.4) keep it everywhere, as one service names one client
+ *   or company one way. Ids in requests are mapped back through the same table, so the service
+ *   stays consistent;
  * - every response object carries a field the contract does not know (D12 allows it);
- * - tax numbers, phones and CEPs are punctuated wherever the seed declares a plain string (not
- *   in the client list, whose patterns are the seed's) (D23, D24, D46);
+ * - tax numbers, phones and CEPs are punctuated wherever the seed declares a plain string, not
+ *   in a record the seed gives patterns for (an answer whose schema has a `pattern` no decision
+ *   marks: the client's list form, seed §2.4, which the list and the read by id answer) (D23,
+ *   D24, D46);
  * - timestamps carry a `-03:00` offset instead of `Z` (D35);
  * - order amounts written as decimal strings, as the seed's samples write them, are accepted
  *   (D17);
@@ -38,8 +43,26 @@ export const foreignDeployment = {
 
 type Json = Record<string, unknown>;
 
-/** Ids of the reference server other than clients' (`clnt_`), which the seed fixes wherever they occur. */
-const referenceId = /^(char|prod|subs|ordr|oitm|sale|ckpf|wbhk|comp)_[a-z][0-9a-z]+$/;
+const contract = loadBundledContract();
+const operations = listOperations(contract).map((op) => ({ op, path: pathPattern(op.path) }));
+
+/** The id kinds whose form is the contract's decision (D13), not the seed's: these get foreign forms. */
+const decidedIdKinds = idKinds(contract).filter((kind) => RunContext.decisionOf(resolvePointer(contract, `/components/schemas/${kind.schema}`), 'pattern'));
+const isDecidedId = (value: string) => decidedIdKinds.some((kind) => kind.pattern.test(value));
+
+/** The schema of the answer the contract documents for a request's operation and status, if any. */
+function answerView(method: string, path: string, response: Response): SchemaView | undefined {
+  const found = operations.find(({ op, path: pattern }) => op.method === method.toLowerCase() && pattern.test(path));
+  const documented = found ? documentedResponse(contract, found.op, response.status) : undefined;
+  const pointer = documented ? schemaPointerFor(documented, response.headers.get('content-type') ?? undefined) : undefined;
+  return pointer ? viewOf(contract, resolvePointer(contract, pointer)) : undefined;
+}
+
+/** Whether the seed gives the value's pattern (a `pattern` no decision marks). */
+function seedFixed(view: SchemaView): boolean {
+  const pattern = keywordOf(view, 'pattern');
+  return pattern !== undefined && pattern.decision === undefined;
+}
 const utcTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const decimalString = /^-?\d+(\.\d+)?$/;
 const orderAmounts = ['subtotal', 'total', 'discount', 'shippingCost'];
@@ -112,9 +135,8 @@ function foreignShapes(inner: FetchLike): FetchLike {
     });
     const response = await inner(request);
     if (!response.ok || !/json/.test(response.headers.get('content-type') ?? '')) return response;
-    const listClients = is(request, 'GET', /^\/client$/);
-    const webhooks = /^\/webhook/.test(url.pathname);
-    return rewriteJson(response, (json) => foreignBody(json, ids, { listClients, webhooks }));
+    const view = answerView(request.method, url.pathname, response);
+    return rewriteJson(response, (json) => foreignBody(json, ids, view));
   };
 }
 
@@ -146,19 +168,22 @@ function punctuateCep(digits: string): string {
   return /^\d{8}$/.test(digits) ? `${digits.slice(0, 5)}-${digits.slice(5)}` : digits;
 }
 
-interface Where {
-  /** The body of `GET /client`, whose ids, tax numbers and phones the seed fixes. */
-  listClients: boolean;
-  /** A webhook registration (or a list of them). */
-  webhooks: boolean;
-}
-
-function foreignBody(value: unknown, ids: IdTable, where: Where, key = ''): unknown {
-  if (Array.isArray(value)) return value.map((item) => foreignBody(item, ids, where, key));
-  if (typeof value === 'string') return foreignString(value, ids, where, key);
+/**
+ * `value` as the foreign service answers it, walked with the schema the contract gives it
+ * (`view`). `seedForm`: the value is a field of a record the seed gives patterns for, kept as
+ * the seed writes it.
+ */
+function foreignBody(value: unknown, ids: IdTable, view: SchemaView | undefined, key = '', seedForm = false): unknown {
+  if (Array.isArray(value)) {
+    const items = view ? itemsOf(contract, view) : undefined;
+    return value.map((item) => foreignBody(item, ids, items, key, seedForm));
+  }
+  if (typeof value === 'string') return foreignString(value, ids, key, seedForm);
   if (!isObject(value)) return value;
+  const properties = view ? propertiesOf(contract, view) : new Map<string, SchemaView>();
+  const ownForm = [...properties.values()].some(seedFixed);
   const out: Json = {};
-  for (const [k, v] of Object.entries(value)) out[k] = foreignBody(v, ids, where, k);
+  for (const [k, v] of Object.entries(value)) out[k] = foreignBody(v, ids, properties.get(k), k, ownForm);
   if (typeof out.storeType === 'string') {
     delete out.storeType;
     if (out.needGatewaySetup === 'false') out.needGatewaySetup = 'no';
@@ -170,15 +195,16 @@ function foreignBody(value: unknown, ids: IdTable, where: Where, key = ''): unkn
   }
   if (typeof out.color === 'string') out.color = out.color.replace(/^#/, '');
   if (typeof out.brCode === 'string' && out.paymentStatus === 'PENDING') out.paymentStatus = 'WAITING';
-  if (where.webhooks && Array.isArray(out.events) && typeof out.status === 'string') out.status = out.status === 'ACTIVE' ? 'enabled' : 'disabled';
+  // A webhook registration (the one record with `events`).
+  if (Array.isArray(out.events) && typeof out.status === 'string') out.status = out.status === 'ACTIVE' ? 'enabled' : 'disabled';
   out.legacyRevision = 7;
   return out;
 }
 
-function foreignString(value: string, ids: IdTable, where: Where, key: string): string {
-  if (referenceId.test(value)) return where.listClients && key === 'companyId' ? value : ids.toForeign(value);
+function foreignString(value: string, ids: IdTable, key: string, seedForm: boolean): string {
+  if (isDecidedId(value)) return ids.toForeign(value);
   if (utcTimestamp.test(value)) return brasilia(value);
-  if (where.listClients) return value;
+  if (seedForm) return value;
   if (key === 'taxId' || key === 'cpfCnpj') return punctuateTaxId(value);
   if (key === 'phone') return punctuatePhone(value);
   if (key === 'postalCode') return punctuateCep(value);

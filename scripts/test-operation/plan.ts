@@ -7,12 +7,14 @@
  * - its tests: the server test files with a test or group named after it, `<METHOD> <path>`
  *   (`POST /client`, not `POST /client/{id}`), its operationId or one of those store methods,
  *   and only those tests in them (vitest's `-t`);
- * - the conformance checks of the operation (the engine's `only`).
+ * - the conformance checks of the operation and of the creates whose links read or list it (the
+ *   engine's `only`): a read's read-back is judged on the create that made the record.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ContractOperation, isJsonObject, type JsonObject, listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { linkRole, listLinks } from '../../lib/contract/links.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,6 +28,8 @@ export interface OperationPlan {
   testFiles: string[];
   /** vitest's `-t`: the tests named after it. */
   namePattern: string;
+  /** The operations whose links read or list it (`createClient` for `getClient`): their checks read it back. */
+  linkedFrom: string[];
 }
 
 export class UnknownOperationError extends Error {}
@@ -38,10 +42,49 @@ export function namePatternFor(op: Pick<ContractOperation, 'method' | 'path' | '
   return `(${[`${op.method.toUpperCase()} ${escapeRegExp(op.path)}(?![\\w/{-])`, ...words].join('|')})`;
 }
 
-/** The titles of a test file's groups and tests (string literals given to describe/test/it). */
+/**
+ * The titles of a test file's groups and tests: string literals given to describe/test/it, and
+ * the names of the rows of a table given inline to `.each` (`test.each([['getClient', …], …])('%s …')`),
+ * which `%s` puts in the titles.
+ */
 export function testTitles(source: string): string[] {
   const call = /\b(?:describe|test|it)(?:\.(?:each|skip|only|concurrent|sequential|todo)(?:<[^>]*>)?(?:\([^)]*\))?)*\(\s*(['"`])((?:\\.|(?!\1)[^\\])*)\1/g;
-  return [...source.matchAll(call)].map((m) => m[2]!);
+  return [...new Set([...[...source.matchAll(call)].map((m) => m[2]!), ...eachTables(source)])];
+}
+
+/** A string literal (sticky: where lastIndex is), and a row's first element: a string literal then a comma. */
+const literal = /(['"`])(?:\\.|(?!\1)[^\\])*\1/y;
+const rowName = /\s*(['"`])((?:\\.|(?!\1)[^\\])*)\1\s*,/y;
+const titleAfter = /\s*\)\s*\(\s*(['"`])((?:\\.|(?!\1)[^\\])*)\1/y;
+
+/**
+ * The tables given inline to `describe/test/it.each` (`[['name', …], …]`): the title given after
+ * each, then the first string of each of its rows.
+ */
+function eachTables(source: string): string[] {
+  const names: string[] = [];
+  for (const m of source.matchAll(/\b(?:describe|test|it)(?:\.\w+)*\.each(?:<[^\n]*?>)?\(\s*\[/g)) {
+    // Walk the table to its closing bracket, over strings; a `[` directly inside it opens a row.
+    const rows: string[] = [];
+    let depth = 1;
+    let i = m.index + m[0].length;
+    for (; i < source.length && depth > 0; i++) {
+      const c = source[i]!;
+      if (c === "'" || c === '"' || c === '`') {
+        literal.lastIndex = i;
+        if (literal.test(source)) i = literal.lastIndex - 1;
+      } else if (c === '[' || c === '{' || c === '(') {
+        rowName.lastIndex = i + 1;
+        const name = depth === 1 && c === '[' ? rowName.exec(source) : null;
+        if (name) rows.push(name[2]!);
+        depth++;
+      } else if (c === ']' || c === '}' || c === ')') depth--;
+    }
+    titleAfter.lastIndex = i;
+    const title = titleAfter.exec(source);
+    names.push(...(title ? [title[2]!] : []), ...rows);
+  }
+  return names;
 }
 
 function listTests(dir: string): string[] {
@@ -98,7 +141,15 @@ export function planOperation(operationId: string, contract: JsonObject = loadBu
     .filter((file) => testTitles(readFileSync(file, 'utf8')).some((title) => named.test(title)))
     .map((file) => relative(root, file).split(sep).join('/'))
     .sort();
-  return { operation, handlerFile: relative(root, handlerFile).split(sep).join('/'), storeMethods, testFiles, namePattern };
+  const linkedFrom = [
+    ...new Set(
+      listLinks(contract)
+        .filter((link) => link.target.operationId === operationId && link.source.operationId !== operationId)
+        .filter((link) => linkRole(link) === 'read' || linkRole(link) === 'list')
+        .map((link) => link.source.operationId),
+    ),
+  ];
+  return { operation, handlerFile: relative(root, handlerFile).split(sep).join('/'), storeMethods, testFiles, namePattern, linkedFrom };
 }
 
 /** The resource test file beside the handler (`server/routes/clients.ts` → `clients.test.ts`), when it exists. */

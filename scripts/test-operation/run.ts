@@ -2,7 +2,8 @@
  * `npm run test:operation -- <operationId>`: everything that judges one operation, in well under
  * half a minute: the contract lint, the tests named after the operation (its handler's, the
  * store's for the store methods it calls) on SQLite, and the conformance checks of the operation
- * against the reference server in this process. What it runs comes from plan.ts.
+ * (and of the creates whose links read it back) against the reference server in this process.
+ * What it runs comes from plan.ts.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -52,7 +53,7 @@ async function conformance(plan: OperationPlan): Promise<{ ok: boolean; note: st
         runId: 'testop',
         webhookReceiver: { host: '127.0.0.1', port: 0 },
         webhookWaitMs: 5_000,
-        only: [plan.operation.operationId],
+        only: [plan.operation.operationId, ...plan.linkedFrom],
       },
       { fetch: async (input, init) => server.app.fetch(new Request(input as string, init)) },
     );
@@ -87,6 +88,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const { operation } = plan;
   console.log(`${operationId}: ${operation.method.toUpperCase()} ${operation.path} on {${operation.server}}, handled in ${plan.handlerFile}`);
   console.log(`  store methods it calls: ${plan.storeMethods.join(', ') || 'none directly'}`);
+  if (plan.linkedFrom.length > 0) console.log(`  conformance also runs what reads it back: ${plan.linkedFrom.join(', ')}`);
   console.log(`  tests named after it (-t ${plan.namePattern}): ${plan.testFiles.join(', ') || 'none'}`);
   const resourceTests = resourceTestFile(plan);
   if (!resourceTests || !plan.testFiles.includes(resourceTests))

@@ -20,7 +20,9 @@ function shellEnv(): NodeJS.ProcessEnv {
 }
 
 describe('what judges an operation', () => {
-  const cases: Array<[string, { handler: string; store: string; files: string[]; notFiles: string[]; named: string[]; notNamed: string[] }]> = [
+  const cases: Array<
+    [string, { handler: string; store: string; files: string[]; notFiles: string[]; named: string[]; notNamed: string[]; linkedFrom: string[] }]
+  > = [
     [
       'createClient',
       {
@@ -30,6 +32,7 @@ describe('what judges an operation', () => {
         notFiles: ['server/routes/webhooks.test.ts', 'server/routes/products.test.ts'],
         named: ['POST /client', 'POST /client: refused', 'insertClient stores it'],
         notNamed: ['GET /client', 'POST /clients', 'POST /client/{id}', 'POST /client-x', 'createClients'],
+        linkedFrom: [],
       },
     ],
     [
@@ -41,10 +44,23 @@ describe('what judges an operation', () => {
         notFiles: ['server/routes/clients.test.ts', 'server/routes/orders.test.ts'],
         named: ['DELETE /webhook/{id} (D40)', 'deleteWebhook takes its deliveries along'],
         notNamed: ['GET /webhook/{id}', 'DELETE /webhook', 'DELETE /webhook/{id}/deliveries'],
+        linkedFrom: [],
+      },
+    ],
+    [
+      'getClient',
+      {
+        handler: 'server/routes/clients.ts',
+        store: 'getClient',
+        files: ['server/routes/clients.test.ts', 'server/store/store.test.ts'],
+        notFiles: ['server/routes/reads.test.ts'],
+        named: ['GET /client/{id}', "getClient finds the owner's record"],
+        notNamed: ['GET /client', 'GET /client/{id}/x', 'getClients'],
+        linkedFrom: ['createClient'],
       },
     ],
   ];
-  test.each(cases)('%s', (operationId, { handler, store, files, notFiles, named, notNamed }) => {
+  test.each(cases)('%s', (operationId, { handler, store, files, notFiles, named, notNamed, linkedFrom }) => {
     const plan = planOperation(operationId);
     expect(plan.operation.operationId).toBe(operationId);
     expect(plan.handlerFile).toBe(handler);
@@ -54,6 +70,7 @@ describe('what judges an operation', () => {
     const pattern = new RegExp(plan.namePattern);
     for (const title of named) expect(title).toMatch(pattern);
     for (const title of notNamed) expect(title).not.toMatch(pattern);
+    expect(plan.linkedFrom).toEqual(linkedFrom);
   });
 
   test('the name pattern escapes the path and stops at its end', () => {
@@ -74,6 +91,18 @@ describe('what judges an operation', () => {
       '});',
     ].join('\n');
     expect(testTitles(source)).toEqual(['POST /client', 'a name is needed', '%s is refused', 'GET /client in %s', 'a template']);
+  });
+
+  test('the rows of a table given inline to .each are named by their first string, which %s puts in the title', () => {
+    const source = [
+      'test.each<[string, { given: (s: Store) => Promise<unknown> }]>([',
+      "  ['getClient', { given: (s) => s.getClient('a', ']') }],",
+      '  [`getProducts (none)`, { given: async (s) => (await s.getProducts("a", [])).get("x") }],',
+      "])('%s finds the record', async () => {});",
+      "describe.each(['seed', 'reference'])('%s profile', () => {});",
+      "const rows = [['notATest', 1]];",
+    ].join('\n');
+    expect(testTitles(source)).toEqual(['%s profile', '%s finds the record', 'getClient', 'getProducts (none)']);
   });
 
   test('an unknown operationId names every operation of the contract', () => {
@@ -102,14 +131,22 @@ describe('npm run test:operation', () => {
     for (const op of listOperations(loadBundledContract())) expect(ran.stderr).toContain(`${op.operationId}: `);
   });
 
-  test("the contributing guide's command, as written, judges an operation and passes", { timeout: 120_000 }, async () => {
-    const block = fencedBlocks(readFileSync(join(repoRoot, 'docs', 'contributing.md'), 'utf8'), '## Tests', 'sh').find((b) => b.includes('test:operation'));
-    expect(block, 'docs/contributing.md shows npm run test:operation').toBeDefined();
-    const line = block!.split('\n').find((l) => l.includes('test:operation'))!;
-    const ran = await runBash(line.replace(/\s+#.*$/, ''), { cwd: repoRoot, env: shellEnv(), timeoutMs: 110_000 });
-    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
-    expect(ran.stdout).toMatch(/^ {2}ok {3}contract lint/m);
-    expect(ran.stdout).toMatch(/^ {2}ok {3}tests on SQLite/m);
-    expect(ran.stdout).toMatch(/^ {2}ok {3}conformance checks \([\d.]+ s\): [1-9]\d* pass/m);
+  test("the contributing guide's commands, as written, judge an operation and pass", { timeout: 120_000 }, async () => {
+    const guide = readFileSync(join(repoRoot, 'docs', 'contributing.md'), 'utf8');
+    const lines = new Set<string>();
+    for (const section of ['## Adding an operation', '## Tests']) {
+      const line = fencedBlocks(guide, section, 'sh')
+        .flatMap((block) => block.split('\n'))
+        .find((l) => l.includes('test:operation'));
+      expect(line, `docs/contributing.md shows npm run test:operation under ${section}`).toBeDefined();
+      lines.add(line!.replace(/\s+#.*$/, ''));
+    }
+    for (const line of lines) {
+      const ran = await runBash(line, { cwd: repoRoot, env: shellEnv(), timeoutMs: 110_000 });
+      expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+      expect(ran.stdout).toMatch(/^ {2}ok {3}contract lint/m);
+      expect(ran.stdout).toMatch(/^ {2}ok {3}tests on SQLite/m);
+      expect(ran.stdout).toMatch(/^ {2}ok {3}conformance checks \([\d.]+ s\): [1-9]\d* pass/m);
+    }
   });
 });

@@ -1,14 +1,15 @@
 /**
- * POST /client and GET /client: the create-result form (`cpfCnpj`), the list form (`taxId`,
- * address parts), validation of every field (D22–D24, D26), duplicates (D33), order of the
- * list (D08) and isolation between companies (D27).
+ * POST /client, GET /client and GET /client/{id}: the create-result form (`cpfCnpj`), the list
+ * form (`taxId`, address parts) the list and the read by id answer (D37), validation of every
+ * field (D22–D24, D26), duplicates (D33), order of the list (D08) and isolation between
+ * companies (D27).
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { isValidCpfOrCnpj } from '../../lib/brazil/tax-id.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 import { buildClient } from '../domain/clients.js';
-import { clientBody, customers, expectProblem, expectValidation, fakeClock, idPatterns, sendJson, taxIds } from '../test-support/fixtures.js';
+import { clientBody, customers, expectProblem, expectValidation, fakeClock, idPatterns, sendJson, taxIds, unknownId } from '../test-support/fixtures.js';
 
 const { name: _name, postalCode: _postalCode, address: _address, district: _district, number: _number, line1: _line1, ...clientFields } = customers.maria;
 
@@ -319,6 +320,28 @@ describe('GET /client', () => {
 
   test('needs an API key like every operation (D03)', async () => {
     await expectProblem(await server.request('/client', { apiKey: null }), 401, '/problems/unauthorized', '/client');
+  });
+});
+
+describe('GET /client/{id}', () => {
+  test('answers 200 with the client in the list form, as GET /client lists it (D37)', async () => {
+    const created = await server.api.POST('/client', {
+      body: clientBody({ postalCode: '01310100', address: 'Avenida Paulista', district: 'Bela Vista', number: '1578', line1: 'Apto 42' }),
+    });
+    const id = created.data!.id;
+    const { data, response } = await server.api.GET('/client/{id}', { params: { path: { id } } });
+    expect(response.status).toBe(200);
+    expect(data).toEqual((await server.api.GET('/client')).data?.[0]);
+    expect(data).toMatchObject({ id, taxId: taxIds.cpf, companyId: server.companyId, line1: 'Apto 42' });
+    expect(data).not.toHaveProperty('cpfCnpj');
+  });
+
+  test("answers 404 for another company's client, an unknown id and a malformed one (D27)", async () => {
+    const theirs = (await server.other.api.POST('/client', { body: clientBody() })).data!.id;
+    for (const id of [theirs, unknownId('clnt'), 'not-a-client-id']) {
+      const refused = await expectProblem(await server.request(`/client/${id}`), 404, '/problems/not-found', `/client/${id}`);
+      expect(refused.detail).toContain(id);
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { clientPageRequest, nextClientPageLink, wholeClientList } from '../domai
 import { listBound } from '../http/list-bound.js';
 import { buildClient, clientCreateResult } from '../domain/clients.js';
 import { companyIdMustMatch } from '../domain/company-scope.js';
+import { notFound } from '../http/problems.js';
 
 export const clientOperations: ResourceOperations = (deps) => {
   // The next page's link names the operation's own path, as the contract has it.
@@ -31,6 +32,13 @@ export const clientOperations: ResourceOperations = (deps) => {
       const client = buildClient(companyId, { ...body, taxId: body.cpfCnpj }, deps.now());
       await deps.store.insertClient(client);
       return { status: 201, body: clientCreateResult(client) };
+    }),
+
+    // The stored client is the list form, as the read answers it (D37).
+    defineOperation('getClient', async ({ params: { id }, company }) => {
+      const client = await deps.store.getClient(company.doc.id, id);
+      if (!client) throw notFound('client', id);
+      return { status: 200, body: client };
     }),
   ];
 };
