@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
-import { runConformance } from '../engine/run.js';
+import { runInProcess } from '../test-support/in-process.js';
 import type { RunReport } from '../engine/types.js';
 
 /** Each call of a counted reader: which, on which document, for which operation. */
@@ -62,21 +62,7 @@ describe('a whole run reads each operation of the contract once', () => {
 
   beforeAll(async () => {
     server = await createTestServer();
-    const base = 'http://reference.test';
-    report = await runConformance(
-      {
-        baseUrl: base,
-        baseUrlAlt: base,
-        apiKey: server.apiKey,
-        secondApiKey: server.other.apiKey,
-        profile: 'reference',
-        readOnly: false,
-        stateless: false,
-        timeoutMs: 10_000,
-        runId: 'confview',
-      },
-      { contract, fetch: async (input, init) => server.app.fetch(new Request(input as string, init)) },
-    );
+    report = await runInProcess(server, { runId: 'confview', webhookReceiver: undefined }, { contract });
   }, 120_000);
 
   afterAll(async () => {

@@ -6,14 +6,13 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/worker.js';
-import { runConformance } from '../engine/run.js';
-import { checkNames, type ConformanceOptions, type Profile, type RunReport } from '../engine/types.js';
+import { checkNames, type Profile, type RunReport } from '../engine/types.js';
+import { runInProcess } from '../test-support/in-process.js';
 import { decisionDepartures, deliveryFaults, faults, type Fault, type FetchLike } from './deployments.js';
 import { formatFindings } from '../report/failures.js';
 import { groupFindings, groupTitle } from '../report/groups.js';
 import { foreignDeployment, foreignSeedViolations, foreignWithoutExtensionReads } from './foreign.js';
 
-const base = 'http://reference.test';
 let server: TestServer | undefined;
 let worker: WebhookWorker | undefined;
 
@@ -43,22 +42,7 @@ async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only
     return response;
   };
   worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3, 0.3], fetch: deliveries ? deliveries(fetch, secrets) : fetch });
-  const fetchFn = wrap(registering);
-  const options: ConformanceOptions = {
-    baseUrl: base,
-    baseUrlAlt: base,
-    apiKey: server.apiKey,
-    secondApiKey: server.other.apiKey,
-    profile,
-    readOnly: false,
-    stateless: false,
-    timeoutMs: 10_000,
-    runId: 'faulttest',
-    webhookReceiver: { host: '127.0.0.1', port: 0 },
-    webhookWaitMs: 5_000,
-    ...(only ? { only } : {}),
-  };
-  return runConformance(options, { fetch: (input, init) => fetchFn(new Request(input as string, init)) });
+  return runInProcess(server, { profile, runId: 'faulttest', ...(only ? { only } : {}) }, { wrap: () => wrap(registering) });
 }
 
 function failures(report: RunReport): string[] {

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createTestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker } from '../../server/webhooks/worker.js';
-import { runConformance } from '../../conformance/engine/run.js';
+import { runInProcess } from '../../conformance/test-support/in-process.js';
 import type { Outcome } from '../../conformance/engine/types.js';
 import { type OperationPlan, planOperation, repoRoot, resourceTestFile, UnknownOperationError } from './plan.js';
 
@@ -39,24 +39,7 @@ async function conformance(plan: OperationPlan): Promise<{ ok: boolean; note: st
   const server = await createTestServer();
   const worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3, 0.3], fetch });
   try {
-    const base = 'http://reference.test';
-    const report = await runConformance(
-      {
-        baseUrl: base,
-        baseUrlAlt: base,
-        apiKey: server.apiKey,
-        secondApiKey: server.other.apiKey,
-        profile: 'reference',
-        readOnly: false,
-        stateless: false,
-        timeoutMs: 10_000,
-        runId: 'testop',
-        webhookReceiver: { host: '127.0.0.1', port: 0 },
-        webhookWaitMs: 5_000,
-        only: [plan.operation.operationId, ...plan.linkedFrom],
-      },
-      { fetch: async (input, init) => server.app.fetch(new Request(input as string, init)) },
-    );
+    const report = await runInProcess(server, { runId: 'testop', only: [plan.operation.operationId, ...plan.linkedFrom] });
     const counts = new Map<Outcome, number>();
     for (const result of report.results) counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
     for (const result of report.results.filter((r) => r.outcome === 'fail')) {
