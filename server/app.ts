@@ -10,6 +10,7 @@ import { pathPattern } from '../lib/contract/paths.js';
 import { requestLimits } from './http/request-limits.js';
 import { callerMiddleware } from './http/rate-limit.js';
 import { stampRequestId } from './http/request-id.js';
+import { requestLogWriter } from './http/access-log.js';
 import { ProblemError, problemResponse, problemTypes } from './http/problems.js';
 import { chargeOperations } from './routes/charges.js';
 import { docsRoutes } from './routes/docs.js';
@@ -33,14 +34,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const catalog = new OperationCatalog(deps.validator);
   const operation = operationMiddleware(deps, catalog);
   const app = new Hono<AppEnv>();
-  // The line of every request holds only what this middleware puts in it (ids, method, path,
-  // status, time): nothing to redact, and redaction was a third of the cost of the line. Made
-  // again if the logger is replaced (tests capture lines that way).
-  let requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) };
-  const requestLogger = () => {
-    if (requestLog.of !== deps.logger) requestLog = { of: deps.logger, log: deps.logger.child({}, { redact: [] }) };
-    return requestLog.log;
-  };
+  const logRequest = requestLogWriter(() => deps.logger);
 
   // One middleware around everything: the request id and the log line of every request, and
   // anything thrown that is not an Error made one (Hono hands only Errors to onError).
@@ -54,17 +48,14 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       throw thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`);
     }
     stampRequestId(c.res, requestId);
-    requestLogger().info(
-      {
-        requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        companyId: c.get('company')?.doc.id,
-      },
-      'request',
-    );
+    logRequest({
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      companyId: c.get('company')?.doc.id,
+    });
   });
 
   // Who is calling and their quota (D11), before anything else is looked at: a flood, keyed or

@@ -20,8 +20,11 @@ export interface Deps {
 export type RateLimitFields = { RateLimit: string; 'RateLimit-Policy': string };
 
 export interface AppEnv {
-  /** What @hono/node-server passes along; absent where the app is called directly (`app.request` in tests). */
-  Bindings: { incoming?: { rawHeaders: string[] } } | undefined;
+  /**
+   * What @hono/node-server passes along (the request's raw header lines and the connection it
+   * came on); absent where the app is called directly (`app.request` in tests).
+   */
+  Bindings: { incoming?: { rawHeaders: string[]; socket?: object } } | undefined;
   Variables: {
     /** The company of a valid `X-API-KEY`, set for every request that presents one (server/http/rate-limit.ts). */
     company: CompanyRecord;

@@ -19,6 +19,7 @@ import {
   type StartState,
 } from './start-up.js';
 import { takeWriterLock } from './store/sqlite/writer-lock.js';
+import { flushLog } from './http/access-log.js';
 
 type FetchCallback = ReturnType<typeof createApp>['fetch'];
 
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
   // whose `listening` line carries the same URLs.
   if (process.stdout.isTTY) process.stdout.write(startUpLines(config, origin, state));
   deps.logger.info({ port, host: config.host, url: origin, docs: `${origin}/docs/`, database: describeStore(config), mode: config.mode }, 'listening');
+  // Supervisors and people wait for this line: it is written now, not with the next burst.
+  flushLog(deps.logger);
   // D14: deliveries (and charge expiry) start once the server is up.
   const worker: WebhookWorker = startWebhookWorker(deps);
   // The request validators not compiled by a request yet, now rather than at a first request.

@@ -64,3 +64,31 @@ describe('Authenticator', () => {
     expect(reads).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('Authenticator, on a connection', () => {
+  const flip = (key: string) => `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+
+  test('a key presented again on its connection is answered from memory; any other key is judged on its own', async () => {
+    const { auth, apiKey, companyId, reads } = await setUp();
+    const connection = {};
+    expect((await auth.authenticate(apiKey, connection))?.company.doc.id).toBe(companyId);
+    expect((await auth.authenticate(apiKey, connection))?.company.doc.id).toBe(companyId);
+    // Behind a proxy one connection carries many callers: a wrong key on it is still refused.
+    expect(await auth.authenticate(flip(apiKey), connection)).toBeUndefined();
+    expect(await auth.authenticate(`${apiKey}x`, connection)).toBeUndefined();
+    expect((await auth.authenticate(apiKey, connection))?.company.doc.id).toBe(companyId);
+    expect(reads).toHaveBeenCalledTimes(1);
+  });
+
+  test("a revoked key is refused on its connection once the key's minute is over", async () => {
+    const { auth, apiKey, store, clock } = await setUp();
+    const connection = {};
+    await auth.authenticate(apiKey, connection);
+    const keyId = /^sk_([a-z0-9]{24})_/.exec(apiKey)![1]!;
+    await store.revokeApiKey(keyId);
+    clock.advance(KEY_CACHE_MS - 1);
+    expect(await auth.authenticate(apiKey, connection), 'within the minute, as documented').toBeDefined();
+    clock.advance(1);
+    expect(await auth.authenticate(apiKey, connection)).toBeUndefined();
+  });
+});

@@ -35,12 +35,34 @@ export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
 
 /**
  * The Standard Webhooks message of a charge event: `{type, timestamp, data}` (D14). A charge
- * whose image is not rendered yet gets it when the event is sent (`eventBodyWithImage`).
+ * whose image is not rendered yet gets it when the event is sent (`eventBodyWithImage`). Its id
+ * and text are made the first time they are read: the store writes only the events a webhook of
+ * the company subscribes to, and most charges are made by companies that subscribe to none.
+ * The charge must not change after the event is made (every move makes a new one).
  */
 export function chargeEvent(charge: StoredCharge, at: Date): NewEvent {
-  const type = eventOf[charge.paymentStatus];
-  const createdAt = at.toISOString();
-  return { id: `msg_${createId()}`, type, createdAt, body: JSON.stringify({ type, timestamp: createdAt, data: charge }) };
+  return new ChargeEvent(eventOf[charge.paymentStatus], at.toISOString(), charge);
+}
+
+class ChargeEvent implements NewEvent {
+  #id: string | undefined;
+  #body: string | undefined;
+
+  constructor(
+    readonly type: ChargeEventType,
+    readonly createdAt: string,
+    private readonly charge: StoredCharge,
+  ) {}
+
+  get id(): string {
+    this.#id ??= `msg_${createId()}`;
+    return this.#id;
+  }
+
+  get body(): string {
+    this.#body ??= JSON.stringify({ type: this.type, timestamp: this.createdAt, data: this.charge });
+    return this.#body;
+  }
 }
 
 /** Applies moves in order, refusing any the state machine does not allow; returns the charge and its events. */

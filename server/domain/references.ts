@@ -13,6 +13,8 @@ export function referenceError(record: { status: string } | undefined, pointer: 
 }
 
 /**
+ * The references of a record being written are looked up `forWrite`: they only shape that record.
+ *
  * The company's products named by `items`, and a field error for each item whose product
  * the company does not have (D27) or is INACTIVE (D45). Callers add their other reference
  * errors and answer all of them in one 422.
@@ -25,6 +27,7 @@ export async function itemProducts(
   const products = await deps.store.getProducts(
     companyId,
     items.map((item) => item.productId),
+    { forWrite: true },
   );
   const errors = items.flatMap((item, i) => referenceError(products.get(item.productId), `/items/${i}/productId`, 'product'));
   return { products, errors };
@@ -38,6 +41,6 @@ export async function referencedClient(
   pointer: string,
 ): Promise<{ client?: ClientDoc; errors: FieldError[] }> {
   if (id === undefined) return { errors: [] };
-  const client = await deps.store.getClient(companyId, id);
+  const client = await deps.store.getClient(companyId, id, { forWrite: true });
   return { ...(client ? { client } : {}), errors: referenceError(client, pointer, 'client') };
 }

@@ -60,7 +60,9 @@ const dateFields = ['expiresAt', 'trialEndsAt', 'nextBillingAt', 'cancelledAt'] 
 async function mustOwn(deps: Deps, companyId: string, refs: { productId?: string; clientId?: string }): Promise<void> {
   const errors: FieldError[] = [];
   if (refs.productId !== undefined)
-    errors.push(...referenceError((await deps.store.getProducts(companyId, [refs.productId])).get(refs.productId), '/productId', 'product'));
+    errors.push(
+      ...referenceError((await deps.store.getProducts(companyId, [refs.productId], { forWrite: true })).get(refs.productId), '/productId', 'product'),
+    );
   errors.push(...(await referencedClient(deps, companyId, refs.clientId, '/clientId')).errors);
   if (errors.length > 0) throw validationProblem(errors);
 }

@@ -91,7 +91,7 @@ export function callerMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
   const authenticator = new Authenticator(deps.store);
   return async (c, next) => {
     const presented = c.req.header('x-api-key');
-    const authenticated = presented === undefined ? undefined : await authenticator.authenticate(presented);
+    const authenticated = presented === undefined ? undefined : await authenticator.authenticate(presented, c.env?.incoming?.socket);
     if (authenticated) c.set('company', authenticated.company);
     if (limiter.enabled) {
       const caller: Caller = authenticated ? { keyId: authenticated.keyId } : { address: clientAddress(c, config.trustedProxyHeader) };

@@ -32,11 +32,11 @@ export type ChargeEventType = Schemas['WebhookEventType'];
 
 /** An event to put in the outbox: its Standard Webhooks id, type and the exact body to send. */
 export interface NewEvent {
-  id: string;
-  type: ChargeEventType;
-  createdAt: string;
+  readonly id: string;
+  readonly type: ChargeEventType;
+  readonly createdAt: string;
   /** JSON text of `{type, timestamp, data}` (WebhookEvent), signed and sent as it is. */
-  body: string;
+  readonly body: string;
 }
 
 /** A delivery the worker may attempt now: the oldest undelivered event of its webhook. */
@@ -135,6 +135,16 @@ export interface ChargeExtras {
  * the domain, so an adapter (SQLite or PostgreSQL) decides how to make it
  * atomic, and handlers never see SQL. Every read and write names the company.
  */
+/** How a lookup's answer is used. */
+export interface LookupOptions {
+  /**
+   * The record looked up only shapes a record written next (a charge's products, an order's
+   * client), never an answer of its own: the lookup need not wait until what it read is on disk,
+   * since the write it leads to is acknowledged only once it is, and what it read with it.
+   */
+  forWrite?: boolean;
+}
+
 export interface Store {
   countCompanies(): Promise<number>;
   createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void>;
@@ -156,7 +166,7 @@ export interface Store {
   resetCompany(companyId: string): Promise<CompanyReset | undefined>;
 
   insertClient(client: ClientDoc): Promise<void>;
-  getClient(companyId: string, id: string): Promise<ClientDoc | undefined>;
+  getClient(companyId: string, id: string, options?: LookupOptions): Promise<ClientDoc | undefined>;
   /**
    * The company's clients in the list's order (D48), as one JSON array of UTF-8 bytes, sent as it
    * is and never parsed; undefined when the company has more than `atMost` clients.
@@ -169,7 +179,7 @@ export interface Store {
 
   insertProduct(product: ProductDoc): Promise<void>;
   /** The company's products among `ids`; unknown or foreign ids are absent from the map. */
-  getProducts(companyId: string, ids: readonly string[]): Promise<Map<string, ProductDoc>>;
+  getProducts(companyId: string, ids: readonly string[], options?: LookupOptions): Promise<Map<string, ProductDoc>>;
 
   insertSubscription(companyId: string, subscription: SubscriptionDoc): Promise<void>;
   getSubscription(companyId: string, id: string): Promise<SubscriptionDoc | undefined>;

@@ -120,7 +120,10 @@ export class PgStore extends SqlStore {
     await this.pool.end();
   }
 
-  /** Each statement of the step on a connection of the pool: the reads need see no one moment. */
+  /**
+   * Each statement of the step on a connection of the pool: the reads need see no one moment.
+   * What they see is committed, and so on disk, `beforeWrite` or not.
+   */
   protected async read<T>(step: Step<T>): Promise<T> {
     return drive(this.pool, step);
   }

@@ -11,6 +11,7 @@ import type {
   DueDelivery,
   IdempotencyClaim,
   IdempotencyClaimInput,
+  LookupOptions,
   NewEvent,
   OrderDoc,
   ProductDoc,
@@ -23,6 +24,15 @@ import type {
 import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf, type DueDeliveryRow } from './rows.js';
 import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
 import { all, get, lock, run, type Step } from './step.js';
+
+export interface ReadOptions {
+  /**
+   * The read only shapes a write made next (the products a charge is priced from): that write's
+   * own commit covers what the read saw, so the read need not wait for the disk first (SQLite's
+   * group commit; PostgreSQL reads only what is committed).
+   */
+  beforeWrite?: boolean;
+}
 
 export interface WriteOptions<T> {
   /** The step is one statement, atomic on its own: PostgreSQL needs no transaction for it. */
@@ -47,7 +57,7 @@ export abstract class SqlStore implements Store {
   }
 
   /** Runs a step that only reads. */
-  protected abstract read<T>(step: Step<T>): Promise<T>;
+  protected abstract read<T>(step: Step<T>, options?: ReadOptions): Promise<T>;
   /** Runs a step that writes, all or nothing. */
   protected abstract write<T>(step: Step<T>, options?: WriteOptions<T>): Promise<T>;
 
@@ -96,8 +106,8 @@ export abstract class SqlStore implements Store {
     await this.write(this.insertClientStep(client), { single: true });
   }
 
-  async getClient(companyId: string, id: string): Promise<ClientDoc | undefined> {
-    return docOf(await this.read(get(this.sql.getClient, companyId, id)));
+  async getClient(companyId: string, id: string, options: LookupOptions = {}): Promise<ClientDoc | undefined> {
+    return docOf(await this.read(get(this.sql.getClient, companyId, id), { beforeWrite: options.forWrite }));
   }
 
   async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
@@ -127,12 +137,12 @@ export abstract class SqlStore implements Store {
     await this.write(run(this.sql.insertProduct, product.id, product.companyId, JSON.stringify(product)), { single: true });
   }
 
-  async getProducts(companyId: string, ids: readonly string[]): Promise<Map<string, ProductDoc>> {
+  async getProducts(companyId: string, ids: readonly string[], options: LookupOptions = {}): Promise<Map<string, ProductDoc>> {
     // Ids are generated, so one with U+0000 names nothing; PostgreSQL's jsonb refuses the escape.
     const unique = [...new Set(ids)].filter((id) => !id.includes('\u0000'));
     const result = new Map<string, ProductDoc>();
     if (unique.length === 0) return result;
-    const rows = await this.read(all(this.sql.productsAmong, companyId, JSON.stringify(unique)));
+    const rows = await this.read(all(this.sql.productsAmong, companyId, JSON.stringify(unique)), { beforeWrite: options.forWrite });
     const found = new Map(rows.map((row) => [row.id, row.doc]));
     // In the order asked.
     for (const id of unique) {

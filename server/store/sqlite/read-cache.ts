@@ -12,13 +12,18 @@ function tableRead(sql: string): string {
   return table.toLowerCase();
 }
 
+/** Reads are kept; writes and locks never are. */
+const kept = (op: Op) => op.kind === 'get' || op.kind === 'all';
+/** An answer is kept by its kind and its parameters. */
+const keyOf = (op: Op) => `${op.kind}\u0000${op.params.join('\u0000')}`;
+
 /** Most rows kept per table; past it the table's rows start over (unknown ids cannot fill the memory). */
 const MAX_ROWS = 10_000;
 /** Most bytes of derived values (whole lists) kept in all; a larger list is read every time. */
 const MAX_DERIVED_BYTES = 64 * 1024 * 1024;
 
 /**
- * The rows of some point reads, kept in memory until their table is written. Only for a store
+ * The rows of some reads (one row, or all of them), kept in memory until their table is written. Only for a store
  * that is its database's one writer (the SQLite file has one server process): every write of
  * the table goes through `written`, and a failed step or commit clears everything, since its
  * reads may have seen writes that were undone. Reading a charge was the largest part of
@@ -37,24 +42,24 @@ export class ReadCache {
     for (const statement of cached) this.tables.set(statement, tableRead(statement.sql));
   }
 
-  /** Whether the op's row is kept, and the row (undefined for "no such row"). */
+  /** Whether the op's answer is kept, and the answer (its row, undefined for "no such row", or its rows). */
   lookup(op: Op): { row: unknown } | undefined {
     const table = this.tables.get(op.statement);
-    if (op.kind !== 'get' || table === undefined) return undefined;
+    if (table === undefined || !kept(op)) return undefined;
     const rows = this.rows.get(table);
-    const key = op.params.join('\u0000');
+    const key = keyOf(op);
     return rows?.has(key) ? { row: rows.get(key) } : undefined;
   }
 
   keep(op: Op, row: unknown): void {
     const table = this.tables.get(op.statement);
-    if (op.kind !== 'get' || table === undefined) return;
+    if (table === undefined || !kept(op)) return;
     let rows = this.rows.get(table);
     if (!rows || rows.size >= MAX_ROWS) {
       rows = new Map();
       this.rows.set(table, rows);
     }
-    rows.set(op.params.join('\u0000'), row);
+    rows.set(keyOf(op), row);
   }
 
   /** A write of `table` ran: its rows are read again. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { addCompany, client, product } from '../test-records.js';
+import { addCompany, charge, client, event, product, webhook } from '../test-records.js';
 import { SqliteStore } from './sqlite-store.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -123,5 +123,76 @@ describe('group commit', () => {
     await closeStore(store);
     await written;
     expect(committedRows(path, 'SELECT COUNT(*) AS n FROM clients')).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('reads and the disk', () => {
+  /** Holds every WAL flush (and what waits for it) until `release` is called. */
+  function holdFlushes() {
+    const flush = WalFlusher.prototype.flush;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const spy = vi.spyOn(WalFlusher.prototype, 'flush').mockImplementation(function (this: WalFlusher) {
+      const flushed = gate.then(() => flush.call(this));
+      this.pending = flushed;
+      return flushed;
+    });
+    return { release, restore: () => spy.mockRestore() };
+  }
+
+  test('a lookup for a write answers at once; any other read waits until what it saw is on disk', async () => {
+    const store = openStore(freshPath());
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    const p = product(company.doc.id);
+    const held = holdFlushes();
+    try {
+      const order: string[] = [];
+      const written = store.insertProduct(p).then(() => order.push('product on disk'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the lookup for a write waited for the disk')), 2_000);
+      });
+      const forWrite = await Promise.race([store.getProducts(company.doc.id, [p.id], { forWrite: true }), waited]).finally(() => clearTimeout(timer));
+      order.push('lookup for a write');
+      expect(forWrite.get(p.id)?.id).toBe(p.id);
+      const read = store.getProducts(company.doc.id, [p.id]).then(() => order.push('read'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(order).toEqual(['lookup for a write']);
+      held.release();
+      await Promise.all([written, read]);
+      expect(order).toEqual(['lookup for a write', 'product on disk', 'read']);
+    } finally {
+      held.restore();
+    }
+  });
+
+  test("a create's lookups (its products, the company's subscribers) are read once, until a write of their table", async () => {
+    const store = openStore(freshPath());
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    const p = product(company.doc.id);
+    await store.insertProduct(p);
+    const { prepared, sql } = store as unknown as {
+      prepared: Map<unknown, { statement: Database.Statement }>;
+      sql: { productsAmong: unknown; subscribers: unknown };
+    };
+    const productReads = vi.spyOn(prepared.get(sql.productsAmong)!.statement, 'all');
+    const subscriberReads = vi.spyOn(prepared.get(sql.subscribers)!.statement, 'all');
+    const lookUp = () => store.getProducts(company.doc.id, [p.id], { forWrite: true });
+    const pay = () => store.insertCharge(charge(company, p), company.doc.id, { events: [event('charge.pending')] });
+    await lookUp();
+    await lookUp();
+    expect(productReads, 'the second lookup is answered from memory').toHaveBeenCalledTimes(1);
+    await pay();
+    await pay();
+    expect(subscriberReads, "the second charge's subscribers are answered from memory").toHaveBeenCalledTimes(1);
+    await store.insertProduct(product(company.doc.id));
+    await lookUp();
+    expect(productReads, 'a write of the table makes it read again').toHaveBeenCalledTimes(2);
+    await store.insertWebhook(webhook(company.doc.id, ['charge.pending']), 'whsec_secret');
+    await pay();
+    expect(subscriberReads, 'a new registration makes them read again').toHaveBeenCalledTimes(2);
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { createMigrationsTable, migrations, statementsOf } from '../migrations.js';
-import { SqlStore, type WriteOptions } from '../sql/sql-store.js';
+import { SqlStore, type ReadOptions, type WriteOptions } from '../sql/sql-store.js';
 import type { Dialect } from '../sql/statements.js';
 import type { AnyStatement, Op, Step } from '../sql/step.js';
 import { ReadCache, tableWritten } from './read-cache.js';
@@ -33,8 +33,12 @@ export class SqliteStore extends SqlStore {
   private readonly db: Database.Database;
   /** Each statement prepared once, when the store opens, with the table it writes if it does. */
   private readonly prepared = new Map<AnyStatement, { statement: Database.Statement<unknown[], unknown>; writes: string | undefined }>();
-  /** Charges as last read, until a write of the table (this process is the file's one writer). */
-  private readonly cache = new ReadCache([this.sql.getCharge]);
+  /**
+   * Charges as last read, and the reads of every create: its products and the company's webhook
+   * subscribers (none, for most companies), each kept until a write of its table (this process
+   * is the file's one writer).
+   */
+  private readonly cache = new ReadCache([this.sql.getCharge, this.sql.productsAmong, this.sql.subscribers]);
   /** Steps of the open group transaction, waiting for its commit. */
   private group: Array<{ resolve: () => void; reject: (error: unknown) => void }> | undefined;
   /**
@@ -64,7 +68,7 @@ export class SqliteStore extends SqlStore {
     this.db.pragma('cache_size = -16384');
     this.db.pragma('wal_autocheckpoint = 4000');
     migrate(this.db);
-    this.inSavepoint = this.db.transaction((step: Step<unknown>) => this.drive(step));
+    this.inSavepoint = this.db.transaction((step: Step<unknown>) => this.run(step));
     for (const statement of Object.values<AnyStatement>(this.sql))
       this.prepared.set(statement, { statement: this.db.prepare(statement.sql), writes: tableWritten(statement.sql) });
   }
@@ -94,11 +98,12 @@ export class SqliteStore extends SqlStore {
   /**
    * A read answers only with what is on disk: when commits still wait for their fsync, it waits
    * for it too, so an answer (a replayed idempotent answer, a charge read back, a webhook
-   * event sent) is never ahead of the disk.
+   * event sent) is never ahead of the disk. A read `beforeWrite` does not wait: the write it
+   * leads to waits, and is committed with or after everything the read saw.
    */
-  protected async read<T>(step: Step<T>): Promise<T> {
-    const result = this.readNow(step);
-    await this.untilDurable();
+  protected async read<T>(step: Step<T>, options: ReadOptions = {}): Promise<T> {
+    const result = this.run(step);
+    if (!options.beforeWrite) await this.untilDurable();
     return result;
   }
 
@@ -125,21 +130,6 @@ export class SqliteStore extends SqlStore {
     if (json === undefined) return undefined;
     this.cache.keepDerived('clients', key, json, version);
     return json;
-  }
-
-  private readNow<T>(step: Step<T>): T {
-    let next = step.next();
-    while (!next.done) {
-      const op = next.value;
-      const kept = this.cache.lookup(op);
-      if (kept) next = step.next(kept.row);
-      else {
-        const row = this.execute(op);
-        this.cache.keep(op, row);
-        next = step.next(row);
-      }
-    }
-    return next.value;
   }
 
   /**
@@ -178,9 +168,19 @@ export class SqliteStore extends SqlStore {
     }
   }
 
-  private drive<T>(step: Step<T>): T {
+  /** Runs a step's statements in order, answering the ones the read cache keeps from it. */
+  private run<T>(step: Step<T>): T {
     let next = step.next();
-    while (!next.done) next = step.next(this.execute(next.value));
+    while (!next.done) {
+      const op = next.value;
+      const kept = this.cache.lookup(op);
+      if (kept) next = step.next(kept.row);
+      else {
+        const row = this.execute(op);
+        this.cache.keep(op, row);
+        next = step.next(row);
+      }
+    }
     return next.value;
   }
 
