@@ -22,7 +22,7 @@ import { parseOptions, usage, UsageError, type BenchOptions } from './options.js
 import { qrMicroBenchmark } from './qr.js';
 import { formatResults, roundRatios, summarise, type RoundFigures, type RunFigures, type ScenarioFigures, type Startup } from './report.js';
 import { startPeakRss } from './rss.js';
-import { contractExampleChargeId, scenarios, smallArrayRequest } from './scenarios.js';
+import { contractExampleChargeId, scenarios, smallArrayRequest, type Scenario } from './scenarios.js';
 import { seedClientCompany, seedReference } from './seed.js';
 import { prismStartupMs, referenceStartupMs } from './startup.js';
 import {
@@ -64,13 +64,14 @@ async function measureStartups(rounds: number): Promise<Startup[]> {
 }
 
 /** What the reference answered to a scenario's request, for bare Hono to send from memory. */
-async function captureAnswer(baseUrl: string, request: LoadRequest): Promise<CapturedAnswer> {
+async function captureAnswer(baseUrl: string, scenario: Scenario, request: LoadRequest): Promise<CapturedAnswer> {
   const headers = request.freshIdempotencyKey ? { ...request.headers, 'Idempotency-Key': randomUUID() } : request.headers;
   const response = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
   const body = Buffer.from(await response.arrayBuffer());
   if (response.status >= 300) throw new HarnessError(`${request.method} ${request.path} answered ${response.status}: ${body.toString('utf8', 0, 1_500)}`);
   return {
     method: request.method,
+    write: scenario.write,
     status: response.status,
     contentType: response.headers.get('content-type') ?? 'application/octet-stream',
     bodyBase64: body.toString('base64'),
@@ -107,7 +108,7 @@ async function bench(options: BenchOptions): Promise<boolean> {
   const plan = scenarios(options.clientScales);
   progress('capturing the reference answer of every scenario for bare Hono');
   const answers: CapturedAnswer[] = [];
-  for (const scenario of plan) answers.push(await captureAnswer(reference.baseUrl, scenario.request(referenceData)));
+  for (const scenario of plan) answers.push(await captureAnswer(reference.baseUrl, scenario, scenario.request(referenceData)));
   const answersPath = join(dir, 'answers.json');
   writeFileSync(answersPath, JSON.stringify(answers));
   const bare = await spawnBareHono(dir, answersPath);
@@ -127,7 +128,7 @@ async function bench(options: BenchOptions): Promise<boolean> {
         reference: await measure(reference, scenario.name, request, load),
         sameBytes: await measure(bare, `${scenario.name} (same bytes)`, bareRequest('same'), load),
         // A write's reachable limit: its answer cannot leave before the request is on disk.
-        ...(request.method !== 'GET' ? { durableWrite: await measure(bare, `${scenario.name} (durable write)`, bareRequest('durable'), load) } : {}),
+        ...(scenario.write ? { durableWrite: await measure(bare, `${scenario.name} (durable write)`, bareRequest('durable'), load) } : {}),
         ...(scenario.withPrism ? { prism: await measure(prism, scenario.name, scenario.request(prismData), load) } : {}),
       };
     }

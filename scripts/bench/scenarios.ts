@@ -19,6 +19,11 @@ export interface ScenarioData {
 
 export interface Scenario {
   name: string;
+  /**
+   * The scenario creates a record with every request: its limit is then bare Hono answering once
+   * the request is on disk (the durable write), and bare Hono reads the body it is sent.
+   */
+  write: boolean;
   /** Prism keeps no data: it is measured where its answer is the same kind of work (one record, one create). */
   withPrism: boolean;
   /**
@@ -50,12 +55,14 @@ export function scenarios(clientScales: readonly number[]): Scenario[] {
   return [
     {
       name: 'GET /charge/{id}',
+      write: false,
       withPrism: true,
       request: (data) => ({ method: 'GET', path: `/charge/${encodeURIComponent(data.chargeId)}`, headers: key(data.apiKey) }),
     },
     ...clientScales.map(
       (clients): Scenario => ({
         name: unpagedClientsScenario(clients),
+        write: false,
         withPrism: false,
         connections: 1,
         request: (data) => ({ method: 'GET', path: '/client', headers: key(clientCompany(data, clients).apiKey) }),
@@ -64,6 +71,7 @@ export function scenarios(clientScales: readonly number[]): Scenario[] {
     ...clientScales.map(
       (clients): Scenario => ({
         name: pagedClientsScenario(clients),
+        write: false,
         withPrism: false,
         request: (data) => {
           const company = clientCompany(data, clients);
@@ -73,6 +81,7 @@ export function scenarios(clientScales: readonly number[]): Scenario[] {
     ),
     {
       name: 'POST /charge/payment-link',
+      write: true,
       withPrism: true,
       request: (data) => ({
         method: 'POST',
@@ -84,6 +93,7 @@ export function scenarios(clientScales: readonly number[]): Scenario[] {
     },
     {
       name: 'POST /order',
+      write: true,
       withPrism: true,
       request: (data) => ({ method: 'POST', path: '/order', headers: json(data.apiKey), body: JSON.stringify(orderBody(data.productIds)) }),
     },

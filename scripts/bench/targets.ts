@@ -114,6 +114,8 @@ export async function spawnReference(dir: string, databasePath = join(dir, 'benc
  */
 export interface CapturedAnswer {
   method: string;
+  /** The scenario writes (`Scenario.write`): bare Hono reads its body and serves it at `/durable/<index>` too. */
+  write: boolean;
   status: number;
   contentType: string;
   bodyBase64: string;
