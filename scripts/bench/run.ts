@@ -4,14 +4,18 @@
  *
  *   1. the brCodeBase64 PNG micro-benchmark, in this process, before anything else runs;
  *   2. start-up to the first answer, reference and Prism, once per round;
- *   3. the reference and Prism started side by side, the reference seeded through its API (one
- *      company per client scale, made with the keys CLI); bare Hono started with the reference's
- *      answer to every scenario, to send the same bytes from memory (and, for the writes, once
- *      the request is written to a SQLite file of its own and fdatasynced);
- *   4. per round: bare Hono's small array once, then for each scenario the reference, bare Hono
- *      with the same bytes, bare Hono writing durably (writes only) and (where it applies) Prism
- *      back to back;
- *   5. tables on stdout (progress on stderr), bench/results.json, exit 0 / 1 / 2.
+ *   3. the reference and Prism started side by side, the reference seeded through its API with
+ *      products, a charge and one company (made with the keys CLI) holding the smallest history
+ *      of clients;
+ *   4. phase 1: bare Hono started with the reference's answer to every phase-1 scenario (the
+ *      charge, the writes, the smallest history's lists), to send the same bytes from memory and,
+ *      for the writes, once the request is written to a SQLite file of its own and fdatasynced;
+ *      then every round: bare Hono's small array once, then for each scenario the reference, bare
+ *      Hono with the same bytes, bare Hono writing durably (writes only) and (where it applies)
+ *      Prism back to back. The reference's peak RSS here is that of a small company's work;
+ *   5. phase 2: one company per larger history seeded, their answers captured, bare Hono
+ *      restarted with every answer, then every round of the larger histories' lists;
+ *   6. tables on stdout (progress on stderr), bench/results.json, exit 0 / 1 / 2.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,7 +26,7 @@ import { parseOptions, usage, UsageError, type BenchOptions } from './options.js
 import { qrMicroBenchmark } from './qr.js';
 import { formatResults, roundRatios, summarise, type RoundFigures, type RunFigures, type ScenarioFigures, type Startup } from './report.js';
 import { startPeakRss } from './rss.js';
-import { contractExampleChargeId, scenarios, smallArrayRequest, type Scenario } from './scenarios.js';
+import { contractExampleChargeId, scenarios, smallArrayRequest, type Scenario, type ScenarioData } from './scenarios.js';
 import { seedClientCompany, seedReference } from './seed.js';
 import { prismStartupMs, referenceStartupMs } from './startup.js';
 import {
@@ -34,6 +38,7 @@ import {
   spawnPrism,
   spawnReference,
   stopAllTargets,
+  stopTarget,
   targetLabels,
   waitUntilAnswering,
   type CapturedAnswer,
@@ -97,32 +102,42 @@ async function bench(options: BenchOptions): Promise<boolean> {
   progress('seeding the reference server: 3 products, 1 charge');
   const seeded = await seedReference(reference.baseUrl, apiKey);
   const clientCompanies = new Map<number, { apiKey: string; lastPagePath: string }>();
-  for (const clients of options.clientScales) {
+  const seedClients = async (clients: number) => {
     progress(`seeding a company with ${clients.toLocaleString('en-US')} clients`);
     clientCompanies.set(clients, await seedClientCompany(reference.baseUrl, databasePath, clients));
-  }
-  const referenceData = { apiKey, ...seeded, clientCompanies };
+  };
+  const referenceData: ScenarioData = { apiKey, ...seeded, clientCompanies };
   // Prism keeps nothing: the same requests, but the charge id of the contract's example.
-  const prismData = { ...referenceData, chargeId: contractExampleChargeId() };
+  const prismData: ScenarioData = { ...referenceData, chargeId: contractExampleChargeId() };
 
   const plan = scenarios(options.clientScales);
-  progress('capturing the reference answer of every scenario for bare Hono');
+  // What the reference answered to each scenario, in the file bare Hono reads; bare Hono serves
+  // answer n at /same/<n> (and /durable/<n> for a write).
   const answers: CapturedAnswer[] = [];
-  for (const scenario of plan) answers.push(await captureAnswer(reference.baseUrl, scenario, scenario.request(referenceData)));
+  const answerIndex = new Map<string, number>();
   const answersPath = join(dir, 'answers.json');
-  writeFileSync(answersPath, JSON.stringify(answers));
-  const bare = await spawnBareHono(dir, answersPath);
-  await waitUntilAnswering(bare);
+  const captureAnswers = async (phase: Scenario['phase'], phaseScenarios: readonly Scenario[]) => {
+    progress(`capturing the reference answer of every scenario of phase ${phase} for bare Hono`);
+    for (const scenario of phaseScenarios) {
+      answerIndex.set(scenario.name, answers.length);
+      answers.push(await captureAnswer(reference.baseUrl, scenario, scenario.request(referenceData)));
+    }
+    writeFileSync(answersPath, JSON.stringify(answers));
+    const bare = await spawnBareHono(dir, answersPath);
+    await waitUntilAnswering(bare);
+    return bare;
+  };
 
-  const rounds: RoundFigures[] = [];
-  for (let round = 1; round <= options.rounds; round++) {
-    progress(`round ${round} of ${options.rounds}`);
-    const baseLoad: LoadOptions = { connections: options.connections, duration: options.duration, warmup: options.warmup };
+  const baseLoad: LoadOptions = { connections: options.connections, duration: options.duration, warmup: options.warmup };
+  const runRound = async (phase: Scenario['phase'], round: number, phaseScenarios: readonly Scenario[], bare: Target): Promise<RoundFigures> => {
+    progress(`phase ${phase}, round ${round} of ${options.rounds}`);
     const smallArray = await measure(bare, 'GET / (small array)', smallArrayRequest, baseLoad);
     const figures: Record<string, ScenarioFigures> = {};
-    for (const [index, scenario] of plan.entries()) {
+    for (const scenario of phaseScenarios) {
       const load = { ...baseLoad, connections: scenario.connections ?? options.connections };
       const request = scenario.request(referenceData);
+      const index = answerIndex.get(scenario.name);
+      if (index === undefined) throw new HarnessError(`no captured answer for ${scenario.name}`);
       const bareRequest = (route: string) => ({ ...request, path: `/${route}/${index}`, freshIdempotencyKey: false });
       figures[scenario.name] = {
         reference: await measure(reference, scenario.name, request, load),
@@ -132,13 +147,28 @@ async function bench(options: BenchOptions): Promise<boolean> {
         ...(scenario.withPrism ? { prism: await measure(prism, scenario.name, scenario.request(prismData), load) } : {}),
       };
     }
-    const startup = startups[round - 1]!;
-    rounds.push({ round, startup, smallArray, scenarios: figures, ratios: roundRatios(smallArray, figures, startup) });
-  }
+    return { phase, round, smallArray, scenarios: figures, ratios: roundRatios(smallArray, figures) };
+  };
+
+  const rounds: RoundFigures[] = [];
+  // Phase 1: the smallest history only, every round, so that the server's memory is that of a
+  // small company's work and not of a 100,000-client history it has been asked for.
+  await seedClients(options.clientScales[0]!);
+  const phase1 = plan.filter((scenario) => scenario.phase === 1);
+  let bare = await captureAnswers(1, phase1);
+  for (let round = 1; round <= options.rounds; round++) rounds.push(await runRound(1, round, phase1, bare));
+  await stopTarget(prism);
+
+  // Phase 2: the larger histories, seeded now; bare Hono restarted with every answer.
+  for (const clients of options.clientScales.slice(1)) await seedClients(clients);
+  const phase2 = plan.filter((scenario) => scenario.phase === 2);
+  await stopTarget(bare);
+  bare = await captureAnswers(2, phase2);
+  for (let round = 1; round <= options.rounds; round++) rounds.push(await runRound(2, round, phase2, bare));
   await stopAllTargets();
   cleanUpEverything();
 
-  const results = summarise(options, qr, rounds);
+  const results = summarise(options, plan, qr, startups, rounds);
   process.stdout.write(formatResults(results));
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);
