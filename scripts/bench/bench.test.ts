@@ -2,18 +2,22 @@
  * Smoke test of `npm run bench`: one short round of each phase end to end, as a child process. It
  * checks that the harness works (every target started, every scenario measured in its phase, the
  * targets evaluated), not how fast anything is: the speed targets are the bench's own verdict
- * (exit code 1), not a test's.
+ * (exit code 1), not a test's. With TEST_DATABASE_URL it also gives the bench that PostgreSQL
+ * server (--database-url) and checks the PostgreSQL row and that its schema is gone afterwards;
+ * without, that the row is skipped, saying so.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
 import type { Results } from './report.js';
 import { chargeScenario, scenarios } from './scenarios.js';
 import { repoRoot } from './targets.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -22,7 +26,8 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; stdou
     execFile(
       tsx,
       [join(repoRoot, 'scripts', 'bench', 'run.ts'), ...args],
-      { cwd: repoRoot, timeout: 110_000, maxBuffer: 10 * 1024 * 1024 },
+      // BENCH_DATABASE_URL of the person running the tests is not the bench's: only --database-url is.
+      { cwd: repoRoot, env: { ...process.env, BENCH_DATABASE_URL: '' }, timeout: 110_000, maxBuffer: 10 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
       },
@@ -34,7 +39,8 @@ test('one short round per phase measures every scenario on every target and eval
   const out = join(folder, 'results.json');
   const scales = [200, 400];
   // Small client scales: the smoke test checks the harness, not the history's cost.
-  const { code, stdout, stderr } = await runBench(['--duration', '1', '--warmup', '0', '--rounds', '1', '--client-scales', scales.join(','), '--out', out]);
+  const args = ['--duration', '1', '--warmup', '0', '--rounds', '1', '--client-scales', scales.join(','), '--out', out];
+  const { code, stdout, stderr } = await runBench(databaseUrl ? [...args, '--database-url', databaseUrl] : args);
   // 0: every target holds, 1: one fails; 2 (or a kill) would be a broken harness.
   expect([0, 1], `exit code ${code}\n${stderr}`).toContain(code);
   expect(stdout).toContain('Targets');
@@ -76,6 +82,33 @@ test('one short round per phase measures every scenario on every target and eval
     }
   }
   expect(writes).toBe(2);
+
+  // The PostgreSQL row: the writes on a reference server on PostgreSQL, or one line saying how to get it.
+  const postgresRows = plan.filter((scenario) => results.medians.scenarios[scenario.name]?.postgres !== undefined).map((scenario) => scenario.name);
+  if (databaseUrl) {
+    expect(results.postgres).toHaveProperty('schema');
+    expect(postgresRows).toEqual(plan.filter((scenario) => scenario.write).map((scenario) => scenario.name));
+    for (const name of postgresRows) {
+      expect(results.medians.scenarios[name]?.postgres?.reqPerSec, `PostgreSQL, ${name}`).toBeGreaterThan(0);
+      expect(Number.isFinite(results.ratios.scenarios[name]?.postgresToSqlite?.median), `PostgreSQL / SQLite, ${name}`).toBe(true);
+    }
+    expect(stdout).toContain('reference server on PostgreSQL');
+    expect(stdout).toContain('PostgreSQL / SQLite');
+    // Nothing left behind on the server.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const schema = 'schema' in results.postgres ? results.postgres.schema : '';
+      const { rowCount } = await client.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema]);
+      expect(rowCount, `schema ${schema} still there`).toBe(0);
+    } finally {
+      await client.end();
+    }
+  } else {
+    expect(results.postgres).toHaveProperty('skipped');
+    expect(postgresRows).toEqual([]);
+    expect(stdout.match(/^PostgreSQL row skipped: .*--database-url.*$/gm)).toHaveLength(1);
+  }
   expect(stdout).toContain('bare Hono, same bytes written durably (limit)');
   expect(stdout).toContain('reference / durable write');
 

@@ -25,6 +25,8 @@ export interface ScenarioFigures {
    */
   durableWrite?: RunFigures;
   prism?: RunFigures;
+  /** Scenarios that write, when the bench is given a PostgreSQL server: the reference on it (informative). */
+  postgres?: RunFigures;
 }
 
 export interface ScenarioRatios {
@@ -36,6 +38,8 @@ export interface ScenarioRatios {
   referenceToSmallArray: number;
   /** Reference req/s over Prism req/s, where Prism is measured. */
   referenceToPrism?: number;
+  /** The reference on PostgreSQL over the reference on SQLite, req/s, where it is measured (informative). */
+  postgresToSqlite?: number;
 }
 
 /** A figure over the rounds: the median the targets judge, and the lowest and highest round. */
@@ -76,11 +80,15 @@ export interface TargetCheck {
   reason?: string;
 }
 
+/** The PostgreSQL row: the schema it was measured in (dropped since), or why it was skipped. */
+export type PostgresRow = { schema: string } | { skipped: string };
+
 export interface Results {
   date: string;
   machine: { cpu: string; cpuCount: number; totalMemoryMb: number; os: string; node: string };
   options: { connections: number; duration: number; warmup: number; rounds: number; clientScales: number[] };
   qr: QrFigures;
+  postgres: PostgresRow;
   /** Start-up to the first answer, once per round, before the phases. */
   startups: Startup[];
   /** Every round of phase 1, then every round of phase 2. */
@@ -112,12 +120,13 @@ export function spread(values: readonly number[]): Spread {
 }
 
 function scenarioRatios(figures: ScenarioFigures, smallArray: RunFigures): ScenarioRatios {
-  const { reference, sameBytes, durableWrite, prism } = figures;
+  const { reference, sameBytes, durableWrite, prism, postgres } = figures;
   return {
     referenceToSameBytes: reference.reqPerSec / sameBytes.reqPerSec,
     ...(durableWrite ? { referenceToDurableWrite: reference.reqPerSec / durableWrite.reqPerSec } : {}),
     referenceToSmallArray: reference.reqPerSec / smallArray.reqPerSec,
     ...(prism ? { referenceToPrism: reference.reqPerSec / prism.reqPerSec } : {}),
+    ...(postgres ? { postgresToSqlite: postgres.reqPerSec / reference.reqPerSec } : {}),
   };
 }
 
@@ -146,11 +155,13 @@ function ratioSpreads(perRound: readonly ScenarioRatios[]): RatioSpreads {
   };
   const toDurableWrite = over((r) => r.referenceToDurableWrite);
   const toPrism = over((r) => r.referenceToPrism);
+  const postgresToSqlite = over((r) => r.postgresToSqlite);
   return {
     referenceToSameBytes: spread(perRound.map((r) => r.referenceToSameBytes)),
     ...(toDurableWrite ? { referenceToDurableWrite: toDurableWrite } : {}),
     referenceToSmallArray: spread(perRound.map((r) => r.referenceToSmallArray)),
     ...(toPrism ? { referenceToPrism: toPrism } : {}),
+    ...(postgresToSqlite ? { postgresToSqlite } : {}),
   };
 }
 
@@ -220,6 +231,7 @@ export function summarise(
   options: BenchOptions,
   plan: readonly Scenario[],
   qr: QrFigures,
+  postgres: PostgresRow,
   startups: readonly Startup[],
   rounds: readonly RoundFigures[],
 ): Results {
@@ -236,11 +248,13 @@ export function summarise(
       const runs = perRound(scenario).map(({ figures }) => figures);
       const durableRuns = runs.flatMap((run) => (run.durableWrite ? [run.durableWrite] : []));
       const prismRuns = runs.flatMap((run) => (run.prism ? [run.prism] : []));
+      const postgresRuns = runs.flatMap((run) => (run.postgres ? [run.postgres] : []));
       const medians: ScenarioFigures = {
         reference: medianRun(runs.map((run) => run.reference)),
         sameBytes: medianRun(runs.map((run) => run.sameBytes)),
         ...(durableRuns.length > 0 ? { durableWrite: medianRun(durableRuns) } : {}),
         ...(prismRuns.length > 0 ? { prism: medianRun(prismRuns) } : {}),
+        ...(postgresRuns.length > 0 ? { postgres: medianRun(postgresRuns) } : {}),
       };
       return [scenario.name, medians];
     }),
@@ -292,6 +306,7 @@ export function summarise(
       clientScales: options.clientScales,
     },
     qr,
+    postgres,
     startups: [...startups],
     rounds: [...rounds],
     medians: {
@@ -344,6 +359,9 @@ export function formatResults(results: Results): string {
     [
       `Benchmark: ${connections} connections (1 for the unpaged client lists: the time one caller waits for its list), ${duration} s per run after ${warmup} s of warm-up, ${rounds} round(s) per phase; medians over rounds (peak RSS: highest).`,
       `Phase 1: a history of ${fewest} clients only; phase 2: histories of ${larger.join(' and ')} clients seeded after it.`,
+      'schema' in results.postgres
+        ? `The writes are measured on a second reference server on PostgreSQL too (schema ${results.postgres.schema}, dropped after its row).`
+        : `PostgreSQL row skipped: ${results.postgres.skipped}`,
     ].join('\n'),
   );
   for (const [scenario, figures] of Object.entries(medians.scenarios)) {
@@ -352,6 +370,7 @@ export function formatResults(results: Results): string {
         ['target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB'],
         [
           runRow('reference server', figures.reference),
+          ...(figures.postgres ? [runRow('reference server on PostgreSQL (informative)', figures.postgres)] : []),
           ...(figures.prism ? [runRow('Prism mock', figures.prism)] : []),
           runRow('bare Hono, same bytes (limit)', figures.sameBytes),
           ...(figures.durableWrite ? [runRow('bare Hono, same bytes written durably (limit)', figures.durableWrite)] : []),
@@ -387,13 +406,14 @@ export function formatResults(results: Results): string {
   const ratioCell = (figure: Spread | undefined, digits: number) => (figure === undefined ? '-' : fixed(figure.median, digits));
   sections.push(
     `Ratios (median of per-round ratios; the targets below give their spread)\n${table(
-      ['scenario', 'reference / same bytes', 'reference / durable write', 'reference / small array', 'reference / Prism'],
+      ['scenario', 'reference / same bytes', 'reference / durable write', 'reference / small array', 'reference / Prism', 'PostgreSQL / SQLite'],
       Object.entries(ratios.scenarios).map(([scenario, ratio]) => [
         scenario,
         ratioCell(ratio.referenceToSameBytes, 2),
         ratioCell(ratio.referenceToDurableWrite, 2),
         ratioCell(ratio.referenceToSmallArray, 3),
         ratioCell(ratio.referenceToPrism, 2),
+        ratioCell(ratio.postgresToSqlite, 2),
       ]),
     )}`,
   );
