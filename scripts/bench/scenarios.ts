@@ -2,7 +2,9 @@
  * The load scenarios of the benchmark and the request each one sends. The reference server and
  * Prism get the same requests; only the charge id differs, since Prism keeps no data: it gets
  * the id of the contract's own example. The client-list scenarios run once per size of the
- * company's history (`--client-scales`), each size a company of its own.
+ * company's history (`--client-scales`), each size a company of its own: the smallest in phase 1
+ * with the charge and the writes, the larger ones in phase 2. Each scenario says whether it writes
+ * and declares the ratio targets (issue 28) its reference must reach over its limits.
  */
 import { deref, loadBundledContract, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { orderBody, paymentLinkBody } from './bodies.js';
