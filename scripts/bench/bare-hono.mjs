@@ -4,7 +4,7 @@
 //   content type, body), from memory, read from the file BENCH_ANSWERS names. A request body is
 //   read as the reference server must read it. Each scenario's reference req/s is compared with
 //   its own row here: sending 1.4 KB or 20 MB is not the same work as sending 60 bytes.
-// - `/durable/<n>`, for the scenarios that write (method not GET), when BENCH_DURABLE_DB names a
+// - `/durable/<n>`, for the scenarios that write (their captured answer says `write: true`), when BENCH_DURABLE_DB names a
 //   database file: the same answer, sent only once the request is on disk, as a create must be.
 //   No server that keeps its creates can answer as fast as bytes from memory, so for writes this
 //   is the reachable limit: read the body, insert it as one row into SQLite (WAL,
@@ -102,10 +102,10 @@ answers.forEach((answer, index) => {
   const body = Buffer.from(answer.bodyBase64, 'base64');
   const send = (c) => c.body(body, answer.status, { 'Content-Type': answer.contentType });
   app.on(answer.method, `/same/${index}`, async (c) => {
-    if (answer.method !== 'GET') await c.req.arrayBuffer();
+    if (answer.write) await c.req.arrayBuffer();
     return send(c);
   });
-  if (durable && answer.method !== 'GET') {
+  if (durable && answer.write) {
     app.on(answer.method, `/durable/${index}`, async (c) => {
       await durable.create(await c.req.text());
       return send(c);

@@ -13,22 +13,36 @@ export interface BenchOptions {
   out: string;
   /** The numbers of stored clients the client-list scenarios run at, ascending. */
   clientScales: number[];
+  /**
+   * A PostgreSQL server (postgres:// URL) to measure the write scenarios on too, in a schema made
+   * for the run and dropped after it; undefined: that row is skipped.
+   */
+  databaseUrl: string | undefined;
 }
 
 export const usage = `Usage: npm run bench -- [options]
 
 Benchmarks the reference server against a bare Hono endpoint (the limit) and the Prism mock,
-prints the figures, ratios and targets, and writes them as JSON.
+prints the figures, ratios and targets, and writes them as JSON. Phase 1 seeds the smallest
+client history only and runs every round of the charge, the two writes and that history's lists;
+phase 2 then seeds the larger histories and runs every round of their lists.
 
 Options:
   --duration <s>      seconds of each measured load run (default 10)
   --warmup <s>        seconds of warm-up before each load run, 0 for none (default 1)
-  --rounds <n>        rounds; the report gives the median over rounds (default 3)
+  --rounds <n>        rounds of each phase; the report gives the median over rounds and its
+                      spread (default 3; GET /charge/{id}'s target needs 3 or more)
   --connections <n>   concurrent connections of each load run (default 16)
   --out <file>        results file (default bench/results.json)
   --client-scales <n,n,...>
                       numbers of stored clients the GET /client scenarios run at, each in a
-                      company of its own (default 1000,10000,100000)
+                      company of its own: the first in phase 1, the others in phase 2
+                      (default 1000,10000,100000)
+  --database-url <postgres://user@host:port/database>
+                      a PostgreSQL server to measure the two writes on as well (a reference
+                      server on it, in a schema made for the run and dropped after it; the user
+                      must be allowed to CREATE SCHEMA); default: the BENCH_DATABASE_URL
+                      environment variable; without either, that row is skipped
   --help              this text
 
 Exit code: 0 every target holds, 1 a target fails, 2 the harness failed.`;
@@ -41,8 +55,21 @@ function positiveInteger(flag: string, raw: string | undefined): number {
   return Number(raw);
 }
 
-/** The options, or `'help'` when --help was asked for. */
-export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
+function postgresUrl(flag: string, raw: string | undefined): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw ?? '');
+  } catch {
+    url = undefined;
+  }
+  // The URL itself is not repeated: it may hold a password.
+  if (url?.protocol !== 'postgres:' && url?.protocol !== 'postgresql:') throw new UsageError(`${flag} needs a postgres:// or postgresql:// URL`);
+  return url.toString();
+}
+
+/** The options, or `'help'` when --help was asked for; `env` gives BENCH_DATABASE_URL. */
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchOptions | 'help' {
+  const fromEnv = env.BENCH_DATABASE_URL || undefined;
   const options: BenchOptions = {
     duration: 10,
     warmup: 1,
@@ -50,6 +77,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     connections: 16,
     out: resolve(repoRoot, 'bench', 'results.json'),
     clientScales: [1_000, 10_000, 100_000],
+    databaseUrl: fromEnv === undefined ? undefined : postgresUrl('BENCH_DATABASE_URL', fromEnv),
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -81,6 +109,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         options.clientScales = scales;
         break;
       }
+      case '--database-url':
+        options.databaseUrl = postgresUrl(name, value());
+        break;
       case '--out': {
         const file = value();
         if (!file) throw new UsageError('--out needs a file name');

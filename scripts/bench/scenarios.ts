@@ -2,7 +2,9 @@
  * The load scenarios of the benchmark and the request each one sends. The reference server and
  * Prism get the same requests; only the charge id differs, since Prism keeps no data: it gets
  * the id of the contract's own example. The client-list scenarios run once per size of the
- * company's history (`--client-scales`), each size a company of its own.
+ * company's history (`--client-scales`), each size a company of its own: the smallest in phase 1
+ * with the charge and the writes, the larger ones in phase 2. Each scenario says whether it writes
+ * and declares the ratio targets (issue 28) its reference must reach over its limits.
  */
 import { deref, loadBundledContract, resolvePointer, type JsonObject } from '../../lib/contract/bundled.js';
 import { orderBody, paymentLinkBody } from './bodies.js';
@@ -17,8 +19,31 @@ export interface ScenarioData {
   clientCompanies: ReadonlyMap<number, { apiKey: string; lastPagePath: string }>;
 }
 
+/**
+ * A ratio of req/s that issue 28 asks of the reference over one of its limits: the median of the
+ * per-round ratios must be at least `atLeast`.
+ */
+export interface RatioTarget {
+  atLeast: number;
+  /** Judged only on a run of at least this many rounds: a median of fewer is too noisy (fewer: it fails, saying so). */
+  minRounds?: number;
+}
+
 export interface Scenario {
   name: string;
+  /**
+   * The scenario creates a record with every request: its limit is then bare Hono answering once
+   * the request is on disk (the durable write), and bare Hono reads the body it is sent.
+   */
+  write: boolean;
+  /**
+   * The phase of the run it is measured in. 1: everything that needs only the smallest history
+   * (`--client-scales`' first), all rounds, before any larger history exists in the server (its
+   * peak RSS is the server's own working set); 2: the larger histories, seeded after phase 1.
+   */
+  phase: 1 | 2;
+  /** The number of stored clients a client-list scenario reads. */
+  clients?: number;
   /** Prism keeps no data: it is measured where its answer is the same kind of work (one record, one create). */
   withPrism: boolean;
   /**
@@ -26,6 +51,15 @@ export interface Scenario {
    * 20 MB, which one caller asks for now and then, not sixteen at once.
    */
   connections?: number;
+  /** What the reference must reach over each of its limits (absent: informative only). */
+  targets: {
+    /** Over bare Hono sending the same bytes from memory. */
+    sameBytes?: RatioTarget;
+    /** Over bare Hono sending them once the request is on disk (writes only). */
+    durableWrite?: RatioTarget;
+    /** Over Prism (where Prism is measured). */
+    prism?: RatioTarget;
+  };
   request(data: ScenarioData): LoadRequest;
 }
 
@@ -35,6 +69,9 @@ export const smallArrayRequest: LoadRequest = { method: 'GET', path: '/', header
 export const clientPageSize = 100;
 
 const count = (n: number) => n.toLocaleString('en-US');
+export const chargeScenario = 'GET /charge/{id}';
+export const paymentLinkScenario = 'POST /charge/payment-link';
+export const orderScenario = 'POST /order';
 export const unpagedClientsScenario = (clients: number) => `GET /client (${count(clients)} clients)`;
 export const pagedClientsScenario = (clients: number) => `GET /client?limit=${clientPageSize} last page (${count(clients)} clients)`;
 
@@ -44,27 +81,42 @@ function clientCompany(data: ScenarioData, clients: number) {
   return company;
 }
 
+/** Every scenario in the order of the run: phase 1's, then phase 2's. */
 export function scenarios(clientScales: readonly number[]): Scenario[] {
   const key = (apiKey: string) => ({ 'X-API-KEY': apiKey });
   const json = (apiKey: string) => ({ ...key(apiKey), 'Content-Type': 'application/json' });
-  return [
+  const fewest = clientScales[0];
+  const most = clientScales.at(-1);
+  const phaseOf = (clients: number) => (clients === fewest ? 1 : 2);
+  const plan: Scenario[] = [
     {
-      name: 'GET /charge/{id}',
+      name: chargeScenario,
+      write: false,
+      phase: 1,
       withPrism: true,
+      targets: { sameBytes: { atLeast: 0.5, minRounds: 3 }, prism: { atLeast: 8 } },
       request: (data) => ({ method: 'GET', path: `/charge/${encodeURIComponent(data.chargeId)}`, headers: key(data.apiKey) }),
     },
     ...clientScales.map(
       (clients): Scenario => ({
         name: unpagedClientsScenario(clients),
+        write: false,
+        phase: phaseOf(clients),
+        clients,
         withPrism: false,
         connections: 1,
+        targets: { sameBytes: { atLeast: 0.5 } },
         request: (data) => ({ method: 'GET', path: '/client', headers: key(clientCompany(data, clients).apiKey) }),
       }),
     ),
     ...clientScales.map(
       (clients): Scenario => ({
         name: pagedClientsScenario(clients),
+        write: false,
+        phase: phaseOf(clients),
+        clients,
         withPrism: false,
+        targets: clients === most ? { sameBytes: { atLeast: 0.3 } } : {},
         request: (data) => {
           const company = clientCompany(data, clients);
           return { method: 'GET', path: company.lastPagePath, headers: key(company.apiKey) };
@@ -72,8 +124,11 @@ export function scenarios(clientScales: readonly number[]): Scenario[] {
       }),
     ),
     {
-      name: 'POST /charge/payment-link',
+      name: paymentLinkScenario,
+      write: true,
+      phase: 1,
       withPrism: true,
+      targets: { durableWrite: { atLeast: 0.6 }, prism: { atLeast: 4 } },
       request: (data) => ({
         method: 'POST',
         path: '/charge/payment-link',
@@ -83,11 +138,16 @@ export function scenarios(clientScales: readonly number[]): Scenario[] {
       }),
     },
     {
-      name: 'POST /order',
+      name: orderScenario,
+      write: true,
+      phase: 1,
       withPrism: true,
+      targets: { durableWrite: { atLeast: 0.7 } },
       request: (data) => ({ method: 'POST', path: '/order', headers: json(data.apiKey), body: JSON.stringify(orderBody(data.productIds)) }),
     },
   ];
+  // A stable sort: within a phase, the order above.
+  return plan.sort((a, b) => a.phase - b.phase);
 }
 
 /** The example value of GET /charge/{id}'s `id` parameter in the bundled contract. */

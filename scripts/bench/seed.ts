@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { benchProducts, clientBody, paymentLinkBody, productBody } from './bodies.js';
 import { HarnessError } from './harness-error.js';
 import { clientPageSize } from './scenarios.js';
-import { createCompany } from './targets.js';
+import { createCompany, type ReferenceDatabase } from './targets.js';
 
 const SEED_CONCURRENCY = 16;
 
@@ -31,12 +31,18 @@ async function inPool(count: number, concurrency: number, task: (index: number) 
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
-export async function seedReference(baseUrl: string, apiKey: string): Promise<SeededData> {
+/** The three products of the write scenarios, in `benchProducts`' order: their ids. */
+export async function seedProducts(baseUrl: string, apiKey: string): Promise<string[]> {
   const productIds: string[] = [];
   for (const product of benchProducts) {
     const created = (await post(baseUrl, apiKey, '/product', productBody(product))) as { id: string };
     productIds.push(created.id);
   }
+  return productIds;
+}
+
+export async function seedReference(baseUrl: string, apiKey: string): Promise<SeededData> {
+  const productIds = await seedProducts(baseUrl, apiKey);
   const link = (await post(baseUrl, apiKey, '/charge/payment-link', paymentLinkBody(productIds), { 'Idempotency-Key': randomUUID() })) as {
     data: { id: string };
   };
@@ -57,8 +63,8 @@ function nextPage(response: Response): string | undefined {
  * `clientPageSize` (found by following the `Link: rel="next"` of every page, which also checks
  * that the pages hold every client once).
  */
-export async function seedClientCompany(baseUrl: string, databasePath: string, count: number): Promise<{ apiKey: string; lastPagePath: string }> {
-  const apiKey = createCompany(databasePath, `Bench ${count} clients`);
+export async function seedClientCompany(baseUrl: string, database: ReferenceDatabase, count: number): Promise<{ apiKey: string; lastPagePath: string }> {
+  const apiKey = createCompany(database, `Bench ${count} clients`);
   await inPool(count, SEED_CONCURRENCY, (index) => post(baseUrl, apiKey, '/client', clientBody(index)));
   let path: string | undefined = `/client?limit=${clientPageSize}`;
   let lastPagePath = path;

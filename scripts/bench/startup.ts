@@ -46,7 +46,7 @@ export async function referenceStartupMs(): Promise<number> {
     (target) => firstSuccessfulList(target, apiKey),
     'bench-startup-reference-',
     (dir) => {
-      apiKey = createCompany(join(dir, 'bench.db'), 'Bench company');
+      apiKey = createCompany({ kind: 'sqlite', path: join(dir, 'bench.db') }, 'Bench company');
     },
   );
 }

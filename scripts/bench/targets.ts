@@ -1,9 +1,11 @@
 /**
- * The processes under test: the reference server, the bare Hono limit and the Prism mock. Each is
+ * The processes under test: the reference server (on SQLite, and on PostgreSQL when the bench is
+ * given one), the bare Hono limit and the Prism mock. Each is
  * spawned with `node` directly (never through npm), so the pid we hold is the server's own and
  * /proc/<pid> describes it. Their output goes straight to a log file in a temporary folder: piping
  * it through the bench process would make the process that runs autocannon spend CPU on it.
- * Every child and folder is registered, so `cleanUpEverything` can end them whatever happened.
+ * Every child and folder is registered, and so is anything made elsewhere (a PostgreSQL schema),
+ * so `cleanUpEverything` can end or undo them whatever happened.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -20,10 +22,11 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How long a target may take to answer its first request before the run gives up. */
 export const READY_TIMEOUT_MS = 20_000;
 
-export type TargetName = 'reference' | 'bare' | 'prism';
+export type TargetName = 'reference' | 'referencePostgres' | 'bare' | 'prism';
 
 export const targetLabels: Record<TargetName, string> = {
   reference: 'reference server',
+  referencePostgres: 'reference server on PostgreSQL',
   bare: 'bare Hono (limit)',
   prism: 'Prism mock',
 };
@@ -40,8 +43,23 @@ export interface Target {
   exited: Promise<void>;
 }
 
+/** Where a reference server keeps its data: a SQLite file, or a PostgreSQL URL (which may name a schema). */
+export type ReferenceDatabase = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
 const liveTargets = new Set<Target>();
 const tempDirs = new Set<string>();
+/** What was made outside this machine's processes and folders, each with its synchronous undoing. */
+const madeElsewhere = new Map<string, () => void>();
+
+/**
+ * Registers something made outside the processes and folders (a PostgreSQL schema) for
+ * `cleanUpEverything` to undo; `undo` must be synchronous, as in an exit handler. Returns the
+ * function that forgets it again, once it has been undone in the normal course of the run.
+ */
+export function registerMadeElsewhere(what: string, undo: () => void): () => void {
+  madeElsewhere.set(what, undo);
+  return () => madeElsewhere.delete(what);
+}
 
 export function makeTempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -88,12 +106,18 @@ function spawnTarget(name: TargetName, args: string[], env: NodeJS.ProcessEnv, p
   return target;
 }
 
+/** The variables that point the server, or the keys CLI, at `database`. */
+function databaseVariables(database: ReferenceDatabase): { DATABASE_PATH: string } | { DATABASE_URL: string } {
+  return database.kind === 'sqlite' ? { DATABASE_PATH: database.path } : { DATABASE_URL: database.url };
+}
+
 /**
  * The reference server as `npm start` runs it, in production mode and with the log at its normal
- * level, on a fresh database in `dir`. None of our own configuration variables leak into it; the
- * per-key rate limit is off, or the load would be answered with 429.
+ * level, on a fresh database (by default a SQLite file in `dir`; its log goes in `dir` too). None
+ * of our own configuration variables leak into it; the per-key rate limit is off, or the load
+ * would be answered with 429.
  */
-export async function spawnReference(dir: string, databasePath = join(dir, 'bench.db')): Promise<Target> {
+export async function spawnReference(dir: string, database: ReferenceDatabase = { kind: 'sqlite', path: join(dir, 'bench.db') }): Promise<Target> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of configVariables) delete env[name];
@@ -103,9 +127,10 @@ export async function spawnReference(dir: string, databasePath = join(dir, 'benc
     RATE_LIMIT_REQUESTS: '0',
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_PATH: databasePath,
+    ...databaseVariables(database),
   });
-  return spawnTarget('reference', ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], env, port, join(dir, 'reference.log'));
+  const [name, log] = database.kind === 'sqlite' ? (['reference', 'reference.log'] as const) : (['referencePostgres', 'reference-postgres.log'] as const);
+  return spawnTarget(name, ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], env, port, join(dir, log));
 }
 
 /**
@@ -114,6 +139,8 @@ export async function spawnReference(dir: string, databasePath = join(dir, 'benc
  */
 export interface CapturedAnswer {
   method: string;
+  /** The scenario writes (`Scenario.write`): bare Hono reads its body and serves it at `/durable/<index>` too. */
+  write: boolean;
   status: number;
   contentType: string;
   bodyBase64: string;
@@ -199,13 +226,13 @@ export async function waitUntilAnswering(target: Target): Promise<void> {
 }
 
 /** A new company in the server's database, made as an operator makes one, and its key. */
-export function createCompany(databasePath: string, name: string): string {
+export function createCompany(database: ReferenceDatabase, name: string): string {
   const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
   let output: string;
   try {
     output = execFileSync(tsx, [join(repoRoot, 'server', 'cli', 'keys.ts'), 'create', '--company', name, '--json'], {
       cwd: repoRoot,
-      env: { ...process.env, DATABASE_PATH: databasePath, DATABASE_URL: '' },
+      env: { ...process.env, DATABASE_PATH: '', DATABASE_URL: '', ...databaseVariables(database) },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -251,6 +278,15 @@ export async function stopAllTargets(): Promise<void> {
 export function cleanUpEverything(): void {
   for (const target of liveTargets) signalGroup(target, 'SIGKILL');
   liveTargets.clear();
+  // After the processes, which may be using it.
+  for (const [what, undo] of madeElsewhere) {
+    try {
+      undo();
+    } catch (error) {
+      process.stderr.write(`[bench] could not remove ${what}: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+  madeElsewhere.clear();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   tempDirs.clear();
 }
