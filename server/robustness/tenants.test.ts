@@ -566,15 +566,24 @@ async function recordsOfA() {
   };
 }
 
-/** Every row of every table of the database file, by table and then by rowid. */
+/** Every row of every table of the database file, by table and then by rowid (by primary key in a table without one). */
 function databaseRows(): Record<string, Record<string, unknown>> {
   const db = new Database(databasePath, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();
+    const tables = db
+      .prepare<[], { name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+      .all();
     return Object.fromEntries(
-      tables.map(({ name }) => {
-        const rows = db.prepare(`SELECT rowid AS _rowid, * FROM "${name}" ORDER BY rowid`).all() as Array<{ _rowid: number }>;
-        return [name, Object.fromEntries(rows.map((row) => [String(row._rowid), row]))];
+      tables.map(({ name, sql }) => {
+        const key = /WITHOUT ROWID\s*$/i.test(sql)
+          ? db
+              .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk')
+              .all(name)
+              .map((column) => `"${column.name}"`)
+              .join(" || ' ' || ")
+          : 'rowid';
+        const rows = db.prepare(`SELECT ${key} AS _key, * FROM "${name}" ORDER BY ${key}`).all() as Array<{ _key: unknown }>;
+        return [name, Object.fromEntries(rows.map((row) => [String(row._key), row]))];
       }),
     );
   } finally {

@@ -14,11 +14,18 @@ export type MigrationStatement = string | ((d: Pick<Dialect, 'jsonMember'>) => s
 export interface Migration {
   version: number;
   name: string;
+  /**
+   * The one engine whose schema it changes, for what only that engine has (a SQLite table
+   * without rowid); the other records it as applied and changes nothing, so both list the same
+   * versions.
+   */
+  only?: Dialect['engine'];
   statements: MigrationStatement[];
 }
 
-/** The statements of a migration in one engine's SQL. */
-export function statementsOf(migration: Migration, d: Pick<Dialect, 'jsonMember'>): string[] {
+/** The statements of a migration in one engine's SQL (none where it is another engine's). */
+export function statementsOf(migration: Migration, d: Pick<Dialect, 'jsonMember' | 'engine'>): string[] {
+  if (migration.only !== undefined && migration.only !== d.engine) return [];
   return migration.statements.map((statement) => (typeof statement === 'string' ? statement : statement(d)));
 }
 
@@ -176,6 +183,33 @@ export const migrations: Migration[] = [
       // D11: client addresses are counted too, and an address may never come back; old windows of
       // every counter are deleted by their start, found by this index.
       `CREATE INDEX rate_limit_windows_by_start ON rate_limit_windows (window_start)`,
+    ],
+  },
+  {
+    version: 7,
+    name: 'clients kept in the order of their list',
+    only: 'sqlite',
+    statements: [
+      // D48: a company's clients are listed by (created_at, id), a page at a time. Kept in that
+      // order (a table without rowid, keyed by it), a page is one contiguous run of rows instead of
+      // a run of the index and a row looked up for each entry, wherever the company's clients lie
+      // among other companies' in the file. Rebuilt in the migration's one transaction: a copy, then
+      // the old table dropped and the copy renamed, so a failure leaves the old table as it was.
+      // PostgreSQL keeps its table: its pages are read by the same index.
+      `CREATE TABLE clients_in_list_order (
+        company_id TEXT NOT NULL REFERENCES companies(id),
+        created_at TEXT NOT NULL,
+        id TEXT NOT NULL,
+        tax_id TEXT NOT NULL DEFAULT '',
+        doc TEXT NOT NULL,
+        PRIMARY KEY (company_id, created_at, id)
+      ) WITHOUT ROWID`,
+      'INSERT INTO clients_in_list_order (company_id, created_at, id, tax_id, doc) SELECT company_id, created_at, id, tax_id, doc FROM clients',
+      'DROP TABLE clients',
+      'ALTER TABLE clients_in_list_order RENAME TO clients',
+      // A client's id stays unique (it was the primary key), and found by index.
+      'CREATE UNIQUE INDEX clients_by_id ON clients (id)',
+      'CREATE INDEX clients_by_tax_id ON clients (company_id, tax_id, created_at, id)',
     ],
   },
 ];

@@ -23,6 +23,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 const pgDialect: Dialect = {
+  engine: 'postgres',
   parameters: numberParameters,
   jsonMember: (column, name) => `(${column}::jsonb)->>'${name}'`,
   // = ANY(ARRAY(…)), not IN (SELECT …): the array is computed once and each id found by index,
@@ -30,6 +31,7 @@ const pgDialect: Dialect = {
   inJsonArray: (column, parameter) => `${column} = ANY(ARRAY(SELECT jsonb_array_elements_text(CAST(${parameter} AS jsonb))))`,
   rowLock: (clause) => clause,
   jsonArrayBytes: (column, order) => `convert_to('[' || coalesce(string_agg(${column}, ',' ORDER BY ${order}), '') || ']', 'UTF8')`,
+  listsInSql: true,
 };
 
 /**
@@ -181,6 +183,7 @@ async function execute(db: Queryable, op: Op): Promise<unknown> {
   const result = await db.query(op.statement.sql, [...op.params]);
   if (op.kind === 'get') return result.rows[0];
   if (op.kind === 'all') return result.rows;
+  if (op.kind === 'column') return result.rows.map((row: Record<string, unknown>) => Object.values(row)[0]);
   return result.rowCount ?? 0;
 }
 

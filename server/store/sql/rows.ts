@@ -9,15 +9,17 @@ export function docOf<T>(row: DocRow | undefined): T | undefined {
   return row ? (JSON.parse(row.doc) as T) : undefined;
 }
 
-/**
- * A page of clients (D48): their JSON array as bytes, and the position of its last client as
- * `created_at id` (null for an empty page).
- */
+/** A page of clients (D48) made by the engine: their JSON array as bytes. */
 export interface ClientPageRow {
   json: Uint8Array;
   /** Clients on the page. */
   n: number;
-  last: string | null;
+}
+
+/** A client's position in the list's order (D48). */
+export interface ClientPositionRow {
+  created_at: string;
+  id: string;
 }
 
 /** A due delivery with its event and webhook. */

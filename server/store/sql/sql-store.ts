@@ -23,7 +23,7 @@ import type {
 } from '../types.js';
 import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf, type DueDeliveryRow } from './rows.js';
 import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
-import { all, get, lock, run, type Step } from './step.js';
+import { all, column, get, lock, run, type Step } from './step.js';
 
 export interface ReadOptions {
   /**
@@ -51,9 +51,12 @@ export interface WriteOptions<T> {
  */
 export abstract class SqlStore implements Store {
   protected readonly sql: SharedStatements;
+  /** Whether the engine makes lists one JSON array itself (`Dialect.listsInSql`). */
+  private readonly listsInSql: boolean;
 
   constructor(dialect: Dialect) {
     this.sql = sharedStatements(dialect);
+    this.listsInSql = dialect.listsInSql;
   }
 
   /** Runs a step that only reads. */
@@ -111,7 +114,7 @@ export abstract class SqlStore implements Store {
   }
 
   async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
-    const sql = this.sql;
+    const { sql, listsInSql } = this;
     return this.read(
       (function* () {
         // Counted from the index first: a longer list is not made only to be dropped.
@@ -119,7 +122,7 @@ export abstract class SqlStore implements Store {
           const counted = yield* get(sql.countClientsUpTo, companyId, atMost + 1);
           if ((counted?.n ?? 0) > atMost) return undefined;
         }
-        return (yield* clientPage(sql, companyId, atMost)).json;
+        return (yield* clientPage(sql, listsInSql, companyId, atMost)).json;
       })(),
     );
   }
@@ -130,7 +133,7 @@ export abstract class SqlStore implements Store {
   }
 
   async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
-    return this.read(clientPage(this.sql, companyId, limit, after));
+    return this.read(clientPage(this.sql, this.listsInSql, companyId, limit, after));
   }
 
   async insertProduct(product: ProductDoc): Promise<void> {
@@ -432,13 +435,34 @@ export abstract class SqlStore implements Store {
 }
 
 /** D48: at most `limit` clients after `after` (or from the start), and where the next page starts if one follows. */
-function* clientPage(sql: SharedStatements, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
+function* clientPage(sql: SharedStatements, listsInSql: boolean, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
+  return listsInSql ? yield* pageMadeInSql(sql, companyId, limit, after) : yield* pageJoinedHere(sql, companyId, limit, after);
+}
+
+/** A page as one value the engine made, then its last client and the one after it, from the index. */
+function* pageMadeInSql(sql: SharedStatements, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
   const row = after ? yield* get(sql.clientsAfter, companyId, after.createdAt, after.id, limit) : yield* get(sql.firstClients, companyId, limit);
   if (!row) throw new Error('An aggregate read answered no row.');
   // A view, not a copy: the drivers hand over a Buffer.
   const json = new Uint8Array(row.json.buffer, row.json.byteOffset, row.json.byteLength);
-  if (row.n < limit || row.last === null) return { json };
-  const [createdAt = '', id = ''] = row.last.split(' ');
-  const follows = yield* get(sql.clientFollows, companyId, createdAt, id);
-  return follows ? { json, next: { createdAt, id } } : { json };
+  if (row.n < limit) return { json };
+  // A next page exists when a client follows the page's last.
+  const [last, following] = after
+    ? yield* all(sql.clientAtAfter, companyId, after.createdAt, after.id, limit - 1)
+    : yield* all(sql.clientAt, companyId, limit - 1);
+  return last && following ? { json, next: { createdAt: last.created_at, id: last.id } } : { json };
+}
+
+/** A page read as its documents, one more than the page (then a next page exists), and joined here. */
+function* pageJoinedHere(sql: SharedStatements, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
+  const docs = after
+    ? yield* column(sql.clientDocsAfter, companyId, after.createdAt, after.id, limit + 1)
+    : yield* column(sql.firstClientDocs, companyId, limit + 1);
+  const page = docs.length > limit ? docs.slice(0, limit) : docs;
+  const json = Buffer.from(`[${page.join(',')}]`);
+  if (page === docs) return { json };
+  // The next page starts after the page's last client, whose document holds its position: the
+  // row's created_at and id are written from it (insertClientStep).
+  const { createdAt, id } = JSON.parse(page[limit - 1]!) as Pick<ClientDoc, 'createdAt' | 'id'>;
+  return { json, next: { createdAt, id } };
 }

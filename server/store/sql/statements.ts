@@ -1,4 +1,4 @@
-import type { DueDeliveryRow, CompanyRow, ApiKeyRow, ClientPageRow, DocRow, IdempotencyRow } from './rows.js';
+import type { DueDeliveryRow, CompanyRow, ApiKeyRow, ClientPageRow, ClientPositionRow, DocRow, IdempotencyRow } from './rows.js';
 import type { Param, Statement } from './step.js';
 
 /** The row locks PostgreSQL takes; see where each is used. */
@@ -9,6 +9,8 @@ export type RowLock = 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR KEY SHARE' | 'FO
  * The engine of each dialect lives beside its store.
  */
 export interface Dialect {
+  /** The engine, for the few migrations only it has (`Migration.only`). */
+  engine: 'sqlite' | 'postgres';
   /** The statement in the engine's parameter syntax: shared text writes `?` for each parameter, in order. */
   parameters(sql: string): string;
   /** The member `name` of the JSON document in `column`, as SQL NULL where it is missing. */
@@ -22,6 +24,14 @@ export interface Dialect {
    * in one value, not one string per row joined here, and sent as it comes (D48's long lists).
    */
   jsonArrayBytes(column: string, order: string): string;
+  /**
+   * Whether lists (D48's pages and parts) are made one JSON array by the engine
+   * (`jsonArrayBytes`), or read as rows in the list's order and joined by the store. PostgreSQL
+   * makes them: a row through its wire protocol costs more than the whole value. SQLite's rows
+   * are joined: its ordered aggregate sorts the rows again in a temporary b-tree although they
+   * arrive in order, and that sort was half of a page's time.
+   */
+  listsInSql: boolean;
 }
 
 /** Every statement of the store, rendered for one engine (once, when the store is created). */
@@ -72,27 +82,33 @@ export function sharedStatements(d: Dialect) {
     countClientsUpTo: q<[companyId: string, limit: number], { n: number }>(
       'SELECT CAST(COUNT(*) AS INTEGER) AS n FROM (SELECT 1 FROM clients WHERE company_id = ? LIMIT ?) AS upto',
     ),
-    /**
-     * D48: a page of the list's order, from the start, as one JSON array, with the position of its
-     * last client. Positions compare as `created_at || ' ' || id` because `created_at` is written in
-     * D35's one fixed-width form, so the largest is the last in the order.
-     */
+    /** D48: a page of the list's order, from the start, as one JSON array (engines that make lists, `Dialect.listsInSql`). */
     firstClients: q<[companyId: string, limit: number], ClientPageRow>(
-      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n, MAX(created_at || ' ' || id) AS last FROM (
+      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n FROM (
         SELECT created_at, id, doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?) AS page`,
     ),
     /** D48: a keyset page, read from the index of the list's order where the cursor left off. */
     clientsAfter: q<[companyId: string, createdAt: string, id: string, limit: number], ClientPageRow>(
-      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n, MAX(created_at || ' ' || id) AS last FROM (
+      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n FROM (
         SELECT created_at, id, doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?) AS page`,
     ),
-    /** D49: the client at a position of the list and whether one follows it (two rows), read from the index. */
-    clientAt: q<[companyId: string, offset: number], { created_at: string; id: string }>(
+    /** D48: the documents of a page in the list's order, from the start (engines whose lists the store joins). */
+    firstClientDocs: q<[companyId: string, limit: number], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?'),
+    /** D48: the documents of a keyset page. */
+    clientDocsAfter: q<[companyId: string, createdAt: string, id: string, limit: number], DocRow>(
+      'SELECT doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?',
+    ),
+    /**
+     * D48, D49: the client at a position of the list (an offset from the start) and the one after
+     * it, if any (two rows at most), read from the index: where a page that ends there leaves off,
+     * and whether a next page exists.
+     */
+    clientAt: q<[companyId: string, offset: number], ClientPositionRow>(
       'SELECT created_at, id FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT 2 OFFSET ?',
     ),
-    /** D48: whether a client follows a position (a page that ends there has a next one). */
-    clientFollows: q<[companyId: string, createdAt: string, id: string], { follows: number }>(
-      'SELECT 1 AS follows FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) LIMIT 1',
+    /** D48: the same from a cursor: the client `offset` places after it and the one after that. */
+    clientAtAfter: q<[companyId: string, createdAt: string, id: string, offset: number], ClientPositionRow>(
+      'SELECT created_at, id FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 2 OFFSET ?',
     ),
     /** D48: the client a payment link's customer reuses, the oldest ACTIVE one with the tax number. */
     reusableClient: q<[companyId: string, taxId: string], { id: string }>(

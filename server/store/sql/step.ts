@@ -26,7 +26,7 @@ export type AnyStatement = Statement<readonly Param[], unknown>;
  * (SQLite's write steps already hold the whole database).
  */
 export interface Op {
-  kind: 'get' | 'all' | 'run' | 'lock';
+  kind: 'get' | 'all' | 'column' | 'run' | 'lock';
   statement: AnyStatement;
   params: readonly Param[];
 }
@@ -42,6 +42,11 @@ export function* get<P extends readonly Param[], R>(statement: Statement<P, R>, 
 
 export function* all<P extends readonly Param[], R>(statement: Statement<P, R>, ...params: P): Step<R[]> {
   return (yield { kind: 'all', statement, params }) as R[];
+}
+
+/** The first column of every row (of a statement that selects one). */
+export function* column<P extends readonly Param[], R>(statement: Statement<P, R>, ...params: P): Step<Array<R[keyof R]>> {
+  return (yield { kind: 'column', statement, params }) as Array<R[keyof R]>;
 }
 
 /** Runs a write; returns how many rows it changed. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { addCompany, charge, client, event, product, webhook } from '../test-records.js';
+import { addCompany, charge, client, event, later, product, webhook } from '../test-records.js';
 import { SqliteStore } from './sqlite-store.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -107,7 +107,7 @@ describe('group commit', () => {
       store.insertClient(client(company.doc.id, 'Davi')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    expect(committedRows(path, "SELECT json_extract(doc, '$.name') AS name FROM clients ORDER BY rowid")).toEqual([
+    expect(committedRows(path, "SELECT json_extract(doc, '$.name') AS name FROM clients ORDER BY name")).toEqual([
       { name: 'Bruno' },
       { name: 'Carla' },
       { name: 'Davi' },
@@ -195,4 +195,69 @@ describe('reads and the disk', () => {
     await pay();
     expect(subscriberReads, 'a new registration makes them read again').toHaveBeenCalledTimes(2);
   });
+});
+
+describe('migration 7: clients kept in the order of their list', () => {
+  /** The clients table as versions 1 to 6 left it: rowid, id the primary key, the list's order an index. */
+  function backToVersion6(path: string): void {
+    const db = new Database(path);
+    try {
+      db.transaction(() => {
+        db.exec(`CREATE TABLE clients_v6 (
+          id TEXT PRIMARY KEY, company_id TEXT NOT NULL REFERENCES companies(id), created_at TEXT NOT NULL, doc TEXT NOT NULL, tax_id TEXT NOT NULL DEFAULT '')`);
+        // In another order than the list's, as rows of several companies interleave in a file.
+        db.exec('INSERT INTO clients_v6 (id, company_id, created_at, doc, tax_id) SELECT id, company_id, created_at, doc, tax_id FROM clients ORDER BY id');
+        db.exec('DROP TABLE clients');
+        db.exec('ALTER TABLE clients_v6 RENAME TO clients');
+        db.exec('CREATE INDEX clients_by_company ON clients (company_id, created_at, id)');
+        db.exec('CREATE INDEX clients_by_tax_id ON clients (company_id, tax_id, created_at, id)');
+        db.exec('DELETE FROM schema_migrations WHERE version = 7');
+      })();
+    } finally {
+      db.close();
+    }
+  }
+
+  test('rebuilds the table keyed by the list order, keeping every client, its lists, pages and lookups', async () => {
+    const path = freshPath();
+    let store = openStore(path);
+    const a = await addCompany(store, 'Café Aurora', '45723174000110');
+    const b = await addCompany(store, 'Padaria Bom Dia', '11222333000181');
+    const clients = Array.from({ length: 30 }, (_, i) =>
+      client(i % 3 === 0 ? b.doc.id : a.doc.id, `Cliente ${i}`, { createdAt: later(i % 7), updatedAt: later(i % 7), taxId: String(10_000_000_000 + i) }),
+    );
+    for (const c of clients) await store.insertClient(c);
+    const views = async (s: SqliteStore) => ({
+      listA: Buffer.from((await s.listClientsJson(a.doc.id))!).toString(),
+      listB: Buffer.from((await s.listClientsJson(b.doc.id))!).toString(),
+      firstPage: await s.listClientsPageJson(a.doc.id, 7),
+      secondPage: await s.listClientsPageJson(a.doc.id, 7, (await s.listClientsPageJson(a.doc.id, 7)).next),
+      byId: await Promise.all(clients.map((c) => s.getClient(c.companyId, c.id))),
+    });
+    const before = await views(store);
+    expect(before.byId).toEqual(clients);
+    await closeStore(store);
+
+    backToVersion6(path);
+    store = openStore(path);
+    expect(await views(store)).toEqual(before);
+    const schema = committedSchema(path);
+    expect(schema.clients).toMatch(/WITHOUT ROWID\s*$/);
+    expect(Object.keys(schema).filter((name) => name.startsWith('clients_'))).toEqual(['clients_by_id', 'clients_by_tax_id']);
+    // The id is still unique.
+    await expect(store.insertClient({ ...clients[1]!, createdAt: later(60) })).rejects.toThrow(/UNIQUE/);
+  });
+
+  /** The tables and indexes of the file, by name, with their SQL. */
+  function committedSchema(path: string): Record<string, string> {
+    const reader = new Database(path, { readonly: true });
+    try {
+      const rows = reader
+        .prepare<[], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE name LIKE 'clients%' ORDER BY name")
+        .all();
+      return Object.fromEntries(rows.map((row) => [row.name, row.sql ?? '']));
+    } finally {
+      reader.close();
+    }
+  }
 });

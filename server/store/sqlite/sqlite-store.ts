@@ -9,11 +9,13 @@ import { ReadCache, tableWritten } from './read-cache.js';
 import { WalFlusher } from './wal-flush.js';
 
 const sqliteDialect: Dialect = {
+  engine: 'sqlite',
   parameters: (sql) => sql,
   jsonMember: (column, name) => `json_extract(${column}, '$.${name}')`,
   inJsonArray: (column, parameter) => `${column} IN (SELECT value FROM json_each(${parameter}))`,
   rowLock: () => '',
   jsonArrayBytes: (column, order) => `CAST('[' || coalesce(group_concat(${column}, ',' ORDER BY ${order}), '') || ']' AS BLOB)`,
+  listsInSql: false,
 };
 
 /**
@@ -192,6 +194,8 @@ export class SqliteStore extends SqlStore {
     this.cache.written(prepared.writes);
     if (op.kind === 'get') return statement.get(...op.params);
     if (op.kind === 'all') return statement.all(...op.params);
+    // A statement read by column is read only so: plucking is its prepared state from now on.
+    if (op.kind === 'column') return statement.pluck(true).all(...op.params);
     return statement.run(...op.params).changes;
   }
 
