@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ContractValidator } from '../lib/contract/ajv.js';
 import type { Config } from './config.js';
 import type { HostResolver } from './webhooks/url-policy.js';
-import type { CompanyRecord, Store } from './store/types.js';
+import type { CompanyRecord, IdempotencyClaimInput, Store } from './store/types.js';
 
 /** Everything the app is built from; tests pass their own (an in-memory store, a fixed clock). */
 export interface Deps {
@@ -34,7 +34,7 @@ export interface AppEnv {
     /** The operation's query parameters that were sent, valid and read as their schemas say. */
     query: Record<string, unknown>;
     requestId: string;
-    /** The Idempotency-Key this request claimed, when it sent one (server/http/idempotency.ts). */
-    idempotencyKey: string | undefined;
+    /** The claim of the Idempotency-Key this request sent, when it sent one (server/http/idempotency.ts). */
+    idempotency: IdempotencyClaimInput | undefined;
   };
 }

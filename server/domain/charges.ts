@@ -4,7 +4,7 @@ import { buildBrCode } from '../../lib/pix/brcode.js';
 import type { Deps } from '../deps.js';
 import { serialise, type Serialised } from '../http/define-operation.js';
 import { validationProblem } from '../http/problems.js';
-import type { ChargeDoc, ClientDoc, CompanyRecord, StoredCharge, StoredResponse } from '../store/types.js';
+import type { ChargeDoc, ClientDoc, CompanyRecord, IdempotencyClaimInput, StoredCharge, StoredResponse } from '../store/types.js';
 import { chargeEvent } from './charge-lifecycle.js';
 import { chargePixKey } from './charge-pix-key.js';
 import { buildClient } from './clients.js';
@@ -27,7 +27,7 @@ export async function createCharge(
   deps: Deps,
   company: CompanyRecord,
   body: PaymentLinkCreate,
-  key: string | undefined,
+  claim: IdempotencyClaimInput | undefined,
 ): Promise<Serialised<PaymentLinkResponse>> {
   const companyId = company.doc.id;
   const now = deps.now();
@@ -119,7 +119,7 @@ export async function createCharge(
     },
   };
   const text = serialise(response);
-  const stored: StoredResponse | undefined = key ? { companyId, key, status: 201, body: text } : undefined;
+  const stored: StoredResponse | undefined = claim ? { ...claim, status: 201, body: text } : undefined;
   // D15: a new charge emits charge.pending, in the transaction that stores it.
   await deps.store.insertCharge(charge, companyId, {
     ...(customerClient ? { customer: customerClient } : {}),

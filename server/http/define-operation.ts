@@ -8,7 +8,7 @@
 import type { Context } from 'hono';
 import type { operations } from '../../generated/openapi.js';
 import type { AppEnv, Deps } from '../deps.js';
-import type { CompanyRecord } from '../store/types.js';
+import type { CompanyRecord, IdempotencyClaimInput } from '../store/types.js';
 import { REQUEST_ID_HEADER, stampedResponse } from './request-id.js';
 
 export type OperationId = keyof operations;
@@ -73,10 +73,11 @@ export interface OperationInput<Id extends OperationId> {
   /** The caller's company (every operation of the contract is secured). */
   company: CompanyRecord;
   /**
-   * The Idempotency-Key this request claimed (operations that take one): the handler stores its
-   * answer under it in the transaction that makes the record, so a retry is answered with it.
+   * The claim of the Idempotency-Key this request sent (operations that take one): the handler
+   * stores its answer under it in the transaction that makes the record, so a retry is answered
+   * with it.
    */
-  idempotencyKey: string | undefined;
+  idempotency: IdempotencyClaimInput | undefined;
 }
 
 /** Where an answer's `Location` points, from the contract (server/http/location.ts). */
@@ -95,7 +96,7 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
       const body = c.get('body') as RequestBody<Id>;
       const params = c.req.param() as PathParams<Id>;
       const query = c.get('query') as QueryParams<Id>;
-      return respond(c, await handler({ body, params, query, company: c.get('company'), idempotencyKey: c.get('idempotencyKey') }), location);
+      return respond(c, await handler({ body, params, query, company: c.get('company'), idempotency: c.get('idempotency') }), location);
     },
   };
 }

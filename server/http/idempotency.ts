@@ -4,14 +4,15 @@ import type { AppEnv, Deps } from '../deps.js';
 import type { OperationRules } from './operations.js';
 import { ProblemError } from './problems.js';
 import { REQUEST_ID_HEADER, stampedResponse } from './request-id.js';
+import type { IdempotencyClaimInput } from '../store/types.js';
 
 /**
  * The IETF Idempotency-Key protocol (D10) for every operation whose contract takes the
  * `Idempotency-Key` header. The first request with a key claims it; a retry with the same key and
  * body gets the first answer again (`Idempotent-Replayed: true`); a retry while the first is still
  * running is `409`, the key with another body `422`. Only a success is remembered, and it is
- * remembered in the transaction that makes it (the handler hands `idempotencyKey` to its store
- * call): a key is never answered with a success that was not stored, nor left claimed by a failure.
+ * remembered in the transaction that makes it (the handler hands the claim, `idempotency`, to its
+ * store call): a key is never answered with a success that was not stored, nor left claimed by a failure.
  */
 export function idempotencyLayer(
   deps: Deps,
@@ -24,14 +25,15 @@ export function idempotencyLayer(
     if (!key) return next();
     const companyId = c.get('company').doc.id;
     const now = deps.now();
-    const claim = await deps.store.claimIdempotencyKey({
+    const input: IdempotencyClaimInput = {
       companyId,
       key,
       fingerprint: fingerprint(c, c.get('body')),
       now: now.toISOString(),
       leaseUntil: new Date(now.getTime() + deps.config.idempotencyLeaseSeconds * 1000).toISOString(),
       expiresAt: new Date(now.getTime() + deps.config.idempotencyTtlSeconds * 1000).toISOString(),
-    });
+    };
+    const claim = await deps.store.claimIdempotencyKey(input);
     switch (claim.kind) {
       case 'replay':
         return stampedResponse(claim.body, claim.status, {
@@ -46,7 +48,7 @@ export function idempotencyLayer(
       case 'mismatch':
         throw new ProblemError('idempotencyKeyReused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
       case 'claimed':
-        c.set('idempotencyKey', key);
+        c.set('idempotency', input);
         await next();
         // Hono has turned a thrown error into its answer by now: after any failure the key is free again.
         if (c.error || c.res.status >= 300) await deps.store.releaseIdempotencyKey(companyId, key);

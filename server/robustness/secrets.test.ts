@@ -14,6 +14,7 @@
  * carrying a key; store errors thrown while authenticating, registering and paying.
  */
 import Database from 'better-sqlite3';
+import { everyRow } from '../test-support/sqlite-rows.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -70,7 +71,7 @@ const signingSecrets = new Map<string, string>();
 /** Bytes of every database file (main, -wal, -shm), read while the store was open and after it was closed. */
 const files: Array<{ when: string; name: string; bytes: Buffer }> = [];
 /** Every cell of every table, read while the store was open. */
-let cells: Array<{ table: string; column: string; rowid: number; text: string }> = [];
+let cells: Array<{ table: string; column: string; row: string; text: string }> = [];
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -322,20 +323,14 @@ afterAll(async () => {
 });
 
 /** Every non-null cell of every table, as text. */
-function allCells(): Array<{ table: string; column: string; rowid: number; text: string }> {
+function allCells(): Array<{ table: string; column: string; row: string; text: string }> {
   const db = new Database(databasePath, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all();
-    return tables.flatMap(({ name }) =>
-      (db.prepare(`SELECT rowid AS _rowid, * FROM "${name}"`).all() as Array<Record<string, unknown>>).flatMap((row) =>
+    return everyRow(db).flatMap(({ table, rows }) =>
+      rows.flatMap((row) =>
         Object.entries(row)
-          .filter(([column, value]) => column !== '_rowid' && value !== null)
-          .map(([column, value]) => ({
-            table: name,
-            column,
-            rowid: Number(row._rowid),
-            text: Buffer.isBuffer(value) ? value.toString('latin1') : String(value),
-          })),
+          .filter(([column, value]) => column !== '_key' && value !== null)
+          .map(([column, value]) => ({ table, column, row: row._key, text: Buffer.isBuffer(value) ? value.toString('latin1') : String(value) })),
       ),
     );
   } finally {

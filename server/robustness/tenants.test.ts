@@ -15,6 +15,7 @@
  * `…Id` field in a request body, that no case covers fails the first tests of this file.
  */
 import Database from 'better-sqlite3';
+import { everyRow } from '../test-support/sqlite-rows.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -566,26 +567,11 @@ async function recordsOfA() {
   };
 }
 
-/** Every row of every table of the database file, by table and then by rowid (by primary key in a table without one). */
+/** Every row of every table of the database file, by table and then by key. */
 function databaseRows(): Record<string, Record<string, unknown>> {
   const db = new Database(databasePath, { readonly: true, fileMustExist: true });
   try {
-    const tables = db
-      .prepare<[], { name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-      .all();
-    return Object.fromEntries(
-      tables.map(({ name, sql }) => {
-        const key = /WITHOUT ROWID\s*$/i.test(sql)
-          ? db
-              .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk')
-              .all(name)
-              .map((column) => `"${column.name}"`)
-              .join(" || ' ' || ")
-          : 'rowid';
-        const rows = db.prepare(`SELECT ${key} AS _key, * FROM "${name}" ORDER BY ${key}`).all() as Array<{ _key: unknown }>;
-        return [name, Object.fromEntries(rows.map((row) => [String(row._key), row]))];
-      }),
-    );
+    return Object.fromEntries(everyRow(db).map(({ table, rows }) => [table, Object.fromEntries(rows.map((row) => [row._key, row]))]));
   } finally {
     db.close();
   }

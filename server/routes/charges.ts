@@ -10,9 +10,9 @@ import type { StoredCharge } from '../store/types.js';
 type Charge = components['schemas']['Charge'];
 
 export const chargeOperations: ResourceOperations = (deps) => [
-  defineOperation('createPaymentLink', async ({ body, company, idempotencyKey }) => ({
+  defineOperation('createPaymentLink', async ({ body, company, idempotency }) => ({
     status: 201,
-    body: await createCharge(deps, company, body, idempotencyKey),
+    body: await createCharge(deps, company, body, idempotency),
   })),
 
   defineOperation('simulatePayment', async ({ params: { id }, body, company }) => {

@@ -198,7 +198,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     const pending = event('charge.pending');
     await store.insertCharge(ch, companyId, {
       customer: newClient,
-      response: { companyId, key: 'order-42', status: 201, body: responseBody },
+      response: { ...claimAt(companyId, 'order-42', 'fp-1', 0), status: 201, body: responseBody },
       events: [pending],
     });
     const o = await store.insertOrder(companyId, (n) => order(company, n));
@@ -384,7 +384,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
           'same request after insertCharge stored the response',
           {
             given: async () => {
-              await store.insertCharge(ch, companyId, { response: { companyId, key: 'k1', status: 201, body } });
+              await store.insertCharge(ch, companyId, { response: { ...claimAt(companyId, 'k1', 'fp-1', 0), status: 201, body } });
               return store.claimIdempotencyKey(claimAt(companyId, 'k1', 'fp-1', 40));
             },
             want: { kind: 'replay', status: 201, body },
@@ -432,7 +432,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       if (given.completed) {
         const p = product(companyId);
         await store.insertProduct(p);
-        await store.insertCharge(charge(company, p), companyId, { response: { companyId, key: 'k', status: 201, body: '{"data":{}}' } });
+        await store.insertCharge(charge(company, p), companyId, { response: { ...claimAt(companyId, 'k', 'fp-1', 0), status: 201, body: '{"data":{}}' } });
       }
       await store.releaseIdempotencyKey(companyId, 'k');
       // The same request within the lease: a freed key is claimed afresh, a kept one replays.
@@ -498,7 +498,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await expect(
         store.insertCharge(failing.charge, failing.companyId, {
           customer,
-          response: { companyId, key: 'k', status: 201, body: '{"data":{}}' },
+          response: { ...claimAt(companyId, 'k', 'fp-1', 0), status: 201, body: '{"data":{}}' },
           events: failing.events,
         }),
       ).rejects.toThrow();
@@ -517,7 +517,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       const retry = charge(company, p, { customer });
       await store.insertCharge(retry, companyId, {
         customer,
-        response: { companyId, key: 'k', status: 201, body: '{"data":{}}' },
+        response: { ...claimAt(companyId, 'k', 'fp-1', 0), status: 201, body: '{"data":{}}' },
         events: [event('charge.pending')],
       });
       expect(await store.getClient(companyId, customer.id)).toEqual(customer);
@@ -1048,7 +1048,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await store.insertCharge(ch, companyId, {
         customer: client(companyId, 'Ana Lima', { taxId: '39053344705' }),
         events: [event('charge.pending')],
-        response: { companyId, key: 'key-1', status: 201, body: '{}' },
+        response: { ...claimAt(companyId, 'key-1', 'fp', 0), status: 201, body: '{}' },
       });
       await store.transitionCharge(companyId, ch.id, (stored) => ({ charge: { ...stored, status: 'PAID' }, events: [event('charge.paid')] }));
       const [due] = (await store.claimDueDeliveries(later(10), later(40), 10)).filter((d) => d.companyId === companyId);

@@ -115,9 +115,8 @@ export interface IdempotencyClaimInput {
 
 export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'in-flight' } | { kind: 'mismatch' };
 
-export interface StoredResponse {
-  companyId: string;
-  key: string;
+/** The answer to replay for a claimed key (D10), stored with the record the request made: the claim and the answer. */
+export interface StoredResponse extends IdempotencyClaimInput {
   status: number;
   body: string;
 }

@@ -65,6 +65,9 @@ export abstract class SqlStore implements Store {
   protected abstract write<T>(step: Step<T>, options?: WriteOptions<T>): Promise<T>;
 
   abstract countRequest(keyId: string, windowStart: number): Promise<number>;
+
+  /** A claimed key's answer is written (in the open transaction): an engine that holds claims in memory lets go of it. */
+  protected answered(_companyId: string, _key: string): void {}
   abstract close(): Promise<void>;
 
   async countCompanies(): Promise<number> {
@@ -323,7 +326,10 @@ export abstract class SqlStore implements Store {
     yield* run(this.sql.insertCharge, charge.id, companyId, charge.expiresAt, JSON.stringify(charge));
     yield* this.addEvents(companyId, extras.events ?? []);
     const r = extras.response;
-    if (r) yield* run(this.sql.completeIdempotency, r.status, r.body, r.companyId, r.key);
+    if (r) {
+      yield* run(this.sql.completeIdempotency, r.companyId, r.key, r.fingerprint, r.leaseUntil, r.expiresAt, r.status, r.body);
+      this.answered(r.companyId, r.key);
+    }
   }
 
   private *transitionChargeStep(

@@ -239,8 +239,15 @@ export function sharedStatements(d: Dialect) {
       `UPDATE idempotency_keys SET fingerprint = ?, lease_until = ?, expires_at = ?, status = NULL, body = NULL
        WHERE company_id = ? AND key = ?`,
     ),
-    completeIdempotency: q<[status: number, body: string, companyId: string, key: string]>(
-      'UPDATE idempotency_keys SET status = ?, body = ? WHERE company_id = ? AND key = ?',
+    /**
+     * The answer a key is replayed with, written with the record it made. An upsert: the claim's
+     * row is there where claims are written (PostgreSQL), and is written now where a claim is
+     * held in memory (SQLite), over a row whose retention ended if there is one.
+     */
+    completeIdempotency: q<[companyId: string, key: string, fingerprint: string, leaseUntil: string, expiresAt: string, status: number, body: string]>(
+      `INSERT INTO idempotency_keys (company_id, key, fingerprint, lease_until, expires_at, status, body) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (company_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, lease_until = excluded.lease_until,
+         expires_at = excluded.expires_at, status = excluded.status, body = excluded.body`,
     ),
     releaseIdempotency: q<[companyId: string, key: string]>('DELETE FROM idempotency_keys WHERE company_id = ? AND key = ? AND status IS NULL'),
   };

@@ -4,7 +4,9 @@ import Database from 'better-sqlite3';
 import { createMigrationsTable, migrations, statementsOf } from '../migrations.js';
 import { SqlStore, type ReadOptions, type WriteOptions } from '../sql/sql-store.js';
 import type { Dialect } from '../sql/statements.js';
-import type { AnyStatement, Op, Step } from '../sql/step.js';
+import { claimOfStoredKey } from '../sql/rows.js';
+import { get, type AnyStatement, type Op, type Step } from '../sql/step.js';
+import type { IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
 import { ReadCache, tableWritten } from './read-cache.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -49,6 +51,14 @@ export class SqliteStore extends SqlStore {
    * and a restart forgets them.
    */
   private readonly rateWindows = new Map<string, { start: number; count: number }>();
+  /**
+   * Idempotency keys claimed by requests still running (D10), by company and key. This process
+   * is its file's one writer, so a claim needs no row of its own: it is held here until the
+   * request's answer is written with its record (`answered`) or the request fails
+   * (`releaseIdempotencyKey`). A crash forgets it, as the end of its lease would. Only answers
+   * are written, one row per key, in the transaction of the record they answer for.
+   */
+  private readonly claims = new Map<string, { fingerprint: string; leaseUntil: string }>();
   private readonly flusher: WalFlusher | undefined;
   /** A step in a savepoint of the open transaction: made once, not per write. */
   private readonly inSavepoint: (step: Step<unknown>) => unknown;
@@ -89,6 +99,30 @@ export class SqliteStore extends SqlStore {
     }
     window.count += 1;
     return window.count;
+  }
+
+  override async claimIdempotencyKey(input: IdempotencyClaimInput): Promise<IdempotencyClaim> {
+    const id = `${input.companyId}\u0000${input.key}`;
+    // Decided without a pause, so two requests with one key cannot both claim it.
+    const held = this.claims.get(id);
+    if (held && held.leaseUntil > input.now) return held.fingerprint === input.fingerprint ? { kind: 'in-flight' } : { kind: 'mismatch' };
+    const row = this.run(get(this.sql.getIdempotency, input.companyId, input.key));
+    const stored = row && claimOfStoredKey(row, input.now, input.fingerprint);
+    if (stored === undefined) {
+      this.claims.set(id, { fingerprint: input.fingerprint, leaseUntil: input.leaseUntil });
+      return { kind: 'claimed' };
+    }
+    // A replayed answer is on disk before it is sent again.
+    if (stored.kind === 'replay') await this.untilDurable();
+    return stored;
+  }
+
+  override async releaseIdempotencyKey(companyId: string, key: string): Promise<void> {
+    this.claims.delete(`${companyId}\u0000${key}`);
+  }
+
+  protected override answered(companyId: string, key: string): void {
+    this.claims.delete(`${companyId}\u0000${key}`);
   }
 
   async close(): Promise<void> {
