@@ -112,7 +112,11 @@ async function main(): Promise<void> {
   // D14: deliveries (and charge expiry) start once the server is up.
   const worker: WebhookWorker = startWebhookWorker(deps);
   // The request validators not compiled by a request yet, now rather than at a first request.
-  void new OperationCatalog(deps.validator).warmUp();
+  // The compiled server compiles none: its build made them (scripts/server-validators.ts); the
+  // count says whether that held.
+  void new OperationCatalog(deps.validator)
+    .warmUp()
+    .then(() => deps.logger.debug({ compiledAtRunTime: deps.validator.compiledAtRunTime }, 'request validators ready'));
 
   const stop = (signal: string) => {
     deps.logger.info({ signal }, 'shutting down');

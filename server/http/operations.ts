@@ -92,7 +92,20 @@ export class OperationCatalog {
     return [...this.byId.values()];
   }
 
-  /** Compiles every validator not compiled yet, one at a time between other work. */
+  /** Where the schema of every parameter and request body of the contract's operations is (each once). */
+  schemaPointers(): string[] {
+    const pointers = new Set<string>();
+    for (const rules of this.byId.values()) {
+      for (const parameter of rules.parameters) pointers.add(parameter.schemaPointer);
+      if (rules.bodySchemaPointer) pointers.add(rules.bodySchemaPointer);
+    }
+    return [...pointers];
+  }
+
+  /**
+   * Compiles every validator not compiled yet, one at a time between other work. In the compiled
+   * server there is none to compile: its build made them all (scripts/server-validators.ts).
+   */
   async warmUp(): Promise<void> {
     for (const rules of this.byId.values()) {
       for (const pointer of [...rules.parameters.map((p) => p.schemaPointer), ...(rules.bodySchemaPointer ? [rules.bodySchemaPointer] : [])]) {
