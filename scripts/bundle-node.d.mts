@@ -9,6 +9,8 @@ export interface BundleNodeOptions {
   external?: string[];
   /** A TypeScript module, relative to the repository, whose `precompiledValidatorsModule()` gives the validators to make ahead. */
   validators?: string;
+  /** Whether the source map holds the sources themselves (true unless told). */
+  sourcesContent?: boolean;
 }
 
 export function bundleNodeCommand(options: BundleNodeOptions): Promise<void>;
