@@ -28,10 +28,9 @@ const resources = [chargeOperations, clientOperations, productOperations, subscr
 /**
  * The reference server: both base URLs of the contract on one Hono app, one sub-app per
  * resource, each operation routed by its operationId (`mountOperations`). Every error leaves as
- * an RFC 9457 problem through `onError`.
+ * an RFC 9457 problem through `onError`. `catalog` is given by whoever warms it up (server/main.ts).
  */
-export function createApp(deps: Deps): Hono<AppEnv> {
-  const catalog = new OperationCatalog(deps.validator);
+export function createApp(deps: Deps, catalog = new OperationCatalog(deps.validator)): Hono<AppEnv> {
   const operation = operationMiddleware(deps, catalog);
   const app = new Hono<AppEnv>();
   const logRequest = requestLogWriter(() => deps.logger);

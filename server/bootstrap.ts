@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { buildCompany, type NewCompany } from './domain/companies.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { serverValidatorOptions } from './validation.js';
 import type { Store } from './store/types.js';
 import { writeRequestLinesTo } from './http/access-log.js';
 
@@ -45,7 +46,7 @@ export function createDeps(config: Config, overrides: Partial<Deps> & Pick<Deps,
     config,
     store: overrides.store,
     logger: overrides.logger ?? createLogger(config),
-    validator: overrides.validator ?? new ContractValidator(undefined, { useDefaults: true }),
+    validator: overrides.validator ?? new ContractValidator(undefined, serverValidatorOptions),
     now: overrides.now ?? (() => new Date()),
     ...(overrides.resolveHost ? { resolveHost: overrides.resolveHost } : {}),
   };

@@ -125,6 +125,31 @@ describe('npm start on a database file', () => {
   });
 });
 
+describe('the compiled server', () => {
+  test('compiles no request validator at run time: its build made every one it uses', async () => {
+    const port = await freePort();
+    const running = startServer({ DATABASE_PATH: join(folder(), 'validators', 'payments.db'), PORT: String(port), LOG_LEVEL: 'debug' });
+    await listening(running);
+    const apiKey = KEY_PATTERN.exec(running.stdout())![0];
+    // A body refused, with the field errors of the validators made ahead.
+    const refused = await call(port, '/client', {
+      method: 'POST',
+      apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Maria Silva Souza', status: 'ACTIVE', cpfCnpj: '52998224726', email: 'maria@example.com' }),
+    });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Array<{ pointer?: string }> }).errors.map((e) => e.pointer)).toEqual(['/phone', '/cpfCnpj']);
+    // The line comes once every validator of the catalog has been asked for, after listening.
+    let ready: Record<string, unknown> | undefined;
+    for (let waited = 0; ready === undefined && waited < WAIT_MS; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ready = logLine(running, 'request validators ready');
+    }
+    expect(ready, running.stdout().slice(-1500)).toMatchObject({ compiledAtRunTime: 0 });
+  });
+});
+
 describe('the first start on an empty database, by mode (stdout a pipe, as a log collector reads it)', () => {
   test('production makes no company and prints no key: one log line says how to make one, requests get 401 until a key exists', async () => {
     const databasePath = join(folder(), 'production-empty', 'payments.db');

@@ -103,7 +103,8 @@ async function main(): Promise<void> {
       deps.logger.warn({ keysCommand: keysCommand(config) }, noCompanyLine(config));
     }
   }
-  handle = createApp(deps).fetch;
+  const catalog = new OperationCatalog(deps.validator);
+  handle = createApp(deps, catalog).fetch;
   ready(handle);
   const origin = localOrigin(config.host, port);
   // A person at a terminal gets plain lines; piped output (a log collector) stays JSON lines,
@@ -115,7 +116,9 @@ async function main(): Promise<void> {
   // D14: deliveries (and charge expiry) start once the server is up.
   const worker: WebhookWorker = startWebhookWorker(deps);
   // The request validators not compiled by a request yet, now rather than at a first request.
-  void new OperationCatalog(deps.validator).warmUp();
+  // The compiled server compiles none: its build made them (scripts/server-validators.ts); the
+  // count says whether that held.
+  void catalog.warmUp().then(() => deps.logger.debug({ compiledAtRunTime: deps.validator.compiledAtRunTime }, 'request validators ready'));
 
   const stop = (signal: string) => {
     deps.logger.info({ signal }, 'shutting down');

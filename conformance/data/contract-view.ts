@@ -9,8 +9,7 @@
  * one operation (`--only`) reads only what that operation needs. Nothing here depends on what
  * the run learns from the target (fixtures, ids, prices): that is bodies.ts and fixtures.ts.
  */
-import type { ValidateFunction } from 'ajv';
-import { ContractValidator } from '../../lib/contract/ajv.js';
+import { ContractValidator, type Validate } from '../../lib/contract/ajv.js';
 import { followRef, listOperations, resolvePointer, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkRole, listLinks, type ContractLink, type LinkRole } from '../../lib/contract/links.js';
 import { pathParameters } from '../../lib/contract/paths.js';
@@ -45,7 +44,7 @@ export interface RequestBody extends RequestBodyInfo {
   /** The top-level properties of the body, each as a view of its schema. */
   properties: ReadonlyMap<string, SchemaView>;
   /** The full contract's validator of the body. */
-  validate: ValidateFunction;
+  validate: Validate;
 }
 
 /** A header or query parameter, with its schema read as a view. */

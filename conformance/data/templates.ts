@@ -5,7 +5,7 @@
  * shifted along their `enum`s, and with its numbers written the Brazilian way (D46). They depend
  * on nothing the run learns, so a run works them out once per operation (contract-view.ts).
  */
-import type { ValidateFunction } from 'ajv';
+import type { Validate } from '../../lib/contract/ajv.js';
 import type { JsonObject } from '../../lib/contract/bundled.js';
 import { isDeprecated, isPlainObject, itemsOf, keywordOf, propertiesOf, requiredOf, sampleValue, type RequestBodyInfo, type SchemaView } from './schema.js';
 
@@ -43,7 +43,7 @@ export const tagFormats = new Map<string, (value: string, tag: string, next: () 
  *    every value of the longest enum has been sent once;
  * 5. (3) with every CPF/CNPJ, phone and CEP written as Brazilian forms write them (D46).
  */
-export function bodyTemplates(doc: JsonObject, validate: ValidateFunction, info: RequestBodyInfo, view: SchemaView): BodyTemplate[] {
+export function bodyTemplates(doc: JsonObject, validate: Validate, info: RequestBodyInfo, view: SchemaView): BodyTemplate[] {
   const templates: BodyTemplate[] = info.examples.map((example) => ({ name: `example ${example.name}`, body: example.value, example: true }));
   const optionalityDecision = ['required', 'allOf', 'anyOf', 'oneOf', 'minProperties', 'dependentSchemas']
     .map((k) => keywordOf(view, k)?.decision)
@@ -90,7 +90,7 @@ export function bodyTemplates(doc: JsonObject, validate: ValidateFunction, info:
 }
 
 /** Drops every optional property (at every level present) whose removal keeps the whole body valid. */
-export function stripOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
+export function stripOptional(doc: JsonObject, validate: Validate, root: unknown, node: unknown, view: SchemaView): void {
   if (Array.isArray(node)) {
     const items = itemsOf(doc, view);
     if (items)
@@ -115,7 +115,7 @@ export function stripOptional(doc: JsonObject, validate: ValidateFunction, root:
 }
 
 /** Adds every absent, not deprecated property the schema offers a value for, while the whole body stays valid. */
-export function fillOptional(doc: JsonObject, validate: ValidateFunction, root: unknown, node: unknown, view: SchemaView): void {
+export function fillOptional(doc: JsonObject, validate: Validate, root: unknown, node: unknown, view: SchemaView): void {
   if (Array.isArray(node)) {
     const items = itemsOf(doc, view);
     if (items)

@@ -1,8 +1,11 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { CodeOptions, ErrorObject } from 'ajv';
 import { loadBundledContract, type JsonObject } from './bundled.js';
 import { addContractFormats, customFormats } from './formats.js';
 import { escapeToken } from './pointer.js';
+import { precompiled as built, type PrecompiledValidators, type Validate } from './precompiled.js';
+
+export type { Validate } from './precompiled.js';
 
 // CommonJS interop: the class is also the module's `default`, which is what NodeNext types see.
 const Ajv2020 = Ajv2020Module.default;
@@ -11,43 +14,85 @@ export type Ajv = InstanceType<typeof Ajv2020>;
 const CONTRACT_ID = 'contract';
 
 /**
- * One Ajv 2020 instance holding the whole bundled contract, so any schema of it can be
- * compiled by JSON Pointer with its `$ref`s resolved. Compiled validators are cached:
- * each schema is compiled once per process.
+ * One Ajv 2020 instance holding the whole bundled contract, so any schema of it can be compiled
+ * by JSON Pointer (`schemaAt`) with its `$ref`s resolved. `code` is given only to make standalone
+ * code (lib/contract/standalone.ts): every other option is the same, so validators made ahead of
+ * time answer exactly as ones compiled at run time.
+ */
+export function contractAjv(contract: JsonObject, options: { useDefaults: boolean }, code?: CodeOptions): Ajv {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    useDefaults: options.useDefaults,
+    // Errors carry the failing keyword's schema, which turns anyOf failures into readable text.
+    verbose: true,
+    // OpenAPI adds keywords (example, discriminator, x-…) that are not JSON Schema.
+    strict: false,
+    validateSchema: false,
+    logger: false,
+    ...(code ? { code } : {}),
+  });
+  addContractFormats(ajv);
+  ajv.addSchema(contract as object, CONTRACT_ID);
+  return ajv;
+}
+
+/** The schema compiled for `pointer`: a reference to it in the contract held by `contractAjv`. */
+export function schemaAt(pointer: string): { $ref: string } {
+  return { $ref: `${CONTRACT_ID}#${encodePointer(pointer)}` };
+}
+
+/**
+ * The contract's validators by JSON Pointer, each made once per process. The compiled server's
+ * build makes those it uses (`PrecompiledValidators`); any other is compiled here, by an Ajv
+ * instance made only then: compiling the contract's schemas was the largest part of the server's
+ * start-up.
  */
 export class ContractValidator {
-  readonly ajv: Ajv;
-  private readonly cache = new Map<string, ValidateFunction>();
+  private ajv: Ajv | undefined;
+  private readonly cache = new Map<string, Validate>();
+  private readonly useDefaults: boolean;
+  /** Validators made at build time for this contract and this option; none from source. */
+  private readonly ahead: Readonly<Record<string, Validate>>;
+  private compiles = 0;
 
   /**
    * `useDefaults` fills in the contract's `default`s while validating (the server does, for
    * requests); checkers of responses must not, or a missing field would pass as its default.
+   * `precompiled` replaces the build's validators (tests of them); it must be made with the same
+   * `useDefaults`.
    */
   constructor(
     readonly contract: JsonObject = loadBundledContract(),
-    options: { useDefaults?: boolean } = {},
+    options: { useDefaults?: boolean; precompiled?: PrecompiledValidators } = {},
   ) {
-    this.ajv = new Ajv2020({
-      allErrors: true,
-      useDefaults: options.useDefaults ?? false,
-      // Errors carry the failing keyword's schema, which turns anyOf failures into readable text.
-      verbose: true,
-      // OpenAPI adds keywords (example, discriminator, x-…) that are not JSON Schema.
-      strict: false,
-      validateSchema: false,
-      logger: false,
-    });
-    addContractFormats(this.ajv);
-    this.ajv.addSchema(contract as object, CONTRACT_ID);
+    this.useDefaults = options.useDefaults ?? false;
+    if (options.precompiled !== undefined && options.precompiled.useDefaults !== this.useDefaults) {
+      throw new Error(`precompiled validators made with useDefaults ${options.precompiled.useDefaults} given to a validator with ${this.useDefaults}`);
+    }
+    // The build's validators are of the bundled contract, with the server's option: another
+    // contract (the conformance suite's views of it) or option is compiled at run time.
+    const ahead = options.precompiled ?? (built !== undefined && contract === loadBundledContract() ? built : undefined);
+    this.ahead = ahead?.useDefaults === this.useDefaults ? ahead.validators : {};
   }
 
   /** A validator for the schema at `pointer` in the contract (e.g. `/components/schemas/Charge`). */
-  at(pointer: string): ValidateFunction {
+  at(pointer: string): Validate {
     const cached = this.cache.get(pointer);
     if (cached) return cached;
-    const validate = this.ajv.compile({ $ref: `${CONTRACT_ID}#${encodePointer(pointer)}` });
+    const validate = this.ahead[pointer] ?? this.compile(pointer);
     this.cache.set(pointer, validate);
     return validate;
+  }
+
+  /** How many validators were compiled at run time: none in the compiled server, when its build made every one it asks for. */
+  get compiledAtRunTime(): number {
+    return this.compiles;
+  }
+
+  private compile(pointer: string): Validate {
+    this.ajv ??= contractAjv(this.contract, { useDefaults: this.useDefaults });
+    this.compiles += 1;
+    return this.ajv.compile(schemaAt(pointer));
   }
 }
 

@@ -1,5 +1,6 @@
-import type { Ajv as AjvCore } from 'ajv';
+import type { Ajv as AjvCore, Format } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { isValidCpfOrCnpj } from '../brazil/tax-id.js';
 import { isPhoneDigits, isPostalCodeDigits, normalisePhone, normalisePostalCode, normaliseTaxId } from '../brazil/normalise.js';
 
@@ -59,9 +60,24 @@ export function formatNormaliser(format: string): ((value: string) => string) | 
 // CommonJS interop: the function is also the module's `default`, which is what NodeNext types see.
 const addFormats = addFormatsModule.default;
 
+/** The contract's own formats, as Ajv takes them. */
+const ownFormats: Record<CustomFormatName, Format> = {
+  'cpf-cnpj': { type: 'string', validate: customFormats['cpf-cnpj'].validate },
+  'phone-br': { type: 'string', validate: customFormats['phone-br'].validate },
+  cep: { type: 'string', validate: customFormats.cep.validate },
+  brl: { type: 'number', validate: customFormats.brl.validate },
+};
+
+/**
+ * Every format a schema of the contract may name, by name: ajv-formats' and the contract's own.
+ * Validators made ahead of time (Ajv's standalone code, lib/contract/standalone.ts) have no Ajv
+ * instance to ask for a format: their code reads it from here.
+ */
+export const contractFormats: Record<string, Format> = { ...fullFormats, ...ownFormats };
+
 export function addContractFormats<T extends AjvCore>(ajv: T): T {
+  // ajv-formats' formats, and the keywords that compare by format (formatMinimum…).
   addFormats(ajv);
-  for (const name of ['cpf-cnpj', 'phone-br', 'cep'] as const) ajv.addFormat(name, { type: 'string', validate: customFormats[name].validate });
-  ajv.addFormat('brl', { type: 'number', validate: customFormats.brl.validate });
+  for (const [name, format] of Object.entries(ownFormats)) ajv.addFormat(name, format);
   return ajv;
 }

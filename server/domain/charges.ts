@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { serialise, type Serialised } from '../http/define-operation.js';
 import { validationProblem } from '../http/problems.js';
 import type { ChargeDoc, ClientDoc, CompanyRecord, IdempotencyClaimInput, StoredCharge, StoredResponse } from '../store/types.js';
+import { namedSchemas } from '../validation.js';
 import { chargeEvent } from './charge-lifecycle.js';
 import { chargePixKey } from './charge-pix-key.js';
 import { buildClient } from './clients.js';
@@ -68,7 +69,7 @@ export async function createCharge(
 
   const total = body.total ?? items.reduce((sum, item) => sum + toCents(item.product.price) * item.quantity, 0);
   // A computed total obeys the same limits as a sent one: the contract's Cents schema (D18, D25).
-  const validCents = deps.validator.at('/components/schemas/Cents');
+  const validCents = deps.validator.at(namedSchemas.cents);
   if (body.total === undefined && !validCents(total)) {
     const broken = toFieldErrors(validCents.errors ?? [])[0];
     throw validationProblem([

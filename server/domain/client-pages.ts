@@ -1,6 +1,7 @@
 import type { ContractValidator } from '../../lib/contract/ajv.js';
 import { validationProblem } from '../http/problems.js';
 import type { ClientPosition, Store } from '../store/types.js';
+import { namedSchemas } from '../validation.js';
 import { isWritableInstant } from './time.js';
 
 /** D48: the size of a page asked for with `after` alone. */
@@ -48,7 +49,7 @@ function positionOf(cursor: string, validator: ContractValidator): ClientPositio
   if (createdAt === undefined || id === undefined || rest.length > 0) return undefined;
   // As the store writes them: a client id of the contract, a timestamp in D35's one form.
   const date = new Date(createdAt);
-  if (!isWritableInstant(date) || date.toISOString() !== createdAt || !validator.at('/components/schemas/ClientId')(id)) return undefined;
+  if (!isWritableInstant(date) || date.toISOString() !== createdAt || !validator.at(namedSchemas.clientId)(id)) return undefined;
   const position = { createdAt, id };
   // base64url decoding skips what is not base64url; only the cursor as made names this position.
   return cursorOf(position) === cursor ? position : undefined;

@@ -2,6 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import { isIPv6 } from 'node:net';
 import pino from 'pino';
 import type { paths } from '../../generated/openapi.js';
+import type { ContractValidator } from '../../lib/contract/ajv.js';
 import { createApp } from '../app.js';
 import { createCompanyWithKey, createDeps } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config.js';
@@ -41,6 +42,8 @@ export interface TestServerOptions {
   databasePath?: string;
   /** Where webhook hosts are looked up; `tableResolver()` (no network) unless given. */
   resolveHost?: HostResolver;
+  /** The request validator, instead of the server's own (one with validators made ahead of time). */
+  validator?: ContractValidator;
 }
 
 /**
@@ -94,6 +97,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     logger: pino({ level: 'silent' }),
     resolveHost: options.resolveHost ?? tableResolver(),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.validator ? { validator: options.validator } : {}),
   });
   const app = createApp(deps);
   const a = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });

@@ -1,0 +1,16 @@
+// The types of scripts/bundle-node.mjs, for the tests that build as the build does.
+
+export interface BundleNodeOptions {
+  /** The command's entry module, relative to the repository. */
+  entry: string;
+  /** The bundle to write, relative to the repository (or absolute). */
+  outfile: string;
+  /** Packages left as imports. */
+  external?: string[];
+  /** A TypeScript module, relative to the repository, whose `precompiledValidatorsModule()` gives the validators to make ahead. */
+  validators?: string;
+  /** Whether the source map holds the sources themselves (true unless told). */
+  sourcesContent?: boolean;
+}
+
+export function bundleNodeCommand(options: BundleNodeOptions): Promise<void>;
