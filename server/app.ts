@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { AppEnv, Deps } from './deps.js';
 import { OperationCatalog } from './http/operations.js';
-import { operationMiddleware } from './http/operation.js';
+import { requestChecks } from './http/operation.js';
 import { mountOperations } from './http/mount-operations.js';
 import { pathPattern } from '../lib/contract/paths.js';
 import { requestLimits } from './http/request-limits.js';
@@ -31,7 +31,7 @@ const resources = [chargeOperations, clientOperations, productOperations, subscr
  * an RFC 9457 problem through `onError`. `catalog` is given by whoever warms it up (server/main.ts).
  */
 export function createApp(deps: Deps, catalog = new OperationCatalog(deps.validator)): Hono<AppEnv> {
-  const operation = operationMiddleware(deps, catalog);
+  const checks = requestChecks(deps, catalog);
   const app = new Hono<AppEnv>();
   const logRequest = requestLogWriter(() => deps.logger);
 
@@ -68,7 +68,7 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
     app,
     deps,
     catalog,
-    operation,
+    checks,
     resources.flatMap((operations) => operations(deps)),
   );
 

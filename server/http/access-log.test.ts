@@ -24,6 +24,7 @@ describe('the request line', () => {
   test.for([
     ['with a company', line],
     ['without one', { ...line, companyId: undefined }],
+    ['with a path that needs no escaping', { ...line, path: '/charge/char_k5x0bq3t8f2m9c7w1z4y6h0n' }],
   ] as const)('%s, written straight to the destination, is the line pino writes: same fields, same order', ([, given]) => {
     const { logger, lines } = capturing();
     requestLogWriter(() => logger)(given);

@@ -60,6 +60,14 @@ function writerFor(logger: Logger): (line: RequestLine) => void {
   const head = `{"level":${logger.levels.values.info},"time":`;
   return (line) =>
     destination.write(
-      `${head}${Date.now()}${bindings},"requestId":${JSON.stringify(line.requestId)},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status},"ms":${line.ms}${line.companyId === undefined ? '' : `,"companyId":${JSON.stringify(line.companyId)}`},"msg":"request"}\n`,
+      `${head}${Date.now()}${bindings},"requestId":${quoted(line.requestId)},"method":${quoted(line.method)},"path":${quoted(line.path)},"status":${line.status},"ms":${line.ms}${line.companyId === undefined ? '' : `,"companyId":${quoted(line.companyId)}`},"msg":"request"}\n`,
     );
+}
+
+/** Characters a JSON string must escape, and any that is not ASCII (left to JSON.stringify too). */
+const needsEscape = /["\\\u0000-\u001f\u007f-\uffff]/;
+
+/** A JSON string of `text`: quoted as it is when nothing in it needs escaping (ids, methods, most paths). */
+function quoted(text: string): string {
+  return needsEscape.test(text) ? JSON.stringify(text) : `"${text}"`;
 }

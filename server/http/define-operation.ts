@@ -92,7 +92,7 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
   return {
     operationId,
     async handle(c, location) {
-      // The operation middleware validated both against this operation's schemas before the handler runs.
+      // The request's checks validated both against this operation's schemas before the handler runs.
       const body = c.get('body') as RequestBody<Id>;
       const params = c.req.param() as PathParams<Id>;
       const query = c.get('query') as QueryParams<Id>;

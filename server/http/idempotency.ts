@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import type { OperationRules } from './operations.js';
 import { ProblemError } from './problems.js';
@@ -18,11 +18,11 @@ export function idempotencyLayer(
   deps: Deps,
   rules: OperationRules,
   replayHeaders: (status: number, body: string) => Record<string, string>,
-): MiddlewareHandler<AppEnv> | undefined {
+): ((c: Context<AppEnv>, handle: () => Promise<Response>) => Promise<Response>) | undefined {
   if (!rules.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')) return undefined;
-  return async (c, next) => {
+  return async (c, handle) => {
     const key = idempotencyKey(c.req.header('idempotency-key'));
-    if (!key) return next();
+    if (!key) return handle();
     const companyId = c.get('company').doc.id;
     const now = deps.now();
     const input: IdempotencyClaimInput = {
@@ -47,11 +47,19 @@ export function idempotencyLayer(
         throw new ProblemError('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry after it has finished.');
       case 'mismatch':
         throw new ProblemError('idempotencyKeyReused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
-      case 'claimed':
+      case 'claimed': {
         c.set('idempotency', input);
-        await next();
-        // Hono has turned a thrown error into its answer by now: after any failure the key is free again.
-        if (c.error || c.res.status >= 300) await deps.store.releaseIdempotencyKey(companyId, key);
+        // After any failure, thrown or answered, the key is free again.
+        let answer: Response;
+        try {
+          answer = await handle();
+        } catch (error) {
+          await deps.store.releaseIdempotencyKey(companyId, key);
+          throw error;
+        }
+        if (answer.status >= 300) await deps.store.releaseIdempotencyKey(companyId, key);
+        return answer;
+      }
     }
   };
 }
@@ -68,11 +76,20 @@ function fingerprint(c: Context<AppEnv>, body: unknown): string {
   return hash('sha256', `${c.req.method} ${c.req.path}\n${canonicalJson(body)}`);
 }
 
+/** JSON with every object's keys in code-unit order, at any depth: one text for one value, however its fields were ordered. */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += `${i > 0 ? ',' : ''}${canonicalJson(value[i])}`;
+    return `${text}]`;
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    // Object.keys' array sorted in place: no entry pairs made only to be sorted.
+    const keys = Object.keys(object).sort();
+    let text = '{';
+    for (let i = 0; i < keys.length; i++) text += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${canonicalJson(object[keys[i]!])}`;
+    return `${text}}`;
   }
   return JSON.stringify(value);
 }

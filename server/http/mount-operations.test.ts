@@ -11,7 +11,7 @@ import { createTestServer, type TestServer } from '../test-support/harness.js';
 const catalog = new OperationCatalog(new ContractValidator());
 const ids = catalog.all().map((rules) => rules.operationId as OperationId);
 const answering = (operationId: OperationId): DefinedOperation => ({ operationId, handle: async (c) => c.text(operationId) });
-const pass = () => async (_c: unknown, next: () => Promise<void>) => next();
+const pass = () => async () => {};
 
 describe('mountOperations', () => {
   let server: TestServer;

@@ -1,26 +1,26 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context } from 'hono';
 import { honoPath } from '../../lib/contract/paths.js';
 import type { AppEnv, Deps } from '../deps.js';
 import type { DefinedOperation, OperationId } from './define-operation.js';
 import { idempotencyLayer } from './idempotency.js';
 import { locationRule } from './location.js';
+import type { RequestCheck } from './operation.js';
 import type { OperationCatalog } from './operations.js';
-
-const passOn: MiddlewareHandler<AppEnv> = (_c, next) => next();
 
 /**
  * Routes every operation of the contract to its handler: method and path from the contract, one
- * Hono instance per resource (the path's first segment) mounted with `app.route`, the operation
- * middleware in front, then the Idempotency-Key protocol where the operation takes the header;
- * an answer whose response declares `Location` gets it from the contract's read link. A contract
+ * Hono instance per resource (the path's first segment) mounted with `app.route`, the request's
+ * checks first, then the Idempotency-Key protocol where the operation takes the header; an
+ * answer whose response declares `Location` gets it from the contract's read link. A contract
  * operation without a handler, or with two, stops the server from being built, so an operation
- * is never silently left unserved.
+ * is never silently left unserved. Each route is one Hono handler calling the three in turn
+ * (Hono composes nothing for it), and what they throw reaches the app's one `onError`.
  */
 export function mountOperations(
   app: Hono<AppEnv>,
   deps: Deps,
   catalog: OperationCatalog,
-  middleware: (operationId: OperationId) => MiddlewareHandler<AppEnv>,
+  checks: (operationId: OperationId) => RequestCheck,
   defined: readonly DefinedOperation[],
 ): void {
   const handled = new Map(defined.map((op) => [op.operationId as string, op]));
@@ -42,9 +42,12 @@ export function mountOperations(
       const at = location?.(status, JSON.parse(body));
       return at ? { Location: at } : {};
     });
-    routes.on(rules.method.toUpperCase(), honoPath(`/${rest.join('/')}`), middleware(operation.operationId), idempotency ?? passOn, (c) =>
-      operation.handle(c, location),
-    );
+    const check = checks(operation.operationId);
+    const handle = (c: Context<AppEnv>) => operation.handle(c, location);
+    routes.on(rules.method.toUpperCase(), honoPath(`/${rest.join('/')}`), async (c) => {
+      await check(c);
+      return idempotency ? idempotency(c, () => handle(c)) : handle(c);
+    });
   }
   for (const [resource, routes] of resources) app.route(`/${resource}`, routes);
 }

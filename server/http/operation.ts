@@ -1,21 +1,24 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import type { OperationCatalog } from './operations.js';
 import { notFound, ProblemError, validationProblem } from './problems.js';
 import { readJsonBody } from './request-body.js';
 
+/** The checks of an operation's request, made before its handler runs; a refusal is thrown. */
+export type RequestCheck = (c: Context<AppEnv>) => Promise<void>;
+
 /**
- * The middleware every route puts in front of its handler: the operation's rules from
- * the contract, in the order a client can act on: authentication (401; the key was read, and
- * the caller's quota spent, by the caller middleware in front of every route), the body's
- * media type, size and syntax (415, 413, 400), then parameters and body against the schemas
- * (422, every failing field at once); a valid body is handed on in its stored form (D46), the
- * query parameters as their schemas read them.
+ * What every operation checks before its handler runs: the operation's rules from the
+ * contract, in the order a client can act on: authentication (401; the key was read, and the
+ * caller's quota spent, by the caller middleware in front of every route), the body's media
+ * type, size and syntax (415, 413, 400), then parameters and body against the schemas (422,
+ * every failing field at once); a valid body is handed on in its stored form (D46), the query
+ * parameters as their schemas read them.
  */
-export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
-  return (operationId: string): MiddlewareHandler<AppEnv> => {
+export function requestChecks(deps: Deps, catalog: OperationCatalog) {
+  return (operationId: string): RequestCheck => {
     const rules = catalog.get(operationId);
-    return async (c, next) => {
+    return async (c) => {
       if (rules.secured && c.get('company') === undefined)
         throw new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
       const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired }) : undefined;
@@ -30,7 +33,6 @@ export function operationMiddleware(deps: Deps, catalog: OperationCatalog) {
       if (errors.length > 0 || omitted > 0) throw validationProblem(errors, omitted);
       c.set('body', catalog.normalise(rules, body));
       c.set('query', query ? catalog.query(rules, query) : {});
-      await next();
     };
   };
 }

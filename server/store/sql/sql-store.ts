@@ -51,6 +51,8 @@ export interface WriteOptions<T> {
  */
 export abstract class SqlStore implements Store {
   protected readonly sql: SharedStatements;
+  /** Products parsed from rows an engine kept in memory (SQLite's read cache): parsed once while kept. */
+  private readonly productsOfRows = new WeakMap<object, Map<string, ProductDoc>>();
   /** Whether the engine makes lists one JSON array itself (`Dialect.listsInSql`). */
   private readonly listsInSql: boolean;
 
@@ -149,11 +151,16 @@ export abstract class SqlStore implements Store {
     const result = new Map<string, ProductDoc>();
     if (unique.length === 0) return result;
     const rows = await this.read(all(this.sql.productsAmong, companyId, JSON.stringify(unique)), { beforeWrite: options.forWrite });
-    const found = new Map(rows.map((row) => [row.id, row.doc]));
+    let found = this.productsOfRows.get(rows);
+    if (!found) {
+      // Frozen: a product read again from an engine's memory is the same object for every caller.
+      found = new Map(rows.map((row) => [row.id, Object.freeze(JSON.parse(row.doc) as ProductDoc)]));
+      this.productsOfRows.set(rows, found);
+    }
     // In the order asked.
     for (const id of unique) {
-      const doc = found.get(id);
-      if (doc !== undefined) result.set(id, JSON.parse(doc) as ProductDoc);
+      const product = found.get(id);
+      if (product !== undefined) result.set(id, product);
     }
     return result;
   }

@@ -77,7 +77,7 @@ export class SqliteStore extends SqlStore {
     // 16 MiB of page cache (the default is 2 MiB), so that the indexes a write touches stay in
     // memory; and a checkpoint every 16 MiB of WAL rather than 4, so that pages written over
     // and over (index roots) are copied to the database once per checkpoint, not four times.
-    this.db.pragma('cache_size = -16384');
+    this.db.pragma(`cache_size = -${process.env.EXP_CACHE_KB ?? 16384}`);
     this.db.pragma('wal_autocheckpoint = 4000');
     migrate(this.db);
     this.inSavepoint = this.db.transaction((step: Step<unknown>) => this.run(step));
