@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configVariables } from '../../server/config.js';
+import { startArguments } from '../../server/start-command.js';
 import { HarnessError } from './harness-error.js';
 import { freePort } from '../../lib/net/free-port.js';
 
@@ -130,7 +131,7 @@ export async function spawnReference(dir: string, database: ReferenceDatabase = 
     ...databaseVariables(database),
   });
   const [name, log] = database.kind === 'sqlite' ? (['reference', 'reference.log'] as const) : (['referencePostgres', 'reference-postgres.log'] as const);
-  return spawnTarget(name, ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')], env, port, join(dir, log));
+  return spawnTarget(name, startArguments(), env, port, join(dir, log));
 }
 
 /**

@@ -4,6 +4,7 @@
  * without any of the server's configuration variables; `killAll` (after each test) kills the
  * group of every child still running, whatever happened.
  */
+import { startArguments } from '../start-command.js';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,7 +108,7 @@ function builtServerArgs(): string[] {
     execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build-server.mjs')], { cwd: repoRoot, stdio: 'pipe' });
     built = true;
   }
-  return ['--enable-source-maps', join(repoRoot, 'dist', 'server', 'main.mjs')];
+  return startArguments();
 }
 
 /** Whether `script` (util-linux) is here to give a child a terminal; prints a notice for `what` when it is not. */
