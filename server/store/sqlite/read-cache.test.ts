@@ -3,7 +3,7 @@ import { ReadCache, tableWritten } from './read-cache.js';
 import type { AnyStatement, Op } from '../sql/step.js';
 
 const statement = (sql: string): AnyStatement => ({ sql });
-const bytes = (text: string) => Buffer.from(text);
+const page = (text: string) => ({ json: Buffer.from(text) });
 
 describe('tableWritten', () => {
   test.for([
@@ -53,16 +53,16 @@ describe('ReadCache', () => {
   test('keeps a value made from a table until the table is written, and not one made across a write', () => {
     const cache = new ReadCache([]);
     const before = cache.version('clients');
-    cache.keepDerived('clients', 'list a', bytes('[1]'), before);
-    expect(cache.lookupDerived('clients', 'list a')).toEqual(bytes('[1]'));
+    cache.keepDerived('clients', 'list a', page('[1]'), before);
+    expect(cache.lookupDerived('clients', 'list a')).toEqual(page('[1]'));
     cache.written('orders');
-    expect(cache.lookupDerived('clients', 'list a')).toEqual(bytes('[1]'));
+    expect(cache.lookupDerived('clients', 'list a')).toEqual(page('[1]'));
     cache.written('clients');
     expect(cache.lookupDerived('clients', 'list a')).toBeUndefined();
     // Made from rows read before that write: not kept.
-    cache.keepDerived('clients', 'list a', bytes('[1]'), before);
+    cache.keepDerived('clients', 'list a', page('[1]'), before);
     expect(cache.lookupDerived('clients', 'list a')).toBeUndefined();
-    cache.keepDerived('clients', 'list a', bytes('[1,2]'), cache.version('clients'));
+    cache.keepDerived('clients', 'list a', page('[1,2]'), cache.version('clients'));
     cache.clear();
     expect(cache.lookupDerived('clients', 'list a')).toBeUndefined();
   });

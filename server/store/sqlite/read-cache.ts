@@ -1,4 +1,5 @@
 import type { AnyStatement, Op } from '../sql/step.js';
+import type { ClientPage } from '../types.js';
 
 /** The table a statement writes (`INSERT INTO t`, `UPDATE t`, `DELETE FROM t`), if it writes one. */
 export function tableWritten(sql: string): string | undefined {
@@ -19,7 +20,7 @@ const keyOf = (op: Op) => `${op.kind}\u0000${op.params.join('\u0000')}`;
 
 /** Most rows kept per table; past it the table's rows start over (unknown ids cannot fill the memory). */
 const MAX_ROWS = 10_000;
-/** Most bytes of derived values (whole lists) kept in all; a larger list is read every time. */
+/** Most bytes of derived values (whole lists, pages) kept in all; a larger one is read every time. */
 const MAX_DERIVED_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -32,8 +33,8 @@ const MAX_DERIVED_BYTES = 64 * 1024 * 1024;
 export class ReadCache {
   private readonly tables = new Map<AnyStatement, string>();
   private readonly rows = new Map<string, Map<string, unknown>>();
-  /** Values made from many rows of a table (a company's whole client list as JSON), by table. */
-  private readonly derived = new Map<string, Map<string, Uint8Array>>();
+  /** Values made from many rows of a table (a company's whole client list, a page of it: JSON bytes and where the list goes on), by table. */
+  private readonly derived = new Map<string, Map<string, ClientPage>>();
   private derivedBytes = 0;
   /** Writes of each table so far: a value made before a write must not be kept after it. */
   private readonly versions = new Map<string, number>();
@@ -68,7 +69,7 @@ export class ReadCache {
     this.rows.delete(table);
     this.versions.set(table, this.version(table) + 1);
     const values = this.derived.get(table);
-    if (values) for (const value of values.values()) this.derivedBytes -= value.length;
+    if (values) for (const value of values.values()) this.derivedBytes -= value.json.length;
     this.derived.delete(table);
   }
 
@@ -78,19 +79,19 @@ export class ReadCache {
   }
 
   /** A value made from `table`'s rows, if kept. */
-  lookupDerived(table: string, key: string): Uint8Array | undefined {
+  lookupDerived(table: string, key: string): ClientPage | undefined {
     return this.derived.get(table)?.get(key);
   }
 
   /** Keeps a value made from `table`'s rows when no write of the table ran since `version`. */
-  keepDerived(table: string, key: string, value: Uint8Array, version: number): void {
-    if (version !== this.version(table) || value.length + this.derivedBytes > MAX_DERIVED_BYTES) return;
+  keepDerived(table: string, key: string, value: ClientPage, version: number): void {
+    if (version !== this.version(table) || value.json.length + this.derivedBytes > MAX_DERIVED_BYTES) return;
     let values = this.derived.get(table);
     if (!values) {
       values = new Map();
       this.derived.set(table, values);
     }
-    this.derivedBytes += value.length - (values.get(key)?.length ?? 0);
+    this.derivedBytes += value.json.length - (values.get(key)?.json.length ?? 0);
     values.set(key, value);
   }
 

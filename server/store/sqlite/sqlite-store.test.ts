@@ -261,3 +261,23 @@ describe('migration 7: clients kept in the order of their list', () => {
     }
   }
 });
+
+describe('pages kept in memory', () => {
+  test('a page a client asks for is read once until a client is written; a part of a streamed list is read every time', async () => {
+    const store = openStore(freshPath());
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    for (const name of ['Ana', 'Bruno', 'Carla']) await store.insertClient(client(company.doc.id, name));
+    const { prepared, sql } = store as unknown as { prepared: Map<unknown, { statement: Database.Statement }>; sql: { firstClientDocs: unknown } };
+    const reads = vi.spyOn(prepared.get(sql.firstClientDocs)!.statement, 'all');
+    const first = await store.listClientsPageJson(company.doc.id, 2);
+    expect(await store.listClientsPageJson(company.doc.id, 2)).toEqual(first);
+    expect(reads, 'the same page again, from memory').toHaveBeenCalledTimes(1);
+    await store.listClientsPageJson(company.doc.id, 5_000);
+    await store.listClientsPageJson(company.doc.id, 5_000);
+    expect(reads, 'parts of 5,000 (a streamed list) are not kept').toHaveBeenCalledTimes(3);
+    await store.insertClient(client(company.doc.id, 'Davi', { createdAt: later(60), updatedAt: later(60) }));
+    const after = await store.listClientsPageJson(company.doc.id, 2);
+    expect(reads, 'a client written: the page is read again').toHaveBeenCalledTimes(4);
+    expect(after).toEqual(first);
+  });
+});

@@ -6,7 +6,7 @@ import { SqlStore, type ReadOptions, type WriteOptions } from '../sql/sql-store.
 import type { Dialect } from '../sql/statements.js';
 import { claimOfStoredKey } from '../sql/rows.js';
 import { get, type AnyStatement, type Op, type Step } from '../sql/step.js';
-import type { IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
+import type { ClientPage, ClientPosition, IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
 import { ReadCache, tableWritten } from './read-cache.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -19,6 +19,9 @@ const sqliteDialect: Dialect = {
   jsonArrayBytes: (column, order) => `CAST('[' || coalesce(group_concat(${column}, ',' ORDER BY ${order}), '') || ']' AS BLOB)`,
   listsInSql: false,
 };
+
+/** Pages of at most this many clients are kept (the contract's largest page, D48); larger reads are streamed parts of a whole list. */
+const KEPT_PAGE_CLIENTS = 1_000;
 
 /**
  * The embedded default store: one SQLite file in WAL mode. better-sqlite3 is synchronous, so
@@ -152,21 +155,36 @@ export class SqliteStore extends SqlStore {
   }
 
   /**
-   * A company's whole client list (D48's unpaged form) is kept as the JSON it was sent as
-   * until a client is written: reading the rows was most of the time of the answer.
+   * A company's whole client list (D48's unpaged form), and the pages a client asks for, are
+   * kept as the JSON they were sent as until a client is written: reading the rows was most of
+   * the time of the answer. Not the parts of a list streamed past 10,000 clients (5,000 each):
+   * memory holds one of those at a time.
    */
   override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
-    const key = `list ${atMost} ${companyId}`;
+    const page = await this.kept(`list ${atMost} ${companyId}`, async () => {
+      const json = await super.listClientsJson(companyId, atMost);
+      return json && { json };
+    });
+    return page?.json;
+  }
+
+  override async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
+    if (limit > KEPT_PAGE_CLIENTS) return super.listClientsPageJson(companyId, limit, after);
+    const key = `page ${limit} ${after ? `${after.createdAt} ${after.id}` : ''} ${companyId}`;
+    return (await this.kept(key, () => super.listClientsPageJson(companyId, limit, after)))!;
+  }
+
+  /** A value made from the clients table, from memory when kept, else made and kept (unless a client was written meanwhile). */
+  private async kept(key: string, make: () => Promise<ClientPage | undefined>): Promise<ClientPage | undefined> {
     const kept = this.cache.lookupDerived('clients', key);
     if (kept !== undefined) {
       await this.untilDurable();
       return kept;
     }
     const version = this.cache.version('clients');
-    const json = await super.listClientsJson(companyId, atMost);
-    if (json === undefined) return undefined;
-    this.cache.keepDerived('clients', key, json, version);
-    return json;
+    const made = await make();
+    if (made !== undefined) this.cache.keepDerived('clients', key, made, version);
+    return made;
   }
 
   /**
