@@ -243,10 +243,27 @@ describe('migration 7: clients kept in the order of their list', () => {
     expect(await views(store)).toEqual(before);
     const schema = committedSchema(path);
     expect(schema.clients).toMatch(/WITHOUT ROWID\s*$/);
-    expect(Object.keys(schema).filter((name) => name.startsWith('clients_'))).toEqual(['clients_by_id', 'clients_by_tax_id']);
+    expect(Object.keys(schema).filter((name) => name.startsWith('clients_'))).toEqual(['clients_by_id', 'clients_by_position', 'clients_by_tax_id']);
     // The id is still unique.
     await expect(store.insertClient({ ...clients[1]!, createdAt: later(60) })).rejects.toThrow(/UNIQUE/);
+    // A page is one run of the table's rows; a position in the list is counted to on the small index.
+    const { sql } = store as unknown as { sql: Record<'clientDocsAfter' | 'clientAt', { sql: string }> };
+    expect(queryPlan(path, sql.clientDocsAfter.sql, [a.doc.id, later(0), '', 7])).toMatch(/USING PRIMARY KEY/);
+    expect(queryPlan(path, sql.clientAt.sql, [a.doc.id, 6])).toMatch(/USING COVERING INDEX clients_by_position/);
   });
+
+  function queryPlan(path: string, statement: string, params: unknown[]): string {
+    const reader = new Database(path, { readonly: true });
+    try {
+      return reader
+        .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${statement}`)
+        .all(...params)
+        .map((row) => row.detail)
+        .join('\n');
+    } finally {
+      reader.close();
+    }
+  }
 
   /** The tables and indexes of the file, by name, with their SQL. */
   function committedSchema(path: string): Record<string, string> {
