@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { Context } from 'hono';
+import type { Context, ErrorHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { AppEnv, Deps } from './deps.js';
 import { OperationCatalog } from './http/operations.js';
 import { requestChecks } from './http/operation.js';
 import { mountOperations } from './http/mount-operations.js';
 import { pathPattern } from '../lib/contract/paths.js';
-import { requestLimits } from './http/request-limits.js';
-import { callerMiddleware } from './http/rate-limit.js';
+import { checkRequestLimits } from './http/request-limits.js';
+import { callerIdentifier, stampRateLimit } from './http/rate-limit.js';
 import { stampRequestId } from './http/request-id.js';
 import { requestLogWriter } from './http/access-log.js';
 import { ProblemError, problemResponse, problemTypes } from './http/problems.js';
@@ -34,18 +34,40 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
   const checks = requestChecks(deps, catalog);
   const app = new Hono<AppEnv>();
   const logRequest = requestLogWriter(() => deps.logger);
+  const onError: ErrorHandler<AppEnv> = (error, c) => {
+    if (error instanceof ProblemError) return problem(c, error);
+    if (error instanceof HTTPException && error.status < 500) {
+      const kind = (Object.keys(problemTypes) as Array<keyof typeof problemTypes>).find((k) => problemTypes[k].status === error.status);
+      if (kind) return problem(c, new ProblemError(kind, error.message || problemTypes[kind].title));
+    }
+    deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unexpected error');
+    return problem(
+      c,
+      new ProblemError('internal', `An unexpected error occurred; nothing was changed. Quote request id ${c.get('requestId')} when reporting it.`),
+    );
+  };
 
-  // One middleware around everything: the request id and the log line of every request, and
-  // anything thrown that is not an Error made one (Hono hands only Errors to onError).
+  const identifyCaller = callerIdentifier(deps);
+
+  // The front door of every request: its id; who is calling and their quota (D11), before
+  // anything else is looked at, so that a flood, keyed or not, is refused with 429 before it costs
+  // more than a counted write; the size of its URL and headers (D34); then its route. Whatever the
+  // answer, it carries the id and the quota's fields, and the request's line is logged. One
+  // middleware rather than three: every layer Hono composes is paid by every request.
   app.use(async (c, next) => {
     const started = performance.now();
     const requestId = randomUUID();
     c.set('requestId', requestId);
     try {
+      await identifyCaller(c);
+      checkRequestLimits(c);
       await next();
     } catch (thrown) {
-      throw thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`);
+      // The door's own refusals, and anything thrown that is not an Error (which Hono hands to no
+      // error handler), leave through the one onError too.
+      c.res = await onError(thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`), c);
     }
+    stampRateLimit(c.res, c.get('rateLimit'));
     stampRequestId(c.res, requestId);
     logRequest({
       requestId,
@@ -56,11 +78,6 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
       companyId: c.get('company')?.doc.id,
     });
   });
-
-  // Who is calling and their quota (D11), before anything else is looked at: a flood, keyed or
-  // not, is refused with 429 before it costs more than a counted write.
-  app.use(callerMiddleware(deps));
-  app.use(requestLimits());
 
   app.route('/', docsRoutes(deps));
   app.route('/', payRoutes(deps));
@@ -83,18 +100,7 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
     return problem(c, new ProblemError('notFound', `No operation exists at ${c.req.method} ${c.req.path}.`));
   });
 
-  app.onError((error, c) => {
-    if (error instanceof ProblemError) return problem(c, error);
-    if (error instanceof HTTPException && error.status < 500) {
-      const kind = (Object.keys(problemTypes) as Array<keyof typeof problemTypes>).find((k) => problemTypes[k].status === error.status);
-      if (kind) return problem(c, new ProblemError(kind, error.message || problemTypes[kind].title));
-    }
-    deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unexpected error');
-    return problem(
-      c,
-      new ProblemError('internal', `An unexpected error occurred; nothing was changed. Quote request id ${c.get('requestId')} when reporting it.`),
-    );
-  });
+  app.onError(onError);
 
   return app;
 }

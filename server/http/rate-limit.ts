@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { Authenticator } from '../auth/authenticator.js';
 import type { AppEnv, Deps, RateLimitFields } from '../deps.js';
 import { clientAddress } from './client-address.js';
@@ -73,14 +73,14 @@ export class RateLimiter {
 }
 
 /**
- * The middleware in front of every route (operations, docs, payment pages, unknown paths): who
- * is calling, and their quota. A presented `X-API-KEY` is authenticated here once (the operation
- * middleware reads the result: a secured operation without a company is a 401); a valid key
- * spends its own quota, anything else the quota of its client address, so a flood of missing or
- * wrong keys is refused with 429 before it costs more. The answer, whatever it is, carries the
- * RateLimit fields of the quota it spent.
+ * Who is calling, and their quota, for every request (operations, docs, payment pages, unknown
+ * paths): a presented `X-API-KEY` is authenticated here once (the operation's checks read the
+ * result: a secured operation without a company is a 401); a valid key spends its own quota,
+ * anything else the quota of its client address, so a flood of missing or wrong keys is refused
+ * with 429 before it costs more. The answer, whatever it is, carries the RateLimit fields of the
+ * quota it spent (`stampRateLimit`).
  */
-export function callerMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
+export function callerIdentifier(deps: Deps): (c: Context<AppEnv>) => Promise<void> {
   const { config } = deps;
   const limiter = new RateLimiter(
     config.rateLimitRequests,
@@ -89,7 +89,7 @@ export function callerMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
     config.rateLimitAnonymousRequests,
   );
   const authenticator = new Authenticator(deps.store);
-  return async (c, next) => {
+  return async (c) => {
     const presented = c.req.header('x-api-key');
     const authenticated = presented === undefined ? undefined : await authenticator.authenticate(presented, c.env?.incoming?.socket);
     if (authenticated) c.set('company', authenticated.company);
@@ -98,13 +98,11 @@ export function callerMiddleware(deps: Deps): MiddlewareHandler<AppEnv> {
       const fields = await limiter.take(caller, deps.now().getTime());
       if (fields) c.set('rateLimit', fields);
     }
-    await next();
-    stampRateLimit(c.res, c.get('rateLimit'));
   };
 }
 
 /** Adds the RateLimit fields to an answer that was not built with them (a page, a problem, the docs). */
-function stampRateLimit(response: Response, fields: RateLimitFields | undefined): void {
+export function stampRateLimit(response: Response, fields: RateLimitFields | undefined): void {
   if (fields === undefined || isStamped(response) || response.headers.has('RateLimit')) return;
   response.headers.set('RateLimit', fields.RateLimit);
   response.headers.set('RateLimit-Policy', fields['RateLimit-Policy']);

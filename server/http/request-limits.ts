@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../deps.js';
 import { problemTypes, ProblemError, type ProblemKind } from './problems.js';
 
@@ -24,37 +24,34 @@ export const NODE_MAX_HEADERS_COUNT = 0;
  * header section is judged from the raw field lines Node received (`rawHeaders`), not from the
  * `Headers` Hono sees, where repeated names are joined into one and Node's count has dropped the rest.
  */
-export function requestLimits(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    // The request target is what follows the origin in the URL (the path and the query).
-    const url = c.req.url;
-    const target = url.length - url.indexOf('/', url.indexOf('//') + 2);
-    if (target > MAX_URL_BYTES) {
-      throw new ProblemError('uriTooLong', `The request target is ${target} bytes long; at most ${MAX_URL_BYTES} are served.`);
-    }
-    const raw = c.env?.incoming?.rawHeaders;
-    let fields = 0;
-    let headerBytes = 0;
-    if (raw) {
-      // [name, value, name, value, …]; Node reads header bytes as latin1, one character a byte.
-      fields = raw.length >> 1;
-      for (let i = 0; i < raw.length; i++) headerBytes += raw[i]!.length;
-      headerBytes += fields * 4;
-    } else {
-      // Not behind Node's server (app.request in tests): the Headers are all there is.
-      c.req.raw.headers.forEach((value, name) => {
-        fields++;
-        headerBytes += name.length + value.length + 4;
-      });
-    }
-    if (fields > MAX_HEADER_COUNT) {
-      throw new ProblemError('headersTooLarge', `The request has more than ${MAX_HEADER_COUNT} header fields; at most ${MAX_HEADER_COUNT} are served.`);
-    }
-    if (headerBytes > MAX_HEADER_BYTES) {
-      throw new ProblemError('headersTooLarge', `The request headers are about ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are served.`);
-    }
-    await next();
-  };
+export function checkRequestLimits(c: Context<AppEnv>): void {
+  // The request target is what follows the origin in the URL (the path and the query).
+  const url = c.req.url;
+  const target = url.length - url.indexOf('/', url.indexOf('//') + 2);
+  if (target > MAX_URL_BYTES) {
+    throw new ProblemError('uriTooLong', `The request target is ${target} bytes long; at most ${MAX_URL_BYTES} are served.`);
+  }
+  const raw = c.env?.incoming?.rawHeaders;
+  let fields = 0;
+  let headerBytes = 0;
+  if (raw) {
+    // [name, value, name, value, …]; Node reads header bytes as latin1, one character a byte.
+    fields = raw.length >> 1;
+    for (let i = 0; i < raw.length; i++) headerBytes += raw[i]!.length;
+    headerBytes += fields * 4;
+  } else {
+    // Not behind Node's server (app.request in tests): the Headers are all there is.
+    c.req.raw.headers.forEach((value, name) => {
+      fields++;
+      headerBytes += name.length + value.length + 4;
+    });
+  }
+  if (fields > MAX_HEADER_COUNT) {
+    throw new ProblemError('headersTooLarge', `The request has more than ${MAX_HEADER_COUNT} header fields; at most ${MAX_HEADER_COUNT} are served.`);
+  }
+  if (headerBytes > MAX_HEADER_BYTES) {
+    throw new ProblemError('headersTooLarge', `The request headers are about ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are served.`);
+  }
 }
 
 const rawDetails: Partial<Record<ProblemKind, string>> = {
