@@ -72,16 +72,18 @@ describe('the file', () => {
   });
 });
 
-describe('group commit', () => {
-  /** A second connection to the file: it sees only what is committed. */
-  function committedRows(path: string, sql: string): unknown[] {
-    const reader = new Database(path, { readonly: true });
-    try {
-      return reader.prepare(sql).all();
-    } finally {
-      reader.close();
-    }
+/** Reads the file through a second connection, which sees only what is committed. */
+function committed<T>(path: string, read: (reader: Database.Database) => T): T {
+  const reader = new Database(path, { readonly: true });
+  try {
+    return read(reader);
+  } finally {
+    reader.close();
   }
+}
+
+describe('group commit', () => {
+  const committedRows = (path: string, sql: string): unknown[] => committed(path, (reader) => reader.prepare(sql).all());
 
   test('a write resolves once it is committed: another connection sees it then, and not before', async () => {
     const path = freshPath();
@@ -252,31 +254,25 @@ describe('migration 7: clients kept in the order of their list', () => {
     expect(queryPlan(path, sql.clientAt.sql, [a.doc.id, 6])).toMatch(/USING COVERING INDEX clients_by_position/);
   });
 
-  function queryPlan(path: string, statement: string, params: unknown[]): string {
-    const reader = new Database(path, { readonly: true });
-    try {
-      return reader
+  const queryPlan = (path: string, statement: string, params: unknown[]): string =>
+    committed(path, (reader) =>
+      reader
         .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${statement}`)
         .all(...params)
         .map((row) => row.detail)
-        .join('\n');
-    } finally {
-      reader.close();
-    }
-  }
+        .join('\n'),
+    );
 
   /** The tables and indexes of the file, by name, with their SQL. */
-  function committedSchema(path: string): Record<string, string> {
-    const reader = new Database(path, { readonly: true });
-    try {
-      const rows = reader
-        .prepare<[], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE name LIKE 'clients%' ORDER BY name")
-        .all();
-      return Object.fromEntries(rows.map((row) => [row.name, row.sql ?? '']));
-    } finally {
-      reader.close();
-    }
-  }
+  const committedSchema = (path: string): Record<string, string> =>
+    committed(path, (reader) =>
+      Object.fromEntries(
+        reader
+          .prepare<[], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE name LIKE 'clients%' ORDER BY name")
+          .all()
+          .map((row) => [row.name, row.sql ?? '']),
+      ),
+    );
 });
 
 describe('pages kept in memory', () => {
