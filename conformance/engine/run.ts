@@ -4,6 +4,7 @@ import { domainCheck } from '../checks/domain.js';
 import { hardeningCheck } from '../checks/hardening.js';
 import { idempotencyCheck } from '../checks/idempotency.js';
 import { negativeCheck } from '../checks/negative.js';
+import { pagingCheck } from '../checks/paging.js';
 import { positiveCheck } from '../checks/positive.js';
 import { responseChecks } from '../checks/responses.js';
 import { tenantCheck } from '../checks/tenants.js';
@@ -33,6 +34,7 @@ const activeChecks: CheckModule[] = [
   tenantCheck,
   domainCheck,
   useAfterFreeCheck,
+  pagingCheck,
   unsupportedMethodCheck,
   webhookCheck,
   // Last: its flood spends the run's anonymous quota.

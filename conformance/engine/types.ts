@@ -20,6 +20,7 @@ export const checkNames = [
   'qr_matches_brcode',
   'total_in_cents',
   'use_after_free',
+  'paging_walked',
   'unsupported_method',
   'bounded_input',
   'webhook_url_policy',

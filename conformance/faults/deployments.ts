@@ -39,7 +39,61 @@ const isCreateClient = (r: Request) => is(r, 'POST', /^\/client$/);
 const isGetCharge = (r: Request) => is(r, 'GET', /^\/charge\/[^/]+$/);
 const isCreatePaymentLink = (r: Request) => is(r, 'POST', /^\/charge\/payment-link$/);
 
+const pagedClients = (r: Request) => isListClients(r) && new URL(r.url).search !== '';
+
+/** Paging broken (paging_walked): each breaks one thing D48 promises of a walk through `GET /client`'s pages. */
+export const pagingFaults: Fault[] = [
+  {
+    name: '`limit` ignored (every page is the whole list)',
+    expect: { operationId: 'listClients', check: 'paging_walked', message: /holds \d+ records, more than the \d+ asked for/ },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => async (request) => (pagedClients(request) ? inner(new Request(`${new URL(request.url).origin}/client`, request)) : inner(request)),
+  },
+  {
+    name: "a next page repeating the previous page's last client (`after` taken as inclusive)",
+    expect: { operationId: 'listClients', check: 'paging_walked', message: /is on page \d+ and again on page \d+/ },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => {
+      let last: Json | undefined;
+      return async (request) => {
+        const response = await inner(request);
+        if (!pagedClients(request) || !response.ok) return response;
+        const after = new URL(request.url).searchParams.has('after');
+        return rewriteJson(response, (page: Json[]) => {
+          const shown = after && last ? [last, ...page] : page;
+          last = page.at(-1);
+          return shown;
+        });
+      };
+    },
+  },
+  {
+    name: 'the last page still links onward (to an empty page)',
+    expect: { operationId: 'listClients', check: 'paging_walked', message: /links onward, to a page with no records/ },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => async (request) => {
+      const url = new URL(request.url);
+      if (pagedClients(request) && url.searchParams.get('after') === 'zzend') return Response.json([]);
+      const response = await inner(request);
+      if (!pagedClients(request) || !response.ok || response.headers.has('link')) return response;
+      const headers = new Headers(response.headers);
+      headers.set('Link', `</client?limit=${url.searchParams.get('limit') ?? 100}&after=zzend>; rel="next"`);
+      return new Response(response.body, { status: response.status, headers });
+    },
+  },
+  {
+    name: 'pages out of order (each page newest first)',
+    expect: { operationId: 'listClients', check: 'paging_walked', message: /list's order|oldest first/ },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      return pagedClients(request) && response.ok ? rewriteJson(response, (page: Json[]) => [...page].reverse()) : response;
+    },
+  },
+];
+
 export const faults: Fault[] = [
+  ...pagingFaults,
   {
     name: 'a required field dropped (phone of listed clients)',
     expect: { operationId: 'listClients', check: 'response_schema_conformance' },

@@ -68,7 +68,6 @@ describe('the reference server conforms', () => {
     // keys, but the two a run asks for (--production, --flood; conformance/checks/hardening.test.ts).
     const ran = new Set(report.results.filter((r) => r.outcome !== 'skip').map((r) => r.check));
     expect(checkNames.filter((check) => !ran.has(check))).toEqual(optIn);
-    expect(ran.size).toBe(20);
   });
 });
 
@@ -98,9 +97,10 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
     const report = await run('seed', foreignDeployment.wrap);
     expect(failures(report)).toEqual([]);
     const ran = new Set(report.results.filter((r) => r.outcome !== 'skip').map((r) => r.check));
-    // The one response header the contract documents on a success is the payment link's Location,
-    // on the 201 that this deployment, answering 200 as the seed allows (D01), never sends.
-    expect(checkNames.filter((check) => !ran.has(check))).toEqual(['response_headers_conformance', ...optIn]);
+    // Every check ran but those a run asks for; the response headers (the payment link's Location on
+    // a 201 this deployment never sends, answering 200 as the seed allows, D01; the pages' Link) are
+    // checked where the deployment sends them.
+    expect(checkNames.filter((check) => !ran.has(check) && !optIn.includes(check))).toEqual([]);
     // Bodies naming the target's own ids (a numeric productId) are sent, not dropped: the subscription checks run too.
     expect(report.results.filter((r) => r.operationId === 'createSubscription' && r.outcome === 'skip').map((r) => `${r.check}: ${r.skipReason}`)).toEqual([]);
     // An update names the subscription by the id the target gave it (not of the contract's `subs_` form): it is sent, and accepted.
@@ -115,9 +115,11 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
     const report = await run('seed', foreignWithoutExtensionReads);
     expect(failures(report)).toEqual([]);
     const readBack = report.results.find((r) => r.operationId === 'createProduct' && r.check === 'ensure_resource_availability');
-    expect(readBack?.findings.filter((f) => f.outcome === 'info').map((f) => `${f.decision}: ${f.message}`)).toEqual([
-      expect.stringMatching(/^D37: GET \/product\/\S+ answered 404 for the record just created$/),
-    ]);
+    // A property, not a roster: the read by id it misses is info naming D37, and whatever other
+    // read a new operation adds is info too, never a failure.
+    const infos = readBack?.findings.filter((f) => f.outcome !== 'pass').map((f) => `${f.outcome} ${f.decision}: ${f.message}`) ?? [];
+    expect(infos).toContainEqual(expect.stringMatching(/^info D37: GET \/product\/\S+ answered 404 for the record just created$/));
+    for (const info of infos) expect(info).toMatch(/^info D\d+/);
     await worker?.stop();
     await server?.close();
     const reference = await run('reference', foreignWithoutExtensionReads, ['createProduct', 'getProduct']);

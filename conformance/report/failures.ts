@@ -172,6 +172,16 @@ function counted(groups: readonly FindingGroup[]): string {
 }
 
 /**
+ * How many groups of info findings the terminal shows before it leaves the rest to the HTML and
+ * JUnit reports: three per operation the run reports on (a foreign-shaped deployment departs from
+ * about two decisions per operation, grouped), and never fewer than 40. Set from the contract's
+ * size, so a new operation does not push a deployment's departures off the screen.
+ */
+export function infoLineCap(operations: number): number {
+  return Math.max(40, 3 * operations);
+}
+
+/**
  * What the CLI prints after the matrix: the failures, identical ones grouped, each with its
  * exchange and a curl line per request; the info findings grouped, one line each (their
  * exchanges are in the HTML and JUnit reports); the skip reasons, counted.
@@ -195,7 +205,7 @@ export function formatFindings(report: RunReport, options: { maxInfoLines?: numb
 
   const infos = groupFindings(report.results, 'info', report.runId);
   if (infos.length > 0) {
-    const max = options.maxInfoLines ?? 40;
+    const max = options.maxInfoLines ?? infoLineCap(report.operations.length);
     const lines = infos.slice(0, max).map((g) => `i ${groupTitle(g)}: ${printable(g.message)}${decisionNote(g)}`);
     if (infos.length > max) lines.push(`… ${infos.length - max} more in the HTML or JUnit report`);
     sections.push([`Departures from the contract's decisions, not failures under profile ${report.profile} (${counted(infos)})`, ...lines].join('\n'));
