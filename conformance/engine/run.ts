@@ -1,6 +1,7 @@
 import { authCheck } from '../checks/auth.js';
 import { availabilityCheck } from '../checks/availability.js';
 import { domainCheck } from '../checks/domain.js';
+import { generatedCheck } from '../checks/generated.js';
 import { hardeningCheck } from '../checks/hardening.js';
 import { idempotencyCheck } from '../checks/idempotency.js';
 import { negativeCheck } from '../checks/negative.js';
@@ -30,6 +31,7 @@ const activeChecks: CheckModule[] = [
   positiveCheck,
   negativeCheck,
   availabilityCheck,
+  generatedCheck,
   idempotencyCheck,
   tenantCheck,
   domainCheck,

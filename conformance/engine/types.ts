@@ -20,6 +20,7 @@ export const checkNames = [
   'qr_matches_brcode',
   'total_in_cents',
   'use_after_free',
+  'generated_values_kept',
   'paging_walked',
   'unsupported_method',
   'bounded_input',
@@ -67,6 +68,10 @@ export interface ConformanceOptions {
   har?: string;
   /** Tags every record the run creates (names, externalId); random when not given. */
   runId?: string;
+  /** The seed the generated values are drawn with (`--seed`); random, and printed with every failure, when not given. */
+  seed?: number;
+  /** How many generated bodies each create is sent (`--examples`); 5 when not given. */
+  examples?: number;
   /** Per-request timeout. */
   timeoutMs: number;
   /**

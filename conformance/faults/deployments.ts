@@ -92,8 +92,24 @@ export const pagingFaults: Fault[] = [
   },
 ];
 
+/** Values changed on store that fixed examples never reach (generated_values_kept). */
+export const generatedFaults: Fault[] = [
+  {
+    name: 'e-mails lower-cased on store',
+    expect: { operationId: 'createClient', check: 'generated_values_kept', message: /`email` reads "[^"A-Z]+", sent "[^"]*[A-Z]/ },
+    only: ['createClient', 'listClients', 'getClient'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!response.ok || !/^\/client(\/[^/]+)?$/.test(new URL(request.url).pathname)) return response;
+      const lower = (c: Json) => (typeof c.email === 'string' ? { ...c, email: c.email.toLowerCase() } : c);
+      return rewriteJson(response, (body: Json | Json[]) => (Array.isArray(body) ? body.map(lower) : lower(body)));
+    },
+  },
+];
+
 export const faults: Fault[] = [
   ...pagingFaults,
+  ...generatedFaults,
   {
     name: 'a required field dropped (phone of listed clients)',
     expect: { operationId: 'listClients', check: 'response_schema_conformance' },

@@ -21,6 +21,7 @@ export const shortNames: Record<CheckName, string> = {
   qr_matches_brcode: 'qr',
   total_in_cents: 'tot',
   use_after_free: 'uaf',
+  generated_values_kept: 'gen',
   paging_walked: 'pag',
   unsupported_method: '405',
   bounded_input: 'big',

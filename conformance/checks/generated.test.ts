@@ -1,0 +1,115 @@
+/**
+ * generated_values_kept against the in-process reference server (passes in both profiles, and
+ * the values drawn are the kinds the contract allows), against a deployment that lower-cases
+ * e-mails on store (fails, with the smallest failing value, its create and the seed), and the
+ * generators themselves (every drawn value valid under the contract's own formats).
+ */
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { customFormats } from '../../lib/contract/formats.js';
+import type { TestServer } from '../../server/test-support/harness.js';
+import { cep, cnpj, cpf, email, freeText, money, phone } from '../data/generated.js';
+import { generatedCheck } from './generated.js';
+import { statelessReason } from './stateful.js';
+import { contextOn, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { generatedFaults } from '../faults/deployments.js';
+
+const check = 'generated_values_kept';
+
+describe('the generators', () => {
+  const sample = <T>(arb: fc.Arbitrary<T>) => fc.sample(arb, { numRuns: 200, seed: 7 });
+
+  test('tax numbers, phones and CEPs are valid under the contract formats, bare and punctuated', () => {
+    const taxIds = [...sample(cpf()), ...sample(cnpj())];
+    for (const value of taxIds) expect(customFormats['cpf-cnpj'].validate(value), value).toBe(true);
+    expect(taxIds.some((v) => /[./-]/.test(v))).toBe(true);
+    expect(taxIds.some((v) => /^\d+$/.test(v))).toBe(true);
+    for (const value of sample(phone())) expect(customFormats['phone-br'].validate(value), value).toBe(true);
+    for (const value of sample(cep())) expect(customFormats.cep.validate(value), value).toBe(true);
+  });
+
+  test('e-mails mix case; money has at most two decimals within its bounds', () => {
+    for (const value of sample(email(254))) {
+      expect(value).toMatch(/^[^@\s]+@[^@\s]+\.[A-Za-z.]+$/);
+      expect(value).toMatch(/[A-Z]/);
+      expect(value).toMatch(/[a-z]/);
+    }
+    for (const value of sample(money(0, 999_999_999.99))) {
+      expect(customFormats.brl.validate(value)).toBe(true);
+      expect(value).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  test('free text reaches both boundary lengths, holds non-ASCII letters, and never starts or ends with a space', () => {
+    const values = sample(freeText(1, 255));
+    const lengths = values.map((v) => [...v].length);
+    expect(lengths).toContain(1);
+    expect(lengths).toContain(255);
+    expect(Math.max(...lengths)).toBe(255);
+    expect(values.some((v) => /[^\x20-\x7e]/.test(v))).toBe(true);
+    for (const v of values) expect(v).toBe(v.trim());
+  });
+});
+
+let server: TestServer;
+beforeEach(async () => {
+  server = await startServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe('against the reference server', () => {
+  test.each(['reference', 'seed'] as const)('every create keeps the generated values (%s profile)', async (profile) => {
+    const ctx = await contextOn(server, { profile, more: { seed: 42, examples: 3 } });
+    await generatedCheck.run(ctx);
+    const results = ctx.recorder.results(ctx.operations.map((op) => op.operationId)).filter((r) => r.check === check);
+    expect(results.length).toBeGreaterThanOrEqual(3);
+    for (const r of results) expect(r.outcome, `${r.operationId}: ${r.findings.map((f) => f.message).join('; ')} ${r.skipReason ?? ''}`).toBe('pass');
+    // What was sent: mixed-case e-mails and non-ASCII text among the bodies.
+    const sent = ctx.exchanges.filter((e) => e.request.method === 'POST').map((e) => e.request.body ?? '');
+    expect(sent.some((b) => /"email":"[^"]*[A-Z][^"]*"/.test(b))).toBe(true);
+    expect(sent.some((b) => /[^\x20-\x7e]/.test(b))).toBe(true);
+  });
+
+  test('the same seed draws the same bodies', async () => {
+    const bodies = async () => {
+      const ctx = await contextOn(server, { more: { seed: 99, examples: 2 }, only: ['createClient', 'listClients', 'getClient'] });
+      const before = ctx.exchanges.length;
+      await generatedCheck.run(ctx);
+      return ctx.exchanges
+        .slice(before)
+        .filter((e) => e.request.method === 'POST')
+        .map((e) => JSON.parse(e.request.body ?? '{}') as Record<string, unknown>)
+        .map(({ email: mail, cpfCnpj, phone: tel }) => [mail, cpfCnpj, tel]);
+    };
+    expect(await bodies()).toEqual(await bodies());
+  });
+
+  test('--stateless skips with the reason', async () => {
+    const ctx = await contextOn(server, { stateless: true });
+    await generatedCheck.run(ctx);
+    expect(verdict(ctx, 'createClient', check).skipReason).toBe(statelessReason);
+  });
+});
+
+describe('values changed on store', () => {
+  test.each(generatedFaults.map((f) => [f.name, f] as const))(
+    '%s: fails in both profiles with the smallest failing value and the seed',
+    async (_name, fault) => {
+      for (const profile of ['reference', 'seed'] as const) {
+        let built: ReturnType<typeof fault.wrap> | undefined;
+        const wrap: Wrapper = (request, next) => {
+          built ??= fault.wrap(next, { apiKey: server.apiKey, otherApiKey: server.other.apiKey });
+          return built(request);
+        };
+        const ctx = await contextOn(server, { profile, wrap, more: { seed: 5, examples: 5 } });
+        await generatedCheck.run(ctx);
+        const v = verdict(ctx, fault.expect.operationId, check);
+        expect(v.outcome, v.messages.join('\n')).toBe('fail');
+        expect(v.messages.join('\n')).toMatch(fault.expect.message!);
+        expect(v.messages.join('\n')).toMatch(/the smallest of \d+ shrinks; --seed 5 --examples 5 draws it again/);
+      }
+    },
+  );
+});
