@@ -46,6 +46,7 @@ import {
 import type { ConformanceOptions, RunReport } from './engine/types.js';
 import { HelpRequested, parseOptions, UsageError, usage } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
+import { formatTimings } from './report/timings.js';
 import { renderHar } from './report/har.js';
 import { renderHtml } from './report/html.js';
 import { renderJunit } from './report/junit.js';
@@ -172,6 +173,8 @@ function finish(report: RunReport, options: ConformanceOptions, env: NodeJS.Proc
   process.stdout.write(`\n${renderMatrix(report, { color })}\n`);
   const findings = formatFindings(report);
   if (findings) process.stdout.write(`\n${findings}\n`);
+  const timings = formatTimings(report);
+  if (timings) process.stdout.write(`\n${timings}\n`);
 
   writeReports(report, options, env);
   // What the run made and could not delete is never left behind without a word.

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { listOperations, loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
+import { defaultExamples } from './checks/generated.js';
 import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
 import type { ConformanceOptions, Profile } from './engine/types.js';
 
@@ -20,6 +21,7 @@ export class HelpRequested extends Error {
 export const profiles: readonly Profile[] = ['seed', 'reference'];
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_EXAMPLES = 100;
 export const MAX_TIMEOUT_MS = 120_000;
 
 /** Each option: its flag, its environment variable, and whether it takes a value. */
@@ -41,6 +43,9 @@ const spec = {
   'timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS', type: 'string' },
   'webhook-url': { env: 'CONFORMANCE_WEBHOOK_URL', type: 'string' },
   'webhook-receiver': { env: 'CONFORMANCE_WEBHOOK_RECEIVER', type: 'string' },
+  seed: { env: 'CONFORMANCE_SEED', type: 'string' },
+  examples: { env: 'CONFORMANCE_EXAMPLES', type: 'string' },
+  'max-response-time': { env: 'CONFORMANCE_MAX_RESPONSE_TIME', type: 'string' },
 } as const;
 
 type Flag = keyof typeof spec;
@@ -90,6 +95,13 @@ CI logs (npm echoes it unless run with -s) and in ps.
                           (HOST default 127.0.0.1; the URL registered is http://HOST:PORT/RUN_ID)
                           and check them; without it the webhook checks are skipped
                           (CONFORMANCE_WEBHOOK_RECEIVER)
+  --seed N                seed of the generated values (generated_values_kept); default random,
+                          printed with every failure it finds (CONFORMANCE_SEED)
+  --examples N            generated bodies per create, 1-${MAX_EXAMPLES}; default ${defaultExamples}
+                          (CONFORMANCE_EXAMPLES)
+  --max-response-time MS  fail every answer slower than MS milliseconds, naming the operation
+                          and the time (response_time); per-operation p50/p95/max are printed
+                          and reported either way (CONFORMANCE_MAX_RESPONSE_TIME)
   --help                  this text
 
 Exit codes: 0 nothing failed; 1 a check failed; 2 bad arguments, a wrong target (no answer, a
@@ -200,6 +212,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
   }
   const receiver = text('webhook-receiver');
   if (receiver) options.webhookReceiver = receiverOf(receiver);
+  const seed = text('seed');
+  if (seed) options.seed = wholeNumberOf(seed, 0, 2 ** 31 - 1, 'a whole number');
+  const examples = text('examples');
+  if (examples) options.examples = wholeNumberOf(examples, 1, MAX_EXAMPLES, 'a whole number of bodies');
+  const budget = text('max-response-time');
+  if (budget) options.maxResponseTimeMs = wholeNumberOf(budget, 1, MAX_TIMEOUT_MS, 'a whole number of milliseconds');
   return options;
 }
 
@@ -243,6 +261,13 @@ function timeoutOf(source: Source<string> | undefined): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > MAX_TIMEOUT_MS)
     throw new UsageError(`${source.from} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${shown(source.value)}`);
+  return n;
+}
+
+function wholeNumberOf(source: Source<string>, min: number, max: number, what: string): number {
+  const value = source.value.trim();
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${source.from} must be ${what} from ${min} to ${max}, got ${shown(source.value)}`);
   return n;
 }
 

@@ -21,7 +21,7 @@ import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, linkRole, type ContractLink } from '../../lib/contract/links.js';
 import { judgeBody, validBodies } from '../data/bodies.js';
 import { tagFormats } from '../data/templates.js';
-import { drawnFields, withValues } from '../data/generated.js';
+import { type DrawnField, drawnFields, drawnOnly, withValues } from '../data/generated.js';
 import { runData } from '../data/state.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
@@ -104,7 +104,7 @@ async function generate(ctx: RunContext, source: string, links: ContractLink[]):
     if (calls > budget) return true;
     const body = withValues(base.body, fields, values);
     if (!judgeBody(ctx, requestBody.pointer, body).valid) return true;
-    const failure = await roundTrip(ctx, source, body, links);
+    const failure = await roundTrip(ctx, source, body, fields, links);
     if (failure) last = failure;
     else passes += 1;
     return failure === undefined;
@@ -126,10 +126,29 @@ async function generate(ctx: RunContext, source: string, links: ContractLink[]):
 }
 
 /** Creates one record with `body` and compares what the create, its reads and its lists show; the first value not kept, if any. */
-async function roundTrip(ctx: RunContext, source: string, body: unknown, links: ContractLink[]): Promise<Failure | undefined> {
+async function roundTrip(ctx: RunContext, source: string, body: unknown, fields: readonly DrawnField[], links: ContractLink[]): Promise<Failure | undefined> {
+  const made: Exchange[] = [];
+  try {
+    return await compareAll(ctx, source, body, fields, links, made);
+  } finally {
+    // A record the contract lets the run delete (a webhook registration) goes at once: each
+    // example makes one, and a company may hold only so many (D49).
+    for (const exchange of made) if (ctx.canDelete(source)) await ctx.deleteNow(ctx.operation(source), exchange);
+  }
+}
+
+async function compareAll(
+  ctx: RunContext,
+  source: string,
+  body: unknown,
+  fields: readonly DrawnField[],
+  links: ContractLink[],
+  made: Exchange[],
+): Promise<Failure | undefined> {
   const op = ctx.operation(source);
   const where = `${op.method.toUpperCase()} ${op.path}`;
   const created = await ctx.request(op, { body });
+  if (isSuccess(created)) made.push(created);
   if (!isSuccess(created)) {
     // A body only the contract's decisions make valid (D46's punctuation) departs from those alone.
     const pointer = ctx.view(op).requestBody!.pointer;
@@ -142,7 +161,8 @@ async function roundTrip(ctx: RunContext, source: string, body: unknown, links: 
   const enveloped = isObject(envelopeData(createdBody));
   const record = enveloped ? envelopeData(createdBody) : isObject(createdBody) ? createdBody : undefined;
   if (!record) return undefined;
-  const sent = body as JsonObject;
+  // Only the values drawn: the others are the valid body's, which ensure_resource_availability compares.
+  const sent = drawnOnly(body, fields);
   const sentSchema = ctx.view(op).requestBody?.schema;
   const createSchema = successSchema(ctx, op);
   const first = (actual: JsonObject, readSchema: unknown, at: string) => {

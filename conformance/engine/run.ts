@@ -8,6 +8,8 @@ import { negativeCheck } from '../checks/negative.js';
 import { pagingCheck } from '../checks/paging.js';
 import { positiveCheck } from '../checks/positive.js';
 import { responseChecks } from '../checks/responses.js';
+import { responseTimeCheck } from '../checks/response-time.js';
+import { operationTimings } from '../report/timings.js';
 import { tenantCheck } from '../checks/tenants.js';
 import { webhookCheck } from '../checks/webhooks.js';
 import { unsupportedMethodCheck } from '../checks/unsupported-method.js';
@@ -90,6 +92,7 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
 /** The report of a run: its response checks run on every exchange it recorded, with `stopped` when it stopped before its end. */
 async function finalReport(ctx: RunContext, started: number, stopped?: string): Promise<RunReport> {
   await responseChecks.run(ctx);
+  await responseTimeCheck.run(ctx);
   for (const op of ctx.withheld) ctx.recorder.skip(op.operationId, 'positive_data_acceptance', withheldReason);
   const reported = ctx.reported.map((op) => op.operationId);
   const leftBehind = ctx.leftBehindRequests;
@@ -102,6 +105,7 @@ async function finalReport(ctx: RunContext, started: number, stopped?: string): 
     operations: reported,
     results: ctx.recorder.results(reported),
     exchanges: ctx.exchanges,
+    timings: operationTimings(ctx.exchanges, reported),
     ...(stopped ? { stopped } : {}),
     ...(leftBehind.length > 0 ? { leftBehind } : {}),
   };

@@ -29,6 +29,7 @@ export const checkNames = [
   'webhook_signature',
   'webhook_schema',
   'webhook_delivery',
+  'response_time',
 ] as const;
 
 export type CheckName = (typeof checkNames)[number];
@@ -72,6 +73,8 @@ export interface ConformanceOptions {
   seed?: number;
   /** How many generated bodies each create is sent (`--examples`); 5 when not given. */
   examples?: number;
+  /** Answers slower than this fail `response_time` (`--max-response-time`); no budget when not given. */
+  maxResponseTimeMs?: number;
   /** Per-request timeout. */
   timeoutMs: number;
   /**
@@ -171,6 +174,8 @@ export interface RunReport {
   stopped?: string;
   /** Records the run created and could not delete, each as the request that deletes it (`DELETE URL`). */
   leftBehind?: string[];
+  /** Per operation: how many answers, and their p50, p95 and slowest time in milliseconds (report/timings.ts). */
+  timings?: Array<{ operationId: string; count: number; p50: number; p95: number; max: number }>;
 }
 
 export type ProgressEvent =

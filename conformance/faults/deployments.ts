@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import { Webhook } from 'standardwebhooks';
 import { unknownProperty } from '../data/mutations.js';
 import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
-import type { CheckName } from '../engine/types.js';
+import type { CheckName, ConformanceOptions } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 import { createId } from '../../lib/ids/cuid2.js';
 
@@ -28,6 +28,8 @@ export interface Fault {
    * they change (so that only the broken property fails).
    */
   deliveries?: (send: typeof fetch, secrets: ReadonlyMap<string, string>) => typeof fetch;
+  /** Run options the check needs to be on (`--max-response-time`). */
+  options?: Partial<ConformanceOptions>;
 }
 
 export type FetchLike = (request: Request) => Promise<Response>;
@@ -107,9 +109,28 @@ export const generatedFaults: Fault[] = [
   },
 ];
 
+/** A read slower than the budget (response_time, with `--max-response-time`). */
+export const slowFaults: Fault[] = [
+  {
+    name: 'GET /order/{id} answering after 1.5 s (budget 1 s)',
+    expect: {
+      operationId: 'getOrder',
+      check: 'response_time',
+      message: /^GET \/order\/\{id\}: \d+ of \d+ answers slower than the 1000 ms budget \(--max-response-time\), the slowest 1[5-9]\d\d ms$/,
+    },
+    only: ['createOrder', 'getOrder'],
+    options: { maxResponseTimeMs: 1_000 },
+    wrap: (inner) => async (request) => {
+      if (is(request, 'GET', /^\/order\/[^/]+$/)) await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return inner(request);
+    },
+  },
+];
+
 export const faults: Fault[] = [
   ...pagingFaults,
   ...generatedFaults,
+  ...slowFaults,
   {
     name: 'a required field dropped (phone of listed clients)',
     expect: { operationId: 'listClients', check: 'response_schema_conformance' },

@@ -28,7 +28,13 @@ afterEach(async () => {
  * second), its deliveries optionally sent through a fault's `deliveries`; the suite receives
  * them on a free port.
  */
-async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only?: string[], deliveries?: Fault['deliveries']): Promise<RunReport> {
+async function run(
+  profile: Profile,
+  wrap: (inner: FetchLike) => FetchLike,
+  only?: string[],
+  deliveries?: Fault['deliveries'],
+  options: Fault['options'] = {},
+): Promise<RunReport> {
   server = await createTestServer();
   const app = server.app;
   // The secret of each registration, as its answer carried it: what a re-signing fault needs.
@@ -42,7 +48,7 @@ async function run(profile: Profile, wrap: (inner: FetchLike) => FetchLike, only
     return response;
   };
   worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3, 0.3], fetch: deliveries ? deliveries(fetch, secrets) : fetch });
-  return runInProcess(server, { profile, runId: 'faulttest', ...(only ? { only } : {}) }, { wrap: () => wrap(registering) });
+  return runInProcess(server, { profile, runId: 'faulttest', ...(only ? { only } : {}), ...options }, { wrap: () => wrap(registering) });
 }
 
 function failures(report: RunReport): string[] {
@@ -57,8 +63,8 @@ function failures(report: RunReport): string[] {
     );
 }
 
-/** The checks that run only when asked for (--production, --flood). */
-const optIn = ['webhook_url_policy', 'auth_flood_limited'];
+/** The checks that run only when asked for (--production, --flood, --max-response-time). */
+const optIn = ['webhook_url_policy', 'auth_flood_limited', 'response_time'];
 
 describe('the reference server conforms', () => {
   test.each<Profile>(['reference', 'seed'])('no check fails in the %s profile', async (profile) => {
@@ -197,6 +203,7 @@ describe('every fault is caught by its check', () => {
       (inner) => fault.wrap(inner, { apiKey: server!.apiKey, otherApiKey: server!.other.apiKey }),
       fault.only,
       fault.deliveries,
+      fault.options,
     );
     const result = report.results.find((r) => r.operationId === fault.expect.operationId && r.check === fault.expect.check);
     expect(result?.outcome, `${fault.expect.operationId} › ${fault.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');

@@ -90,6 +90,17 @@ function stoppedNote(report: RunReport): string {
   return stopped + left;
 }
 
+/** Per operation: how many answers, p50, p95 and the slowest (report/timings.ts). */
+function timingsTable(report: RunReport): string {
+  const timings = report.timings ?? [];
+  if (timings.length === 0) return '';
+  const ms = (n: number) => `${Math.round(n)} ms`;
+  const rows = timings
+    .map((t) => `<tr><th>${htmlEscape(t.operationId)}</th><td>${t.count}</td><td>${ms(t.p50)}</td><td>${ms(t.p95)}</td><td>${ms(t.max)}</td></tr>`)
+    .join('');
+  return `<h2>Response times</h2>\n<table class="timings"><thead><tr><th>operation</th><th>answers</th><th>p50</th><th>p95</th><th>max</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 export function renderHtml(report: RunReport): string {
   const find = resultIndex(report);
   const operations = operationsOf(report);
@@ -143,6 +154,7 @@ ${rows}
 </table>
 <dl class="legend">${checkNames.map((c) => `<dt>${htmlEscape(shortNames[c])}</dt><dd>${c}</dd>`).join('')}</dl>
 <dl class="legend marks">${(['pass', 'fail', 'info', 'skip', 'none'] as const).map((k) => `<dt>${glyphs[k]}</dt><dd>${htmlEscape(markMeanings[k])}</dd>`).join('')}</dl>
+${timingsTable(report)}
 ${section('Failures', 'fail')}
 ${section('Info: departures from the contract’s decisions', 'info')}
 ${skipped}

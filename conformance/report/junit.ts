@@ -78,6 +78,7 @@ export function renderJunit(report: RunReport): string {
       ['runId', report.runId],
       ['baseUrl', report.target.baseUrl],
       ['baseUrlAlt', report.target.baseUrlAlt],
+      ...timingProperties(report, operationId),
     ] as const) {
       out.push(`      <property name="${name}" value="${attr(value)}"/>`);
     }
@@ -87,6 +88,18 @@ export function renderJunit(report: RunReport): string {
   }
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
+}
+
+/** The operation's response times as properties (`responseTime.p50Ms` …), when it had answers. */
+function timingProperties(report: RunReport, operationId: string): Array<readonly [string, string]> {
+  const t = report.timings?.find((x) => x.operationId === operationId);
+  if (!t) return [];
+  return [
+    ['responseTime.count', String(t.count)],
+    ['responseTime.p50Ms', String(Math.round(t.p50))],
+    ['responseTime.p95Ms', String(Math.round(t.p95))],
+    ['responseTime.maxMs', String(Math.round(t.max))],
+  ];
 }
 
 /** The other operations with the same finding, as a sentence; empty when there are none. */

@@ -30,6 +30,7 @@ export const shortNames: Record<CheckName, string> = {
   webhook_signature: 'wsg',
   webhook_schema: 'wsc',
   webhook_delivery: 'wdl',
+  response_time: 'ms',
 };
 
 export const glyphs: Record<Outcome | 'none', string> = { pass: '✓', fail: '✗', skip: '–', info: 'i', none: '·' };

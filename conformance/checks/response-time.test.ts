@@ -1,0 +1,44 @@
+/**
+ * response_time: with a budget, an operation with a slower answer fails once, naming the
+ * operation, how many answers and the slowest time; the reference server within a generous
+ * budget passes; without a budget nothing is recorded.
+ */
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import type { TestServer } from '../../server/test-support/harness.js';
+import { responseTimeCheck } from './response-time.js';
+import { contextOn, is, startServer, verdict } from './stateful-test-support.js';
+
+let server: TestServer;
+beforeEach(async () => {
+  server = await startServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+test('a slow read fails once, naming the operation and the time; the others pass within the budget', async () => {
+  const ctx = await contextOn(server, {
+    fixtures: false,
+    more: { maxResponseTimeMs: 200 },
+    wrap: async (request, next) => {
+      if (is(request, 'GET', /^\/client$/)) await new Promise((resolve) => setTimeout(resolve, 400));
+      return next(request);
+    },
+  });
+  for (let i = 0; i < 3; i++) await ctx.request('listClients');
+  await ctx.request('createProduct', { body: { name: 'P', price: 10 } });
+  await responseTimeCheck.run(ctx);
+  const slow = verdict(ctx, 'listClients', 'response_time');
+  expect(slow.outcome).toBe('fail');
+  expect(slow.messages).toEqual([
+    expect.stringMatching(/^fail: GET \/client: 3 of 3 answers slower than the 200 ms budget \(--max-response-time\), the slowest [4-9]\d\d ms$/),
+  ]);
+  expect(verdict(ctx, 'createProduct', 'response_time').outcome).toBe('pass');
+});
+
+test('without a budget nothing is recorded', async () => {
+  const ctx = await contextOn(server, { fixtures: false });
+  await ctx.request('listClients');
+  await responseTimeCheck.run(ctx);
+  expect(verdict(ctx, 'listClients', 'response_time').outcome).toBe('none');
+});
