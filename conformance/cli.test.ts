@@ -428,7 +428,7 @@ describe('exit code 2', () => {
       'an unknown profile',
       {
         given: ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--profile', 'strict'],
-        want: /^conformance: --profile must be seed or reference, got "strict"$/,
+        want: /^conformance: --profile must be seed, reference or own, got "strict"$/,
         usage: true,
       },
     ],

@@ -44,14 +44,15 @@ import {
   WrongBaseUrlError,
 } from './engine/run.js';
 import type { ConformanceOptions, RunReport } from './engine/types.js';
-import { HelpRequested, parseOptions, UsageError, usage } from './options.js';
+import { HelpRequested, ListChecksRequested, parseOptions, UsageError, usage } from './options.js';
 import { formatFindings, redactReport } from './report/failures.js';
 import { formatTimings } from './report/timings.js';
+import { formatCheckList } from './report/check-list.js';
 import { renderHar } from './report/har.js';
 import { renderHtml } from './report/html.js';
 import { renderJunit } from './report/junit.js';
 import { renderMatrix } from './report/matrix.js';
-import { flagsNotHonoured } from './report/not-run.js';
+import { closingLines, flagsNotHonoured } from './report/not-run.js';
 import { ProgressPrinter } from './report/progress.js';
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -61,6 +62,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   } catch (error) {
     if (error instanceof HelpRequested) {
       process.stdout.write(`${usage}\n`);
+      return 0;
+    }
+    if (error instanceof ListChecksRequested) {
+      process.stdout.write(`${formatCheckList()}\n`);
       return 0;
     }
     if (error instanceof UsageError) {
@@ -183,8 +188,11 @@ function finish(report: RunReport, options: ConformanceOptions, env: NodeJS.Proc
   // A flag whose checks could not run at all: said last, where it is seen, and not exit 0.
   const notHonoured = flagsNotHonoured(report, options);
   for (const line of notHonoured) process.stderr.write(`conformance: ${line}\n`);
+  // Last: what the run did not prove, and the flag that proves it.
+  const closing = closingLines(report, options);
+  for (const line of closing.lines) process.stderr.write(`conformance: ${line}\n`);
   const failedResults = report.results.filter((r) => r.outcome === 'fail').length;
-  return failedResults > 0 ? 1 : notHonoured.length > 0 ? 2 : 0;
+  return failedResults > 0 || closing.failsRun ? 1 : notHonoured.length > 0 ? 2 : 0;
 }
 
 /** Writes the --junit, --html and --har files asked for, each path on stdout. */

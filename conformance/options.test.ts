@@ -192,10 +192,10 @@ describe('parseOptions: refused with one line naming the problem', () => {
       'second key equal to the first',
       { given: { argv: [...minimal, '--second-api-key', KEY] }, want: /^--second-api-key must be another company's key, not the same as --api-key$/ },
     ],
-    ['unknown profile', { given: { argv: [...minimal, '--profile', 'strict'] }, want: /^--profile must be seed or reference, got "strict"$/ }],
+    ['unknown profile', { given: { argv: [...minimal, '--profile', 'strict'] }, want: /^--profile must be seed, reference or own, got "strict"$/ }],
     [
       'unknown profile in the environment',
-      { given: { argv: minimal, env: { CONFORMANCE_PROFILE: 'Seed' } }, want: /^CONFORMANCE_PROFILE must be seed or reference/ },
+      { given: { argv: minimal, env: { CONFORMANCE_PROFILE: 'Seed' } }, want: /^CONFORMANCE_PROFILE must be seed, reference or own/ },
     ],
     [
       'unknown operationId, valid ones listed',

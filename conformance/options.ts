@@ -13,12 +13,23 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** `--list-checks` was given: print every check and what it proves, exit 0. */
+export class ListChecksRequested extends Error {
+  override readonly name = 'ListChecksRequested';
+}
+
 /** `--help` was given: print the usage, exit 0. */
 export class HelpRequested extends Error {
   override readonly name = 'HelpRequested';
 }
 
 export const profiles: readonly Profile[] = ['seed', 'reference'];
+/**
+ * `--profile own`: testing an implementation of your own. The `reference` profile (every decision
+ * asserted), `--strict` (a check skipped for a missing flag fails the run), and both flags that
+ * the strongest run needs asked for up front.
+ */
+export const ownProfile = 'own';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const MAX_EXAMPLES = 100;
@@ -31,6 +42,7 @@ const spec = {
   'api-key': { env: 'CONFORMANCE_API_KEY', type: 'string' },
   'second-api-key': { env: 'CONFORMANCE_SECOND_API_KEY', type: 'string' },
   profile: { env: 'CONFORMANCE_PROFILE', type: 'string' },
+  strict: { env: 'CONFORMANCE_STRICT', type: 'boolean' },
   only: { env: 'CONFORMANCE_ONLY', type: 'string' },
   'read-only': { env: 'CONFORMANCE_READ_ONLY', type: 'boolean' },
   stateless: { env: 'CONFORMANCE_STATELESS', type: 'boolean' },
@@ -61,6 +73,13 @@ export function flagAndVariable(flag: Flag): string {
 
 export const usage = `Usage: pix-conformance --base-url URL [options]     (in a clone: npm run -s conformance -- …)
 
+  Testing your own implementation (every check, every decision; skipped checks fail):
+    CONFORMANCE_API_KEY=… CONFORMANCE_SECOND_API_KEY=… pix-conformance --profile own \
+      --base-url URL --webhook-receiver 127.0.0.1:8099
+  Testing a service you do not own (the source document only; decisions are info):
+    CONFORMANCE_API_KEY=… pix-conformance --base-url URL
+  List what each check proves: pix-conformance --list-checks
+
 Tests a deployment of the Pix payments API against the bundled contract. Give the keys as
 CONFORMANCE_API_KEY and CONFORMANCE_SECOND_API_KEY, not as flags: a command line shows up in
 CI logs (npm echoes it unless run with -s) and in ps.
@@ -69,10 +88,13 @@ CI logs (npm echoes it unless run with -s) and in ps.
   --base-url-alt URL      {base_url_alt}; default: the --base-url (CONFORMANCE_BASE_URL_ALT)
   --api-key KEY           X-API-KEY of one company (CONFORMANCE_API_KEY)
   --second-api-key KEY    another company's key, for tenant isolation (CONFORMANCE_SECOND_API_KEY)
-  --profile seed|reference
+  --profile seed|reference|own
                           seed (default): hold the target to the source document only, report
                           departures from the contract's decisions as info; reference: assert
-                          the decisions too (CONFORMANCE_PROFILE)
+                          the decisions too; own: reference with --strict, and
+                          --second-api-key and --webhook-receiver required (CONFORMANCE_PROFILE)
+  --strict                checks that did not run for a missing flag (--second-api-key,
+                          --webhook-receiver) fail the run (CONFORMANCE_STRICT=1)
   --only ID[,ID…]         only these operationIds (CONFORMANCE_ONLY)
   --read-only             send GET requests only (CONFORMANCE_READ_ONLY=1)
   --stateless             the target keeps no state, e.g. the mock (CONFORMANCE_STATELESS=1)
@@ -102,6 +124,7 @@ CI logs (npm echoes it unless run with -s) and in ps.
   --max-response-time MS  fail every answer slower than MS milliseconds, naming the operation
                           and the time (response_time); per-operation p50/p95/max are printed
                           and reported either way (CONFORMANCE_MAX_RESPONSE_TIME)
+  --list-checks           print every check and what it proves, then exit
   --help                  this text
 
 Exit codes: 0 nothing failed; 1 a check failed; 2 bad arguments, a wrong target (no answer, a
@@ -113,11 +136,13 @@ function shown(value: string): string {
 }
 
 /** The flags as parsed, without interpretation; parseArgs' multi-line errors become one line. */
-function parseFlags(argv: string[]): Partial<Record<Flag | 'help', string | boolean | string[]>> {
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { help: { type: 'boolean' } };
+function parseFlags(argv: string[]): Partial<Record<Flag | 'help' | 'list-checks', string | boolean | string[]>> {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { help: { type: 'boolean' }, 'list-checks': { type: 'boolean' } };
   for (const [flag, { type }] of Object.entries(spec)) options[flag] = flag === 'only' ? { type, multiple: true } : { type };
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Partial<Record<Flag | 'help', string | boolean | string[]>>;
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Partial<
+      Record<Flag | 'help' | 'list-checks', string | boolean | string[]>
+    >;
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     const flag = /'(-{1,2}[^' <]+)/.exec(message)?.[1] ?? 'an option';
@@ -149,6 +174,7 @@ interface Source<T> {
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: JsonObject = loadBundledContract()): ConformanceOptions {
   const flags = parseFlags(argv);
   if (flags.help) throw new HelpRequested('help');
+  if (flags['list-checks']) throw new ListChecksRequested('list-checks');
 
   const text = (flag: Flag): Source<string> | undefined => {
     const value = flags[flag];
@@ -177,9 +203,17 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
   if (secondApiKey && secondApiKey.value === apiKey.value)
     throw new UsageError(`${secondApiKey.from} must be another company's key, not the same as ${apiKey.from}`);
 
-  const profile = text('profile') ?? { value: 'seed', from: '' };
+  const given = text('profile') ?? { value: 'seed', from: '' };
+  const own = given.value === ownProfile;
+  const profile = own ? { value: 'reference', from: given.from } : given;
   if (!(profiles as readonly string[]).includes(profile.value))
-    throw new UsageError(`${profile.from} must be ${profiles.join(' or ')}, got ${shown(profile.value)}`);
+    throw new UsageError(`${profile.from} must be ${profiles.join(', ')} or ${ownProfile}, got ${shown(profile.value)}`);
+  if (own && !secondApiKey)
+    throw new UsageError(`${given.from} ${ownProfile} needs another company's key for tenant isolation: --second-api-key KEY or CONFORMANCE_SECOND_API_KEY`);
+  if (own && !text('webhook-receiver'))
+    throw new UsageError(
+      `${given.from} ${ownProfile} needs an address where the suite receives the webhooks it registers: --webhook-receiver [HOST:]PORT or CONFORMANCE_WEBHOOK_RECEIVER (e.g. 127.0.0.1:8099, reachable from the service)`,
+    );
 
   const options: ConformanceOptions = {
     baseUrl,
@@ -192,6 +226,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
   };
   if (secondApiKey) options.secondApiKey = secondApiKey.value;
   if (bool('production')) options.production = true;
+  if (own || bool('strict')) options.strict = true;
   if (bool('flood')) options.flood = true;
   const only = text('only');
   if (only) options.only = onlyOf(only, contract);

@@ -49,6 +49,8 @@ interface Failure {
   message: string;
   /** A refusal of a body only a decision makes valid: the decision (no data was lost). */
   decision?: string | undefined;
+  /** The create refused the body (rather than a value read back otherwise). */
+  refused?: boolean;
   exchange: Exchange;
   related: Exchange[];
 }
@@ -76,8 +78,11 @@ export const generatedCheck: CheckModule = {
 async function generate(ctx: RunContext, source: string, links: ContractLink[]): Promise<void> {
   const requestBody = ctx.view(source).requestBody!;
   // The valid body with the most fields: the most values to draw.
-  const bodies = validBodies(ctx, source).filter((b) => !b.decision && isObject(b.body));
-  const base = bodies.sort((a, b) => JSON.stringify(b.body).length - JSON.stringify(a.body).length)[0];
+  // Those that rest on no decision first (a body naming the target's own ids rests on D13).
+  const bodies = validBodies(ctx, source).filter((b) => isObject(b.body));
+  const base = bodies.sort(
+    (a, b) => Number(Boolean(a.decision)) - Number(Boolean(b.decision)) || JSON.stringify(b.body).length - JSON.stringify(a.body).length,
+  )[0];
   if (!base) {
     ctx.recorder.skip(source, check, `no valid request body of ${source} to draw values into`);
     return;
@@ -105,6 +110,7 @@ async function generate(ctx: RunContext, source: string, links: ContractLink[]):
     const body = withValues(base.body, fields, values);
     if (!judgeBody(ctx, requestBody.pointer, body).valid) return true;
     const failure = await roundTrip(ctx, source, body, fields, links);
+    if (failure && base.decision && failure.decision === undefined && failure.refused) failure.decision = base.decision;
     if (failure) last = failure;
     else passes += 1;
     return failure === undefined;
@@ -155,7 +161,7 @@ async function compareAll(
     const seedValid = ctx.seed.at(pointer)(body);
     const errors = seedValid ? [] : [...(ctx.seed.at(pointer).errors ?? [])];
     const decision = seedValid ? undefined : (decisionsOfErrors(errors, { contract: ctx.contract, pointer })[0] ?? unnamedDecision);
-    return { message: `${where} ${answered(created)} for a valid body`, exchange: created, related: [], decision };
+    return { message: `${where} ${answered(created)} for a valid body`, exchange: created, related: [], decision, refused: true };
   }
   const createdBody = jsonOf(created);
   const enveloped = isObject(envelopeData(createdBody));

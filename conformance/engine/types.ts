@@ -53,6 +53,8 @@ export interface ConformanceOptions {
   apiKey: string;
   secondApiKey?: string;
   profile: Profile;
+  /** Checks that did not run for a missing flag (`no --second-api-key` …) fail the run (`--strict`, `--profile own`). */
+  strict?: boolean;
   /** Only these operationIds; all when undefined. */
   only?: string[];
   /** Send GET requests only. */
