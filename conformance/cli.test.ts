@@ -287,7 +287,7 @@ test('a target that breaks: exit 1, each failure with its request and response, 
     expect(run.stdout).toMatch(
       new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`),
     );
-    const curl = `curl -i -g -X GET http://127.0.0.1:${port}/client -H 'Accept: application/json, application/problem+json' -H "X-API-KEY: $PIX_API_KEY"`;
+    const curl = `curl -sS -i -g -X GET http://127.0.0.1:${port}/client -H 'Accept: application/json, application/problem+json' -H "X-API-KEY: $PIX_API_KEY"`;
     expect(run.stdout.split('\n').map((l) => l.trim())).toContain(curl);
     // Pasted into a shell with the key in $PIX_API_KEY, it sends the same request: the target echoes the key.
     if (hasCurl) {

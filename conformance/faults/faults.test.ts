@@ -179,7 +179,7 @@ describe('what the reports make of a fault, as a QA lead reads them (a whole run
     expect(failures.match(/^✗ /gm)).toHaveLength(2);
     // Both rest on the create (its curl line sends the same body again) and on the read.
     expect(failures.match(/^ {4}written by createPaymentLink:$/gm)).toHaveLength(2);
-    expect(failures.match(/^ {4}curl -i -g -X POST http:\/\/reference\.test\/charge\/payment-link .*--data-raw '.*"successUrl":/gm)).toHaveLength(2);
+    expect(failures.match(/^ {4}curl -sS -i -g -X POST http:\/\/reference\.test\/charge\/payment-link .*--data-raw '.*"successUrl":/gm)).toHaveLength(2);
     expect(failures.match(/^ {4}→ GET http:\/\/reference\.test\/charge\/char_\w+$/gm)).toHaveLength(1);
     expect(failures.match(/^ {4}→ GET http:\/\/reference\.test\/charge\/char_\w+ ← 200: the exchange printed in full above$/gm)).toHaveLength(1);
   });

@@ -36,7 +36,7 @@ describe('curlCommand', () => {
       "the run's key as $PIX_API_KEY, the body --data-raw",
       {
         given: post(),
-        want: `curl -i -g -X POST http://ref.test/charge/payment-link -H 'Accept: application/json' -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw '{"externalId":"conf-1"}'`,
+        want: `curl -sS -i -g -X POST http://ref.test/charge/payment-link -H 'Accept: application/json' -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw '{"externalId":"conf-1"}'`,
       },
     ],
     [
@@ -48,7 +48,7 @@ describe('curlCommand', () => {
           headers: { 'X-API-KEY': 'sk_z9y…****' },
           apiKey: { header: 'X-API-KEY', of: 'second' },
         },
-        want: `curl -i -g -X GET 'http://ref.test/client?limit=2&after=x' -H "X-API-KEY: $PIX_API_KEY_B"`,
+        want: `curl -sS -i -g -X GET 'http://ref.test/client?limit=2&after=x' -H "X-API-KEY: $PIX_API_KEY_B"`,
       },
     ],
     [
@@ -60,53 +60,53 @@ describe('curlCommand', () => {
           headers: { 'X-API-KEY': 'no…****' },
           apiKey: { header: 'X-API-KEY', of: 'made-up', value: 'not-a-key' },
         },
-        want: `curl -i -g -X GET http://ref.test/client -H 'X-API-KEY: not-a-key'`,
+        want: `curl -sS -i -g -X GET http://ref.test/client -H 'X-API-KEY: not-a-key'`,
       },
     ],
     [
       'no key: no key header',
-      { given: { method: 'DELETE', url: 'http://ref.test/webhook/w1', headers: {} }, want: 'curl -i -g -X DELETE http://ref.test/webhook/w1' },
+      { given: { method: 'DELETE', url: 'http://ref.test/webhook/w1', headers: {} }, want: 'curl -sS -i -g -X DELETE http://ref.test/webhook/w1' },
     ],
     [
       'the key header found whatever its case',
       {
         given: { method: 'GET', url: 'http://h/x', headers: { 'x-api-key': 'sk_a1b…****' }, apiKey: { header: 'X-API-KEY', of: 'first' } },
-        want: `curl -i -g -X GET http://h/x -H "x-api-key: $PIX_API_KEY"`,
+        want: `curl -sS -i -g -X GET http://h/x -H "x-api-key: $PIX_API_KEY"`,
       },
     ],
     [
       'quotes in the body and the URL are closed and reopened',
       {
         given: post({ url: "http://ref.test/client/it's", body: `{"name":"D'Ávila"}` }),
-        want: `curl -i -g -X POST 'http://ref.test/client/it'\\''s' -H 'Accept: application/json' -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw '{"name":"D'\\''Ávila"}'`,
+        want: `curl -sS -i -g -X POST 'http://ref.test/client/it'\\''s' -H 'Accept: application/json' -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw '{"name":"D'\\''Ávila"}'`,
       },
     ],
     [
       "a body sent without Content-Type keeps curl's form type off",
       {
         given: { method: 'POST', url: 'http://h/x', headers: {}, body: 'x=1' },
-        want: 'curl -i -g -X POST http://h/x -H Content-Type: --data-raw x=1',
+        want: 'curl -sS -i -g -X POST http://h/x -H Content-Type: --data-raw x=1',
       },
     ],
     [
       'an empty header value is written Name; (curl drops "Name:")',
-      { given: { method: 'GET', url: 'http://h/x', headers: { 'X-Empty': '' } }, want: `curl -i -g -X GET http://h/x -H 'X-Empty;'` },
+      { given: { method: 'GET', url: 'http://h/x', headers: { 'X-Empty': '' } }, want: `curl -sS -i -g -X GET http://h/x -H 'X-Empty;'` },
     ],
     [
       'an Idempotency-Key stays as the run sent it, and the line says so',
       {
         given: post({ headers: { 'Idempotency-Key': 'conf1234-idem-1', 'Content-Type': 'application/json' } }),
-        want: `curl -i -g -X POST http://ref.test/charge/payment-link -H 'Idempotency-Key: conf1234-idem-1' -H 'Content-Type: application/json' --data-raw '{"externalId":"conf-1"}'  # the Idempotency-Key the run sent: a replay of its request (change it for a new one)`,
+        want: `curl -sS -i -g -X POST http://ref.test/charge/payment-link -H 'Idempotency-Key: conf1234-idem-1' -H 'Content-Type: application/json' --data-raw '{"externalId":"conf-1"}'  # the Idempotency-Key the run sent: a replay of its request (change it for a new one)`,
       },
     ],
     [
       'a body too long for a command line is read from a file, and the line says where it is',
       {
         given: post({ headers: { 'Content-Type': 'application/json' }, body: `{"items":[${'"x",'.repeat(CURL_BODY_LIMIT / 4)}"x"]}` }),
-        want: `curl -i -g -X POST http://ref.test/charge/payment-link -H 'Content-Type: application/json' --data-binary @body.json  # body.json: the request body (${CURL_BODY_LIMIT + 15} bytes), too long for a command line; the HAR file of the run (--har) holds it`,
+        want: `curl -sS -i -g -X POST http://ref.test/charge/payment-link -H 'Content-Type: application/json' --data-binary @body.json  # body.json: the request body (${CURL_BODY_LIMIT + 15} bytes), too long for a command line; the HAR file of the run (--har) holds it`,
       },
     ],
-    ['HEAD is --head (-X HEAD would wait for a body)', { given: { method: 'HEAD', url: 'http://h/x', headers: {} }, want: 'curl -i -g --head http://h/x' }],
+    ['HEAD is --head (-X HEAD would wait for a body)', { given: { method: 'HEAD', url: 'http://h/x', headers: {} }, want: 'curl -sS -i -g --head http://h/x' }],
   ];
   test.each(cases)('%s', (_name, { given, want }) => {
     expect(curlCommand(given)).toBe(want);

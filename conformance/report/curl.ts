@@ -57,7 +57,7 @@ function variableHeader(name: string, variable: string): string {
 
 /** The one-line curl command that sends `request` again, with a trailing `# …` where something needs saying. */
 export function curlCommand(request: RecordedRequest): string {
-  const words = ['curl', '-i', '-g'];
+  const words = ['curl', '-sS', '-i', '-g'];
   words.push(...(request.method.toUpperCase() === 'HEAD' ? ['--head'] : ['-X', shellQuote(request.method)]));
   words.push(shellQuote(request.url));
   const notes: string[] = [];

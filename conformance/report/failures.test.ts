@@ -29,20 +29,20 @@ describe('formatExchange', () => {
         '  {',
         '    "id": "char_1"',
         '  }',
-        `curl -i -g -X POST http://ref.test/charge/payment-link -H 'Accept: application/json' -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw '{"items":[{"productId":"prod_1","quantity":2}],"externalId":"conf-test-1"}'`,
+        `curl -sS -i -g -X POST http://ref.test/charge/payment-link -H 'Accept: application/json' -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw '{"items":[{"productId":"prod_1","quantity":2}],"externalId":"conf-test-1"}'`,
       ].join('\n'),
     );
   });
 
   test('no answer: the reason instead of a response', () => {
     expect(formatExchange(exchange({ response: undefined, error: 'connect ECONNREFUSED 127.0.0.1:9' }))).toMatch(
-      /\n← no answer: connect ECONNREFUSED 127\.0\.0\.1:9 \(12 ms\)\ncurl -i -g -X POST /,
+      /\n← no answer: connect ECONNREFUSED 127\.0\.0\.1:9 \(12 ms\)\ncurl -sS -i -g -X POST /,
     );
   });
 
   test('an empty body prints nothing; indent prefixes every line; the curl line can be left out', () => {
     const given = exchange({ request: { method: 'GET', url: 'http://h/x', headers: {} }, response: { status: 204, headers: {}, body: '' } });
-    expect(formatExchange(given, { indent: '> ' })).toBe('> → GET http://h/x\n> ← 204 (12 ms)\n> curl -i -g -X GET http://h/x');
+    expect(formatExchange(given, { indent: '> ' })).toBe('> → GET http://h/x\n> ← 204 (12 ms)\n> curl -sS -i -g -X GET http://h/x');
     expect(formatExchange(given, { curl: false })).toBe('→ GET http://h/x\n← 204 (12 ms)');
   });
 });
@@ -100,8 +100,8 @@ describe('formatFindings', () => {
     expect(text).toContain(
       `✗ listClients › tenant_isolation\n  another company's client is listed\n    → GET http://ref.test/client\n      X-API-KEY: sk_a1b…****\n    ← 200`,
     );
-    expect(text).toContain(`more characters)\n    curl -i -g -X GET http://ref.test/client -H "X-API-KEY: $PIX_API_KEY"\n`);
-    expect(text).toContain('← no answer: no answer within 10000 ms (12 ms)\n    curl -i -g -X POST http://ref.test/charge/payment-link ');
+    expect(text).toContain(`more characters)\n    curl -sS -i -g -X GET http://ref.test/client -H "X-API-KEY: $PIX_API_KEY"\n`);
+    expect(text).toContain('← no answer: no answer within 10000 ms (12 ms)\n    curl -sS -i -g -X POST http://ref.test/charge/payment-link ');
     expect(text).not.toContain('answered 201');
   });
   test('info findings one line each with their decision, and skip reasons counted', () => {
@@ -131,9 +131,9 @@ describe('formatFindings groups identical findings', () => {
     ]);
     expect(group).toContain(
       [
-        '    curl -i -g -X GET http://ref.test/charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af -H "X-API-KEY: $PIX_API_KEY"',
+        '    curl -sS -i -g -X GET http://ref.test/charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af -H "X-API-KEY: $PIX_API_KEY"',
         '    # listClients: GET /client → 500: a server error',
-        `    curl -i -g -X GET 'http://ref.test/client?limit=2' -H "X-API-KEY: $PIX_API_KEY"`,
+        `    curl -sS -i -g -X GET 'http://ref.test/client?limit=2' -H "X-API-KEY: $PIX_API_KEY"`,
       ].join('\n'),
     );
   });
@@ -143,11 +143,11 @@ describe('formatFindings groups identical findings', () => {
     getCharge!.findings.push({ ...getCharge!.findings[0]!, exchange: { ...getCharge!.findings[0]!.exchange! } });
     const twice = formatFindings(report);
     expect(twice).toContain('✗ not_a_server_error × 3 on 2 operations (getCharge ×2, listClients)');
-    expect(twice.match(/curl -i -g -X GET http:\/\/ref\.test\/charge\/6c4cc9f9/g)).toHaveLength(1);
+    expect(twice.match(/curl -sS -i -g -X GET http:\/\/ref\.test\/charge\/6c4cc9f9/g)).toHaveLength(1);
   });
   test("a failure of one operation keeps its own title and message; the second company's key is $PIX_API_KEY_B", () => {
     expect(text).toContain('✗ listClients › tenant_isolation\n  clnt_9x8y7z (conf1234abcd-B) of the other company is listed\n');
-    expect(text).toContain('curl -i -g -X GET http://ref.test/client -H "X-API-KEY: $PIX_API_KEY_B"');
+    expect(text).toContain('curl -sS -i -g -X GET http://ref.test/client -H "X-API-KEY: $PIX_API_KEY_B"');
   });
   test('info: one line per group, with its count and the operations it touched; a decision of its own is another group', () => {
     expect(section('Departures').split('\n')).toEqual([
@@ -205,7 +205,7 @@ describe('a failure that rests on two exchanges, and two failures on one exchang
       /^✗ createPaymentLink › ensure_resource_availability\n {2}GET \/charge\/char_1a2b3c: `successUrl` reads the other URL\n {4}written by createPaymentLink:\n {4}→ POST http:\/\/ref\.test\/charge\/payment-link\n/,
     );
     expect(first).toContain(
-      `    curl -i -g -X POST http://ref.test/charge/payment-link -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw `,
+      `    curl -sS -i -g -X POST http://ref.test/charge/payment-link -H "X-API-KEY: $PIX_API_KEY" -H 'Content-Type: application/json' --data-raw `,
     );
     expect(first).toMatch(/\n {4}read by getCharge:\n {4}→ GET http:\/\/ref\.test\/charge\/char_1a2b3c\n/);
     expect(first.indexOf('written by')).toBeLessThan(first.indexOf('read by'));
@@ -214,15 +214,15 @@ describe('a failure that rests on two exchanges, and two failures on one exchang
     expect(text.match(/→ GET http:\/\/ref\.test\/charge\/char_1a2b3c\n/g)).toHaveLength(1);
     expect(text.match(/→ POST http:\/\/ref\.test\/charge\/payment-link\n/g)).toHaveLength(1);
     const second = text.slice(text.lastIndexOf('✗'));
-    expect(second).toContain('    → POST http://ref.test/charge/payment-link ← 201: the exchange printed in full above\n    curl -i -g -X POST');
-    expect(second).toContain('    → GET http://ref.test/charge/char_1a2b3c ← 200: the exchange printed in full above\n    curl -i -g -X GET');
+    expect(second).toContain('    → POST http://ref.test/charge/payment-link ← 201: the exchange printed in full above\n    curl -sS -i -g -X POST');
+    expect(second).toContain('    → GET http://ref.test/charge/char_1a2b3c ← 200: the exchange printed in full above\n    curl -sS -i -g -X GET');
   });
   test('JUnit: one <failure> prints each exchange once too; HTML shows both exchanges of a finding', () => {
     const failure = renderJunit(report).split('<failure')[1]!;
     expect(failure.match(/→ GET http:\/\/ref\.test\/charge\/char_1a2b3c\n/g)).toHaveLength(1);
     const html = renderHtml(report);
     expect(html).toContain('written by createPaymentLink:');
-    expect(html).toContain('curl -i -g -X POST http://ref.test/charge/payment-link');
+    expect(html).toContain('curl -sS -i -g -X POST http://ref.test/charge/payment-link');
   });
   test("a finding's detail (which items of a list) is printed with it, and is not what groups it", () => {
     const list = (n: number) =>
@@ -250,7 +250,7 @@ describe('a failure that rests on two exchanges, and two failures on one exchang
     expect(grouped).toContain(
       "✗ listClients › response_schema_conformance × 2\n  GET /client → 200: /* must have required property 'phone'\n    where: /*: at 3 items (0–2)\n",
     );
-    expect(grouped).toContain("    # listClients (/*: at 56 items (0–55))\n    curl -i -g -X GET 'http://ref.test/client?limit=56'");
+    expect(grouped).toContain("    # listClients (/*: at 56 items (0–55))\n    curl -sS -i -g -X GET 'http://ref.test/client?limit=56'");
   });
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * The run's exchanges as a HAR 1.2 file (`--har FILE`; http://www.softwareishard.com/blog/har-12-spec/),
  * which browsers' developer tools, proxies and HAR viewers open: every request the run recorded
@@ -12,7 +13,6 @@
  * (as Chrome writes it) and in the response's comment.
  */
 import { STATUS_CODES } from 'node:http';
-import { loadBundledContract } from '../../lib/contract/bundled.js';
 import type { Exchange, RunReport } from '../engine/types.js';
 
 type NameValue = { name: string; value: string };
@@ -119,14 +119,21 @@ function entry(exchange: Exchange, fallbackStart: string): HarEntry {
   };
 }
 
-/** The version of the bundled contract, which the suite ships with. */
-function contractVersion(): string {
-  const info = loadBundledContract().info;
-  return info !== null && typeof info === 'object' && 'version' in info ? String(info.version) : 'unknown';
+/**
+ * The version of the package the suite ships in (its package.json, two folders up both from this
+ * source file and from the bundled command, dist/conformance/cli.mjs), as the HAR's creator.
+ */
+export function packageVersion(): string {
+  try {
+    const json: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    return json !== null && typeof json === 'object' && 'version' in json ? String(json.version) : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
-/** The HAR document of a run; `version` is the creator's, the bundled contract's by default. */
-export function renderHar(report: RunReport, version = contractVersion()): string {
+/** The HAR document of a run; `version` is the creator's, the package's by default. */
+export function renderHar(report: RunReport, version = packageVersion()): string {
   const har: Har = {
     log: {
       version: '1.2',

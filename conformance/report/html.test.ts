@@ -58,7 +58,7 @@ describe('renderHtml', () => {
     expect(details[3]![2]).toContain('(departs from D21)');
     expect(details[0]![3]).toMatch(/^<pre>→ POST http:\/\/ref\.test\/charge\/payment-link\n/);
     expect(details[0]![3]).toMatch(
-      /\ncurl -i -g -X POST http:\/\/ref\.test\/charge\/payment-link -H [^\n]+ -H &quot;X-API-KEY: \$PIX_API_KEY&quot; [^\n]+<\/pre>$/,
+      /\ncurl -sS -i -g -X POST http:\/\/ref\.test\/charge\/payment-link -H [^\n]+ -H &quot;X-API-KEY: \$PIX_API_KEY&quot; [^\n]+<\/pre>$/,
     );
     expect(html).not.toContain('answered 201');
   });
@@ -135,7 +135,7 @@ describe('renderHtml groups identical findings', () => {
     expect(group).toContain(
       '<details><summary><code>listClients</code> · GET http://ref.test/client?limit=2 — GET /client → 500: a server error</summary><pre>→ GET',
     );
-    expect(group).toContain(`curl -i -g -X GET &#39;http://ref.test/client?limit=2&#39; -H &quot;X-API-KEY: $PIX_API_KEY&quot;</pre>`);
+    expect(group).toContain(`curl -sS -i -g -X GET &#39;http://ref.test/client?limit=2&#39; -H &quot;X-API-KEY: $PIX_API_KEY&quot;</pre>`);
   });
   test('cells link to their group, several cells to one group', () => {
     const links = [...page.matchAll(/<a href="#([\w-]+)">/g)].map((m) => m[1]);

@@ -138,7 +138,7 @@ describe('renderJunit groups identical findings', () => {
             'GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error (the same finding on 1 more operation: listClients)',
           );
           expect(failure.text).toMatch(
-            /\n {2}curl -i -g -X GET http:\/\/ref\.test\/charge\/6c4cc9f9-04ec-4ce0-935f-6411cb1089af -H "X-API-KEY: \$PIX_API_KEY"\n/,
+            /\n {2}curl -sS -i -g -X GET http:\/\/ref\.test\/charge\/6c4cc9f9-04ec-4ce0-935f-6411cb1089af -H "X-API-KEY: \$PIX_API_KEY"\n/,
           );
           expect(failure.text).toMatch(/\nAnd the same finding on 1 more operation: listClients\.$/);
         },
