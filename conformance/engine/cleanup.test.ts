@@ -86,11 +86,10 @@ test('… and when the deletes get no answer either, the error and its report na
   expect(report.results.length).toBeGreaterThan(0);
   expect(report.results.filter((r) => r.outcome === 'pass').map((r) => r.check)).not.toContain('not_a_server_error');
   expect(report.results.filter((r) => r.outcome === 'skip').map((r) => r.skipReason)).toEqual(
-    expect.arrayContaining([
-      expect.stringMatching(/^not run in full: the run stopped in the middle of this check: the target stopped answering/),
-      expect.stringMatching(/^not run: the run stopped before this check: the target stopped answering$/),
-    ]),
+    expect.arrayContaining([expect.stringMatching(/^not run in full: the run stopped in the middle of this check: the target stopped answering/)]),
   );
+  // Only the checks that ran are counted: none is reported for a check the run never reached.
+  expect(report.results.map((r) => r.skipReason ?? '').filter((reason) => reason.includes('the run stopped before this check'))).toEqual([]);
   // What the note says works: those requests delete them.
   for (const id of left) expect((await server.api.DELETE('/webhook/{id}', { params: { path: { id } } })).response.status).toBe(204);
   expect(await registrations()).toEqual(before);

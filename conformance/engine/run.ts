@@ -18,7 +18,7 @@ import { createFixtures } from '../data/fixtures.js';
 import { RunContext, RunInterruptedError, RunStoppedError, type RunDeps } from './context.js';
 import type { CheckModule } from './check-module.js';
 import { detectNoState, preflight } from './preflight.js';
-import type { ConformanceOptions, RunReport } from './types.js';
+import type { CheckName, ConformanceOptions, RunReport } from './types.js';
 
 export { RunInterruptedError, RunStoppedError, TargetUnreachableError } from './context.js';
 export { KeyRefusedError } from './key-check.js';
@@ -68,18 +68,23 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
     // too (the CLI writes its files, so CI has something to show), and what it could not delete is said.
     const stopped = new (error.constructor as new (message: string) => RunStoppedError)(`${error.message}; ${leftBehindNote(ctx)}`);
     const why = error instanceof RunInterruptedError ? 'it was interrupted' : 'the target stopped answering';
-    for (const [i, module] of activeChecks.entries()) {
-      if (i < current) continue;
+    // The reports count only the checks that ran (issue 35: a run stopped early must not report
+    // more checks than a whole run): a check of the module it stopped in that had recorded
+    // something is "not run in full"; the modules after it recorded nothing and add nothing.
+    const recorded = (operationId: string, check: CheckName) => ctx.recorder.results([operationId]).some((r) => r.check === check);
+    const module = activeChecks[current];
+    if (module)
       for (const op of ctx.operations)
         for (const check of module.checks)
-          if (i === current) ctx.recorder.partial(op.operationId, check, `the run stopped in the middle of this check: ${why}`);
-          else ctx.recorder.skip(op.operationId, check, `not run: the run stopped before this check: ${why}`);
-    }
+          if (recorded(op.operationId, check)) ctx.recorder.partial(op.operationId, check, `the run stopped in the middle of this check: ${why}`);
     // The response checks judge the exchanges it had: not every request of a whole run.
-    for (const op of ctx.operations)
-      for (const check of responseChecks.checks)
-        ctx.recorder.partial(op.operationId, check, `the run stopped before its end (${why}): only the answers it had were judged`);
-    stopped.report = await finalReport(ctx, started, `${error instanceof RunInterruptedError ? '' : 'target unreachable: '}${stopped.message}`);
+    const judgedPartly = () => {
+      for (const op of ctx.operations)
+        for (const check of responseChecks.checks)
+          if (recorded(op.operationId, check))
+            ctx.recorder.partial(op.operationId, check, `the run stopped before its end (${why}): only the answers it had were judged`);
+    };
+    stopped.report = await finalReport(ctx, started, `${error instanceof RunInterruptedError ? '' : 'target unreachable: '}${stopped.message}`, judgedPartly);
     throw stopped;
   }
   // What the run created and may delete goes (as it does above when a check threw or the run stopped).
@@ -90,8 +95,9 @@ export async function runConformance(options: ConformanceOptions, deps: RunDeps 
 }
 
 /** The report of a run: its response checks run on every exchange it recorded, with `stopped` when it stopped before its end. */
-async function finalReport(ctx: RunContext, started: number, stopped?: string): Promise<RunReport> {
+async function finalReport(ctx: RunContext, started: number, stopped?: string, afterResponses?: () => void): Promise<RunReport> {
   await responseChecks.run(ctx);
+  afterResponses?.();
   await responseTimeCheck.run(ctx);
   for (const op of ctx.withheld) ctx.recorder.skip(op.operationId, 'positive_data_acceptance', withheldReason);
   const reported = ctx.reported.map((op) => op.operationId);
