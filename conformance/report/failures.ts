@@ -131,6 +131,18 @@ export function oneLine(text: string): string {
   return printable(text).replace(/\r?\n/g, ' ↵ ').replace(/\t/g, ' ');
 }
 
+/** The requests a group shows (its first finding's, then the others' curl lines): the rest are counted, and in the HAR. */
+export const maxRequestsPerGroup = 6;
+
+/** The longest line the terminal shows of a finding; a longer one is cut, saying where it is whole. */
+export const maxTerminalLine = 800;
+
+/** A line cut at `maxTerminalLine` characters, saying how much was cut and where it is whole. */
+export function capLine(line: string): string {
+  if (line.length <= maxTerminalLine) return line;
+  return `${line.slice(0, maxTerminalLine)}… [${line.length - maxTerminalLine} more characters: whole in the HTML report and the HAR file]`;
+}
+
 /**
  * What a group rests on: the exchanges of its first finding that has one (formatEvidence: the
  * requests that wrote a value, then the one that read it, each with its curl line), then for
@@ -147,14 +159,22 @@ export function formatGroupExchanges(group: FindingGroup, indent = '', printed: 
   const requests = (finding: Finding) => [...(finding.related ?? []), finding.exchange!].map((e) => curlCommand(e.request));
   // A request sent twice alike (a read by the positive check and by a domain check) is written once.
   const written = new Set<string>(requests(shown.finding));
+  let more = 0;
   for (const { result, finding } of others) {
     const curls = requests(finding).filter((curl) => !written.has(curl));
     if (curls.length === 0) continue;
+    // One cause, one finding: a systemic fault repeats on every request; a few show it, the HAR holds every one.
+    if (written.size >= maxRequestsPerGroup) {
+      more += 1;
+      continue;
+    }
     for (const curl of curls) written.add(curl);
     const what = group.sameMessage ? '' : `: ${oneLine(finding.message)}`;
     const where = finding.detail ? ` (${oneLine(finding.detail)})` : '';
     lines.push(`${indent}# ${oneLine(result.operationId)}${what}${where}`, ...curls.map((curl) => `${indent}${curl}`));
   }
+  if (more > 0)
+    lines.push(`${indent}# and ${more} more finding${more === 1 ? '' : 's'} like ${more === 1 ? 'it' : 'them'}: every request is in the HAR file (--har)`);
   const without = group.members.length - withExchange.length;
   if (without > 0) lines.push(`${indent}# and ${without} finding${without === 1 ? '' : 's'} with no exchange recorded`);
   return lines.join('\n');
@@ -199,6 +219,9 @@ export function formatFindings(report: RunReport, options: { maxInfoLines?: numb
         '',
         ...failures.map((g) => `${formatFailedGroup(g, printed)}\n`),
       ]
+        .join('\n')
+        .split('\n')
+        .map(capLine)
         .join('\n')
         .trimEnd(),
     );

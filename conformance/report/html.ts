@@ -5,7 +5,7 @@
  * first exchange with its curl line, then each other finding of the group, then the skip reasons.
  */
 import { checkNames, type CheckResult, type Finding, type Outcome, type RunReport } from '../engine/types.js';
-import { decisionNote, formatEvidence, oneLine, printable, resultTitle } from './failures.js';
+import { decisionNote, formatEvidence, maxRequestsPerGroup, oneLine, printable, resultTitle } from './failures.js';
 import { type FindingGroup, groupFindings, groupTitle } from './groups.js';
 import { counted, formatDuration, glyphs, markMeanings, operationsOf, resultIndex, shortNames, totalLine, totals } from './matrix.js';
 
@@ -73,8 +73,20 @@ function groupDetails(group: FindingGroup, id: string): string {
   const decision = note ? ` <em>${htmlEscape(note.trim())}</em>` : '';
   const [first, ...others] = group.members;
   const exchange = first ? evidence(first.finding) : '<p>No exchange recorded.</p>';
+  // One cause, one finding: a few members in full, then one line each for some more, the rest
+  // counted (every request is in the HAR), so a fault on every request is not a megabyte page.
+  const full = others.slice(0, maxRequestsPerGroup - 1);
+  const listed = others.slice(full.length, full.length + 50);
+  const unlisted = others.length - full.length - listed.length;
+  const line = (m: FindingGroup['members'][number]) => {
+    const e = m.finding.exchange;
+    return `<li><code>${htmlEscape(m.result.operationId)}</code>${e ? ` · ${htmlEscape(`${e.request.method} ${printable(e.request.url)}`)}` : ''}</li>`;
+  };
+  const rest =
+    (listed.length ? `<ul>${listed.map(line).join('')}</ul>` : '') +
+    (unlisted > 0 ? `<p>and ${unlisted} more like them: every request is in the HAR file (<code>--har</code>).</p>` : '');
   const more = others.length
-    ? `<details class="more"><summary>the ${others.length} other finding${others.length === 1 ? '' : 's'} of this group</summary>${others.map((m) => memberDetails(group, m)).join('')}</details>`
+    ? `<details class="more"><summary>the ${others.length} other finding${others.length === 1 ? '' : 's'} of this group</summary>${full.map((m) => memberDetails(group, m)).join('')}${rest}</details>`
     : '';
   return `<details class="${group.outcome}" id="${id}"><summary>${glyphs[group.outcome]} <code>${htmlEscape(groupTitle(group))}</code> — ${htmlEscape(printable(group.message))}${decision}</summary>${exchange}${more}</details>`;
 }
