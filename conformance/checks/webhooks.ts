@@ -25,6 +25,7 @@ import { validBodies } from '../data/bodies.js';
 import { describeAnswer, idOf } from '../data/fixtures.js';
 import { isPlainObject, itemsOf, keywordOf, toPointer } from '../data/schema.js';
 import { startReceiver, type Delivery, type Receiver } from '../webhooks/receiver.js';
+import { shellQuote } from '../report/curl.js';
 import { describeErrors, unnamedDecision, validateBoth } from './responses.js';
 
 const operationId = 'createWebhook';
@@ -108,7 +109,8 @@ async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: stri
           check,
           false,
           `no delivery arrived at ${registered}${registered === receiver.url ? '' : ` (received on ${receiver.url})`} within ${waitMs / 1000} s of creating charge ${chargeId}`,
-          { decision: deliveryDecision(ctx) },
+          // The request that should have caused the first event is the reproduction (its curl line).
+          { decision: deliveryDecision(ctx), exchange: created, ...(moved.exchanges.length ? { related: moved.exchanges } : {}) },
         );
       return;
     }
@@ -116,7 +118,7 @@ async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: stri
       judgeSignature(ctx, registration.secret, item.delivery, item.exchange);
       judgeSchema(ctx, item.event, item.exchange);
     }
-    judgeDelivery(ctx, judged, chargeId, expected, waitMs);
+    judgeDelivery(ctx, judged, chargeId, expected, waitMs, [created, ...moved.exchanges]);
     // The later events were never asked for: what passed is not the whole check.
     if (moved.note) ctx.recorder.partial(operationId, 'webhook_delivery', moved.note);
   } finally {
@@ -168,12 +170,14 @@ function eventTypes(ctx: RunContext): string[] {
  * Moves the charge one state at a time to `RECEIVED`. A target without the sandbox control
  * (404/405) is checked on `charge.pending` only, with the reason; any other refusal is a finding.
  */
-async function move(ctx: RunContext, chargeId: string): Promise<{ events: string[]; note?: string }> {
+async function move(ctx: RunContext, chargeId: string): Promise<{ events: string[]; note?: string; exchanges: Exchange[] }> {
   const events: string[] = [];
+  const exchanges: Exchange[] = [];
   const op = ctx.operation('simulatePayment');
   const name = /\{([^}]+)\}/.exec(op.path)?.[1] ?? 'id';
   for (const step of moves) {
     const exchange = await ctx.request(op, { pathParams: { [name]: chargeId }, body: { until: step.until } });
+    exchanges.push(exchange);
     const status = exchange.response?.status;
     if (status === 200) {
       events.push(step.event);
@@ -183,6 +187,7 @@ async function move(ctx: RunContext, chargeId: string): Promise<{ events: string
       const later = moves.map((m) => m.event).join(', ');
       return {
         events,
+        exchanges,
         note: `${later} not checked: simulatePayment answered ${status} (the target has no sandbox control to move a charge), so only ${createdEvent} was`,
       };
     }
@@ -193,9 +198,9 @@ async function move(ctx: RunContext, chargeId: string): Promise<{ events: string
       `simulatePayment until ${step.until} on charge ${chargeId} answered ${describeAnswer(exchange)}, so the later events were not checked`,
       { decision: RunContext.decisionOf(op.operation), exchange },
     );
-    return { events };
+    return { events, exchanges };
   }
-  return { events };
+  return { events, exchanges };
 }
 
 interface Event {
@@ -284,9 +289,24 @@ function label(delivery: Delivery): string {
   return `delivery ${delivery.headers['webhook-id'] ?? '(no webhook-id)'}${event.type ? ` (${event.type})` : ''}`;
 }
 
+/**
+ * A shell command that computes the Standard Webhooks v1 signature of a recorded delivery with the
+ * registration's secret (given as PIX_WEBHOOK_SECRET, never printed), to compare with its
+ * `webhook-signature` header: the finding made again with no server and no receiver.
+ */
+export function offlineCheck(delivery: Delivery): string {
+  const id = delivery.headers['webhook-id'] ?? '';
+  const timestamp = delivery.headers['webhook-timestamp'] ?? '';
+  const key = `"$(printf '%s' "\${PIX_WEBHOOK_SECRET#whsec_}" | base64 -d | od -An -tx1 | tr -d ' \\n')"`;
+  return `verify offline (the secret in PIX_WEBHOOK_SECRET): printf '%s' ${shellQuote(`${id}.${timestamp}.${delivery.body}`)} | openssl dgst -sha256 -mac HMAC -macopt hexkey:${key} -binary | base64  # must be in webhook-signature after "v1,": ${delivery.headers['webhook-signature'] ?? '(none)'}`;
+}
+
 function judgeSignature(ctx: RunContext, secret: string, delivery: Delivery, exchange: Exchange): void {
   const decision = deliveryDecision(ctx);
-  const fail = (message: string) => ctx.judge(operationId, 'webhook_signature', false, `${label(delivery)}: ${message}`, { decision, exchange });
+  // One bug across events is one finding: the message says what is wrong, the detail which delivery
+  // (and how to check its signature offline, the receiver being gone by then).
+  const fail = (message: string) =>
+    ctx.judge(operationId, 'webhook_signature', false, `delivery: ${message}`, { decision, exchange, detail: `${label(delivery)}; ${offlineCheck(delivery)}` });
   const id = delivery.headers['webhook-id'];
   const timestamp = delivery.headers['webhook-timestamp'];
   const signatures = delivery.headers['webhook-signature'];
@@ -359,12 +379,19 @@ interface Judged {
   exchange: Exchange;
 }
 
-function judgeDelivery(ctx: RunContext, judged: readonly Judged[], chargeId: string, expected: readonly string[], waitMs: number): void {
+function judgeDelivery(
+  ctx: RunContext,
+  judged: readonly Judged[],
+  chargeId: string,
+  expected: readonly string[],
+  waitMs: number,
+  causes: readonly Exchange[],
+): void {
   const decision = deliveryDecision(ctx);
   const check = 'webhook_delivery';
   const ours = judged.map((j) => ({ ...j, id: j.delivery.headers['webhook-id'] ?? '', ...eventOf(j.event) })).filter((j) => j.chargeId === chargeId);
   let ok = true;
-  const fail = (message: string, options: { decision?: string; exchange?: Exchange } = {}) => {
+  const fail = (message: string, options: { decision?: string; exchange?: Exchange; related?: Exchange[] } = {}) => {
     ok = false;
     ctx.judge(operationId, check, false, message, { decision, ...options });
   };
@@ -373,6 +400,8 @@ function judgeDelivery(ctx: RunContext, judged: readonly Judged[], chargeId: str
   if (missing.length > 0)
     fail(`${missing.join(', ')} of charge ${chargeId} never arrived within ${waitMs / 1000} s (expected ${expected.join(', ')})`, {
       decision: emissionDecision(ctx),
+      // The requests that should have caused them: the reproduction, with their curl lines.
+      ...(causes.length ? { exchange: causes.at(-1)!, related: causes.slice(0, -1) } : {}),
     });
 
   // At least once, deduplicated by webhook-id: one event is one id, one id is one event.
