@@ -74,8 +74,8 @@ export function flagAndVariable(flag: Flag): string {
 export const usage = `Usage: pix-conformance --base-url URL [options]     (in a clone: npm run -s conformance -- …)
 
   Testing your own implementation (every check, every decision; skipped checks fail):
-    CONFORMANCE_API_KEY=… CONFORMANCE_SECOND_API_KEY=… pix-conformance --profile own \
-      --base-url URL --webhook-receiver 127.0.0.1:8099
+    CONFORMANCE_API_KEY=… CONFORMANCE_SECOND_API_KEY=… \\
+      pix-conformance --profile own --base-url URL --webhook-receiver 127.0.0.1:8099
   Testing a service you do not own (the source document only; decisions are info):
     CONFORMANCE_API_KEY=… pix-conformance --base-url URL
   List what each check proves: pix-conformance --list-checks
