@@ -104,3 +104,17 @@ describe('the closing lines', () => {
     expect(closingLines({ results: results.slice(3, 4), profile: 'reference' }, { strict: true })).toEqual({ lines: [], failsRun: false });
   });
 });
+
+describe('the guide keeps every decision in step', () => {
+  test('each decision of openapi/DECISIONS.md has a row saying which checks hold it or why no run observes it', () => {
+    const decisions = readFileSync(new URL('../openapi/DECISIONS.md', import.meta.url), 'utf8');
+    const guide = readFileSync(new URL('../docs/conformance.md', import.meta.url), 'utf8');
+    const ids = [...decisions.matchAll(/^## (D\d+) /gm)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThan(40);
+    for (const id of ids) {
+      const row = new RegExp(`^\\| ${id} [^|]+\\| ([^|]*)\\| ([^|]*)\\|$`, 'm').exec(guide);
+      expect(row, id).not.toBeNull();
+      expect(`${row![1]}${row![2]}`.trim(), id).not.toBe('');
+    }
+  });
+});
