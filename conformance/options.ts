@@ -4,9 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { listOperations, loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
-import { defaultExamples } from './checks/generated.js';
 import { UNROUTABLE_WEBHOOK_HOST } from './data/webhook-url.js';
-import type { ConformanceOptions, Profile } from './engine/types.js';
+import { type ConformanceOptions, defaultExamples, type Profile } from './engine/types.js';
 
 /** Bad arguments: the message is one line, fit to print above the usage. */
 export class UsageError extends Error {

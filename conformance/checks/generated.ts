@@ -25,14 +25,13 @@ import { type DrawnField, drawnFields, drawnOnly, withValues } from '../data/gen
 import { runData } from '../data/state.js';
 import type { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
-import type { Exchange } from '../engine/types.js';
+import { defaultExamples, type Exchange } from '../engine/types.js';
 import { availabilityLinks } from './availability.js';
 import { decisionsOfErrors, unnamedDecision } from './responses.js';
 import { compareRecord, describeDifference } from './round-trip.js';
 import { answered, envelopeData, isObject, isSuccess, jsonOf, propertiesOf, show, skipAll, statefulSkipReason, successSchema } from './stateful.js';
 
 const check = 'generated_values_kept' as const;
-export const defaultExamples = 5;
 const identity = 'id';
 
 /** The seed a run draws with: `--seed`, else one of its own (printed with every failure). */

@@ -34,6 +34,9 @@ export const checkNames = [
 
 export type CheckName = (typeof checkNames)[number];
 
+/** Generated bodies per create (generated_values_kept) when `--examples` is not given: a full run stays near 30 s locally. */
+export const defaultExamples = 5;
+
 /**
  * - `pass`: the check looked, all of it, and found the deployment right;
  * - `fail`: the deployment breaks what the profile holds it to;
@@ -73,7 +76,7 @@ export interface ConformanceOptions {
   runId?: string;
   /** The seed the generated values are drawn with (`--seed`); random, and printed with every failure, when not given. */
   seed?: number;
-  /** How many generated bodies each create is sent (`--examples`); 5 when not given. */
+  /** How many generated bodies each create is sent (`--examples`); `defaultExamples` when not given. */
   examples?: number;
   /** Answers slower than this fail `response_time` (`--max-response-time`); no budget when not given. */
   maxResponseTimeMs?: number;
