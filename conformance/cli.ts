@@ -186,11 +186,12 @@ function finish(report: RunReport, options: ConformanceOptions, env: NodeJS.Proc
   if (report.leftBehind) process.stderr.write(`conformance: the run could not delete what it made: ${report.leftBehind.join(', ')}\n`);
 
   // A flag whose checks could not run at all: said last, where it is seen, and not exit 0.
-  const notHonoured = flagsNotHonoured(report, options);
-  for (const line of notHonoured) process.stderr.write(`conformance: ${line}\n`);
-  // Last: what the run did not prove, and the flag that proves it.
+  // Last: what the run did not prove, and the flag that proves it; after it only a flag given
+  // whose checks could not run at all (the target refused it), which is what to fix first.
   const closing = closingLines(report, options);
   for (const line of closing.lines) process.stderr.write(`conformance: ${line}\n`);
+  const notHonoured = flagsNotHonoured(report, options);
+  for (const line of notHonoured) process.stderr.write(`conformance: ${line}\n`);
   const failedResults = report.results.filter((r) => r.outcome === 'fail').length;
   return failedResults > 0 || closing.failsRun ? 1 : notHonoured.length > 0 ? 2 : 0;
 }

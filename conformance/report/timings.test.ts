@@ -17,8 +17,8 @@ describe('per-operation response times', () => {
     const text = formatTimings({ timings: operationTimings([exchange('getOrder', 12.4), exchange('getOrder', 3000)], ['getOrder']) });
     expect(text.split('\n')).toEqual([
       'Response times (2 answers)',
-      expect.stringMatching(/^operation\s+n\s+p50\s+p95\s+max$/),
-      expect.stringMatching(/^getOrder\s+2\s+12 ms\s+3000 ms\s+3000 ms$/),
+      expect.stringMatching(/^ {2}operation\s+n\s+p50\s+p95\s+max$/),
+      expect.stringMatching(/^ {2}getOrder\s+2\s+12 ms\s+3000 ms\s+3000 ms$/),
     ]);
     expect(formatTimings({})).toBe('');
   });

@@ -49,7 +49,8 @@ export function formatTimings(report: Pick<RunReport, 'timings'>): string {
   const lpad = (s: string, n: number) => ' '.repeat(Math.max(0, n - s.length)) + s;
   return [
     `Response times (${timings.reduce((s, t) => s + t.count, 0)} answers)`,
-    `${pad('operation', width)}  ${lpad('n', 5)}  ${lpad('p50', 8)}  ${lpad('p95', 8)}  ${lpad('max', 8)}`,
-    ...timings.map((t) => `${pad(t.operationId, width)}  ${lpad(String(t.count), 5)}  ${lpad(ms(t.p50), 8)}  ${lpad(ms(t.p95), 8)}  ${lpad(ms(t.max), 8)}`),
+    // Indented: the matrix's rows start with an operation's id, and readers of the output find them so.
+    `  ${pad('operation', width)}  ${lpad('n', 5)}  ${lpad('p50', 8)}  ${lpad('p95', 8)}  ${lpad('max', 8)}`,
+    ...timings.map((t) => `  ${pad(t.operationId, width)}  ${lpad(String(t.count), 5)}  ${lpad(ms(t.p50), 8)}  ${lpad(ms(t.p95), 8)}  ${lpad(ms(t.max), 8)}`),
   ].join('\n');
 }
