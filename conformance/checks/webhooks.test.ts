@@ -146,3 +146,12 @@ test('the seed profile reports a bad signature as information naming the decisio
   expect(result('webhook_signature').outcome).toBe('info');
   expect(result('webhook_signature').messages[0]).toMatch(/^info \(D14\): delivery: webhook-signature does not verify/);
 });
+
+test('a bad signature on every delivery is one finding, not one per event: the same message, each delivery named in its detail with an offline check', async () => {
+  const fault = deliveryFaults.find((f) => f.expect.check === 'webhook_signature')!;
+  const result = await checked({ profile: 'reference', more: receiving }, fault.deliveries!(fetch, new Map()));
+  const failures = result('webhook_signature').messages.filter((m) => m.startsWith('fail'));
+  expect(failures.length).toBeGreaterThan(1);
+  expect(new Set(failures).size).toBe(1);
+  expect(failures[0]).toMatch(/^fail: delivery: webhook-signature does not verify/);
+});

@@ -360,7 +360,7 @@ function judgeSchema(ctx: RunContext, body: unknown, exchange: Exchange): void {
   }
   const delivery = `delivery ${exchange.request.headers['webhook-id'] ?? '(no webhook-id)'}`;
   if (body === undefined) {
-    ctx.judge(operationId, 'webhook_schema', false, `${delivery}: the body is not JSON`, { decision: deliveryDecision(ctx), exchange });
+    ctx.judge(operationId, 'webhook_schema', false, 'delivery: the body is not JSON', { decision: deliveryDecision(ctx), exchange, detail: delivery });
     return;
   }
   const verdicts = schemas.map((s) => validateBoth(ctx, s.pointer, body));
@@ -370,7 +370,12 @@ function judgeSchema(ctx: RunContext, body: unknown, exchange: Exchange): void {
     return;
   }
   const decision = first.seedErrors.length === 0 ? (first.decisions[0] ?? schemas[0]!.decision ?? unnamedDecision) : undefined;
-  ctx.judge(operationId, 'webhook_schema', false, `${delivery}: off the contract's webhooks schema: ${describeErrors(first.errors)}`, { decision, exchange });
+  // One finding for one fault across events: which delivery is its detail, not its message.
+  ctx.judge(operationId, 'webhook_schema', false, `delivery: off the contract's webhooks schema: ${describeErrors(first.errors)}`, {
+    decision,
+    exchange,
+    detail: delivery,
+  });
 }
 
 interface Judged {
