@@ -192,6 +192,10 @@ describe('the packed package', () => {
       b.includes('npx pix-conformance'),
     );
     expect(readmeQa, "the README's QA block").toBeDefined();
+    // It leads with the command for your own implementation (issue 35: the one-liner was a trap),
+    // shown, not run here: it needs a second company's key and a receiver the service reaches.
+    expect(readmeQa!.indexOf('npx pix-conformance --profile own')).toBeGreaterThanOrEqual(0);
+    expect(readmeQa!.indexOf('npx pix-conformance --profile own')).toBeLessThan(readmeQa!.lastIndexOf('npx pix-conformance --base-url'));
     const tarball = /npm install \.\/(\S+\.tgz)/.exec(readmeQa!)?.[1];
     expect(tarball, 'the README installs the tarball npm pack writes').toBe(info!.filename);
     copyFileSync(join(work, info!.filename), join(project, info!.filename));
