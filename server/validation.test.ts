@@ -4,6 +4,8 @@
  * answers exactly as the one compiled at run time (valid or not, with the same errors and the same
  * defaults filled in), and together they are every validator the server asks for: a whole
  * conformance run against a server that has them compiles none at run time.
+ *
+ * @operation-wide: it enumerates the contract's operations and paged lists, so `npm run test:operation` runs it whole.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -13,6 +13,8 @@
  *
  * The tables are checked against the contract: an operation with an id in its path, or a new
  * `…Id` field in a request body, that no case covers fails the first tests of this file.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import Database from 'better-sqlite3';
 import { everyRow } from '../test-support/sqlite-rows.js';
