@@ -2081,6 +2081,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A paging parameter is not what the contract allows (`limit` outside 1 to 1000, an `after` that is not a cursor of this service); each is named. */
+        PageInvalid: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request breaks the contract, or the URL is not allowed; every failing field is listed. */
         WebhookInvalid: {
             headers: {
@@ -2132,22 +2143,22 @@ export interface components {
          */
         ChargeIdPath: components["schemas"]["ChargeId"];
         /**
-         * @description Asks for one page of at most this many clients instead of the whole list (**D48**). The body
-         *     is still an array of clients; when more follow, the `Link` header names the next page. Without
-         *     `limit` and `after` the answer is every client of the company, as the seed describes. Sent
-         *     with `after` only, a page holds at most 100 clients.
+         * @description Asks for one page of at most this many records instead of the whole list (**D48**). The body
+         *     is still the list's array; when more follow, the `Link` header names the next page. Without
+         *     `limit` and `after` the answer is the whole list, as the seed describes. Sent with `after`
+         *     only, a page holds at most 100 records.
          * @example 100
          */
-        ClientListLimit: number;
+        PageLimit: number;
         /**
          * @description Where the page starts: the cursor of the `Link: <…>; rel="next"` header of the previous page,
          *     sent as it came (**D48**). It is opaque; a value this service did not make is refused with
-         *     `422`. A page starting after a cursor holds the clients that come after it in the list's order
-         *     (`createdAt`, then `id`), so a walk through the pages sees each client once, however many are
+         *     `422`. A page starting after a cursor holds the records that come after it in the list's order
+         *     (`createdAt`, then `id`), so a walk through the pages sees each record once, however many are
          *     created meanwhile.
          * @example MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez
          */
-        ClientListAfter: string;
+        PageAfter: string;
         /**
          * @description Identifier of the client. An identifier that is malformed, unknown, or of another company is
          *     answered with `404` (**D27**): an identifier that is not of the form of `ClientId` (**D13**, at
@@ -2236,7 +2247,7 @@ export interface components {
         RetryAfter: string;
         /**
          * @description The next page of a paged answer (RFC 8288 web linking, `rel="next"`), as a path relative to the
-         *     service: the same `limit` and the cursor `after` of the page's last client (**D48**). Absent on
+         *     service: the same `limit` and the cursor `after` of the page's last record (**D48**). Absent on
          *     the last page, and on an answer that was not paged.
          * @example </client?limit=100&after=MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez>; rel="next"
          */
@@ -2472,22 +2483,22 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Asks for one page of at most this many clients instead of the whole list (**D48**). The body
-                 *     is still an array of clients; when more follow, the `Link` header names the next page. Without
-                 *     `limit` and `after` the answer is every client of the company, as the seed describes. Sent
-                 *     with `after` only, a page holds at most 100 clients.
+                 * @description Asks for one page of at most this many records instead of the whole list (**D48**). The body
+                 *     is still the list's array; when more follow, the `Link` header names the next page. Without
+                 *     `limit` and `after` the answer is the whole list, as the seed describes. Sent with `after`
+                 *     only, a page holds at most 100 records.
                  * @example 100
                  */
-                limit?: components["parameters"]["ClientListLimit"];
+                limit?: components["parameters"]["PageLimit"];
                 /**
                  * @description Where the page starts: the cursor of the `Link: <…>; rel="next"` header of the previous page,
                  *     sent as it came (**D48**). It is opaque; a value this service did not make is refused with
-                 *     `422`. A page starting after a cursor holds the clients that come after it in the list's order
-                 *     (`createdAt`, then `id`), so a walk through the pages sees each client once, however many are
+                 *     `422`. A page starting after a cursor holds the records that come after it in the list's order
+                 *     (`createdAt`, then `id`), so a walk through the pages sees each record once, however many are
                  *     created meanwhile.
                  * @example MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez
                  */
-                after?: components["parameters"]["ClientListAfter"];
+                after?: components["parameters"]["PageAfter"];
             };
             header?: never;
             path?: never;
@@ -2509,17 +2520,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
-            /** @description A paging parameter is not what the contract allows (`limit` outside 1 to 1000, an `after` that is not a cursor of this service); each is named. */
-            422: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            422: components["responses"]["PageInvalid"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -6,7 +6,8 @@
  * Redoc options and theme (`openapi`) come from redocly.yaml.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -52,6 +53,44 @@ export function buildDocs(): string {
   // An older build's copy of the Markdown; the server now redirects that address to the page.
   rmSync(join(docsDir, 'DECISIONS.md'), { force: true });
   return output;
+}
+
+/** Where the hash of the inputs of the last build is kept. */
+const inputsFile = join(docsDir, '.inputs.sha256');
+
+/**
+ * The hash of everything the page is made from: the bundled contract, DECISIONS.md, redocly.yaml,
+ * this folder's code and the Redocly CLI's version. The same hash is the same page.
+ */
+export function docsInputsHash(): string {
+  const hash = createHash('sha256');
+  const here = join(root, 'scripts', 'docs');
+  const code = readdirSync(here)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => join(here, f));
+  const redoclyCli = join(root, 'node_modules', '@redocly', 'cli', 'package.json');
+  for (const file of [bundledContractPath, join(root, 'openapi', 'DECISIONS.md'), join(root, 'redocly.yaml'), redoclyCli, ...code]) {
+    hash
+      .update(file)
+      .update('\0')
+      .update(existsSync(file) ? readFileSync(file) : '')
+      .update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** The docs as `buildDocs` makes them, built only when an input changed since the last build (or a file of it is missing). */
+export function buildDocsIfChanged(): { output: string; built: boolean } {
+  const output = join(docsDir, 'index.html');
+  const hash = docsInputsHash();
+  const kept = existsSync(inputsFile) ? readFileSync(inputsFile, 'utf8') : '';
+  const complete = ['index.html', 'openapi.yaml', 'openapi.json', decisionsPage].every((f) => existsSync(join(docsDir, f)));
+  if (kept === hash && complete) return { output, built: false };
+  rmSync(inputsFile, { force: true });
+  buildDocs();
+  writeFileSync(inputsFile, hash);
+  return { output, built: true };
 }
 
 /** A plain word mark in place of Redoc's attribution logo, which it loads from its CDN. */

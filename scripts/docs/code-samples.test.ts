@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations (the docs samples), so `npm run test:operation` runs it whole.
+ */
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
 import { captureOf, curlSample, idVariables, shellName, successStatus, typescriptSample } from './code-samples.js';

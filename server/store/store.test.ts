@@ -22,7 +22,7 @@ import { NOW, later, addCompany, client, product, subscription, charge, order, w
 import type {
   ChargeEventType,
   ClientDoc,
-  ClientPosition,
+  ListPosition,
   CompanyRecord,
   DeliveryShare,
   IdempotencyClaim,
@@ -544,7 +544,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     /** Every page from the first, following `next`: the ids of each. */
     async function walk(companyId: string, limit: number): Promise<string[][]> {
       const pages: string[][] = [];
-      let after: ClientPosition | undefined;
+      let after: ListPosition | undefined;
       for (;;) {
         const page = await store.listClientsPageJson(companyId, limit, after);
         pages.push((JSON.parse(jsonText(page.json)) as ClientDoc[]).map((c) => c.id));

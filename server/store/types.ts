@@ -4,17 +4,17 @@ type Schemas = components['schemas'];
 
 export type ClientDoc = Schemas['Client'];
 
-/** A client's place in the list's order (`createdAt`, then `id`), where a page of clients starts after (D48). */
-export interface ClientPosition {
+/** A record's place in its list's order (`createdAt`, then `id`), where a page of the list starts after (D48). */
+export interface ListPosition {
   createdAt: string;
   id: string;
 }
 
-/** A page of clients as one JSON array, and where the next page starts when one follows. */
-export interface ClientPage {
+/** A page of a list as one JSON array, and where the next page starts when one follows. */
+export interface ListPage {
   /** The page's JSON array, as UTF-8 bytes. */
   json: Uint8Array;
-  next?: ClientPosition;
+  next?: ListPosition;
 }
 export type ProductDoc = Schemas['Product'];
 export type SubscriptionDoc = Schemas['Subscription'];
@@ -172,9 +172,9 @@ export interface Store {
    */
   listClientsJson(companyId: string, atMost?: number): Promise<Uint8Array | undefined>;
   /** The position of the company's `count`-th client when more follow it; undefined when it has `count` clients or fewer (D49). */
-  lastClientBefore(companyId: string, count: number): Promise<ClientPosition | undefined>;
+  lastClientBefore(companyId: string, count: number): Promise<ListPosition | undefined>;
   /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
-  listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;
+  listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage>;
 
   insertProduct(product: ProductDoc): Promise<void>;
   /** The company's products among `ids`; unknown or foreign ids are absent from the map. */

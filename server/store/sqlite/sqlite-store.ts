@@ -6,7 +6,7 @@ import { SqlStore, type ReadOptions, type WriteOptions } from '../sql/sql-store.
 import type { Dialect } from '../sql/statements.js';
 import { claimOfStoredKey } from '../sql/rows.js';
 import { get, type AnyStatement, type Op, type Step } from '../sql/step.js';
-import type { ClientPage, ClientPosition, IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
+import type { ListPage, ListPosition, IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
 import { ReadCache, tableWritten } from './read-cache.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -168,14 +168,14 @@ export class SqliteStore extends SqlStore {
     return page?.json;
   }
 
-  override async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
+  override async listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage> {
     if (limit > KEPT_PAGE_CLIENTS) return super.listClientsPageJson(companyId, limit, after);
     const key = `page ${limit} ${after ? `${after.createdAt} ${after.id}` : ''} ${companyId}`;
     return (await this.kept(key, () => super.listClientsPageJson(companyId, limit, after)))!;
   }
 
   /** A value made from the clients table, from memory when kept, else made and kept (unless a client was written meanwhile). */
-  private async kept(key: string, make: () => Promise<ClientPage | undefined>): Promise<ClientPage | undefined> {
+  private async kept(key: string, make: () => Promise<ListPage | undefined>): Promise<ListPage | undefined> {
     const kept = this.cache.lookupDerived('clients', key);
     if (kept !== undefined) {
       await this.untilDurable();

@@ -1,55 +1,76 @@
 import type { ContractValidator } from '../../lib/contract/ajv.js';
 import { validationProblem } from '../http/problems.js';
-import type { ClientPosition, Store } from '../store/types.js';
-import { namedSchemas } from '../validation.js';
+import type { ListPosition, Store } from '../store/types.js';
+import { pagedList } from '../../lib/contract/lists.js';
 import { isWritableInstant } from './time.js';
 
 /** D48: the size of a page asked for with `after` alone. */
-export const DEFAULT_CLIENT_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 100;
 
-/** One page of clients to read: at most `limit`, from the start or after `after`. */
-export interface ClientPageRequest {
+/** One page of a list to read: at most `limit` records, from the start or after `after`. */
+export interface PageRequest {
   limit: number;
-  after?: ClientPosition;
+  after?: ListPosition;
 }
 
 /**
- * The page `GET /client` asks for (D48), or undefined for the whole list when neither paging
- * parameter was sent (the seed's answer). The parameters have passed their schemas; a cursor
- * this service did not make is refused here with a 422 naming it, as a schema failure would be.
+ * The paging of one list of the contract (D48), read from the contract (lib/contract/lists.ts):
+ * its largest page, its bound (D49), the page a query asks for and the `Link` to the next one.
+ * Every paged list uses it: a new list writes only its store method and its handler.
  */
-export function clientPageRequest(query: { limit?: number; after?: string }, validator: ContractValidator): ClientPageRequest | undefined {
-  if (query.limit === undefined && query.after === undefined) return undefined;
-  const limit = query.limit ?? DEFAULT_CLIENT_PAGE_SIZE;
-  if (query.after === undefined) return { limit };
-  const after = positionOf(query.after, validator);
-  if (!after) {
-    throw validationProblem([
-      { parameter: 'after', detail: 'is not a cursor of this service; send the `after` of a `Link` header as it came', keyword: 'cursor' },
-    ]);
-  }
-  return { limit, after };
+export interface ListPaging {
+  /** The `maximum` of the list's `limit`. */
+  largestPage: number;
+  /** The `maxItems` of the list's answer: most records one answer holds (D49). */
+  bound: number;
+  /**
+   * The page a query asks for, or undefined for the whole list when neither paging parameter was
+   * sent (the seed's answer). The parameters have passed their schemas; a cursor this service did
+   * not make for this list is refused here with a 422 naming it, as a schema failure would be.
+   */
+  request(query: { limit?: number; after?: string }): PageRequest | undefined;
+  /** The `Link` header of a page that has a next one: the same size, after the page's last record; `path` is the operation's own. */
+  nextLink(path: string, limit: number, next: ListPosition): string;
 }
 
-/** The `Link` header of a page that has a next one: the same size, after the page's last client. */
-export function nextClientPageLink(path: string, limit: number, next: ClientPosition): string {
-  return `<${path}?limit=${limit}&after=${cursorOf(next)}>; rel="next"`;
+export function listPaging(validator: ContractValidator, operationId: string): ListPaging {
+  const list = pagedList(validator.contract, operationId);
+  const isId = validator.at(list.idSchema!);
+  return {
+    largestPage: list.largestPage,
+    bound: list.bound,
+    request(query) {
+      if (query.limit === undefined && query.after === undefined) return undefined;
+      const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+      if (query.after === undefined) return { limit };
+      const after = positionOf(query.after, isId);
+      if (!after) {
+        throw validationProblem([
+          { parameter: 'after', detail: 'is not a cursor of this service; send the `after` of a `Link` header as it came', keyword: 'cursor' },
+        ]);
+      }
+      return { limit, after };
+    },
+    nextLink(path, limit, next) {
+      return `<${path}?limit=${limit}&after=${cursorOf(next)}>; rel="next"`;
+    },
+  };
 }
 
 /**
  * A cursor names a position in the list's order, not a stored record, so nothing is kept per walk
  * and a cursor stays valid for ever. base64url keeps it one opaque token in a URL.
  */
-export function cursorOf(position: ClientPosition): string {
+export function cursorOf(position: ListPosition): string {
   return Buffer.from(`${position.createdAt} ${position.id}`).toString('base64url');
 }
 
-function positionOf(cursor: string, validator: ContractValidator): ClientPosition | undefined {
+function positionOf(cursor: string, isId: (value: unknown) => boolean): ListPosition | undefined {
   const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(' ');
   if (createdAt === undefined || id === undefined || rest.length > 0) return undefined;
-  // As the store writes them: a client id of the contract, a timestamp in D35's one form.
+  // As the store writes them: an id of the list's records, a timestamp in D35's one form.
   const date = new Date(createdAt);
-  if (!isWritableInstant(date) || date.toISOString() !== createdAt || !validator.at(namedSchemas.clientId)(id)) return undefined;
+  if (!isWritableInstant(date) || date.toISOString() !== createdAt || !isId(id)) return undefined;
   const position = { createdAt, id };
   // base64url decoding skips what is not base64url; only the cursor as made names this position.
   return cursorOf(position) === cursor ? position : undefined;
@@ -64,7 +85,7 @@ const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => new TextEncoder().enc
 /** A whole client list: its JSON bytes or stream, and where the list goes on when it was cut at its bound (D49). */
 export interface WholeClientList {
   body: Uint8Array | ReadableStream<Uint8Array>;
-  next?: ClientPosition;
+  next?: ListPosition;
 }
 
 /**
@@ -84,7 +105,7 @@ export async function wholeClientList(
   const atOnce = await store.listClientsJson(companyId, Math.min(sizes.atOnce, max));
   if (atOnce !== undefined) return { body: atOnce };
   const last = await store.lastClientBefore(companyId, max);
-  let after: ClientPosition | undefined;
+  let after: ListPosition | undefined;
   let left = max;
   let started = false;
   const body = new ReadableStream<Uint8Array>({
