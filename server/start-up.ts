@@ -1,6 +1,6 @@
 import type { Server } from 'node:net';
 import { defaultDatabasePath, type Config } from './config.js';
-import { writerLockPath } from './store/sqlite/writer-lock.js';
+import { hardLinkRefusal, writerLockPath } from './store/sqlite/writer-lock.js';
 
 /**
  * Holds the port: resolves once the server listens, rejects with the listen error (instead of
@@ -40,9 +40,12 @@ export function listenProblem(error: unknown, { port, host }: Pick<Config, 'port
 
 /**
  * The one line of a server that finds another server on its SQLite file (it holds the file's
- * writer lock): what is wrong and the three ways out.
+ * writer lock, whatever path or symbolic link led to the file), or finds the file with a second
+ * name (a hard link): what is wrong and the ways out.
  */
 export function secondWriterLine(databasePath: string): string {
+  const hardLinked = hardLinkRefusal(databasePath);
+  if (hardLinked !== undefined) return `Could not start: ${hardLinked}`;
   return (
     `Could not start: another server is already running on the SQLite file ${databasePath} (it holds ${writerLockPath(databasePath)}). ` +
     'Two servers on one file would each answer from what they keep in memory and drift apart: stop the other one, ' +

@@ -5,7 +5,7 @@ import { issueApiKey, keyLabel, keyIdOf } from '../auth/api-keys.js';
 import { createCompanyWithKey, openStore } from '../bootstrap.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { resetCompany, resetRefusal } from '../domain/sandbox.js';
-import { takeWriterLock, writerLockPath } from '../store/sqlite/writer-lock.js';
+import { hardLinkRefusal, takeWriterLock, writerLockPath } from '../store/sqlite/writer-lock.js';
 import type { CompanyRecord, Store } from '../store/types.js';
 
 const usage = `Usage: npm run keys -- <command> [options]
@@ -231,6 +231,8 @@ async function reset(named: string): Promise<void> {
   // A server on a SQLite file keeps what it read in memory: a reset made behind its back would not
   // be seen by it. While one runs, the reset goes through it; the lock is held during the reset.
   const onSqliteFile = cfg.databaseUrl === undefined && cfg.databasePath !== ':memory:';
+  const hardLinked = onSqliteFile ? hardLinkRefusal(cfg.databasePath) : undefined;
+  if (hardLinked !== undefined) fail(`${hardLinked} Nothing was deleted.`, 1);
   const lock = onSqliteFile ? takeWriterLock(cfg.databasePath) : undefined;
   // This command knows only its own NODE_ENV, not the running server's: the hint gives both cases.
   if (onSqliteFile && !lock)
