@@ -414,8 +414,8 @@ export interface paths {
          *     delivery attempts, and its remembered `Idempotency-Key`s. The company and its API keys stay, so
          *     the same key goes on working on an empty company; order numbers start again at `000001`. The
          *     answer counts what was deleted; a second reset deletes nothing and answers the same way with
-         *     zeros. Only a development deployment resets: a production one answers `403` and deletes
-         *     nothing. Not in the source document: a sandbox control of this contract, never sent by a
+         *     zeros. Only a development deployment resets: a production one, or one whose database is
+         *     recorded as a production deployment's, answers `403` and deletes nothing. Not in the source document: a sandbox control of this contract, never sent by a
          *     conformance run.
          */
         post: operations["resetSandbox"];

@@ -337,6 +337,8 @@ describe('keys reset', () => {
   test("deletes the named company's records, counts them; its key still works; the other company's records stay", async () => {
     const databasePath = freshDatabase();
     const { ana, other } = await twoCompanies(databasePath);
+    // The database says it is a development one (D51), as the first development server on it records.
+    expect((await keys(['mode', 'development'], databasePath)).stdout).toBe("Recorded: this database is a development deployment's.\n");
     const result = await keys(['reset', '--company', 'Loja da Ana'], databasePath);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
