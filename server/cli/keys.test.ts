@@ -156,6 +156,12 @@ describe('keys with bad arguments', () => {
     ['revoke without --key', { given: ['revoke'], want: { stderr: /^--key must name the key/, lines: 1 } }],
     ['revoke --key that names no key', { given: ['revoke', '--key', 'sk_live_abc'], want: { stderr: /^--key must name a key/, lines: 1 } }],
     ['reset without --company', { given: ['reset'], want: { stderr: /^--company must name the company/, lines: 1 } }],
+    [
+      'mode that is no mode',
+      { given: ['mode', 'staging'], want: { stderr: /^The mode is development or production, not staging\.\n[\s\S]*Usage: npm run keys/ } },
+    ],
+    ['mode --change without a mode', { given: ['mode', '--change'], want: { stderr: /^--change needs the mode to record/, lines: 1 } }],
+    ['mode with two modes', { given: ['mode', 'development', 'production'], want: { stderr: /^Usage: npm run keys -- <command>/ } }],
     ['two subcommands', { given: ['create', 'extra', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- <command>/ } }],
     ['missing --company', { given: ['create'], want: { stderr: /^--company must be/, lines: 1 } }],
     ['blank --company', { given: ['create', '--company', '   '], want: { stderr: /^--company must be/, lines: 1 } }],
