@@ -414,8 +414,8 @@ export interface paths {
          *     delivery attempts, and its remembered `Idempotency-Key`s. The company and its API keys stay, so
          *     the same key goes on working on an empty company; order numbers start again at `000001`. The
          *     answer counts what was deleted; a second reset deletes nothing and answers the same way with
-         *     zeros. Only a development deployment resets: a production one answers `403` and deletes
-         *     nothing. Not in the source document: a sandbox control of this contract, never sent by a
+         *     zeros. Only a development deployment resets: a production one, or one whose database is
+         *     recorded as a production deployment's, answers `403` and deletes nothing. Not in the source document: a sandbox control of this contract, never sent by a
          *     conformance run.
          */
         post: operations["resetSandbox"];
@@ -2025,7 +2025,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The API key, or without a valid key the client address, exceeded its request quota; retry after `Retry-After` seconds. `RateLimit` and `RateLimit-Policy` are always sent with it (**D11**). */
+        /** @description The company of the API key (all its keys together), or without a valid key the client address, exceeded its request quota; retry after `Retry-After` seconds. `RateLimit` and `RateLimit-Policy` are always sent with it (**D11**). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2228,14 +2228,14 @@ export interface components {
          * @description The caller's quota state, as the IETF RateLimit header fields draft describes: the policy's
          *     name, the requests left `r` and the seconds `t` until the window resets, e.g.
          *     `"default";r=99;t=1`. Sent on every answer of a service that limits requests (always on a
-         *     `429`): policy `"default"` for a valid API key, `"anonymous"` for a request without one, counted
-         *     per client address (**D11**).
+         *     `429`): policy `"default"` for a valid API key, counted per company (all its keys together),
+         *     `"anonymous"` for a request without one, counted per client address (**D11**).
          * @example "default";r=99;t=1
          */
         RateLimit: string;
         /**
          * @description The quota policy the request was counted under, as the IETF RateLimit header fields draft
-         *     describes: `q` requests per window of `w` seconds, e.g. `"default";q=100;w=1` for an API key or
+         *     describes: `q` requests per window of `w` seconds, e.g. `"default";q=100;w=1` for a company's API keys together or
          *     `"anonymous";q=25;w=1` per client address without one. Sent with `RateLimit` (**D11**).
          * @example "default";q=100;w=1
          */

@@ -26,7 +26,7 @@ export interface Config {
   idempotencyLeaseSeconds: number;
   /** Largest accepted request body (D24, D34). */
   bodyLimitBytes: number;
-  /** Requests per API key per window (D11); 0 turns every rate limit off, this one and the anonymous one. */
+  /** Requests per company per window, all its API keys together (D11); 0 turns every rate limit off, this one and the anonymous one. */
   rateLimitRequests: number;
   /** Requests per client address per window without a valid API key (D11); 0 turns only this limit off. */
   rateLimitAnonymousRequests: number;
@@ -195,7 +195,7 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
 }
 
 /**
- * D11: a quota per API key, and a lower one per client address for requests without a valid key
+ * D11: a quota per company (all its API keys together), and a lower one per client address for requests without a valid key
  * (a quarter of the key's unless set). `RATE_LIMIT_REQUESTS=0` is the one switch that turns both off.
  */
 function rateLimits(env: ConfigEnv): Pick<Config, 'rateLimitRequests' | 'rateLimitAnonymousRequests' | 'rateLimitWindowSeconds' | 'trustedProxyHeader'> {

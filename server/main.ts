@@ -15,6 +15,7 @@ import {
   localOrigin,
   noCompanyLine,
   secondWriterLine,
+  settleDeploymentMode,
   startUpLines,
   type StartState,
 } from './start-up.js';
@@ -85,6 +86,14 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const deps = createDeps(config, { store: await openStore(config) });
+  // D51: the database records the mode of the first server on it; another mode does not start.
+  const modeProblem = await settleDeploymentMode(deps.store, config.mode, deps.now());
+  if (modeProblem !== undefined) {
+    console.error(modeProblem);
+    await deps.store.close();
+    server.close();
+    process.exit(2);
+  }
   // An empty database: a development start makes the development company and prints its key
   // once, for whoever started it; a production start never invents a company (D04): it says how
   // to make one with the keys command, and answers 401 until a key exists.

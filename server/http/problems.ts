@@ -44,7 +44,8 @@ export class ProblemError extends HTTPException {
   constructor(kind: ProblemKind, detail: string, options: { errors?: FieldError[]; omittedErrors?: number; headers?: Record<string, string> } = {}) {
     super(problemTypes[kind].status as ContentfulStatusCode, { message: detail });
     this.kind = kind;
-    this.detail = detail;
+    // The contract's bound on `detail` (2048, D49), whatever a message forgot to cut.
+    this.detail = cut(detail, MAX_DETAIL);
     this.errors = options.errors;
     this.omittedErrors = options.omittedErrors ?? 0;
     this.extraHeaders = options.headers ?? {};
@@ -91,6 +92,15 @@ export function instanceOf(pathname: string): string {
 }
 
 const MAX_INSTANCE = 2048;
+const MAX_DETAIL = 2048;
+
+/**
+ * A value the caller chose (an id, a path, a method), as a problem's `detail` repeats it: at most
+ * 200 characters, cut with an ellipsis, as every echo of the API's problems.
+ */
+export function echo(value: string): string {
+  return cut(value, MAX_ECHO);
+}
 
 /**
  * A 422 naming the failing fields (D02, D49): `errors` lists the first 20, `omittedErrors` counts
@@ -104,7 +114,7 @@ export function validationProblem(errors: FieldError[], omitted = 0): ProblemErr
 }
 
 export function notFound(what: string, id: string): ProblemError {
-  return new ProblemError('notFound', `No ${what} with id ${cut(id, MAX_ECHO)} exists for this company.`);
+  return new ProblemError('notFound', `No ${what} with id ${echo(id)} exists for this company.`);
 }
 
 /** The field error of a body field that refers to something the company does not have (D27). */

@@ -168,6 +168,19 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     expect(await db.rows('SELECT key_id FROM rate_limit_windows')).toEqual([]);
   });
 
+  test('the deployment mode (D51): none until recorded; the first recorded stays, from another instance too, unless changed on purpose', async () => {
+    expect(await store.deploymentMode()).toBeUndefined();
+    expect(await store.recordDeploymentMode('production', NOW)).toBe('production');
+    const another = await db.open();
+    // A second start in another mode does not change it: it is told what is recorded.
+    expect(await another.recordDeploymentMode('development', NOW)).toBe('production');
+    expect(await another.deploymentMode()).toBe('production');
+    expect(await store.deploymentMode()).toBe('production');
+    expect(await another.recordDeploymentMode('development', NOW, { change: true })).toBe('development');
+    expect(await store.deploymentMode()).toBe('development');
+    expect(await db.rows('SELECT singleton, mode FROM deployment_mode')).toEqual([{ singleton: 1, mode: 'development' }]);
+  });
+
   test('every record kind reads back whole, from another instance of the store', async () => {
     const company = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
     const companyId = company.doc.id;

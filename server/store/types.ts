@@ -1,4 +1,5 @@
 import type { components } from '../../generated/openapi.js';
+import type { DeploymentMode } from '../deployment-mode.js';
 
 type Schemas = components['schemas'];
 
@@ -146,6 +147,13 @@ export interface LookupOptions {
 
 export interface Store {
   countCompanies(): Promise<number>;
+  /** The deployment mode recorded in the database (D51), or undefined when no server has recorded one yet. */
+  deploymentMode(): Promise<DeploymentMode | undefined>;
+  /**
+   * Records `mode` when the database has none and returns the mode recorded after: the one already
+   * there, unless `change` (the operator's deliberate `keys -- mode … --change`) replaces it.
+   */
+  recordDeploymentMode(mode: DeploymentMode, now: Date, options?: { change?: boolean }): Promise<DeploymentMode>;
   createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void>;
   getCompany(companyId: string): Promise<CompanyRecord | undefined>;
   findApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;

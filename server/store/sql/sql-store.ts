@@ -24,6 +24,7 @@ import type {
 import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf, type DueDeliveryRow } from './rows.js';
 import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
 import { all, column, get, lock, run, type Step } from './step.js';
+import type { DeploymentMode } from '../../deployment-mode.js';
 
 export interface ReadOptions {
   /**
@@ -74,6 +75,22 @@ export abstract class SqlStore implements Store {
 
   async countCompanies(): Promise<number> {
     return (await this.read(get(this.sql.countCompanies)))?.n ?? 0;
+  }
+
+  async deploymentMode(): Promise<DeploymentMode | undefined> {
+    return modeOf((await this.read(get(this.sql.getDeploymentMode)))?.mode);
+  }
+
+  async recordDeploymentMode(mode: DeploymentMode, now: Date, options: { change?: boolean } = {}): Promise<DeploymentMode> {
+    const sql = this.sql;
+    const recorded = await this.write(
+      (function* (): Step<string | undefined> {
+        yield* run(sql.insertDeploymentMode, mode, now.toISOString());
+        if (options.change) yield* run(sql.changeDeploymentMode, mode, now.toISOString());
+        return (yield* get(sql.getDeploymentMode))?.mode;
+      })(),
+    );
+    return modeOf(recorded) ?? mode;
   }
 
   async createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void> {
@@ -478,4 +495,9 @@ function* pageJoinedHere(sql: SharedStatements, companyId: string, limit: number
   // row's created_at and id are written from it (insertClientStep).
   const { createdAt, id } = JSON.parse(page[limit - 1]!) as Pick<ClientDoc, 'createdAt' | 'id'>;
   return { json, next: { createdAt, id } };
+}
+
+/** A recorded mode as the server knows them; anything else (none) is undefined. */
+function modeOf(value: string | undefined): DeploymentMode | undefined {
+  return value === 'development' || value === 'production' ? value : undefined;
 }

@@ -7,6 +7,7 @@ import type { Dialect } from '../sql/statements.js';
 import { claimOfStoredKey } from '../sql/rows.js';
 import { get, type AnyStatement, type Op, type Step } from '../sql/step.js';
 import type { ListPage, ListPosition, IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
+import { RateWindows } from './rate-windows.js';
 import { ReadCache, tableWritten } from './read-cache.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -49,11 +50,11 @@ export class SqliteStore extends SqlStore {
   /** Steps of the open group transaction, waiting for its commit. */
   private group: Array<{ resolve: () => void; reject: (error: unknown) => void }> | undefined;
   /**
-   * Rate-limit windows (D11), one per API key or client address: its current window and the
+   * Rate-limit windows (D11), one per company or client address: its current window and the
    * requests counted in it. In memory: one instance serves a SQLite file, so nothing needs sharing,
-   * and a restart forgets them.
+   * and a restart forgets them. Bounded: past 100,000 the least recently used goes, never all.
    */
-  private readonly rateWindows = new Map<string, { start: number; count: number }>();
+  private readonly rateWindows: RateWindows;
   /**
    * Idempotency keys claimed by requests still running (D10), by company and key. This process
    * is its file's one writer, so a claim needs no row of its own: it is held here until the
@@ -66,8 +67,10 @@ export class SqliteStore extends SqlStore {
   /** A step in a savepoint of the open transaction: made once, not per write. */
   private readonly inSavepoint: (step: Step<unknown>) => unknown;
 
-  constructor(path: string) {
+  /** `rateWindowsCap`: how many rate-limit counters are kept in memory (a test sets a small one). */
+  constructor(path: string, options: { rateWindowsCap?: number } = {}) {
     super(sqliteDialect);
+    this.rateWindows = new RateWindows(options.rateWindowsCap);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -90,19 +93,7 @@ export class SqliteStore extends SqlStore {
   }
 
   async countRequest(keyId: string, windowStart: number): Promise<number> {
-    let window = this.rateWindows.get(keyId);
-    if (!window || window.start !== windowStart) {
-      // A bound on memory: at 100,000 counters, those of past windows go; if more than half are
-      // current (a flood from that many addresses at once), every window starts over.
-      if (this.rateWindows.size >= 100_000) {
-        for (const [counted, { start }] of this.rateWindows) if (start !== windowStart) this.rateWindows.delete(counted);
-        if (this.rateWindows.size > 50_000) this.rateWindows.clear();
-      }
-      window = { start: windowStart, count: 0 };
-      this.rateWindows.set(keyId, window);
-    }
-    window.count += 1;
-    return window.count;
+    return this.rateWindows.count(keyId, windowStart);
   }
 
   override async claimIdempotencyKey(input: IdempotencyClaimInput): Promise<IdempotencyClaim> {
