@@ -10,7 +10,9 @@
 // the `Prefer` header picks the response: `Prefer: code=404, example=<name>`.
 // Prism's log goes to stdout (its private address replaced by the public one); a short
 // banner with curl examples is printed once the mock is listening. SIGINT/SIGTERM are
-// forwarded to Prism and this script exits with Prism's exit status.
+// forwarded to Prism and this script exits with Prism's exit status. The two end together: a
+// Prism that dies is said in one line ("mock: Prism stopped …") and this script exits with it;
+// this script ending, even by SIGKILL, ends Prism (mock/prism-guard.cjs).
 //
 // Prism listens on a private port of 127.0.0.1; integrators talk to a small HTTP front
 // (mock/front.mjs) on MOCK_HOST:MOCK_PORT. Prism finds the real violations of an invalid
@@ -19,10 +21,14 @@
 // Problem naming what Prism found (mock/refusals.mjs), keeps Prism's `sl-violations` header,
 // and drops `Idempotent-Replayed`, which the examples carry but a stateless mock can never
 // truthfully send. An example answer to a request with an id in its path names that id, not the
-// example's (mock/path-ids.ts). Before Prism sees a JSON body, the front checks its size bounds (D49) with
-// the reference server's own walk (lib/contract/bounds.ts, through mock/bounds.ts, which this
-// script loads with tsx while Prism starts): Prism is only ever sent a body cut to just past
-// its bounds, so 60,000 event names cost milliseconds, not seconds of a blocked mock.
+// example's (mock/path-ids.ts); a malformed path id is the server's 404, and a Prefer naming what
+// an operation lacks a 422 listing what it has (mock/prefer.ts). Before Prism sees a JSON body
+// (any JSON media type), the front checks its size, shape and size bounds (D34, D49) with the
+// reference server's own scan and walk (lib/contract/json-shape.ts and bounds.ts, through
+// mock/bounds.ts, which this script loads with tsx while Prism starts): Prism is never sent a
+// body that could crash it, and only ever a body cut to just past its bounds, so 60,000 event
+// names cost milliseconds, not seconds of a blocked mock. `node scripts/mock/attack.mjs` sends
+// the bodies that killed it and checks that it still answers.
 //
 // `--errors` is on. In mock mode it only acts on violations Prism finds in the
 // *response* it is about to send. For a valid request against a correct contract it
@@ -151,7 +157,14 @@ prism.stderr.pipe(process.stderr);
 
 // Prism reloads the spec when it changes; the problem types and titles, the bounds and the ids follow it.
 let loaded;
+// The document is looked at (stat) at most this often, not several times a request: Prism itself
+// takes longer than this to reload it.
+const SPEC_CHECK_MS = 250;
+let checkedAt = 0;
 function current(readers) {
+  const now = Date.now();
+  if (loaded && now - checkedAt < SPEC_CHECK_MS) return loaded;
+  checkedAt = now;
   const mtime = safe(() => statSync(specPath).mtimeMs, 0);
   if (loaded?.mtime !== mtime) {
     const doc = loadSpec();

@@ -3,13 +3,20 @@
 // claim state the mock does not keep; refusals are read whole and rewritten into the
 // contract's Problem (refusals.mjs). An example answer to a request with an id in its path
 // (`GET /charge/{id}`, a 404 forced with Prefer) is read whole too, and names that id
-// (path-ids.ts), not the example's.
+// (path-ids.ts), not the example's; a path id not of its kind's form is the server's 404
+// (D27, D49), and a `Prefer` naming what the operation lacks a 422 listing what it has (prefer.ts).
 //
-// A JSON body of an operation is read whole first (at most the contract's 1 MiB; past it, a 413
-// as the reference server gives) and its size bounds checked in the server's linear walk
-// (bounds.ts, D49). A body within them goes to Prism as it came; a body past them goes to
-// Prism cut to just past each bound, so Prism never validates 60,000 items while every other
-// request waits, and the refusal lists the bounds broken before what Prism found in the rest.
+// No request may kill the mock (issue 34): every body is read whole first (at most the contract's
+// 1 MiB; past it, a 413 as the reference server gives, the rest drained so its sender reads it).
+// A body of any JSON media type (`application/json`, any `type/subtype+json`) is scanned for its
+// depth and fields per object on its raw text (lib/contract/json-shape.ts, as the server's):
+// Prism crashed on a body nested 5,000 deep, so such a body never reaches it (Prism is sent `{}`
+// in its place, and says only what it checks before a body: the key, the route, the media type).
+// A body of an operation then has its size bounds checked in the server's linear walk (bounds.ts,
+// D49). A body within them goes to Prism as it came; a body past them goes to Prism cut to just
+// past each bound, so Prism never validates 60,000 items while every other request waits, and the
+// refusal lists the bounds broken before what Prism found in the rest. A throw anywhere in the
+// front answers its request with a 500 problem and is logged; the front goes on serving.
 
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { instanceOf } from './refusals.mjs';
