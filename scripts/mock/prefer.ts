@@ -44,6 +44,9 @@ export function preferChecker(contract: JsonObject): (method: string, target: st
   return (method, target, prefer) => {
     // Without the header, Prism reads `?__code=…&__example=…`.
     const wanted = prefer !== undefined ? preferences(Array.isArray(prefer) ? prefer.join(',') : prefer) : fromQuery(target);
+    // Where the preference was sent: the header, or the query parameter Prism reads without it.
+    const place = (name: 'code' | 'example'): Pick<FieldError, 'header' | 'parameter'> =>
+      prefer !== undefined ? { header: 'Prefer' } : { parameter: `__${name}` };
     if (wanted.code === undefined && wanted.example === undefined) return undefined;
     const path = target.split('?')[0] ?? '';
     const route = routes.find((r) => r.method === method.toLowerCase() && r.pattern.test(path));
@@ -56,6 +59,7 @@ export function preferChecker(contract: JsonObject): (method: string, target: st
     if (wanted.code !== undefined && !answer) {
       const code = cut(wanted.code, MAX_ECHO);
       return refusal(
+        place('code'),
         `Prefer asks for code=${code}, which ${route.label} does not document. Its answers: ${listing}.`,
         `names code=${code}, which this operation does not document; documented: ${route.answers.map((a) => a.status).join(', ')}`,
       );
@@ -64,6 +68,7 @@ export function preferChecker(contract: JsonObject): (method: string, target: st
     const example = cut(wanted.example, MAX_ECHO);
     const own = answer.examples.length > 0 ? `its examples: ${answer.examples.join(', ')}` : 'it has no named examples';
     return refusal(
+      place('example'),
       `Prefer asks for example=${example}, which the ${answer.status} answer of ${route.label} does not have (${own}). ` +
         `Send Prefer: code=<status>, example=<name> with one of: ${listing}.`,
       `names example=${example}, which the ${answer.status} answer does not have; ${own}`,
@@ -71,8 +76,8 @@ export function preferChecker(contract: JsonObject): (method: string, target: st
   };
 }
 
-function refusal(detail: string, fieldDetail: string): PreferRefusal {
-  return { detail: cut(detail, 2048), errors: [{ header: 'Prefer', detail: fieldDetail, keyword: 'enum' }] };
+function refusal(place: Pick<FieldError, 'header' | 'parameter'>, detail: string, fieldDetail: string): PreferRefusal {
+  return { detail: cut(detail, 2048), errors: [{ ...place, detail: fieldDetail, keyword: 'enum' }] };
 }
 
 /** The answer Prism gives without `code=`: the lowest 2xx, else `default`, else the first (prism-http's negotiator). */

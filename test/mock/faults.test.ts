@@ -181,6 +181,12 @@ describe('Prefer naming what the operation does not have is a 422 listing what i
     );
   });
 
+  test('without the header, ?__example=nope (which Prism reads then) is named as that parameter', async () => {
+    const answer = await fetch(`${mock.url}/charge/char_abc?__example=nope`, { headers: { 'X-API-KEY': 'any' } });
+    const problem = await expectProblem(answer, 422, problemTypes.validation.type, '/charge/char_abc');
+    expect(problem.errors).toEqual([expect.objectContaining({ parameter: '__example', keyword: 'enum' })]);
+  });
+
   test('a documented example is still served', async () => {
     const answer = await fetch(`${mock.url}/charge/char_abc`, { headers: { 'X-API-KEY': 'any', Prefer: 'code=404, example=notFound' } });
     const problem = await expectProblem(answer, 404, problemTypes.notFound.type, '/charge/char_abc');
