@@ -19,12 +19,18 @@
 // front answers its request with a 500 problem and is logged; the front goes on serving.
 
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { MAX_ECHO } from '../../lib/problems/field-errors.mjs';
 import { instanceOf } from './refusals.mjs';
 
 // Prism's examples carry `Idempotent-Replayed: true`; a stateless mock never replays (D10).
 const STATE_CLAIMS = new Set(['idempotent-replayed']);
 // Hop-by-hop fields (RFC 9110 §7.6.1) belong to one connection, not to the answer.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+/**
+ * Member names Prism may echo in a header as they are: printable ASCII (JSON escapes nothing else
+ * Node refuses in a header), without `'` (which ends the name in Prism's "found '…'").
+ */
+const HEADER_SAFE = /^[\x20-\x26\x28-\x7e]*$/;
 /** Prism's findings in `sl-violations` echo the request (a field's name); past this, the problem's `errors` say them. */
 const MAX_VIOLATIONS_HEADER = 8 * 1024;
 /** The statuses Prism gives before it looks at a body (no key, no route, no method, not JSON): kept for a body the front refused by its shape, as the server checks these first. */
@@ -121,8 +127,11 @@ export function createFront({
       console.error(`mock: could not check the size bounds of ${bounds.operationId}: ${messageOf(error)}`);
       return pass(req, res, request, raw);
     }
-    if (report.errors.length === 0 && report.omitted === 0) return pass(req, res, request, raw);
-    pass(req, res, { ...request, bounds: report }, Buffer.from(JSON.stringify(body.value)));
+    const names = new Map();
+    const substituted = substituteNames(body.value, names);
+    const seen = substituted ? { ...request, names } : request;
+    if (report.errors.length === 0 && report.omitted === 0) return pass(req, res, seen, substituted ? Buffer.from(JSON.stringify(body.value)) : raw);
+    pass(req, res, { ...seen, bounds: report }, Buffer.from(JSON.stringify(body.value)));
   }
 
   /**
@@ -209,6 +218,31 @@ function guarded(req, res, step) {
     if (res.headersSent) return res.destroy();
     sendProblem(res, 500, 'Internal server error', `The mock's front failed on this request (${messageOf(error)}); the mock goes on serving.`, req.url);
   }
+}
+
+/**
+ * Member names Prism cannot be given as they are, replaced in place (`mock-name-1`…), and the
+ * originals by their stand-ins in `names`; whether any was replaced. Prism names each unknown field
+ * in its `sl-violations` header, in full: a name with a character no header may hold (`ключ`, DEL)
+ * made Node throw inside Prism and killed the mock, and a megabyte-long one kept Prism logging for
+ * 1-2 s while every other request waited. The refusal names the field by its own name
+ * (refusals.mjs maps the stand-ins back), cut as the server cuts it. (The body is a few levels
+ * deep at most: its shape was scanned.)
+ */
+function substituteNames(value, names) {
+  if (Array.isArray(value)) return value.reduce((changed, item) => substituteNames(item, names) || changed, false);
+  if (typeof value !== 'object' || value === null) return false;
+  let changed = false;
+  for (const name of Object.keys(value)) {
+    changed = substituteNames(value[name], names) || changed;
+    if (name.length <= MAX_ECHO && HEADER_SAFE.test(name)) continue;
+    const standIn = `mock-name-${names.size + 1}`;
+    names.set(standIn, name);
+    value[standIn] = value[name];
+    delete value[name];
+    changed = true;
+  }
+  return changed;
 }
 
 /** Reads and drops the rest of a request's body; a body that goes on past `DISCARD_BYTES` has its connection cut. */

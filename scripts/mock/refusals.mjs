@@ -22,9 +22,10 @@ const MAX_DETAIL = 2048;
  *   contract's type for the status; with `errors`, they are listed (and say the `detail` when it is undefined)
  * @typedef {import('../../lib/contract/ajv.js').FieldError} FieldError
  * @typedef {{ errors: FieldError[], omitted: number }} BoundsReport
- * @typedef {{ method: string, target: string, headers: Record<string, string | string[] | undefined>, bounds?: BoundsReport, malformedIds?: MalformedId[] }} MockRequest
+ * @typedef {{ method: string, target: string, headers: Record<string, string | string[] | undefined>, bounds?: BoundsReport, malformedIds?: MalformedId[], names?: Map<string, string> }} MockRequest
  *   `bounds`: the size bounds the body broke (scripts/mock/bounds.ts); Prism was sent the body cut past them;
- *   `malformedIds`: the ids of the path not of their kind's form (scripts/mock/path-ids.ts)
+ *   `malformedIds`: the ids of the path not of their kind's form (scripts/mock/path-ids.ts);
+ *   `names`: member names of the body Prism was given stand-ins for (stand-in → name; front.mjs)
  * @typedef {import('../path-ids.ts').MalformedId} MalformedId
  * @typedef {{ status: number, headers: Record<string, string | string[] | undefined>, text: string }} PrismAnswer
  * @typedef {{ status: number, problem: Record<string, unknown>, headers: Record<string, string> }} Refusal
@@ -74,7 +75,7 @@ export function refusalRewriter(doc) {
     if (bounds && answer.status < 400) return refuse(request, 422, validationFields(bounds.errors, bounds.omitted).detail, bounds);
 
     if (violations.length > 0 || (bounds && answer.status === 422)) {
-      let errors = dedupe(violations.filter((v) => v.location.length > 1).map((v) => fieldError(v, headerNames)));
+      let errors = dedupe(violations.filter((v) => v.location.length > 1).map((v) => fieldError(v, headerNames, request.names)));
       const general = violations.filter((v) => v.location.length === 1);
       if (answer.status === 401) return { status: 401, problem: base(unauthorizedDetail(request, apiKeyHeaders, general)), headers: {} };
       if (answer.status === 415) return { status: 415, problem: base(mediaTypeDetail(request, general)), headers: {} };
@@ -211,8 +212,11 @@ function sameLocation(a, b) {
   return a.length === b.length && a.every((part, i) => String(part) === String(b[i]));
 }
 
-/** One ProblemFieldError: `pointer` into the body, or the `parameter` / `header` it is about. */
-function fieldError(violation, headerNames) {
+/**
+ * One ProblemFieldError: `pointer` into the body, or the `parameter` / `header` it is about.
+ * `names`: the member names the front gave Prism in place of the body's own (stand-in → name).
+ */
+function fieldError(violation, headerNames, names = new Map()) {
   const [, where, ...rest] = violation.location.map(String);
   const keyword = typeof violation.code === 'string' ? violation.code : undefined;
   let detail = predicate(violation.message);
@@ -229,7 +233,7 @@ function fieldError(violation, headerNames) {
   }
   const error =
     where === 'body'
-      ? { pointer: path.map((token) => `/${escapePointer(token)}`).join('') }
+      ? { pointer: path.map((token) => `/${escapePointer(names.get(token) ?? token)}`).join('') }
       : where === 'header'
         ? { header: headerNames.get(String(path[0]).toLowerCase()) ?? path[0] ?? '' }
         : { parameter: path[0] ?? '' };

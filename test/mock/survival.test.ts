@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { cut, MAX_ECHO } from '../../lib/problems/field-errors.mjs';
 import { problemTypes } from '../../server/http/problems.js';
 import { expectProblem } from '../../server/test-support/fixtures.js';
 import { startMock, type RunningMock } from '../support/mock-process.js';
@@ -111,6 +112,27 @@ describe('bodies that killed the mock are refused, and the mock goes on serving'
     const problem = await expectProblem(problemOf(answer), 422, problemTypes.validation.type, '/webhook');
     expect(problem.errors).toEqual([expect.objectContaining({ keyword: 'maxDepth' })]);
     expect(problem.errors![0]!.pointer!.startsWith(pointer)).toBe(true);
+    await stillServing();
+  });
+
+  test.each([
+    ['a name with a character no header may hold (Cyrillic)', 'ключ'],
+    ['a name with DEL', 'a\u007fb'],
+    ['a name with a quote', "it's"],
+  ])('an unknown field with %s: 422 naming it as sent (Prism, which named it in a header, died of it)', async (_, name) => {
+    const body = JSON.stringify({ ...valid, [name]: 1 });
+    const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': 'application/json', 'X-API-KEY': 'any' }, body);
+    const problem = await expectProblem(problemOf(answer), 422, problemTypes.validation.type, '/webhook');
+    expect(problem.errors).toEqual([{ pointer: `/${name}`, detail: 'is not a field of this request', keyword: 'additionalProperties' }]);
+    await stillServing();
+  });
+
+  test('an unknown field with a name of a megabyte: 422 naming it cut as the server cuts it (Prism logged it for seconds)', async () => {
+    const name = 'k'.repeat(1_000_000);
+    const body = JSON.stringify({ ...valid, [name]: 1 });
+    const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': 'application/json', 'X-API-KEY': 'any' }, body);
+    const problem = await expectProblem(problemOf(answer), 422, problemTypes.validation.type, '/webhook');
+    expect(problem.errors).toEqual([{ pointer: cut(`/${name}`, MAX_ECHO), detail: 'is not a field of this request', keyword: 'additionalProperties' }]);
     await stillServing();
   });
 
