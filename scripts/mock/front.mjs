@@ -19,7 +19,7 @@
 // front answers its request with a 500 problem and is logged; the front goes on serving.
 
 import { Agent, createServer, request as httpRequest } from 'node:http';
-import { MAX_ECHO } from '../../lib/problems/field-errors.mjs';
+import { cut, MAX_ECHO } from '../../lib/problems/field-errors.mjs';
 import { instanceOf } from './refusals.mjs';
 
 // Prism's examples carry `Idempotent-Replayed: true`; a stateless mock never replays (D10).
@@ -86,6 +86,11 @@ export function createFront({
     const unservable = prefer(method, target, req.headers.prefer);
     if (unservable) return refuse(422, unservable.detail, unservable.errors);
     if (!hasBody(req)) return pass(req, res, request);
+    // Prism cannot read JSON in another charset (it answered a bare 500); the server refuses it with a 415 (D34).
+    const charset = charsetOf(req.headers['content-type']);
+    if (isJson(req.headers['content-type']) && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return refuse(415, `The request body must be JSON in UTF-8; got charset=${cut(charset, MAX_ECHO)}.`);
+    }
 
     // Every body is read whole (Prism reads every body whole too, up to 10 MB), at most the limit.
     const tooLarge = () => refuse(413, `The request body is larger than ${limitBytes} bytes.`);
@@ -302,6 +307,17 @@ function isJsonAnswer(contentType) {
  */
 function isJson(contentType) {
   return typeof contentType === 'string' && /^[\w.+-]+\/(?:json|[\w.+-]+\+json)$/i.test(contentType.split(';')[0].trim());
+}
+
+/** The `charset` parameter of a Content-Type, lower case and unquoted; undefined without one. */
+function charsetOf(contentType) {
+  if (typeof contentType !== 'string') return undefined;
+  const parameter = contentType
+    .split(';')
+    .slice(1)
+    .map((part) => part.trim().toLowerCase())
+    .find((part) => part.startsWith('charset='));
+  return parameter?.slice('charset='.length).replace(/"/g, '');
 }
 
 /** `{ value }` of a JSON text; undefined when it is none. */

@@ -136,6 +136,13 @@ describe('bodies that killed the mock are refused, and the mock goes on serving'
     await stillServing();
   });
 
+  test('JSON in a charset Prism cannot read: 415, as the server gives, not a 500', async () => {
+    const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': 'application/json; charset=koi8-r', 'X-API-KEY': 'any' }, JSON.stringify(valid));
+    const problem = await expectProblem(problemOf(answer), 415, problemTypes.unsupportedMediaType.type, '/webhook');
+    expect(problem.detail).toBe('The request body must be JSON in UTF-8; got charset=koi8-r.');
+    await stillServing();
+  });
+
   test('a deep body as text/x.y+json: 415, as the server checks the media type before the body; Prism never sees it', async () => {
     const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': 'text/x.y+json', 'X-API-KEY': 'any' }, beside);
     const problem = await expectProblem(problemOf(answer), 415, problemTypes.unsupportedMediaType.type, '/webhook');
