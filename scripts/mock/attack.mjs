@@ -9,7 +9,8 @@
 // the front died, leaving Prism orphaned); the same nesting inside `events` (Prism crashed); the
 // nesting as `application/vnd.x+json` (which skipped the front's checks); and 9.8 MB of events as
 // `application/vnd.x+json` (accepted, and validated by Prism for seconds), which must be a 413;
-// and an unknown field named `ключ` (Prism died putting it in a header) or a megabyte long.
+// and an unknown field named `ключ` (Prism died putting it in a header) or a megabyte long, and
+// `Accept: ;;;` (Prism died parsing it).
 // A started mock that dies is reported (with whether its Prism outlived it) and started again for
 // the next body. Exit status 1 when any body breaks the figure. Only 127.0.0.1 is ever contacted.
 
@@ -40,6 +41,8 @@ const bodies = [
   // and a megabyte-long name cost it seconds of logging.
   { name: 'an unknown field named "ключ", application/json', type: 'application/json', body: `${head},"ключ":1}`, want: 422 },
   { name: 'an unknown field with a 1 MB name, application/json', type: 'application/json', body: `${head},"${'k'.repeat(1_000_000)}":1}`, want: 422 },
+  // Prism parsed each Accept range no answer matched and threw on one that is no media type.
+  { name: 'a valid body with Accept: ;;;', type: 'application/json', body: JSON.stringify(valid), headers: { Accept: ';;;' }, want: 201 },
 ];
 
 const urlArg = process.argv.indexOf('--url');
@@ -53,7 +56,7 @@ let mock = given ? { url: given.replace(/\/$/, ''), child: undefined } : await s
 let failures = 0;
 console.log(`attack: the mock at ${mock.url}; a normal request is GET /webhook, wanted within ${PROMPT_MS} ms after each body.`);
 for (const attack of bodies) {
-  const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': attack.type, 'X-API-KEY': 'any' }, attack.body, 30_000);
+  const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': attack.type, 'X-API-KEY': 'any', ...attack.headers }, attack.body, 30_000);
   // A moment for a dying process to be seen dead.
   await new Promise((resolve) => setTimeout(resolve, 300));
   const normal = await send(mock.url, 'GET', '/webhook', { 'X-API-KEY': 'any' }, undefined, PROMPT_MS);

@@ -31,6 +31,11 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
  * Node refuses in a header), without `'` (which ends the name in Prism's "found '…'").
  */
 const HEADER_SAFE = /^[\x20-\x26\x28-\x7e]*$/;
+/** One media range Prism can parse (content-type's `parse`, which Prism calls on them): `type/subtype`, `; name=value` parameters. */
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[\\u000b\\u0020\\u0021\\u0023-\\u005b\\u005d-\\u007e\\u0080-\\u00ff]|\\\\[\\u000b\\u0020-\\u00ff])*"';
+const MEDIA_RANGE = new RegExp(`^\\s*${TOKEN}/${TOKEN}\\s*(?:(?:; *${TOKEN} *= *(?:${QUOTED}|${TOKEN}) *)+)?$`);
+const NOT_ACCEPTED = /; *q *= *"?0(?:\.0*)?"? *(?:;|$)/i;
 /** Prism's findings in `sl-violations` echo the request (a field's name); past this, the problem's `errors` say them. */
 const MAX_VIOLATIONS_HEADER = 8 * 1024;
 /** The statuses Prism gives before it looks at a body (no key, no route, no method, not JSON): kept for a body the front refused by its shape, as the server checks these first. */
@@ -86,6 +91,15 @@ export function createFront({
     const unservable = prefer(method, target, req.headers.prefer);
     if (unservable) return refuse(422, unservable.detail, unservable.errors);
     if (!hasBody(req)) return pass(req, res, request);
+    // A Content-Type Prism cannot parse made it throw while reading the body (a bare 500). Its
+    // parameters are dropped when its type is one (as the server reads only the type); one that is
+    // not even a type is the server's 415.
+    const sent = req.headers['content-type'];
+    if (typeof sent === 'string' && !MEDIA_RANGE.test(sent)) {
+      const type = sent.split(';')[0].trim().toLowerCase();
+      if (!MEDIA_RANGE.test(type)) return refuse(415, `The request body must be application/json; got ${cut(type || sent, MAX_ECHO)}.`);
+      req.headers['content-type'] = type;
+    }
     // Prism cannot read JSON in another charset (it answered a bare 500); the server refuses it with a 415 (D34).
     const charset = charsetOf(req.headers['content-type']);
     if (isJson(req.headers['content-type']) && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
@@ -147,6 +161,15 @@ export function createFront({
   function pass(req, res, request, body, { shape: breach } = {}) {
     const headers = { ...req.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
+    // Prism parses each media range of Accept that no answer matches and throws (outside any
+    // handler: the process dies) on one that is not a media type (`Accept: ;;;`, `Accept: a`);
+    // those are left out, and Accept too when none is left, which reads as accepting anything.
+    if (typeof headers.accept === 'string') {
+      // A range of weight 0 ("not this") left Prism with no answer it would send, and a 500.
+      const ranges = headers.accept.split(',').filter((range) => MEDIA_RANGE.test(range) && !NOT_ACCEPTED.test(range));
+      if (ranges.length > 0) headers.accept = ranges.join(',');
+      else delete headers.accept;
+    }
     if (body !== undefined) headers['content-length'] = String(body.length);
     let forward;
     try {

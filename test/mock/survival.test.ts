@@ -143,6 +143,26 @@ describe('bodies that killed the mock are refused, and the mock goes on serving'
     await stillServing();
   });
 
+  test.each([';;;', 'a', 'text/html,', 'application/json;q=1;'])(
+    'Accept: %s (not a media type: Prism threw parsing it and died) is answered, and the mock goes on',
+    async (accept) => {
+      const answer = await send(mock.url, 'GET', '/webhook', { Accept: accept, 'X-API-KEY': 'any' });
+      expect([200, 406]).toContain(answer.status);
+      await stillServing();
+    },
+  );
+
+  test('a Content-Type whose parameters Prism cannot parse is read by its type, as the server reads it', async () => {
+    const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': 'application/json; charset="', 'X-API-KEY': 'any' }, JSON.stringify(valid));
+    expect(answer.status).toBe(201);
+  });
+
+  test('a Content-Type that is not a media type: 415, not a 500', async () => {
+    const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': ';;;', 'X-API-KEY': 'any' }, JSON.stringify(valid));
+    await expectProblem(problemOf(answer), 415, problemTypes.unsupportedMediaType.type, '/webhook');
+    await stillServing();
+  });
+
   test('a deep body as text/x.y+json: 415, as the server checks the media type before the body; Prism never sees it', async () => {
     const answer = await send(mock.url, 'POST', '/webhook', { 'Content-Type': 'text/x.y+json', 'X-API-KEY': 'any' }, beside);
     const problem = await expectProblem(problemOf(answer), 415, problemTypes.unsupportedMediaType.type, '/webhook');
