@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../../lib/contract/ajv.js';
 import { cut, MAX_ECHO, validationFields } from '../../lib/problems/field-errors.mjs';
+import { instanceOf } from '../../lib/problems/instance.mjs';
 
 export type Problem = components['schemas']['Problem'];
 
@@ -78,20 +79,9 @@ export function problemResponse(error: ProblemError, pathname: string, headers: 
   });
 }
 
-/**
- * `instance` is a URI reference (RFC 3986): the path as sent, with a stray `%` and characters a
- * URL parser lets through (`| ^ [ ]`…) percent-encoded, so it always validates.
- */
-export function instanceOf(pathname: string): string {
-  const encoded = pathname
-    .slice(0, MAX_INSTANCE)
-    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
-    .replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
-  // At most the contract's 2048 characters (D49), never ending inside a %XX escape.
-  return encoded.length <= MAX_INSTANCE ? encoded : encoded.slice(0, MAX_INSTANCE).replace(/%[0-9A-Fa-f]?$/, '');
-}
+/** `instance`: one definition for the server and the mock's front (lib/problems/instance.mjs). */
+export { instanceOf };
 
-const MAX_INSTANCE = 2048;
 const MAX_DETAIL = 2048;
 
 /**
