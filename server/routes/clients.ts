@@ -1,6 +1,6 @@
 import { listOperations, resolvePointer } from '../../lib/contract/bundled.js';
 import { asSerialised, defineOperation, type ResourceOperations } from '../http/define-operation.js';
-import { clientPageRequest, nextClientPageLink, wholeClientList } from '../domain/client-pages.js';
+import { clientPageRequest, ListsInFlight, nextClientPageLink, WHOLE_LIST_AT_ONCE, WHOLE_LIST_PART, wholeClientList } from '../domain/client-pages.js';
 import { listBound } from '../http/list-bound.js';
 import { buildClient, clientCreateResult } from '../domain/clients.js';
 import { companyIdMustMatch } from '../domain/company-scope.js';
@@ -11,13 +11,15 @@ export const clientOperations: ResourceOperations = (deps) => {
   const listPath = listOperations(deps.validator.contract).find((op) => op.operationId === 'listClients')?.path ?? '/client';
   const maxListed = listBound(deps, 'listClients');
   const largestPage = Number(resolvePointer(deps.validator.contract, '/components/parameters/ClientListLimit/schema/maximum'));
+  // Issue 34: each company's streamed whole lists in flight in this instance.
+  const inFlight = new ListsInFlight();
   return [
     // The stored documents are sent as they are, without a parse and a stringify of each.
     defineOperation('listClients', async ({ company, query }) => {
       const companyId = company.doc.id;
       const page = clientPageRequest(query, deps.validator);
       if (!page) {
-        const whole = await wholeClientList(deps.store, companyId, maxListed);
+        const whole = await wholeClientList(deps.store, companyId, maxListed, { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART, inFlight });
         // Past its bound the list goes on in pages of the largest size (D48, D49).
         const link = whole.next ? { headers: { Link: nextClientPageLink(listPath, largestPage, whole.next) } } : {};
         return { status: 200, body: asSerialised(whole.body), ...link };
