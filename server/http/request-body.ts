@@ -1,17 +1,24 @@
 import type { Context } from 'hono';
-import { ProblemError } from './problems.js';
+import { scanJsonShape, type ShapeLimits } from '../../lib/contract/json-shape.js';
+import { ProblemError, validationProblem } from './problems.js';
 
 /**
  * Reads a JSON request body with the contract's rules for bodies (D34): the media type
  * must be `application/json` (415), the size at most the limit (413, checked while
- * streaming, so an oversized body is never held whole), and the text valid JSON (400).
+ * streaming, so an oversized body is never held whole), with `shape`, its depth and fields per
+ * object within D49's bounds, scanned on the raw text before it is parsed (422), and the text
+ * valid JSON (400).
  *
  * With `optional` (the operation's `requestBody.required` is false), a request without a body
  * answers `undefined`. A request with neither Content-Length nor Transfer-Encoding has no body
  * (RFC 9112 §6.3): that is what `curl -X POST` without `-d` sends, and it carries no Content-Type
  * either. A Content-Length of 0 is no body too, whatever media type it names.
  */
-export async function readJsonBody(c: Context, limitBytes: number, { optional = false } = {}): Promise<unknown> {
+export async function readJsonBody(
+  c: Context,
+  limitBytes: number,
+  { optional = false, shape }: { optional?: boolean; shape?: ShapeLimits } = {},
+): Promise<unknown> {
   const contentType = c.req.header('content-type');
   const declared = c.req.header('content-length');
   if (optional && declared !== undefined && Number(declared) === 0) return undefined;
@@ -26,6 +33,10 @@ export async function readJsonBody(c: Context, limitBytes: number, { optional = 
   // Bytes without a media type (only an optional body gets this far without one).
   if (!contentType) throw unsupported(contentType);
   if (text.trim() === '') throw new ProblemError('malformedRequest', 'The request body is empty; a JSON object is required.');
+  // D49: a body nested deeper or with more fields per object than any request of the contract is
+  // refused on its raw text, in linear time, before `JSON.parse` spends time on it.
+  const breach = shape && scanJsonShape(text, shape);
+  if (breach) throw validationProblem([{ pointer: breach.pointer, detail: breach.detail, keyword: breach.keyword }]);
   try {
     return JSON.parse(text);
   } catch (error) {
