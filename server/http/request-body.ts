@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { scanJsonShape, type ShapeLimits } from '../../lib/contract/json-shape.js';
+import { scanJsonShape, type ShapeBreach, type ShapeLimits } from '../../lib/contract/json-shape.js';
 import { ProblemError, validationProblem } from './problems.js';
 
 /**
@@ -26,7 +26,11 @@ export async function readJsonBody(
   if (declared && Number(declared) > limitBytes) throw tooLarge(limitBytes);
   // With a declared length within the limit, the body cannot grow past it (the HTTP parser stops
   // there), so it is read whole, the fast way; a chunked body is counted while it streams.
-  const text = declared ? await readWhole(c.req.raw) : await readLimited(c.req.raw, limitBytes);
+  // With shape bounds, a long body is read as it streams and its first part scanned at once: a
+  // body past them in its first 64 KiB (a megabyte of `[`, of fields) is refused without reading,
+  // decoding or scanning the rest.
+  const early = shape && contentType ? shape : undefined;
+  const text = declared && !early ? await readWhole(c.req.raw) : await readLimited(c.req.raw, limitBytes, early);
   // Behind something other than Node's parser (a test's `app.request`), a declared length may lie.
   if (declared && Buffer.byteLength(text) > limitBytes) throw tooLarge(limitBytes);
   if (optional && text === '') return undefined;
@@ -36,7 +40,7 @@ export async function readJsonBody(
   // D49: a body nested deeper or with more fields per object than any request of the contract is
   // refused on its raw text, in linear time, before `JSON.parse` spends time on it.
   const breach = shape && scanJsonShape(text, shape);
-  if (breach) throw validationProblem([{ pointer: breach.pointer, detail: breach.detail, keyword: breach.keyword }]);
+  if (breach) throw shapeProblem(breach);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -79,11 +83,39 @@ function incomplete(): ProblemError {
   return new ProblemError('malformedRequest', 'The request body was not received completely.');
 }
 
-async function readLimited(request: Request, limitBytes: number): Promise<string> {
+/** The 422 of a body past D49's shape bounds: one field error at the place of the breach. */
+function shapeProblem(breach: ShapeBreach): ProblemError {
+  return validationProblem([{ pointer: breach.pointer, detail: breach.detail, keyword: breach.keyword }]);
+}
+
+/** Reads what is left of a body without keeping it, up to `leftBytes` more (then the body is too large). */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, leftBytes: number): Promise<void> {
+  let left = leftBytes;
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw incomplete();
+    }
+    if (chunk.done) return;
+    left -= chunk.value.byteLength;
+    if (left < 0) {
+      await reader.cancel();
+      return;
+    }
+  }
+}
+
+/** How much of a streamed body is read before its shape is first scanned (with `shape`). */
+const EARLY_SCAN_BYTES = 64 * 1024;
+
+async function readLimited(request: Request, limitBytes: number, shape?: ShapeLimits): Promise<string> {
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let scanned = shape === undefined;
   for (;;) {
     let chunk: Awaited<ReturnType<typeof reader.read>>;
     try {
@@ -100,6 +132,17 @@ async function readLimited(request: Request, limitBytes: number): Promise<string
       throw tooLarge(limitBytes);
     }
     chunks.push(value);
+    if (!scanned && size >= EARLY_SCAN_BYTES) {
+      scanned = true;
+      // A breach in a prefix is a breach of the whole text: depth and fields only grow as it goes on.
+      const breach = scanJsonShape(Buffer.concat(chunks).toString('utf8'), shape!);
+      if (breach) {
+        // The rest is read and dropped, neither kept nor decoded: cancelling the stream would close
+        // the connection under a client still sending, which would then never see the answer.
+        await discardRest(reader, limitBytes - size);
+        throw shapeProblem(breach);
+      }
+    }
   }
   return Buffer.concat(chunks).toString('utf8');
 }
