@@ -92,7 +92,7 @@ function shapeProblem(breach: ShapeBreach): ProblemError {
 async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, leftBytes: number): Promise<void> {
   let left = leftBytes;
   for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
     try {
       chunk = await reader.read();
     } catch {
