@@ -274,7 +274,8 @@ function requestTimeouts(env: ConfigEnv): Pick<Config, 'headersTimeoutMs' | 'req
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
-  const idleTimeoutMs = integer(env, 'IDLE_TIMEOUT_MS', 30_000, 100, 600_000);
+  // By default past the request timeout, so that a request whose body stalls is answered 408 first.
+  const idleTimeoutMs = integer(env, 'IDLE_TIMEOUT_MS', Math.max(60_000, requestTimeoutMs), 100, 600_000);
   // A connection idle past its header timeout would be destroyed before it could be answered 408.
   if (idleTimeoutMs < headersTimeoutMs) {
     throw new ConfigError(`IDLE_TIMEOUT_MS (${idleTimeoutMs}) must not be less than HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);

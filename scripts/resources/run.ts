@@ -198,11 +198,13 @@ function clientAtBounds(i: number): Record<string, string> {
 
 async function figureList(opts: Options, folder: string): Promise<Result> {
   const db = database(opts.postgres, folder);
-  // Seeding 20,000 clients over HTTP needs no quota; the figure is memory, not the rate limit.
+  // Seeding 20,000 clients over HTTP needs no quota; the figure is memory, not the rate limit. An
+  // idle timeout of 15 s, so that the figure sees the readers' connections dropped.
+  const idleMs = 15_000;
   const vars = { ...db.vars, RATE_LIMIT_REQUESTS: '0' };
   const big = makeCompany(vars, 'Resources big list');
   const small = makeCompany(vars, 'Resources small');
-  const server = await startServer(opts.server, vars);
+  const server = await startServer(opts.server, { ...vars, IDLE_TIMEOUT_MS: String(idleMs) });
   try {
     const clients = 20_000;
     let next = 0;
@@ -235,9 +237,12 @@ async function figureList(opts: Options, folder: string): Promise<Result> {
     // 20 readers that take the status line and stop reading.
     const heads: string[] = [];
     const sockets: Socket[] = [];
+    const opened = performance.now();
+    const closedAt: number[] = [];
     for (let i = 0; i < 20; i++) {
       const socket = connect({ port: server.port, host: '127.0.0.1' });
       socket.on('error', () => {});
+      socket.once('close', () => closedAt.push(performance.now() - opened));
       socket.once('data', (chunk: Buffer) => {
         heads.push(chunk.toString('latin1').slice(0, 12));
         socket.pause();
@@ -256,6 +261,10 @@ async function figureList(opts: Options, folder: string): Promise<Result> {
     }
     const after = rssMb(server.child.pid!);
     const peakMb = peak.stop();
+    // The readers that got a list hold it until the idle timeout drops their connections.
+    while (closedAt.length < sockets.length && performance.now() - opened < idleMs + 5_000) await sleep(200);
+    const dropped = closedAt.length;
+    const afterIdle = rssMb(server.child.pid!);
     for (const socket of sockets) socket.destroy();
     const growth = peakMb - before;
     const maxOther = Math.max(...latencies);
@@ -264,7 +273,7 @@ async function figureList(opts: Options, folder: string): Promise<Result> {
       counts[status] = (counts[status] ?? 0) + 1;
       return counts;
     }, {});
-    const pass = growth < 256 && maxOther < 1_000 && [...statuses].every((s) => s === 200);
+    const pass = growth < 256 && maxOther < 1_000 && [...statuses].every((s) => s === 200) && dropped === sockets.length;
     return {
       figure: `list (${opts.postgres ? 'PostgreSQL' : 'SQLite'})`,
       pass,
@@ -272,6 +281,7 @@ async function figureList(opts: Options, folder: string): Promise<Result> {
         seeded,
         `20 non-reading GET /client answered: ${JSON.stringify(answered)}`,
         `server RSS before ${before.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB, after 10 s ${after.toFixed(0)} MB: growth ${growth.toFixed(0)} MB (must be < 256 MB)`,
+        `connections closed by the server within IDLE_TIMEOUT_MS (${idleMs / 1000} s) + 5 s: ${dropped} of 20 (last at ${((Math.max(0, ...closedAt) || 0) / 1000).toFixed(1)} s); RSS then ${afterIdle.toFixed(0)} MB`,
         `another company's GET /client meanwhile: ${latencies.length} requests, p50 ${ms(percentile(latencies, 50))}, max ${ms(maxOther)} (must be < 1000 ms), statuses ${[...statuses].join(',')}`,
       ],
     };
