@@ -151,8 +151,7 @@ export async function wholeClientList(
     {
       async pull(controller) {
         try {
-          // Not kept by a store that keeps pages: the parts of one walk would fill its memory.
-          const part = await store.listClientsPageJson(companyId, Math.min(partSize, left), after, { keep: false });
+          const part = await store.listClientsPageJson(companyId, Math.min(partSize, left), after);
           left -= Math.min(partSize, left);
           // The part is an array: its items go on from the items before, and the last part closes it.
           const items = part.json.subarray(1, -1);

@@ -101,7 +101,6 @@ test('a reader that stops: the server reads one part past what the socket buffer
   // Loopback buffers take a few MB; an endless list read without backpressure would never stop.
   const held = await settledCount(() => parts.mock.calls.length);
   expect(held).toBeLessThanOrEqual(4);
-  expect(parts.mock.calls.every((call) => call[3]?.keep === false)).toBe(true);
   // Reading 40 MB makes the server read at least ten more parts, as the socket drains.
   let received = 0;
   socket.on('data', (chunk: Buffer) => {

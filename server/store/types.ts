@@ -173,12 +173,8 @@ export interface Store {
   listClientsJson(companyId: string, atMost?: number): Promise<Uint8Array | undefined>;
   /** The position of the company's `count`-th client when more follow it; undefined when it has `count` clients or fewer (D49). */
   lastClientBefore(companyId: string, count: number): Promise<ClientPosition | undefined>;
-  /**
-   * At most `limit` of them in the same order, from the start or after `after` (D48), and where the
-   * next page starts if one follows. `keep: false`: a part of a streamed whole list, which a store
-   * that keeps the pages it read must not keep (issue 34).
-   */
-  listClientsPageJson(companyId: string, limit: number, after?: ClientPosition, options?: { keep?: boolean }): Promise<ClientPage>;
+  /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
+  listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;
 
   insertProduct(product: ProductDoc): Promise<void>;
   /** The company's products among `ids`; unknown or foreign ids are absent from the map. */

@@ -288,12 +288,9 @@ describe('pages kept in memory', () => {
     await store.listClientsPageJson(company.doc.id, 5_000);
     await store.listClientsPageJson(company.doc.id, 5_000);
     expect(reads, 'pages past 1,000 are not kept').toHaveBeenCalledTimes(3);
-    await store.listClientsPageJson(company.doc.id, 2, undefined, { keep: false });
-    await store.listClientsPageJson(company.doc.id, 2, undefined, { keep: false });
-    expect(reads, 'parts of a streamed list (keep: false) are not kept, whatever their size').toHaveBeenCalledTimes(5);
     await store.insertClient(client(company.doc.id, 'Davi', { createdAt: later(60), updatedAt: later(60) }));
     const after = await store.listClientsPageJson(company.doc.id, 2);
-    expect(reads, 'a client written: the page is read again').toHaveBeenCalledTimes(6);
+    expect(reads, 'a client written: the page is read again').toHaveBeenCalledTimes(4);
     expect(after).toEqual(first);
   });
 });

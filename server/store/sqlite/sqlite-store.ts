@@ -157,8 +157,8 @@ export class SqliteStore extends SqlStore {
   /**
    * A company's whole client list (D48's unpaged form), and the pages a client asks for, are
    * kept as the JSON they were sent as until a client is written: reading the rows was most of
-   * the time of the answer. Not the parts of a streamed list (`keep: false`): memory holds one of
-   * those at a time per answer.
+   * the time of the answer. The parts of a streamed list (1,000 clients each) are pages too: kept
+   * within the cache's one budget and shared by every reader, so a reader holds no copy of its own.
    */
   override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
     const page = await this.kept(`list ${atMost} ${companyId}`, async () => {
@@ -168,8 +168,8 @@ export class SqliteStore extends SqlStore {
     return page?.json;
   }
 
-  override async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition, options: { keep?: boolean } = {}): Promise<ClientPage> {
-    if (limit > KEPT_PAGE_CLIENTS || options.keep === false) return super.listClientsPageJson(companyId, limit, after);
+  override async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
+    if (limit > KEPT_PAGE_CLIENTS) return super.listClientsPageJson(companyId, limit, after);
     const key = `page ${limit} ${after ? `${after.createdAt} ${after.id}` : ''} ${companyId}`;
     return (await this.kept(key, () => super.listClientsPageJson(companyId, limit, after)))!;
   }
