@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
 import { shapeLimits } from '../../lib/contract/json-shape.js';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
+import { serveOnLoopback } from '../test-support/loopback.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -58,4 +59,24 @@ test('a body at the depth bound is parsed and judged by its schema; one level mo
   const past = await post(nested(maxDepth));
   expect(past.status).toBe(422);
   expect(past.problem.errors).toEqual([expect.objectContaining({ keyword: 'maxDepth' })]);
+});
+
+test('over a socket, a megabyte past the bounds in its first 64 KiB is refused without the rest being kept: no buffer of it is joined past its start', async () => {
+  const http = await serveOnLoopback(server.app.fetch);
+  try {
+    const concat = vi.spyOn(Buffer, 'concat');
+    const response = await fetch(`${http.base}/webhook`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': server.apiKey, 'Content-Type': 'application/json' },
+      body: Buffer.from(deepEvents),
+    });
+    const problem = (await response.json()) as { errors: Array<{ keyword: string }> };
+    expect(response.status).toBe(422);
+    expect(problem.errors).toEqual([expect.objectContaining({ keyword: 'maxDepth' })]);
+    const joined = concat.mock.results.map((result) => (result.value as Buffer).length);
+    expect(joined.length).toBeGreaterThan(0);
+    expect(Math.max(...joined)).toBeLessThan(deepEvents.length / 4);
+  } finally {
+    await http.close();
+  }
 });
