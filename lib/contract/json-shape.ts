@@ -108,8 +108,9 @@ export function scanJsonShape(text: string, limits: ShapeLimits): ShapeBreach | 
         break;
       case 0x3a: // :
         if (kind[depth] === OBJECT) {
-          count[depth] += 1;
-          if (count[depth] > maxMembers) {
+          const members = (count[depth] ?? 0) + 1;
+          count[depth] = members;
+          if (members > maxMembers) {
             return breach(
               'members',
               text,
@@ -125,7 +126,7 @@ export function scanJsonShape(text: string, limits: ShapeLimits): ShapeBreach | 
         break;
       case 0x2c: // ,
         if (kind[depth] === OBJECT) expectKey = true;
-        else count[depth] += 1;
+        else count[depth] = (count[depth] ?? 0) + 1;
         break;
       default:
     }
