@@ -129,7 +129,9 @@ export interface paths {
          *     same array, holding the next clients in the same order; the walk sees every client once
          *     however many are created meanwhile, and costs the same at the hundred-thousandth client as
          *     at the first. Without `limit` and `after` the answer is the whole list, as the seed says;
-         *     other query parameters are ignored.
+         *     other query parameters are ignored. A whole list of more than 1,000 clients is streamed as
+         *     the connection takes it; one company has at most four of those being sent at once, and one
+         *     more is `429` with `Retry-After` (**D48**): read the list in pages instead.
          */
         get: operations["listClients"];
         put?: never;

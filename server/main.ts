@@ -1,8 +1,12 @@
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import { Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { NODE_MAX_HEADER_BYTES, NODE_MAX_HEADERS_COUNT, rawProblemResponse } from './http/request-limits.js';
+import { ConnectionsPerAddress, refuseClientError } from './http/connections.js';
+import { anonymousSpender } from './http/rate-limit.js';
+import type { RateLimitFields } from './deps.js';
+import { NODE_MAX_HEADER_BYTES, NODE_MAX_HEADERS_COUNT } from './http/request-limits.js';
 import { createCompanyWithKey, createDeps, describeStore, openStore } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
@@ -42,14 +46,20 @@ async function main(): Promise<void> {
   let handle: FetchCallback | undefined;
   let ready: (fetch: FetchCallback) => void = () => {};
   const appReady = new Promise<FetchCallback>((resolve) => (ready = resolve));
+  // Issue 34: one client address holds at most this many connections; a request on one past it
+  // is answered 429 here, before the app, and the connection is closed.
+  const connections = new ConnectionsPerAddress(config.connectionsPerAddress);
   const server = createAdaptorServer({
-    fetch: (request, env) => (handle ? handle(request, env) : appReady.then((fetch) => fetch(request, env))),
+    fetch: (request, env) =>
+      connections.refusal(env?.incoming?.socket, new URL(request.url).pathname) ??
+      (handle ? handle(request, env) : appReady.then((fetch) => fetch(request, env))),
     hostname: config.host,
     // D34: slow or endless requests are closed (408) instead of holding a connection; header
     // sections between our 16 KiB limit and Node's are answered with a 431 problem.
     serverOptions: {
       headersTimeout: config.headersTimeoutMs,
       requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
       // Node checks the timeouts this often (30 s by default): often enough to honour them.
       connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
       maxHeaderSize: NODE_MAX_HEADER_BYTES,
@@ -58,13 +68,14 @@ async function main(): Promise<void> {
   // D34: Node keeps every header field (not an option of createServer), so that requestLimits
   // sees a request with too many and answers it with a 431 problem naming the count.
   if (server instanceof HttpServer) server.maxHeadersCount = NODE_MAX_HEADERS_COUNT;
+  // Issue 34: a connection on which nothing moves for IDLE_TIMEOUT_MS (a client that stopped
+  // reading its answer) is destroyed, and what its answer held with it.
+  server.setTimeout(config.idleTimeoutMs);
+  server.prependListener('connection', (socket: Socket) => connections.accept(socket));
   // What Node refuses before Hono sees it (headers past its limit, timeouts, unparsable requests)
-  // still gets a Problem, then the connection is closed.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) return void socket.destroy();
-    const kind = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
-    socket.end(rawProblemResponse(kind));
-  });
+  // still gets a Problem, spends the address's quota, and the connection is destroyed (issue 34).
+  let spendAnonymous: ((address: string) => Promise<RateLimitFields | undefined>) | undefined;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => void refuseClientError(error, socket, spendAnonymous));
   let port: number;
   try {
     ({ port } = await listen(server, config.port, config.host));
@@ -112,6 +123,7 @@ async function main(): Promise<void> {
       deps.logger.warn({ keysCommand: keysCommand(config) }, noCompanyLine(config));
     }
   }
+  spendAnonymous = anonymousSpender(deps);
   const catalog = new OperationCatalog(deps.validator);
   handle = createApp(deps, catalog).fetch;
   ready(handle);

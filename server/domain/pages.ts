@@ -1,5 +1,5 @@
 import type { ContractValidator } from '../../lib/contract/ajv.js';
-import { validationProblem } from '../http/problems.js';
+import { ProblemError, validationProblem } from '../http/problems.js';
 import type { ListPosition, Store } from '../store/types.js';
 import { pagedList } from '../../lib/contract/lists.js';
 import { isWritableInstant } from './time.js';
@@ -76,9 +76,15 @@ function positionOf(cursor: string, isId: (value: unknown) => boolean): ListPosi
   return cursorOf(position) === cursor ? position : undefined;
 }
 
-/** Most clients of a whole list read at once; a longer list is sent in parts of `WHOLE_LIST_PART` clients. */
-export const WHOLE_LIST_AT_ONCE = 10_000;
-const WHOLE_LIST_PART = 5_000;
+/**
+ * Most clients of a whole list read at once; a longer list is sent in parts of `WHOLE_LIST_PART`
+ * clients. Both bound the memory one answer holds whatever its reader does (issue 34): a client
+ * at its fields' bounds is about 6.6 KB stored, so one part is at most about 6.6 MB.
+ */
+export const WHOLE_LIST_AT_ONCE = 1_000;
+export const WHOLE_LIST_PART = 1_000;
+/** Streamed whole lists one company may have in flight in this instance; one more is a 429 (issue 34). */
+export const WHOLE_LISTS_PER_COMPANY = 4;
 /** The bytes a streamed list puts around and between its parts' items. */
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => new TextEncoder().encode(text)) as [Uint8Array, Uint8Array, Uint8Array];
 
@@ -89,41 +95,107 @@ export interface WholeClientList {
 }
 
 /**
+ * The streamed whole lists in flight, per company (issue 34): each holds one part in memory until
+ * its reader takes it, so a company's readers that stop reading hold at most
+ * `WHOLE_LISTS_PER_COMPANY` parts; a list past that is refused with a 429 problem and `Retry-After`
+ * until one ends (read to its end, or its connection closed, by its client or the idle timeout).
+ */
+export class ListsInFlight {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly perCompany = WHOLE_LISTS_PER_COMPANY) {}
+
+  /** Lists of `companyId` in flight now. */
+  count(companyId: string): number {
+    return this.open.get(companyId) ?? 0;
+  }
+
+  /** Takes a slot of `companyId`, or throws the 429; the returned function gives it back (once, however often it is called). */
+  take(companyId: string): () => void {
+    const count = this.count(companyId);
+    if (count >= this.perCompany) {
+      throw new ProblemError(
+        'rateLimited',
+        `This company already has ${this.perCompany} unpaged client lists being sent; retry after 1 second, or read the list in pages (limit and after), which have no such bound.`,
+        { headers: { 'Retry-After': '1' } },
+      );
+    }
+    this.open.set(companyId, count + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = this.count(companyId) - 1;
+      if (left <= 0) this.open.delete(companyId);
+      else this.open.set(companyId, left);
+    };
+  }
+}
+
+/** How a whole list is read: the clients read at once, those of each streamed part, and the slots its streams take. */
+export interface WholeListOptions {
+  atOnce: number;
+  part: number;
+  inFlight?: ListsInFlight;
+}
+
+/**
  * A company's whole client list (the seed's answer to `GET /client` without paging): one JSON
- * array, read at once up to `WHOLE_LIST_AT_ONCE` clients, and past that streamed in keyset
- * parts, so the server's memory holds one part (about 1.7 MB) however long the history (D48).
- * A client created while the list streams is listed at its end, as the order puts it. A list
- * holds at most `max` clients (the contract's `maxItems`, D49): a company with more gets the
- * first `max` and `next`, where the list goes on, for a `Link` as D48's pages have.
+ * array, read at once up to `atOnce` clients, and past that streamed in keyset parts written
+ * only as fast as the socket takes them (backpressure: the next part is read from the store when
+ * the reader has taken the one before, never ahead), so the server's memory holds one part per
+ * answer however long the history and whatever its reader does (D48, issue 34). A client created
+ * while the list streams is listed at its end, as the order puts it. A list holds at most `max`
+ * clients (the contract's `maxItems`, D49): a company with more gets the first `max` and `next`,
+ * where the list goes on, for a `Link` as D48's pages have.
  */
 export async function wholeClientList(
   store: Store,
   companyId: string,
   max: number,
-  sizes: { atOnce: number; part: number } = { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART },
+  { atOnce: atOnceSize, part: partSize, inFlight }: WholeListOptions = { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART },
 ): Promise<WholeClientList> {
-  const atOnce = await store.listClientsJson(companyId, Math.min(sizes.atOnce, max));
+  const atOnce = await store.listClientsJson(companyId, Math.min(atOnceSize, max));
   if (atOnce !== undefined) return { body: atOnce };
-  const last = await store.lastClientBefore(companyId, max);
+  const release = inFlight?.take(companyId) ?? (() => {});
+  let last: ListPosition | undefined;
+  try {
+    last = await store.lastClientBefore(companyId, max);
+  } catch (error) {
+    release();
+    throw error;
+  }
   let after: ListPosition | undefined;
   let left = max;
   let started = false;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const part = await store.listClientsPageJson(companyId, Math.min(sizes.part, left), after);
-      left -= Math.min(sizes.part, left);
-      // The part is an array: its items go on from the items before, and the last part closes it.
-      const items = part.json.subarray(1, -1);
-      if (!started) controller.enqueue(OPEN);
-      else if (items.length > 0) controller.enqueue(COMMA);
-      if (items.length > 0) controller.enqueue(items);
-      started = true;
-      after = part.next;
-      if (!part.next || left === 0) {
-        controller.enqueue(CLOSE);
-        controller.close();
-      }
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const part = await store.listClientsPageJson(companyId, Math.min(partSize, left), after);
+          left -= Math.min(partSize, left);
+          // The part is an array: its items go on from the items before, and the last part closes it.
+          const items = part.json.subarray(1, -1);
+          if (!started) controller.enqueue(OPEN);
+          else if (items.length > 0) controller.enqueue(COMMA);
+          if (items.length > 0) controller.enqueue(items);
+          started = true;
+          after = part.next;
+          if (!part.next || left === 0) {
+            controller.enqueue(CLOSE);
+            controller.close();
+            release();
+          }
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+      // The connection closed before the end (the client went away, or the idle timeout destroyed it).
+      cancel: release,
     },
-  });
+    // Nothing is read ahead of the reader: a part is read from the store when the socket asks.
+    { highWaterMark: 0 },
+  );
   return last ? { body, next: last } : { body };
 }

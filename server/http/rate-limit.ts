@@ -50,10 +50,11 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request of `caller` at `nowMs`: the fields its answer carries (undefined when its
-   * quota is off); throws the 429 problem when the request is over the quota.
+   * Counts one request of `caller` at `nowMs` and says where its quota stands, over it or not
+   * (undefined when its quota is off): what an answer that is refused anyway (a request Node
+   * refused before the app) spends and carries.
    */
-  async take(caller: Caller, nowMs: number): Promise<RateLimitFields | undefined> {
+  async spend(caller: Caller, nowMs: number): Promise<{ fields: RateLimitFields; policy: Policy; used: number; reset: number } | undefined> {
     const policy = 'companyId' in caller ? this.key : this.anonymous;
     if (policy.limit === 0) return undefined;
     const windowMs = this.windowSeconds * 1000;
@@ -65,6 +66,17 @@ export class RateLimiter {
       RateLimit: `"${policy.name}";r=${Math.max(0, policy.limit - used)};t=${reset}`,
       'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${this.windowSeconds}`,
     };
+    return { fields, policy, used, reset };
+  }
+
+  /**
+   * Counts one request of `caller` at `nowMs`: the fields its answer carries (undefined when its
+   * quota is off); throws the 429 problem when the request is over the quota.
+   */
+  async take(caller: Caller, nowMs: number): Promise<RateLimitFields | undefined> {
+    const spent = await this.spend(caller, nowMs);
+    if (spent === undefined) return undefined;
+    const { fields, policy, used, reset } = spent;
     if (used <= policy.limit) return fields;
     const who = 'companyId' in caller ? "This company's API keys together" : 'This address, without a valid API key,';
     throw new ProblemError(
@@ -85,12 +97,7 @@ export class RateLimiter {
  */
 export function callerIdentifier(deps: Deps): (c: Context<AppEnv>) => Promise<void> {
   const { config } = deps;
-  const limiter = new RateLimiter(
-    config.rateLimitRequests,
-    config.rateLimitWindowSeconds,
-    (key, start) => deps.store.countRequest(key, start),
-    config.rateLimitAnonymousRequests,
-  );
+  const limiter = rateLimiterOf(deps);
   const authenticator = new Authenticator(deps.store);
   return async (c) => {
     const presented = c.req.header('x-api-key');
@@ -102,6 +109,28 @@ export function callerIdentifier(deps: Deps): (c: Context<AppEnv>) => Promise<vo
       if (fields) c.set('rateLimit', fields);
     }
   };
+}
+
+/** The quotas of the configuration, counted by the store (so every limiter of a database shares them). */
+export function rateLimiterOf({ config, store }: Pick<Deps, 'config' | 'store'>): RateLimiter {
+  return new RateLimiter(
+    config.rateLimitRequests,
+    config.rateLimitWindowSeconds,
+    (key, start) => store.countRequest(key, start),
+    config.rateLimitAnonymousRequests,
+  );
+}
+
+/**
+ * What a request Node refused before the app spends (issue 34): the anonymous quota of its
+ * address, the fields its answer carries; undefined when that quota is off or a trusted proxy
+ * stands between (the socket's address is then the proxy's).
+ */
+export function anonymousSpender(deps: Pick<Deps, 'config' | 'store' | 'now'>): ((address: string) => Promise<RateLimitFields | undefined>) | undefined {
+  if (deps.config.trustedProxyHeader !== undefined) return undefined;
+  const limiter = rateLimiterOf(deps);
+  if (!limiter.enabled) return undefined;
+  return async (address) => (await limiter.spend({ address }, deps.now().getTime()))?.fields;
 }
 
 /** Adds the RateLimit fields to an answer that was not built with them (a page, a problem, the docs). */

@@ -148,8 +148,8 @@ export class SqliteStore extends SqlStore {
   /**
    * A company's whole client list (D48's unpaged form), and the pages a client asks for, are
    * kept as the JSON they were sent as until a client is written: reading the rows was most of
-   * the time of the answer. Not the parts of a list streamed past 10,000 clients (5,000 each):
-   * memory holds one of those at a time.
+   * the time of the answer. The parts of a streamed list (1,000 clients each) are pages too: kept
+   * within the cache's one budget and shared by every reader, so a reader holds no copy of its own.
    */
   override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
     const page = await this.kept(`list ${atMost} ${companyId}`, async () => {
