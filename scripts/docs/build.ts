@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { bundledContractPath, loadBundledContract } from '../../lib/contract/bundled.js';
+import { sourcesUnder, upToDate, writeStamp } from '../build-stamp.mjs';
 import { decisionsHtml } from './decisions-html.js';
 import { decisionsPage, decorateForDocs } from './decorate.js';
 
@@ -38,8 +39,11 @@ export function buildDocs(): string {
         join(root, 'redocly.yaml'),
         ...(config.seo?.title ? ['--title', config.seo.title] : []),
       ],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
     );
+  } catch (error) {
+    process.stderr.write(withoutNotices(String((error as { stderr?: unknown }).stderr ?? '')));
+    throw error;
   } finally {
     rmSync(spec, { force: true });
   }
@@ -52,6 +56,28 @@ export function buildDocs(): string {
   // An older build's copy of the Markdown; the server now redirects that address to the page.
   rmSync(join(docsDir, 'DECISIONS.md'), { force: true });
   return output;
+}
+
+/**
+ * Redocly's output without its boxed notices (issue 39): on Node 20 it says "Node.js 20 reached
+ * end-of-life… Future Redocly CLI releases require Node.js 22.12.0", which contradicts the
+ * README's supported versions (this Redocly release runs on Node 20), and on every build that
+ * build-docs now renders with Redoc 3. It has no setting to hide them; what is not in a box (a
+ * warning, an error) is kept.
+ */
+export function withoutNotices(output: string): string {
+  const kept: string[] = [];
+  let inBox = false;
+  for (const line of output.split('\n')) {
+    const mark = line.trimStart()[0];
+    if (mark === '╔' || mark === '┌' || mark === '╭') inBox = true;
+    if (!inBox) kept.push(line);
+    if (mark === '╚' || mark === '└' || mark === '╰') inBox = false;
+  }
+  return kept
+    .join('\n')
+    .replace(/^\s+$/, '')
+    .replace(/\n{3,}/g, '\n\n');
 }
 
 /** A plain word mark in place of Redoc's attribution logo, which it loads from its CDN. */
@@ -73,7 +99,23 @@ export function selfContained(html: string): string {
     .replace('<head>', '<head><link rel="icon" href="data:,">');
 }
 
+/** Where the last build recorded what it was made from (scripts/build-stamp.mjs). */
+const stamp = 'dist/docs/.stamp.json';
+const outputs = ['index.html', decisionsPage, 'openapi.yaml', 'openapi.json'].map((name) => `dist/docs/${name}`);
+
+/** What the page is made from: the contract, its decisions, Redocly's configuration and version, this script and what it imports. */
+function docsInputs(): string[] {
+  const files = ['generated/openapi.yaml', 'openapi/DECISIONS.md', 'redocly.yaml', 'package.json', 'package-lock.json', 'scripts/build-stamp.mjs'];
+  return [...files, ...sourcesUnder('scripts/docs'), ...sourcesUnder('lib'), ...sourcesUnder('client')];
+}
+
+// `npm run docs` (and `npm start`, first): builds the page unless nothing it is made from changed
+// since the last build; `--force` builds it all the same.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const output = buildDocs();
-  process.stdout.write(`Docs written to ${output}\n`);
+  const inputs = docsInputs();
+  if (process.argv.includes('--force') || !upToDate(stamp, inputs, outputs)) {
+    const output = buildDocs();
+    writeStamp(stamp, inputs);
+    process.stdout.write(`Docs written to ${output}\n`);
+  }
 }
