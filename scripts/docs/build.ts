@@ -2,7 +2,7 @@
  * `npm run docs`: dist/docs/index.html, one self-contained Redoc page of the bundled
  * contract (the Redoc script inlined, nothing loaded from another host), with the base-URL
  * table, code samples and decision marks added (see decorate.ts), and beside it dist/docs/decisions.html
- * (DECISIONS.md rendered, see decisions-html.ts) and the contract it renders (openapi.yaml, openapi.json). The title (`seo.title`) and the
+ * (DECISIONS.md rendered, see decisions-html.ts), dist/docs/integrating.html (the integrator's guide, rendered the same way) and the contract it renders (openapi.yaml, openapi.json). The title (`seo.title`) and the
  * Redoc options and theme (`openapi`) come from redocly.yaml.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { bundledContractPath, loadBundledContract } from '../../lib/contract/bundled.js';
 import { sourcesUnder, upToDate, writeStamp } from '../build-stamp.mjs';
 import { decisionsHtml } from './decisions-html.js';
-import { decisionsPage, decorateForDocs } from './decorate.js';
+import { decisionsPage, decorateForDocs, guidePage } from './decorate.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const docsDir = join(root, 'dist', 'docs');
@@ -52,7 +52,10 @@ export function buildDocs(): string {
   // the page is opened from disk; the server serves the same files at /docs/openapi.yaml and .json.
   copyFileSync(bundledContractPath, join(docsDir, 'openapi.yaml'));
   writeFileSync(join(docsDir, 'openapi.json'), JSON.stringify(contract));
-  writeFileSync(join(docsDir, decisionsPage), decisionsHtml(decisions, String((contract.info as { title?: string }).title ?? 'API')));
+  const apiTitle = String((contract.info as { title?: string }).title ?? 'API');
+  writeFileSync(join(docsDir, decisionsPage), decisionsHtml(decisions, apiTitle));
+  // The integrator's guide, which the page's introduction links, rendered the same way.
+  writeFileSync(join(docsDir, guidePage), decisionsHtml(readFileSync(join(root, 'docs', 'integrating.md'), 'utf8'), apiTitle));
   // An older build's copy of the Markdown; the server now redirects that address to the page.
   rmSync(join(docsDir, 'DECISIONS.md'), { force: true });
   return output;
@@ -88,24 +91,39 @@ const attributionMark =
   );
 
 /**
+ * Code (the curl and TypeScript samples, the payloads) wraps at the panel's edge instead of
+ * running past it, where Redoc's panel cut it off (issue 39): a long line goes on under itself.
+ */
+export const wrappedCode = 'pre, pre code { white-space: pre-wrap !important; overflow-wrap: anywhere; }';
+
+/**
  * `--inlineBundle` inlines Redoc's script, but two things still leave the host: the
  * attribution logo (from Redocly's CDN) and the browser's favicon request. The page keeps
- * the attribution with a local mark and declares an empty icon, so it works with no network.
+ * the attribution with a local mark and declares an empty icon, so it works with no network;
+ * the code samples' style is added here too.
  */
 export function selfContained(html: string): string {
   return html
     .replaceAll('https://cdn.redoc.ly/redoc/logo-mini-full.svg', attributionMark)
     .replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', attributionMark)
-    .replace('<head>', '<head><link rel="icon" href="data:,">');
+    .replace('<head>', `<head><link rel="icon" href="data:,"><style>${wrappedCode}</style>`);
 }
 
 /** Where the last build recorded what it was made from (scripts/build-stamp.mjs). */
 const stamp = 'dist/docs/.stamp.json';
-const outputs = ['index.html', decisionsPage, 'openapi.yaml', 'openapi.json'].map((name) => `dist/docs/${name}`);
+const outputs = ['index.html', decisionsPage, guidePage, 'openapi.yaml', 'openapi.json'].map((name) => `dist/docs/${name}`);
 
 /** What the page is made from: the contract, its decisions, Redocly's configuration and version, this script and what it imports. */
 function docsInputs(): string[] {
-  const files = ['generated/openapi.yaml', 'openapi/DECISIONS.md', 'redocly.yaml', 'package.json', 'package-lock.json', 'scripts/build-stamp.mjs'];
+  const files = [
+    'generated/openapi.yaml',
+    'openapi/DECISIONS.md',
+    'docs/integrating.md',
+    'redocly.yaml',
+    'package.json',
+    'package-lock.json',
+    'scripts/build-stamp.mjs',
+  ];
   return [...files, ...sourcesUnder('scripts/docs'), ...sourcesUnder('lib'), ...sourcesUnder('client')];
 }
 
