@@ -15,7 +15,10 @@ export type WebhookEventType = ChargeEventPayload['type'];
 /** The charge's `paymentStatus` an event of `type` carries: the value of the same name (D15: `charge.paid` when it becomes `PAID`). */
 type PaymentStatusOf<T extends WebhookEventType> = Extract<Charge['paymentStatus'], Uppercase<T extends `charge.${infer Status}` ? Status : never>>;
 /** The charge's `status` that follows its `paymentStatus` (D05: `OPEN` while `PENDING` or `PROCESSING`, `PAID` once `PAID` or `RECEIVED`, `EXPIRED`). */
-type StatusOf<P extends Charge['paymentStatus']> = Extract<Charge['status'], P extends 'PENDING' | 'PROCESSING' ? 'OPEN' : P extends 'PAID' | 'RECEIVED' ? 'PAID' : 'EXPIRED'>;
+type StatusOf<P extends Charge['paymentStatus']> = Extract<
+  Charge['status'],
+  P extends 'PENDING' | 'PROCESSING' ? 'OPEN' : P extends 'PAID' | 'RECEIVED' ? 'PAID' : 'EXPIRED'
+>;
 
 /**
  * What the service POSTs to a webhook endpoint (the contract's `chargeEvent` webhook), one

@@ -153,7 +153,9 @@ describe.skipIf(missing.length > 0)('the docs page served by the reference serve
     expect(deletions.length).toBeGreaterThanOrEqual(1);
   });
 
-  test('its curl samples run in its order, twice in a row (on a terminal, then from Node), for one fresh company, each answering its documented status', { timeout: 120_000 }, async () => {
+  test('its curl samples run in its order, twice in a row (on a terminal, then from Node), for one fresh company, each answering its documented status', {
+    timeout: 120_000,
+  }, async () => {
     const runs: Array<Map<string, string>> = [];
     const file = join(folder, 'samples.sh');
     writeFileSync(file, curlScript());
