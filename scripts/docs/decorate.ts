@@ -1,5 +1,6 @@
-import { deref, httpMethods, type JsonObject, listOperations, serverVariableDefault } from '../../lib/contract/bundled.js';
+import { deref, httpMethods, type JsonObject, listOperations, serverVariableDefault, serverVariableNames } from '../../lib/contract/bundled.js';
 import { readDecisions } from '../../lib/contract/decisions.js';
+import { perServerFileName } from '../contract/per-server.js';
 import { baseUrlTable } from './base-url-table.js';
 import { addressVariable, apiKeyVariable, capturedBy, codeSamples, curlSample, newKeyCommand } from './code-samples.js';
 
@@ -159,7 +160,10 @@ links to its decision, reasons and standards on the [decisions page](${decisions
 |---|---|
 ${index}
 `;
-  info.description = withGuide(String(info.description));
+  info.description = withGuide(
+    String(info.description),
+    serverVariableNames(contract).map((server) => `\`${perServerFileName(server)}\``),
+  );
   for (const op of listOperations(doc)) {
     const operation = op.operation;
     operation.description = `${String(operation.description ?? '').trimEnd()}\n\n${operationFootnote(doc, op.server, operationDecisions(doc, operation), titles)}`;
@@ -178,12 +182,17 @@ export const webhookTagName = 'Webhook registrations';
 /** The integrator's guide (docs/integrating.md) as a page beside the docs page (scripts/docs/build.ts writes it). */
 export const guidePage = 'integrating.html';
 
-/** The introduction with, after its first paragraph, where a new integrator starts: the guide, the typed client, `verifyWebhook`. */
-function withGuide(description: string): string {
+/**
+ * The introduction with, after its first paragraph, where a new integrator starts: the guide, the
+ * typed client, `verifyWebhook`, and the documents per base URL for other client generators.
+ */
+function withGuide(description: string, perServerDocuments: string[]): string {
   const end = description.indexOf('\n\n');
   const start = `**New here?** The [integrator's guide](${guidePage}) takes a first integration from an API key to a paid order: the typed
 client (\`pix-payments-toolkit/client\`), the sandbox's simulations, and \`verifyWebhook(secret, headers, rawBody)\`,
-which checks a webhook delivery's signature and gives the event typed by its \`type\`.`;
+which checks a webhook delivery's signature and gives the event typed by its \`type\`. If your client
+generator ignores per-operation servers, generate one client per document: the package ships one
+document per base URL (${andList(perServerDocuments)}) beside the whole contract.`;
   return end < 0 ? `${description}\n\n${start}` : `${description.slice(0, end)}\n\n${start}${description.slice(end)}`;
 }
 
