@@ -65,6 +65,22 @@ describe.skipIf(!haveTerminal('the shutdown tests on a terminal'))('npm start 2>
     expect(status()).toBe('0');
   });
 
+  test('npm start itself (prestart, npm, sh, node) piped to tee ends on Ctrl-C, and its port closes', { timeout: 90_000 }, async () => {
+    const dir = join(folder(), 'npm-start');
+    mkdirSync(dir, { recursive: true });
+    const port = await freePort();
+    const running = startShellOnTerminal(`npm start 2>&1 | tee ${join(dir, 'server.log')}`, { DATABASE_PATH: join(dir, 'payments.db'), PORT: String(port) });
+    await within(listening(running), 'npm start to listen', 80_000);
+    // A quiet start: no third-party banner (Redocly's "Node.js 20 reached end-of-life") on the way.
+    expect(running.stdout()).not.toMatch(/end-of-life|Redoc 3/);
+    running.child.stdin!.write('\x03');
+    // The command line ends only once npm, and so the server it waits for, and tee have ended.
+    await within(running.exited, 'the command line to end after Ctrl-C');
+    await expect(new Promise((resolve, reject) => connect(port, '127.0.0.1').once('connect', resolve).once('error', reject))).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+  });
+
   test('SIGTERM after the log reader is gone ends the server cleanly', async () => {
     const { running, pidOf, status } = startPipedToTee(join(folder(), 'reader-gone'), await freePort());
     await listening(running);
