@@ -49,12 +49,20 @@ export class LogDestination implements LineDestination {
   write(line: string): boolean {
     if (this.#broken) return true;
     this.#held += line;
-    if (this.#held.length >= this.#minLength) this.flush();
+    if (this.#held.length >= this.#minLength) this.#start();
     return true;
   }
 
-  /** Starts writing what is held (unless a write is under way: what is held follows it). */
-  flush(): void {
+  /**
+   * Starts writing what is held (unless a write is under way: what is held follows it); `done`
+   * (as pino's `logger.flush(done)` passes) is called once all of it is out or given up.
+   */
+  flush(done?: () => void): void {
+    this.#start();
+    if (done !== undefined) void this.drained().then(done);
+  }
+
+  #start(): void {
     if (this.#broken || this.#writing !== undefined || this.#held === '') return;
     const chunk = Buffer.from(this.#held);
     this.#held = '';
@@ -63,7 +71,7 @@ export class LogDestination implements LineDestination {
 
   /** Resolves once nothing is held or being written (at once when the destination is given up). */
   drained(): Promise<void> {
-    this.flush();
+    this.#start();
     if (this.#idle()) return Promise.resolve();
     return new Promise((resolve) => this.#drained.push(resolve));
   }
@@ -114,7 +122,7 @@ export class LogDestination implements LineDestination {
         return;
       }
       this.#writing = undefined;
-      if (this.#held.length >= this.#minLength || (this.#held !== '' && this.#drained.length > 0)) this.flush();
+      if (this.#held.length >= this.#minLength || (this.#held !== '' && this.#drained.length > 0)) this.#start();
       else this.#settle();
     });
   }
