@@ -44,7 +44,9 @@ function startPipedToTee(dir: string, port: number): { running: Running; pidOf: 
   const file = (name: string) => join(dir, name);
   const server = builtServerCommand().map(shellWord).join(' ');
   const commandLine =
-    `(sh -c 'echo $$ > ${file('node.pid')}; exec "$@"' sh ${server}; echo $? > ${file('status')}) 2>&1 ` +
+    // The subshell that reports the server's exit status ignores Ctrl-C itself, so that it lives to
+    // report it (Node resets the signals it inherits, so the server gets Ctrl-C all the same).
+    `(trap '' INT; sh -c 'echo $$ > ${file('node.pid')}; exec "$@"' sh ${server}; echo $? > ${file('status')}) 2>&1 ` +
     `| sh -c 'echo $$ > ${file('tee.pid')}; exec tee ${file('server.log')}'`;
   const running = startShellOnTerminal(commandLine, { DATABASE_PATH: file('payments.db'), PORT: String(port) });
   return {
