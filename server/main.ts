@@ -24,7 +24,14 @@ import {
   type StartState,
 } from './start-up.js';
 import { takeWriterLock } from './store/sqlite/writer-lock.js';
-import { flushLog } from './http/access-log.js';
+import { drainLog, dropLog, flushLog } from './http/access-log.js';
+
+/** How long a stop may take (requests under way, the worker, the store) before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+/** How long the last log lines may wait for a reader that reads nothing. */
+const LOG_DRAIN_MS = 1_000;
+/** A second signal's exit code, as a shell reports a process that signal ended (128 + its number). */
+const SIGNAL_EXIT_CODES: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 
 type FetchCallback = ReturnType<typeof createApp>['fetch'];
 
@@ -141,8 +148,26 @@ async function main(): Promise<void> {
   // count says whether that held.
   void catalog.warmUp().then(() => deps.logger.debug({ compiledAtRunTime: deps.validator.compiledAtRunTime }, 'request validators ready'));
 
-  const stop = (signal: string) => {
+  // Stopping always stops (issue 39): the server stops taking connections, the worker and the
+  // store close, and the process exits; past SHUTDOWN_GRACE_MS it exits anyway, and a second
+  // signal exits at once. The log never holds the exit up: a reader that is gone (the `| tee` of
+  // `npm start 2>&1 | tee` on Ctrl-C) gives the destination up, and one that reads nothing is
+  // waited on for a bounded time only.
+  let stopping = false;
+  const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
+    if (stopping) {
+      dropLog(deps.logger);
+      process.exit(SIGNAL_EXIT_CODES[signal]);
+    }
+    stopping = true;
     deps.logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      deps.logger.warn({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took longer than its grace period; exiting now');
+      void drainLog(deps.logger, LOG_DRAIN_MS).then(() => {
+        dropLog(deps.logger);
+        process.exit(1);
+      });
+    }, SHUTDOWN_GRACE_MS).unref();
     // The worker stops at once (deliveries in flight are aborted, and sent again after a restart)
     // and lets go of the store before it is closed.
     const workerStopped = worker.stop();
@@ -151,12 +176,18 @@ async function main(): Promise<void> {
         .then(() => deps.store.close())
         .then(() => {
           writerLock?.release();
+          return drainLog(deps.logger, LOG_DRAIN_MS);
+        })
+        .then(() => {
+          dropLog(deps.logger);
           process.exit(0);
         });
     });
+    // Idle keep-alive connections are not waited on; requests under way are, within the grace period.
+    if (server instanceof HttpServer) server.closeIdleConnections();
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((error: unknown) => {

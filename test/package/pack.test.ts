@@ -101,8 +101,13 @@ describe('the packed package', () => {
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info!.files.map((f) => f.path);
     expect(
-      files.filter((f) => !/^(dist\/(client|conformance)\/|bin\/pix-conformance\.mjs$|generated\/openapi\.yaml$|package\.json$|README\.md$|LICENSE$)/.test(f)),
-      'only the client and conformance builds, the conformance bin, the bundled contract, package.json, README and LICENSE',
+      files.filter(
+        (f) =>
+          !/^(dist\/(client|conformance)\/|bin\/pix-conformance\.mjs$|generated\/openapi(\.base_url|\.base_url_alt)?\.yaml$|package\.json$|README\.md$|LICENSE$)/.test(
+            f,
+          ),
+      ),
+      'only the client and conformance builds, the conformance bin, the bundled contract and its documents per base URL, package.json, README and LICENSE',
     ).toEqual([]);
     expect(files).toEqual(
       expect.arrayContaining([
@@ -112,6 +117,8 @@ describe('the packed package', () => {
         'dist/conformance/cli.mjs',
         'bin/pix-conformance.mjs',
         'generated/openapi.yaml',
+        'generated/openapi.base_url.yaml',
+        'generated/openapi.base_url_alt.yaml',
         'LICENSE',
       ]),
     );
