@@ -65,11 +65,19 @@ function shellWord(value: string): string {
 }
 
 /**
+ * The keys command as its user runs it: `npm run keys --` in a clone; the sandbox package's bins
+ * (packages/sandbox) name their own, `pix-keys`, in PIX_KEYS_COMMAND.
+ */
+export function keysCommandName(env: { PIX_KEYS_COMMAND?: string | undefined } = process.env): string {
+  return env.PIX_KEYS_COMMAND?.trim() || 'npm run keys --';
+}
+
+/**
  * How to make a key for the database the server uses: `npm run keys` reads the same variables,
  * so a database other than the default is named (a DATABASE_URL only by name: it may hold a password).
  */
 export function keysCommand(config: Pick<Config, 'databasePath' | 'databaseUrl'>, args = 'create --company "Name"'): string {
-  const command = `npm run keys -- ${args}`;
+  const command = `${keysCommandName()} ${args}`;
   if (config.databaseUrl !== undefined) return `${command}  (with the same DATABASE_URL)`;
   return config.databasePath === defaultDatabasePath ? command : `DATABASE_PATH=${shellWord(config.databasePath)} ${command}`;
 }

@@ -6,9 +6,10 @@ import { createCompanyWithKey, openStore } from '../bootstrap.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { resetCompany, resetRefusal } from '../domain/sandbox.js';
 import { takeWriterLock, writerLockPath } from '../store/sqlite/writer-lock.js';
+import { keysCommandName } from '../start-up.js';
 import type { CompanyRecord, Store } from '../store/types.js';
 
-const usage = `Usage: npm run keys -- <command> [options]
+const usage = `Usage: ${keysCommandName()} <command> [options]
 
   create --company "Name" [--tax-id CNPJ] [--pix-key KEY] [--city City] [--color '#RRGGBB'] [--json]
       Creates a company and its first API key, and prints the key once.
