@@ -11,7 +11,6 @@
 //
 // How each command is compiled: scripts/bundle-node.mjs. No source maps: the sources are not in
 // the package for a map to point to.
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,8 +66,7 @@ await bundleNodeCommand({
 mkdirSync(out('generated'), { recursive: true });
 cpSync(join(root, 'generated', 'openapi.yaml'), out('generated/openapi.yaml'));
 
-execFileSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'docs', 'build.ts')], {
-  cwd: root,
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-cpSync(join(root, 'dist', 'docs'), out('dist/docs'), { recursive: true });
+// Written into the package's own folder, not dist/docs, which tests running meanwhile read.
+const { tsImport } = await import('tsx/esm/api');
+const { buildDocs } = await tsImport(join(root, 'scripts', 'docs', 'build.ts'), import.meta.url);
+buildDocs(out('dist/docs'));

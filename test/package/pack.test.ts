@@ -346,6 +346,10 @@ describe('the sandbox package', () => {
       'only the bins, the compiled commands, the docs page, the contract, package.json, README and LICENSE',
     ).toEqual([]);
     expect(files).toEqual(expect.arrayContaining(['README.md', 'dist/docs/index.html', 'dist/server/main.mjs', 'dist/keys.mjs', 'dist/mock.mjs']));
+    // Its guide stands alone: no link the tarball cannot follow (a relative one), and each bin is in it.
+    const readme = readFileSync(join(sandboxDir, 'README.md'), 'utf8');
+    expect(readme.match(/\]\((?!https?:\/\/)[^)]*\)/g) ?? [], 'relative links in the sandbox README').toEqual([]);
+    for (const bin of Object.keys(sandboxPackage.bin)) expect(readme).toContain(`npx ${bin}`);
 
     expect((await run(npm, ['init', '-y'], project)).code).toBe(0);
     expect((await run(npm, ['pkg', 'set', `type=${type}`], project)).code).toBe(0);
