@@ -18,7 +18,7 @@ if (help) {
     `pix-keys [--data-dir DIR] <command> [options]: the keys of the sandbox whose data is in DIR\n(default: ./${defaultDataDir}, as pix-sandbox's; DATABASE_PATH or DATABASE_URL name another database).\n\n`,
   );
 }
-Object.assign(process.env, withDatabase({ ...process.env, PIX_KEYS_COMMAND: process.env.PIX_KEYS_COMMAND ?? name }, dataDir));
+Object.assign(process.env, withDatabase({ ...process.env, PIX_KEYS_COMMAND: process.env.PIX_KEYS_COMMAND ?? `npx ${name}` }, dataDir));
 if (!help && !process.env.DATABASE_URL) needSqlite(name);
 process.argv.splice(2, Infinity, ...argv);
 await import('../dist/keys.mjs');

@@ -52,7 +52,7 @@ if (positionals[0] !== undefined) {
 }
 if (values.out !== undefined) usageError(name, '--out is for `pix-sandbox docs --out DIR`');
 
-const env = withDatabase({ ...process.env, PIX_KEYS_COMMAND: process.env.PIX_KEYS_COMMAND ?? 'pix-keys' }, values['data-dir']);
+const env = withDatabase({ ...process.env, PIX_KEYS_COMMAND: process.env.PIX_KEYS_COMMAND ?? 'npx pix-keys' }, values['data-dir']);
 if (values.port !== undefined) env.PORT = portFlag(name, values.port);
 if (values.host !== undefined) env.HOST = values.host;
 if (!env.DATABASE_URL) needSqlite(name);
