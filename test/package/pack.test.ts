@@ -407,6 +407,11 @@ describe('the sandbox package', () => {
     expect((await fetch(`${base}/client`, { headers: { 'X-API-KEY': apiKey } })).status).toBe(200);
     const list = await run(npx, ['--no-install', 'pix-keys', 'list'], project);
     expect(list.stdout).toContain('Minha Loja');
+    // --data-dir names another sandbox's database: not this one.
+    const elsewhere = await run(npx, ['--no-install', 'pix-keys', '--data-dir', 'elsewhere', 'list'], project);
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stdout).not.toContain('Minha Loja');
+    expect(readdirSync(join(project, 'elsewhere'))).toContain('payments.db');
     await stop(second);
 
     const site = await run(npx, ['--no-install', 'pix-sandbox', 'docs', '--out', 'site'], project);
