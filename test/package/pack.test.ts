@@ -22,7 +22,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { configVariables } from '../../server/config.js';
 import { listening, printedKey, repoRoot, startBuiltServer, freePort, useChildProcesses } from '../../server/test-support/processes.js';
@@ -260,11 +260,25 @@ afterEach(async () => {
   }
 });
 
-/** `npx --no-install <bin> <args>` in `cwd`, in its own process group (killed after the test). */
-function startBin(cwd: string, bin: string, args: readonly string[]): Child {
+/** A user's shell (`cleanEnv`) without any of the server's settings: the bins read their own flags' defaults. */
+function binEnv(): NodeJS.ProcessEnv {
   const env = cleanEnv();
   for (const name of configVariables) delete env[name];
-  const child = spawn(npx, ['--no-install', bin, ...args], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  return env;
+}
+
+/** `npx --no-install <bin> <args>` in `cwd`, run to its end. */
+function runBin(cwd: string, bin: string, args: readonly string[]): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(npx, ['--no-install', bin, ...args], { cwd, env: binEnv(), timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** `npx --no-install <bin> <args>` in `cwd`, in its own process group (killed after the test). */
+function startBin(cwd: string, bin: string, args: readonly string[]): Child {
+  const child = spawn(npx, ['--no-install', bin, ...args], { cwd, env: binEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -350,6 +364,8 @@ describe('the sandbox package', () => {
     const readme = readFileSync(join(sandboxDir, 'README.md'), 'utf8');
     expect(readme.match(/\]\((?!https?:\/\/)[^)]*\)/g) ?? [], 'relative links in the sandbox README').toEqual([]);
     for (const bin of Object.keys(sandboxPackage.bin)) expect(readme).toContain(`npx ${bin}`);
+    // Both READMEs install the tarball npm pack writes.
+    for (const guide of [readme, readFileSync(join(repoRoot, 'README.md'), 'utf8')]) expect(guide).toContain(`npm install ./${basename(tarball)}`);
 
     expect((await run(npm, ['init', '-y'], project)).code).toBe(0);
     expect((await run(npm, ['pkg', 'set', `type=${type}`], project)).code).toBe(0);
@@ -371,10 +387,10 @@ describe('the sandbox package', () => {
     );
 
     for (const bin of Object.keys(sandboxPackage.bin)) {
-      const help = await run(npx, ['--no-install', bin, '--help'], project);
+      const help = await runBin(project, bin, ['--help']);
       expect(help.code, `${bin} --help: ${help.stderr}`).toBe(0);
       expect(help.stdout, bin).toMatch(new RegExp(`^(Usage: )?${bin} `));
-      const wrong = await run(npx, ['--no-install', bin, '--no-such-flag'], project);
+      const wrong = await runBin(project, bin, ['--no-such-flag']);
       expect(wrong.code, `${bin} --no-such-flag`).toBe(2);
       expect(wrong.stderr.split('\n')[0], bin).toMatch(/--no-such-flag/);
       expect(wrong.stderr, bin).not.toMatch(/\n\s+at /);
@@ -401,20 +417,20 @@ describe('the sandbox package', () => {
     await waitFor(second, /"msg":"listening"/, 'the second start');
     expect(second.output()).not.toMatch(API_KEY);
     expect((await fetch(`${base}/client`, { headers: { 'X-API-KEY': key } })).status).toBe(200);
-    const made = await run(npx, ['--no-install', 'pix-keys', 'create', '--company', 'Minha Loja', '--json'], project);
+    const made = await runBin(project, 'pix-keys', ['create', '--company', 'Minha Loja', '--json']);
     expect(made.code, made.stderr).toBe(0);
     const { apiKey } = JSON.parse(made.stdout) as { apiKey: string };
     expect((await fetch(`${base}/client`, { headers: { 'X-API-KEY': apiKey } })).status).toBe(200);
-    const list = await run(npx, ['--no-install', 'pix-keys', 'list'], project);
+    const list = await runBin(project, 'pix-keys', ['list']);
     expect(list.stdout).toContain('Minha Loja');
     // --data-dir names another sandbox's database: not this one.
-    const elsewhere = await run(npx, ['--no-install', 'pix-keys', '--data-dir', 'elsewhere', 'list'], project);
+    const elsewhere = await runBin(project, 'pix-keys', ['--data-dir', 'elsewhere', 'list']);
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(elsewhere.stdout).not.toContain('Minha Loja');
     expect(readdirSync(join(project, 'elsewhere'))).toContain('payments.db');
     await stop(second);
 
-    const site = await run(npx, ['--no-install', 'pix-sandbox', 'docs', '--out', 'site'], project);
+    const site = await runBin(project, 'pix-sandbox', ['docs', '--out', 'site']);
     expect(site.code, site.stderr).toBe(0);
     expect(readdirSync(join(project, 'site')).sort()).toEqual(['decisions.html', 'index.html', 'openapi.json', 'openapi.yaml']);
 
@@ -440,7 +456,7 @@ describe('the sandbox package', () => {
       renameSync(join(modules, dependency), join(modules, `${dependency}.away`));
       try {
         const args = bin === 'pix-keys' ? ['list'] : ['--port', String(await freePort())];
-        const refused = await run(npx, ['--no-install', bin, ...args], project);
+        const refused = await runBin(project, bin, args);
         expect(refused.code, bin).toBe(1);
         expect(refused.stderr, bin).toContain(`npm install ${dependency}@${sandboxPackage.dependencies[dependency]}`);
         expect(refused.stderr, bin).not.toMatch(/\n\s+at /);
