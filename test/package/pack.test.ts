@@ -437,7 +437,8 @@ describe('the sandbox package', () => {
     // The mock: the contract's example, and the answer Prefer asks for.
     const mockPort = await freePort();
     const mock = startBin(project, 'pix-mock', ['--port', String(mockPort)]);
-    await waitFor(mock, /Mock server .* is up/, 'the mock');
+    await waitFor(mock, /Ctrl\+C stops it/, 'the mock');
+    expect(mock.output(), "the installed mock names no clone's command").not.toContain('npm run');
     const answer = await fetch(`http://127.0.0.1:${mockPort}/client`, { headers: { 'X-API-KEY': 'sk_test' } });
     expect(answer.status).toBe(200);
     expect(Array.isArray(await answer.json())).toBe(true);
