@@ -26,9 +26,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * `sourcesContent: false` leaves the sources out of the source map: stacks are mapped all the
  * same, and Node reads a third of the map at start-up.
  */
-export async function bundleNodeCommand({ entry, outfile, external = [], validators, sourcesContent = true }) {
+export async function bundleNodeCommand({ entry, outfile, external = [], validators, sourcesContent = true, plugins: extraPlugins = [], sourcemap = true }) {
   const contract = load(readFileSync(new URL('../generated/openapi.yaml', import.meta.url), 'utf8'), { schema: CORE_SCHEMA });
-  const plugins = validators === undefined ? [] : [await precompiledValidators(validators, resolve(root, dirname(outfile), 'contract-validators.cjs'))];
+  const plugins =
+    validators === undefined
+      ? [...extraPlugins]
+      : [await precompiledValidators(validators, resolve(root, dirname(outfile), 'contract-validators.cjs')), ...extraPlugins];
   const result = await build({
     absWorkingDir: root,
     metafile: true,
@@ -39,7 +42,7 @@ export async function bundleNodeCommand({ entry, outfile, external = [], validat
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    sourcemap: true,
+    sourcemap,
     sourcesContent,
     logLevel: 'warning',
     plugins,

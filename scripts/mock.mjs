@@ -281,7 +281,12 @@ function banner(doc) {
     '',
     '  `Prefer: code=<status>, example=<name>` picks any documented response. A refused request gets a problem',
     "  whose `errors` name what is wrong (Prism's findings, also in the `sl-violations` header). The mock keeps no state.",
-    `  Prism reloads when ${specPath === defaultSpec ? 'generated/openapi.yaml changes (npm run bundle)' : `${specPath} changes`}. Ctrl+C stops it.`,
+    // Installed (the sandbox package's pix-mock), the bundled contract has no sources to change.
+    specPath !== defaultSpec
+      ? `  Prism reloads when ${specPath} changes. Ctrl+C stops it.`
+      : existsSync(join(repoRoot, 'openapi'))
+        ? '  Prism reloads when generated/openapi.yaml changes (npm run bundle). Ctrl+C stops it.'
+        : '  Ctrl+C stops it.',
     '',
   );
   return `${lines.join('\n')}\n`;

@@ -70,12 +70,16 @@ function shellWord(value: string): string {
   return /^[\w./:@%+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+import { keysCommandName } from './keys-command.js';
+
+export { keysCommandName };
+
 /**
  * How to make a key for the database the server uses: `npm run keys` reads the same variables,
  * so a database other than the default is named (a DATABASE_URL only by name: it may hold a password).
  */
 export function keysCommand(config: Pick<Config, 'databasePath' | 'databaseUrl'>, args = 'create --company "Name"'): string {
-  const command = `npm run keys -- ${args}`;
+  const command = `${keysCommandName()} ${args}`;
   if (config.databaseUrl !== undefined) return `${command}  (with the same DATABASE_URL)`;
   return config.databasePath === defaultDatabasePath ? command : `DATABASE_PATH=${shellWord(config.databasePath)} ${command}`;
 }

@@ -16,16 +16,17 @@ import { decisionsHtml } from './decisions-html.js';
 import { decisionsPage, decorateForDocs, guidePage } from './decorate.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+/** Where the page is written unless told (the sandbox package's build writes its own copy, scripts/build-sandbox.mjs). */
 export const docsDir = join(root, 'dist', 'docs');
 
-export function buildDocs(): string {
-  mkdirSync(docsDir, { recursive: true });
+export function buildDocs(dir: string = docsDir): string {
+  mkdirSync(dir, { recursive: true });
   const decisions = readFileSync(join(root, 'openapi', 'DECISIONS.md'), 'utf8');
   const config = parse(readFileSync(join(root, 'redocly.yaml'), 'utf8')) as { seo?: { title?: string } };
   const contract = loadBundledContract();
-  const spec = join(docsDir, 'openapi.docs.json');
+  const spec = join(dir, 'openapi.docs.json');
   writeFileSync(spec, JSON.stringify(decorateForDocs(contract, decisions)));
-  const output = join(docsDir, 'index.html');
+  const output = join(dir, 'index.html');
   try {
     execFileSync(
       join(root, 'node_modules', '.bin', 'redocly'),
@@ -50,14 +51,14 @@ export function buildDocs(): string {
   writeFileSync(output, selfContained(readFileSync(output, 'utf8')));
   // The contract the page renders, where its download links point (redocly.yaml `downloadUrls`) when
   // the page is opened from disk; the server serves the same files at /docs/openapi.yaml and .json.
-  copyFileSync(bundledContractPath, join(docsDir, 'openapi.yaml'));
-  writeFileSync(join(docsDir, 'openapi.json'), JSON.stringify(contract));
+  copyFileSync(bundledContractPath, join(dir, 'openapi.yaml'));
+  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(contract));
   const apiTitle = String((contract.info as { title?: string }).title ?? 'API');
-  writeFileSync(join(docsDir, decisionsPage), decisionsHtml(decisions, apiTitle));
+  writeFileSync(join(dir, decisionsPage), decisionsHtml(decisions, apiTitle));
   // The integrator's guide, which the page's introduction links, rendered the same way.
-  writeFileSync(join(docsDir, guidePage), decisionsHtml(readFileSync(join(root, 'docs', 'integrating.md'), 'utf8'), apiTitle));
+  writeFileSync(join(dir, guidePage), decisionsHtml(readFileSync(join(root, 'docs', 'integrating.md'), 'utf8'), apiTitle));
   // An older build's copy of the Markdown; the server now redirects that address to the page.
-  rmSync(join(docsDir, 'DECISIONS.md'), { force: true });
+  rmSync(join(dir, 'DECISIONS.md'), { force: true });
   return output;
 }
 

@@ -6,9 +6,13 @@ import { createCompanyWithKey, openStore } from '../bootstrap.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { resetCompany, resetRefusal } from '../domain/sandbox.js';
 import { hardLinkRefusal, takeWriterLock, writerLockPath } from '../store/sqlite/writer-lock.js';
+import { keysCommandName } from '../start-up.js';
 import type { CompanyRecord, Store } from '../store/types.js';
 
-const usage = `Usage: npm run keys -- <command> [options]
+/** The keys command as its user types it (`npm run keys --`, or the sandbox package's `npx pix-keys`). */
+const keys = keysCommandName();
+
+const usage = `Usage: ${keys} <command> [options]
 
   create --company "Name" [--tax-id CNPJ] [--pix-key KEY] [--city City] [--color '#RRGGBB'] [--json]
       Creates a company and its first API key, and prints the key once.
@@ -97,7 +101,7 @@ async function main(): Promise<void> {
 /** D51: the database's recorded deployment mode, printed, recorded where none is, or changed on purpose (`--change`). */
 async function mode(wanted: string | undefined, change: boolean): Promise<void> {
   if (wanted !== undefined && wanted !== 'development' && wanted !== 'production') fail(`The mode is development or production, not ${wanted}.\n\n${usage}`);
-  if (wanted === undefined && change) fail(`--change needs the mode to record: npm run keys -- mode development --change (or production)`);
+  if (wanted === undefined && change) fail(`--change needs the mode to record: ${keys} mode development --change (or production)`);
   const cfg = config();
   const onSqliteFile = cfg.databaseUrl === undefined && cfg.databasePath !== ':memory:';
   // A server on a SQLite file checked the mode when it started: a change under it would not be seen.
@@ -114,7 +118,7 @@ async function mode(wanted: string | undefined, change: boolean): Promise<void> 
       }
       if (recorded !== undefined && recorded !== wanted && !change) {
         fail(
-          `This database is recorded as a ${recorded} deployment's. Nothing was changed. To change it on purpose, stop every server on it and run: npm run keys -- mode ${wanted} --change`,
+          `This database is recorded as a ${recorded} deployment's. Nothing was changed. To change it on purpose, stop every server on it and run: ${keys} mode ${wanted} --change`,
           1,
         );
       }
@@ -217,12 +221,12 @@ async function list(store: Store, json: boolean): Promise<void> {
     return;
   }
   if (listed.length === 0) {
-    console.log('No company yet: npm run keys -- create --company "Name" makes one and its key.');
+    console.log(`No company yet: ${keys} create --company "Name" makes one and its key.`);
     return;
   }
   for (const company of listed) {
     console.log(`${company.companyId}  ${company.name}  (created ${company.createdAt})`);
-    if (company.keys.length === 0) console.log(`  no key: npm run keys -- issue --company ${company.companyId}`);
+    if (company.keys.length === 0) console.log(`  no key: ${keys} issue --company ${company.companyId}`);
     for (const key of company.keys) console.log(`  ${key.key}  created ${key.createdAt}`);
   }
 }
@@ -231,11 +235,11 @@ async function list(store: Store, json: boolean): Promise<void> {
 async function findCompany(store: Store, named: string): Promise<CompanyRecord> {
   if (/^comp_[a-z0-9]+$/.test(named)) {
     const company = await store.getCompany(named);
-    if (!company) fail(`No company ${named} in this database (npm run keys -- list shows them).`, 1);
+    if (!company) fail(`No company ${named} in this database (${keys} list shows them).`, 1);
     return company;
   }
   const matches = (await store.listCompanies()).filter((company) => company.doc.name === named);
-  if (matches.length === 0) fail(`No company is named ${JSON.stringify(named)} in this database (npm run keys -- list shows them).`, 1);
+  if (matches.length === 0) fail(`No company is named ${JSON.stringify(named)} in this database (${keys} list shows them).`, 1);
   if (matches.length > 1)
     fail(`${matches.length} companies are named ${JSON.stringify(named)}: name one by its id (${matches.map((c) => c.doc.id).join(', ')}).`, 1);
   return matches[0]!;
@@ -254,17 +258,17 @@ async function issue(store: Store, named: string, json: boolean): Promise<void> 
   const rest =
     others.length === 0
       ? 'It has no other key.'
-      : `Its other keys keep working until revoked (npm run keys -- revoke --key …): ${others.map((key) => keyLabel(key.id)).join(', ')}.`;
+      : `Its other keys keep working until revoked (${keys} revoke --key …): ${others.map((key) => keyLabel(key.id)).join(', ')}.`;
   console.log(`New API key of company ${companyId} (${company.doc.name}), shown only now:\n\n  ${issued.apiKey}\n\n${rest}`);
 }
 
 async function revoke(store: Store, keyId: string): Promise<void> {
   const revoked = await store.revokeApiKey(keyId);
-  if (!revoked) fail(`No key ${keyLabel(keyId)} in this database (npm run keys -- list shows them).`, 1);
+  if (!revoked) fail(`No key ${keyLabel(keyId)} in this database (${keys} list shows them).`, 1);
   const left = await store.listApiKeys(revoked.companyId);
   const after =
     left.length === 0
-      ? `The company has no key left: npm run keys -- issue --company ${revoked.companyId} makes one.`
+      ? `The company has no key left: ${keys} issue --company ${revoked.companyId} makes one.`
       : `The company has ${left.length} key${left.length === 1 ? '' : 's'} left: ${left.map((key) => keyLabel(key.id)).join(', ')}.`;
   console.log(`Revoked ${keyLabel(keyId)} of company ${revoked.companyId}: a running server stops accepting it within a minute.\n${after}`);
 }
@@ -284,7 +288,7 @@ async function reset(named: string): Promise<void> {
     fail(
       `A server is running on ${cfg.databasePath} (it holds ${writerLockPath(cfg.databasePath)}) and keeps what it read in memory, so a reset made here ` +
         "would not be seen by it. Nothing was deleted. If that server runs in development, reset through it with the company's key: " +
-        'curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" (npm run keys -- issue --company … gives the company a key), or stop it first; ' +
+        `curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" (${keys} issue --company … gives the company a key), or stop it first; ` +
         "if it runs in production (NODE_ENV=production), its companies' records are never reset: it refuses that request (403), and this command is not for its database.",
       1,
     );
@@ -294,7 +298,7 @@ async function reset(named: string): Promise<void> {
       if ((await store.deploymentMode()) === undefined) {
         fail(
           'This database has no deployment mode recorded yet (a server records its own at its first start on it), so nothing says it is not a production one. ' +
-            'Nothing was deleted. If it is a development database, start the server on it once, or record it: npm run keys -- mode development',
+            `Nothing was deleted. If it is a development database, start the server on it once, or record it: ${keys} mode development`,
           1,
         );
       }

@@ -1,10 +1,11 @@
 import type { Config } from '../config.js';
+import { keysCommandName } from '../keys-command.js';
 import type { DeploymentMode } from '../deployment-mode.js';
 import type { CompanyReset, Store } from '../store/types.js';
 
 /** How an operator changes a database's recorded mode on purpose (D51): the one way, said wherever it is refused. */
 export function modeChangeHint(mode: DeploymentMode): string {
-  return `To change the database's recorded mode on purpose, stop every server on it and run: npm run keys -- mode ${mode} --change`;
+  return `To change the database's recorded mode on purpose, stop every server on it and run: ${keysCommandName()} mode ${mode} --change`;
 }
 
 /**
