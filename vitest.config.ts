@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const everything = [
@@ -34,6 +35,8 @@ if (!postgres) {
 }
 
 export default defineConfig({
+  // The package's own client by its name (examples/ import it so), from its source, as tsconfig.json's `paths`.
+  resolve: { alias: { 'pix-payments-toolkit/client': fileURLToPath(new URL('./client/index.ts', import.meta.url)) } },
   test: {
     // Two test files at a time, even on two cores (vitest's default there is one): most files
     // wait on servers, browsers, PostgreSQL and fsyncs rather than compute, and CI has 15 minutes.

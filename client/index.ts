@@ -8,7 +8,7 @@ import type { components } from '../generated/openapi.js';
 export { createPixClient, type PixClient, type PixClientOptions } from './create.js';
 export type { RetryOptions } from './retry.js';
 export type { OperationId, ServedPaths, ServerName } from './served-paths.js';
-export { verifyWebhook, WebhookVerificationFailed, type WebhookEvent, type WebhookHeaders } from './webhooks.js';
+export { verifyWebhook, WebhookVerificationFailed, type WebhookEvent, type WebhookEventType, type WebhookHeaders } from './webhooks.js';
 export type { components, operations, paths, webhooks } from '../generated/openapi.js';
 
 /** An RFC 9457 problem, the body of every error answer. */

@@ -51,7 +51,22 @@ async function neverCalled(): Promise<void> {
   expectTypeOf(charge.data?.data.status).toEqualTypeOf<Schemas['Charge']['status'] | undefined>();
 
   expectTypeOf(verifyWebhook).returns.toEqualTypeOf<WebhookEvent>();
-  expectTypeOf<WebhookEvent['data']>().toEqualTypeOf<Schemas['Charge']>();
+  // The event narrows by its `type`: the charge's paymentStatus of the same name (D15), and the status that follows it (D05).
+  const event = verifyWebhook('whsec_x', {}, '');
+  expectTypeOf(event.data.id).toEqualTypeOf<Schemas['Charge']['id']>();
+  expectTypeOf(event.data.paymentStatus).toEqualTypeOf<Schemas['Charge']['paymentStatus']>();
+  if (event.type === 'charge.paid') {
+    expectTypeOf(event.data.paymentStatus).toEqualTypeOf<'PAID'>();
+    expectTypeOf(event.data.status).toEqualTypeOf<'PAID'>();
+  }
+  if (event.type === 'charge.processing') {
+    expectTypeOf(event.data.paymentStatus).toEqualTypeOf<'PROCESSING'>();
+    expectTypeOf(event.data.status).toEqualTypeOf<'OPEN'>();
+    // @ts-expect-error a processing charge is not paid yet
+    expectTypeOf(event.data.status).toEqualTypeOf<'PAID'>();
+  }
+  if (event.type === 'charge.expired') expectTypeOf(event.data.status).toEqualTypeOf<'EXPIRED'>();
+  if (event.type === 'charge.received') expectTypeOf(event.data).toMatchTypeOf<Omit<Schemas['Charge'], 'paymentStatus' | 'status'>>();
 }
 
 describe('client types', () => {

@@ -6,8 +6,31 @@
 import { Webhook } from 'standardwebhooks';
 import type { webhooks } from '../generated/openapi.js';
 
-/** What the service POSTs to a webhook endpoint (the contract's `chargeEvent` webhook). */
-export type WebhookEvent = webhooks['chargeEvent']['post']['requestBody']['content']['application/json'];
+/** The contract's `chargeEvent` payload as the contract types it: `type` and `data` independent. */
+type ChargeEventPayload = webhooks['chargeEvent']['post']['requestBody']['content']['application/json'];
+type Charge = ChargeEventPayload['data'];
+/** The event types (`charge.paid`, …). */
+export type WebhookEventType = ChargeEventPayload['type'];
+
+/** The charge's `paymentStatus` an event of `type` carries: the value of the same name (D15: `charge.paid` when it becomes `PAID`). */
+type PaymentStatusOf<T extends WebhookEventType> = Extract<Charge['paymentStatus'], Uppercase<T extends `charge.${infer Status}` ? Status : never>>;
+/** The charge's `status` that follows its `paymentStatus` (D05: `OPEN` while `PENDING` or `PROCESSING`, `PAID` once `PAID` or `RECEIVED`, `EXPIRED`). */
+type StatusOf<P extends Charge['paymentStatus']> = Extract<
+  Charge['status'],
+  P extends 'PENDING' | 'PROCESSING' ? 'OPEN' : P extends 'PAID' | 'RECEIVED' ? 'PAID' : 'EXPIRED'
+>;
+
+/**
+ * What the service POSTs to a webhook endpoint (the contract's `chargeEvent` webhook), one
+ * member per event type: checking `type` narrows `data.paymentStatus` and `data.status`
+ * (`if (event.type === 'charge.paid')` gives a charge whose `paymentStatus` is `'PAID'`).
+ */
+export type WebhookEvent = {
+  [T in WebhookEventType]: Omit<ChargeEventPayload, 'type' | 'data'> & {
+    type: T;
+    data: Omit<Charge, 'paymentStatus' | 'status'> & { paymentStatus: PaymentStatusOf<T>; status: StatusOf<PaymentStatusOf<T>> };
+  };
+}[WebhookEventType];
 
 /** A delivery that is not from the service, was changed on the way, or is stale. */
 export class WebhookVerificationFailed extends Error {

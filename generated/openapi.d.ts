@@ -129,7 +129,9 @@ export interface paths {
          *     same array, holding the next clients in the same order; the walk sees every client once
          *     however many are created meanwhile, and costs the same at the hundred-thousandth client as
          *     at the first. Without `limit` and `after` the answer is the whole list, as the seed says;
-         *     other query parameters are ignored.
+         *     other query parameters are ignored. A whole list of more than 1,000 clients is streamed as
+         *     the connection takes it; one company has at most four of those being sent at once, and one
+         *     more is `429` with `Retry-After` (**D48**): read the list in pages instead.
          */
         get: operations["listClients"];
         put?: never;
@@ -414,8 +416,8 @@ export interface paths {
          *     delivery attempts, and its remembered `Idempotency-Key`s. The company and its API keys stay, so
          *     the same key goes on working on an empty company; order numbers start again at `000001`. The
          *     answer counts what was deleted; a second reset deletes nothing and answers the same way with
-         *     zeros. Only a development deployment resets: a production one answers `403` and deletes
-         *     nothing. Not in the source document: a sandbox control of this contract, never sent by a
+         *     zeros. Only a development deployment resets: a production one, or one whose database is
+         *     recorded as a production deployment's, answers `403` and deletes nothing. Not in the source document: a sandbox control of this contract, never sent by a
          *     conformance run.
          */
         post: operations["resetSandbox"];
@@ -2025,7 +2027,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The API key, or without a valid key the client address, exceeded its request quota; retry after `Retry-After` seconds. `RateLimit` and `RateLimit-Policy` are always sent with it (**D11**). */
+        /** @description The company of the API key (all its keys together), or without a valid key the client address, exceeded its request quota; retry after `Retry-After` seconds. `RateLimit` and `RateLimit-Policy` are always sent with it (**D11**). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2072,6 +2074,17 @@ export interface components {
         };
         /** @description The charge is not a development charge; only `devMode` charges can be paid or expired by simulation (**D39**). */
         LiveCharge: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A paging parameter is not what the contract allows (`limit` outside 1 to 1000, an `after` that is not a cursor of this service); each is named. */
+        PageInvalid: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2132,22 +2145,22 @@ export interface components {
          */
         ChargeIdPath: components["schemas"]["ChargeId"];
         /**
-         * @description Asks for one page of at most this many clients instead of the whole list (**D48**). The body
-         *     is still an array of clients; when more follow, the `Link` header names the next page. Without
-         *     `limit` and `after` the answer is every client of the company, as the seed describes. Sent
-         *     with `after` only, a page holds at most 100 clients.
+         * @description Asks for one page of at most this many records instead of the whole list (**D48**). The body
+         *     is still the list's array; when more follow, the `Link` header names the next page. Without
+         *     `limit` and `after` the answer is the whole list, as the seed describes. Sent with `after`
+         *     only, a page holds at most 100 records.
          * @example 100
          */
-        ClientListLimit: number;
+        PageLimit: number;
         /**
          * @description Where the page starts: the cursor of the `Link: <…>; rel="next"` header of the previous page,
          *     sent as it came (**D48**). It is opaque; a value this service did not make is refused with
-         *     `422`. A page starting after a cursor holds the clients that come after it in the list's order
-         *     (`createdAt`, then `id`), so a walk through the pages sees each client once, however many are
+         *     `422`. A page starting after a cursor holds the records that come after it in the list's order
+         *     (`createdAt`, then `id`), so a walk through the pages sees each record once, however many are
          *     created meanwhile.
          * @example MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez
          */
-        ClientListAfter: string;
+        PageAfter: string;
         /**
          * @description Identifier of the client. An identifier that is malformed, unknown, or of another company is
          *     answered with `404` (**D27**): an identifier that is not of the form of `ClientId` (**D13**, at
@@ -2217,14 +2230,14 @@ export interface components {
          * @description The caller's quota state, as the IETF RateLimit header fields draft describes: the policy's
          *     name, the requests left `r` and the seconds `t` until the window resets, e.g.
          *     `"default";r=99;t=1`. Sent on every answer of a service that limits requests (always on a
-         *     `429`): policy `"default"` for a valid API key, `"anonymous"` for a request without one, counted
-         *     per client address (**D11**).
+         *     `429`): policy `"default"` for a valid API key, counted per company (all its keys together),
+         *     `"anonymous"` for a request without one, counted per client address (**D11**).
          * @example "default";r=99;t=1
          */
         RateLimit: string;
         /**
          * @description The quota policy the request was counted under, as the IETF RateLimit header fields draft
-         *     describes: `q` requests per window of `w` seconds, e.g. `"default";q=100;w=1` for an API key or
+         *     describes: `q` requests per window of `w` seconds, e.g. `"default";q=100;w=1` for a company's API keys together or
          *     `"anonymous";q=25;w=1` per client address without one. Sent with `RateLimit` (**D11**).
          * @example "default";q=100;w=1
          */
@@ -2236,7 +2249,7 @@ export interface components {
         RetryAfter: string;
         /**
          * @description The next page of a paged answer (RFC 8288 web linking, `rel="next"`), as a path relative to the
-         *     service: the same `limit` and the cursor `after` of the page's last client (**D48**). Absent on
+         *     service: the same `limit` and the cursor `after` of the page's last record (**D48**). Absent on
          *     the last page, and on an answer that was not paged.
          * @example </client?limit=100&after=MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez>; rel="next"
          */
@@ -2472,22 +2485,22 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Asks for one page of at most this many clients instead of the whole list (**D48**). The body
-                 *     is still an array of clients; when more follow, the `Link` header names the next page. Without
-                 *     `limit` and `after` the answer is every client of the company, as the seed describes. Sent
-                 *     with `after` only, a page holds at most 100 clients.
+                 * @description Asks for one page of at most this many records instead of the whole list (**D48**). The body
+                 *     is still the list's array; when more follow, the `Link` header names the next page. Without
+                 *     `limit` and `after` the answer is the whole list, as the seed describes. Sent with `after`
+                 *     only, a page holds at most 100 records.
                  * @example 100
                  */
-                limit?: components["parameters"]["ClientListLimit"];
+                limit?: components["parameters"]["PageLimit"];
                 /**
                  * @description Where the page starts: the cursor of the `Link: <…>; rel="next"` header of the previous page,
                  *     sent as it came (**D48**). It is opaque; a value this service did not make is refused with
-                 *     `422`. A page starting after a cursor holds the clients that come after it in the list's order
-                 *     (`createdAt`, then `id`), so a walk through the pages sees each client once, however many are
+                 *     `422`. A page starting after a cursor holds the records that come after it in the list's order
+                 *     (`createdAt`, then `id`), so a walk through the pages sees each record once, however many are
                  *     created meanwhile.
                  * @example MjAyNi0xMS0yMVQxNDozNToxMi4zNDVaIGNsbnRfbmo3ZDlxdDhscDN5d3ZqOWd5N3I2M2Ez
                  */
-                after?: components["parameters"]["ClientListAfter"];
+                after?: components["parameters"]["PageAfter"];
             };
             header?: never;
             path?: never;
@@ -2509,17 +2522,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
-            /** @description A paging parameter is not what the contract allows (`limit` outside 1 to 1000, an `after` that is not a cursor of this service); each is named. */
-            422: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            422: components["responses"]["PageInvalid"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,6 +1,8 @@
 // Compiles the reference server to one JavaScript file (dist/server/main.mjs), so that
 // `npm start` runs node directly: no TypeScript compilation at every start, and start-up time
-// matters (D34). `npm start` runs it first (prestart); it takes about a second. better-sqlite3
+// matters (D34). `npm start` runs it first (prestart); it takes about a second, and is skipped
+// when nothing the server is made from changed (a stamp of its inputs' contents,
+// dist/server/.stamp.json, see build-stamp.mjs; `--force` builds all the same). better-sqlite3
 // stays external (a native addon). The request validators are made here too, not at every start
 // (scripts/server-validators.ts). How: scripts/bundle-node.mjs.
 //
@@ -8,11 +10,30 @@
 // start; a map without the sources' text (Node reads them from the clone when it shows a line)
 // is a third the size and saves about 10 MB of memory.
 import { bundleNodeCommand } from './bundle-node.mjs';
+import { sourcesUnder, upToDate, writeStamp } from './build-stamp.mjs';
 
-await bundleNodeCommand({
-  entry: 'server/main.ts',
-  outfile: 'dist/server/main.mjs',
-  external: ['better-sqlite3'],
-  validators: 'scripts/server-validators.ts',
-  sourcesContent: false,
-});
+const stamp = 'dist/server/.stamp.json';
+const outputs = ['dist/server/main.mjs', 'dist/server/contract-validators.cjs'];
+// What the bundle reads besides its modules (those the last build read are recorded too): the
+// contract, the scripts that build it, the validators' module and what it may import, the packages' versions.
+const inputs = [
+  'package.json',
+  'package-lock.json',
+  'generated/openapi.yaml',
+  'scripts/build-server.mjs',
+  'scripts/bundle-node.mjs',
+  'scripts/build-stamp.mjs',
+  'scripts/server-validators.ts',
+  ...sourcesUnder('lib'),
+];
+
+if (process.argv.includes('--force') || !upToDate(stamp, inputs, outputs)) {
+  const read = await bundleNodeCommand({
+    entry: 'server/main.ts',
+    outfile: 'dist/server/main.mjs',
+    external: ['better-sqlite3'],
+    validators: 'scripts/server-validators.ts',
+    sourcesContent: false,
+  });
+  writeStamp(stamp, [...inputs, ...read.filter((path) => !path.startsWith('node_modules/') && !path.startsWith('dist/'))]);
+}

@@ -11,6 +11,10 @@ export interface BundleNodeOptions {
   validators?: string;
   /** Whether the source map holds the sources themselves (true unless told). */
   sourcesContent?: boolean;
+  /** esbuild plugins added to the build's own. */
+  plugins?: import('esbuild').Plugin[];
+  /** Whether a source map is written (true unless told). */
+  sourcemap?: boolean;
 }
 
 export function bundleNodeCommand(options: BundleNodeOptions): Promise<void>;

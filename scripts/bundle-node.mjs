@@ -21,16 +21,20 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Bundles `entry` (relative to the repository) into `outfile`, leaving `external` packages as
- * imports. `validators` names a TypeScript module (relative to the repository) whose
+ * imports, and gives the files it read (relative to the repository). `validators` names a TypeScript module (relative to the repository) whose
  * `precompiledValidatorsModule()` gives the standalone code of the validators to make ahead.
  * `sourcesContent: false` leaves the sources out of the source map: stacks are mapped all the
  * same, and Node reads a third of the map at start-up.
  */
-export async function bundleNodeCommand({ entry, outfile, external = [], validators, sourcesContent = true }) {
+export async function bundleNodeCommand({ entry, outfile, external = [], validators, sourcesContent = true, plugins: extraPlugins = [], sourcemap = true }) {
   const contract = load(readFileSync(new URL('../generated/openapi.yaml', import.meta.url), 'utf8'), { schema: CORE_SCHEMA });
-  const plugins = validators === undefined ? [] : [await precompiledValidators(validators, resolve(root, dirname(outfile), 'contract-validators.cjs'))];
-  await build({
+  const plugins =
+    validators === undefined
+      ? [...extraPlugins]
+      : [await precompiledValidators(validators, resolve(root, dirname(outfile), 'contract-validators.cjs')), ...extraPlugins];
+  const result = await build({
     absWorkingDir: root,
+    metafile: true,
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -38,7 +42,7 @@ export async function bundleNodeCommand({ entry, outfile, external = [], validat
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    sourcemap: true,
+    sourcemap,
     sourcesContent,
     logLevel: 'warning',
     plugins,
@@ -46,6 +50,7 @@ export async function bundleNodeCommand({ entry, outfile, external = [], validat
     // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none.
     banner: { js: `import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);` },
   });
+  return Object.keys(result.metafile.inputs);
 }
 
 /**

@@ -10,7 +10,9 @@
 // the `Prefer` header picks the response: `Prefer: code=404, example=<name>`.
 // Prism's log goes to stdout (its private address replaced by the public one); a short
 // banner with curl examples is printed once the mock is listening. SIGINT/SIGTERM are
-// forwarded to Prism and this script exits with Prism's exit status.
+// forwarded to Prism and this script exits with Prism's exit status. The two end together: a
+// Prism that dies is said in one line ("mock: Prism stopped …") and this script exits with it;
+// this script ending, even by SIGKILL, ends Prism (mock/prism-guard.cjs).
 //
 // Prism listens on a private port of 127.0.0.1; integrators talk to a small HTTP front
 // (mock/front.mjs) on MOCK_HOST:MOCK_PORT. Prism finds the real violations of an invalid
@@ -19,10 +21,14 @@
 // Problem naming what Prism found (mock/refusals.mjs), keeps Prism's `sl-violations` header,
 // and drops `Idempotent-Replayed`, which the examples carry but a stateless mock can never
 // truthfully send. An example answer to a request with an id in its path names that id, not the
-// example's (mock/path-ids.ts). Before Prism sees a JSON body, the front checks its size bounds (D49) with
-// the reference server's own walk (lib/contract/bounds.ts, through mock/bounds.ts, which this
-// script loads with tsx while Prism starts): Prism is only ever sent a body cut to just past
-// its bounds, so 60,000 event names cost milliseconds, not seconds of a blocked mock.
+// example's (mock/path-ids.ts); a malformed path id is the server's 404, and a Prefer naming what
+// an operation lacks a 422 listing what it has (mock/prefer.ts). Before Prism sees a JSON body
+// (any JSON media type), the front checks its size, shape and size bounds (D34, D49) with the
+// reference server's own scan and walk (lib/contract/json-shape.ts and bounds.ts, through
+// mock/bounds.ts, which this script loads with tsx while Prism starts): Prism is never sent a
+// body that could crash it, and only ever a body cut to just past its bounds, so 60,000 event
+// names cost milliseconds, not seconds of a blocked mock. `node scripts/mock/attack.mjs` sends
+// the bodies that killed it and checks that it still answers.
 //
 // `--errors` is on. In mock mode it only acts on violations Prism finds in the
 // *response* it is about to send. For a valid request against a correct contract it
@@ -64,11 +70,21 @@ const prismHost = '127.0.0.1';
 const prismPort = await privatePort();
 const prismUrl = `http://${prismHost}:${prismPort}`;
 const publicUrl = `http://${urlHost(host)}:${port}`;
-const prism = spawn(process.execPath, [prismBin, 'mock', specPath, '--host', prismHost, '--port', String(prismPort), '--errors'], {
+// Prism ends with this script whatever ends it (a SIGKILL included): mock/prism-guard.cjs, loaded
+// into Prism, ends Prism when the IPC channel to this process closes.
+const guard = join(repoRoot, 'scripts', 'mock', 'prism-guard.cjs');
+const prism = spawn(process.execPath, ['--require', guard, prismBin, 'mock', specPath, '--host', prismHost, '--port', String(prismPort), '--errors'], {
   cwd: repoRoot,
-  stdio: ['ignore', 'pipe', 'pipe'],
+  stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   // Prism's output is piped through us; keep its colours when we talk to a terminal.
   env: process.stdout.isTTY && !('FORCE_COLOR' in process.env) ? { ...process.env, FORCE_COLOR: '1' } : process.env,
+});
+
+// The channel only tells Prism when this process is gone; it must not keep this process alive.
+prism.channel?.unref();
+// This process ending any other way (an uncaught error) takes Prism with it too.
+process.on('exit', () => {
+  if (prism.exitCode === null && prism.signalCode === null) prism.kill('SIGTERM');
 });
 
 let front;
@@ -78,15 +94,26 @@ let failed = false;
 
 // TypeScript, loaded (and compiled by tsx) while Prism starts, which takes far longer: the size
 // bounds of request bodies and the ids of answers (the path's).
-const readersLoaded = Promise.all([tsImport('./mock/bounds.ts', import.meta.url), tsImport('./mock/path-ids.ts', import.meta.url)]).then(
-  ([bounds, ids]) => {
-    const readers = { requestBounds: bounds.requestBounds, pathIdRenamer: ids.pathIdRenamer };
+const readersLoaded = Promise.all([
+  tsImport('./mock/bounds.ts', import.meta.url),
+  tsImport('./mock/path-ids.ts', import.meta.url),
+  tsImport('./mock/prefer.ts', import.meta.url),
+]).then(
+  ([bounds, ids, prefer]) => {
+    const readers = {
+      bodyLimitBytes: bounds.bodyLimitBytes,
+      requestBounds: bounds.requestBounds,
+      requestShape: bounds.requestShape,
+      pathIdRenamer: ids.pathIdRenamer,
+      malformedPathIds: ids.malformedPathIds,
+      preferChecker: prefer.preferChecker,
+    };
     // The contract is read (and the walks compiled) while Prism still starts, too.
     current(readers);
     return readers;
   },
   (error) => {
-    console.error(`mock: could not load scripts/mock/bounds.ts and path-ids.ts: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`mock: could not load scripts/mock/bounds.ts, path-ids.ts and prefer.ts: ${error instanceof Error ? error.message : String(error)}`);
     failed = true;
     stop('SIGTERM');
     return undefined;
@@ -105,10 +132,14 @@ createInterface({ input: prism.stdout }).on('line', (line) => {
     const server = createFront({
       upstream: { host: prismHost, port: prismPort },
       rewrite: Object.assign((request, answer) => current(readers).rewrite(request, answer), {
-        refuse: (request, status, detail) => current(readers).rewrite.refuse(request, status, detail),
+        refuse: (request, status, detail, errors) => current(readers).rewrite.refuse(request, status, detail, errors),
       }),
+      limitBytes: readers.bodyLimitBytes,
+      shape: (text) => current(readers).shape(text),
       bodyBounds: (method, target) => current(readers).bounds(method, target),
       pathIds: (method, target) => current(readers).ids(method, target),
+      malformedIds: (method, target) => current(readers).malformed(method, target),
+      prefer: (method, target, prefer) => current(readers).prefer(method, target, prefer),
     });
     server.on('error', (error) => {
       console.error(`mock: cannot listen on ${host}:${port}: ${error.message}`);
@@ -126,27 +157,37 @@ prism.stderr.pipe(process.stderr);
 
 // Prism reloads the spec when it changes; the problem types and titles, the bounds and the ids follow it.
 let loaded;
-function current({ requestBounds, pathIdRenamer }) {
+// The document is looked at (stat) at most this often, not several times a request: Prism itself
+// takes longer than this to reload it.
+const SPEC_CHECK_MS = 250;
+let checkedAt = 0;
+function current(readers) {
+  const now = Date.now();
+  if (loaded && now - checkedAt < SPEC_CHECK_MS) return loaded;
+  checkedAt = now;
   const mtime = safe(() => statSync(specPath).mtimeMs, 0);
   if (loaded?.mtime !== mtime) {
     const doc = loadSpec();
-    let bounds;
-    let ids;
-    try {
-      bounds = requestBounds(doc);
-    } catch (error) {
-      // Prism reports what is wrong with the document; its bodies go to Prism unchecked meanwhile.
-      console.error(`mock: the size bounds of ${specPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
-      bounds = () => undefined;
-    }
-    try {
-      ids = pathIdRenamer(doc);
-    } catch (error) {
-      // Answers name the examples' ids meanwhile.
-      console.error(`mock: the path ids of ${specPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
-      ids = () => undefined;
-    }
-    loaded = { mtime, doc, rewrite: refusalRewriter(doc), bounds, ids };
+    /** One reader of the document; while it cannot be read, `fallback` (Prism reports what is wrong with the document). */
+    const read = (make, what, fallback) => {
+      try {
+        return make(doc);
+      } catch (error) {
+        console.error(`mock: ${what} of ${specPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+        return fallback;
+      }
+    };
+    loaded = {
+      mtime,
+      doc,
+      rewrite: refusalRewriter(doc),
+      // Bodies go to Prism unchecked meanwhile, but for the size limit; answers name the examples' ids.
+      bounds: read(readers.requestBounds, 'the size bounds', () => undefined),
+      shape: read(readers.requestShape, 'the shape bounds', () => undefined),
+      ids: read(readers.pathIdRenamer, 'the path ids', () => undefined),
+      malformed: read(readers.malformedPathIds, 'the path ids', () => []),
+      prefer: read(readers.preferChecker, 'the documented answers', () => undefined),
+    };
   }
   return loaded;
 }
@@ -169,6 +210,8 @@ prism.on('error', (error) => {
 
 prism.on('exit', (code, signal) => {
   if (!listening && !stopping && code !== 0) console.error(`mock: Prism exited before listening (${signal ?? `exit code ${code}`}).`);
+  // Prism died under the mock (not stopped by it): said in one line, and the mock ends with it.
+  if (listening && !stopping) console.error(`mock: Prism stopped (${signal ?? `exit code ${code}`}); the mock stops with it.`);
   // The front failed to listen: Prism was stopped for it, and that is a failure of the mock.
   if (failed || (!listening && stopping && front)) process.exit(1);
   if (code !== null) process.exit(code);
@@ -238,7 +281,12 @@ function banner(doc) {
     '',
     '  `Prefer: code=<status>, example=<name>` picks any documented response. A refused request gets a problem',
     "  whose `errors` name what is wrong (Prism's findings, also in the `sl-violations` header). The mock keeps no state.",
-    `  Prism reloads when ${specPath === defaultSpec ? 'generated/openapi.yaml changes (npm run bundle)' : `${specPath} changes`}. Ctrl+C stops it.`,
+    // Installed (the sandbox package's pix-mock), the bundled contract has no sources to change.
+    specPath !== defaultSpec
+      ? `  Prism reloads when ${specPath} changes. Ctrl+C stops it.`
+      : existsSync(join(repoRoot, 'openapi'))
+        ? '  Prism reloads when generated/openapi.yaml changes (npm run bundle). Ctrl+C stops it.'
+        : '  Ctrl+C stops it.',
     '',
   );
   return `${lines.join('\n')}\n`;

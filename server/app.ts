@@ -11,7 +11,7 @@ import { checkRequestLimits } from './http/request-limits.js';
 import { callerIdentifier, stampRateLimit } from './http/rate-limit.js';
 import { stampRequestId } from './http/request-id.js';
 import { requestLogWriter } from './http/access-log.js';
-import { ProblemError, problemResponse, problemTypes } from './http/problems.js';
+import { echo, ProblemError, problemResponse, problemTypes } from './http/problems.js';
 import { chargeOperations } from './routes/charges.js';
 import { docsRoutes } from './routes/docs.js';
 import { clientOperations } from './routes/clients.js';
@@ -95,9 +95,12 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
     const allowed = knownPaths.filter((p) => p.pattern.test(c.req.path)).map((p) => p.method);
     if (allowed.length > 0) {
       const allow = [...new Set(allowed)].join(', ');
-      return problem(c, new ProblemError('methodNotAllowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.`, { headers: { Allow: allow } }));
+      return problem(
+        c,
+        new ProblemError('methodNotAllowed', `${echo(c.req.method)} is not allowed on ${echo(c.req.path)}; use ${allow}.`, { headers: { Allow: allow } }),
+      );
     }
-    return problem(c, new ProblemError('notFound', `No operation exists at ${c.req.method} ${c.req.path}.`));
+    return problem(c, new ProblemError('notFound', `No operation exists at ${echo(c.req.method)} ${echo(c.req.path)}.`));
   });
 
   app.onError(onError);

@@ -10,14 +10,16 @@ import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import { serverValidatorOptions } from './validation.js';
 import type { Store } from './store/types.js';
 import { writeRequestLinesTo } from './http/access-log.js';
+import { LogDestination } from './log-destination.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   // Lines are written asynchronously and in bursts: held until 4 KiB have gathered (about
   // sixteen request lines) or a quarter of a second has passed, then written with one call
-  // (`flushLog` writes them at once where someone waits for a line, like `listening`). pino
-  // writes what is held when the process exits. A write per line was a large part of a
-  // create's cost: under load every line became a write of its own to the thread pool.
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BURST_BYTES, periodicFlush: LOG_FLUSH_MS });
+  // (`flushLog` writes them at once where someone waits for a line, like `listening`). What is
+  // held is written when the process exits. A write per line was a large part of a
+  // create's cost: under load every line became a write of its own to the thread pool. A
+  // broken pipe gives the destination up instead of being waited on (server/log-destination.ts).
+  const destination = new LogDestination({ fd: 1, minLength: LOG_BURST_BYTES, flushMs: LOG_FLUSH_MS });
   // Nothing secret is ever passed to the logger; the redaction is a second line of defence.
   const logger = pino({ level: config.logLevel, redact: ['apiKey', 'secret', '*.apiKey', '*.secret', 'headers["x-api-key"]'] }, destination);
   writeRequestLinesTo(logger, destination);

@@ -23,3 +23,21 @@ describe('rate-limit configuration (D11)', () => {
     expect(() => loadConfig(env)).toThrow(want);
   });
 });
+
+describe('connection limits (D34, issue 34)', () => {
+  test.each<[string, ConfigEnv, { keepAlive: number; idle: number; perAddress: number }]>([
+    ['the defaults', {}, { keepAlive: 5_000, idle: 60_000, perAddress: 128 }],
+    ['an idle timeout past a longer request timeout by default', { REQUEST_TIMEOUT_MS: '90000' }, { keepAlive: 5_000, idle: 90_000, perAddress: 128 }],
+    ['behind a trusted proxy: no bound per address unless set', { TRUSTED_PROXY_HEADER: 'x-forwarded-for' }, { keepAlive: 5_000, idle: 60_000, perAddress: 0 }],
+    ['set', { KEEP_ALIVE_TIMEOUT_MS: '1000', IDLE_TIMEOUT_MS: '20000', CONNECTIONS_PER_ADDRESS: '8' }, { keepAlive: 1_000, idle: 20_000, perAddress: 8 }],
+  ])('%s', (_name, env, want) => {
+    const config = loadConfig(env);
+    expect({ keepAlive: config.keepAliveTimeoutMs, idle: config.idleTimeoutMs, perAddress: config.connectionsPerAddress }).toEqual(want);
+  });
+
+  test('an idle timeout shorter than the header timeout is one line naming both', () => {
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '10000', IDLE_TIMEOUT_MS: '5000' })).toThrow(
+      /IDLE_TIMEOUT_MS \(5000\) must not be less than HEADERS_TIMEOUT_MS \(10000\)/,
+    );
+  });
+});

@@ -26,7 +26,7 @@ export interface Config {
   idempotencyLeaseSeconds: number;
   /** Largest accepted request body (D24, D34). */
   bodyLimitBytes: number;
-  /** Requests per API key per window (D11); 0 turns every rate limit off, this one and the anonymous one. */
+  /** Requests per company per window, all its API keys together (D11); 0 turns every rate limit off, this one and the anonymous one. */
   rateLimitRequests: number;
   /** Requests per client address per window without a valid API key (D11); 0 turns only this limit off. */
   rateLimitAnonymousRequests: number;
@@ -58,6 +58,15 @@ export interface Config {
   /** How long a client has to send its headers, and its whole request (D34); then 408. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** How long a kept-alive connection waits for its next request before it is closed (Node's `keepAliveTimeout`). */
+  keepAliveTimeoutMs: number;
+  /**
+   * A connection on which nothing is read or written for this long is destroyed (the socket's idle
+   * timeout): a client that stops reading an answer holds its memory no longer than this (issue 34).
+   */
+  idleTimeoutMs: number;
+  /** Connections open at once from one client address (its /64 for IPv6); more are refused with a 429 problem. 0: no bound. */
+  connectionsPerAddress: number;
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +102,9 @@ export const configVariables = [
   'WEBHOOK_ALLOWED_NETWORKS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
+  'IDLE_TIMEOUT_MS',
+  'CONNECTIONS_PER_ADDRESS',
 ] as const;
 
 export type ConfigVariable = (typeof configVariables)[number];
@@ -191,11 +203,19 @@ export function loadConfig(env: ConfigEnv = process.env): Config {
     ...webhookLimits(env),
     webhookAllowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS'),
     ...requestTimeouts(env),
+    // Behind a trusted proxy every connection comes from the proxy: no bound unless one is set.
+    connectionsPerAddress: integer(
+      env,
+      'CONNECTIONS_PER_ADDRESS',
+      read(env, 'TRUSTED_PROXY_HEADER') === undefined ? defaultConnectionsPerAddress : 0,
+      0,
+      1_000_000,
+    ),
   };
 }
 
 /**
- * D11: a quota per API key, and a lower one per client address for requests without a valid key
+ * D11: a quota per company (all its API keys together), and a lower one per client address for requests without a valid key
  * (a quarter of the key's unless set). `RATE_LIMIT_REQUESTS=0` is the one switch that turns both off.
  */
 function rateLimits(env: ConfigEnv): Pick<Config, 'rateLimitRequests' | 'rateLimitAnonymousRequests' | 'rateLimitWindowSeconds' | 'trustedProxyHeader'> {
@@ -243,11 +263,22 @@ function webhookLimits(env: ConfigEnv): Pick<Config, 'webhookTimeoutMs' | 'webho
   return { webhookTimeoutMs, webhookConnectTimeoutMs, webhookConcurrency, webhookCompanyConcurrency };
 }
 
-function requestTimeouts(env: ConfigEnv): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs'> {
+/** Connections open at once from one client address unless CONNECTIONS_PER_ADDRESS says otherwise (issue 34). */
+export const defaultConnectionsPerAddress = 128;
+
+/** D34 and issue 34: the header, request, keep-alive and idle timeouts of every connection. */
+function requestTimeouts(env: ConfigEnv): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'idleTimeoutMs'> {
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
-  return { headersTimeoutMs, requestTimeoutMs };
+  const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
+  // By default past the request timeout, so that a request whose body stalls is answered 408 first.
+  const idleTimeoutMs = integer(env, 'IDLE_TIMEOUT_MS', Math.max(60_000, requestTimeoutMs), 100, 600_000);
+  // A connection idle past its header timeout would be destroyed before it could be answered 408.
+  if (idleTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(`IDLE_TIMEOUT_MS (${idleTimeoutMs}) must not be less than HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+  }
+  return { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, idleTimeoutMs };
 }

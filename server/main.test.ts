@@ -19,6 +19,7 @@ import {
   listening,
   startBuiltServer,
   startBuiltServerOnTerminal,
+  startTsx,
   useChildProcesses,
   WAIT_MS,
   within,
@@ -186,6 +187,90 @@ describe('the first start on an empty database, by mode (stdout a pipe, as a log
     expect(linesOf(running.stdout()).filter((line) => /^\s+sk_[a-z0-9]{24}_/.test(line))).toHaveLength(1);
     expect(running.stdout()).toContain('Empty database: created the development company');
     expect(running.stdout()).not.toContain('No company yet');
+  });
+});
+
+/**
+ * D51 (issue 34): the database knows it is a production one. `npm run keys -- reset` without
+ * NODE_ENV, pointed at a production database, exited 0 and deleted a company's records. On the
+ * PostgreSQL run every DATABASE_PATH here names a PostgreSQL schema (test-support/processes).
+ */
+describe('the deployment mode recorded in the database', () => {
+  async function keysCommand(databasePath: string, args: string[], vars: ChildVars = {}) {
+    const running = startTsx('server/cli/keys.ts', args, { DATABASE_PATH: databasePath, ...vars });
+    const exit = await within(running.exited, `keys ${args.join(' ')} to exit`);
+    return { code: exit.code, stdout: running.stdout(), stderr: running.stderr() };
+  }
+
+  test('a production database: keys reset without NODE_ENV refuses and deletes nothing; a development start refuses; only mode --change changes it', async () => {
+    const databasePath = join(folder(), 'recorded-production', 'payments.db');
+    const port = await freePort();
+    const production = startBuiltServer({ NODE_ENV: 'production', DATABASE_PATH: databasePath, PORT: String(port) });
+    await listening(production);
+    expect((await keysCommand(databasePath, ['mode'])).stdout).toBe('production\n');
+    const { companyId, apiKey } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'Loja em Produção');
+    const created = await call(port, '/product', {
+      method: 'POST',
+      apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Café', description: 'Torrado', price: 39.9, sku: 'CAFE', displayId: 'cafe' }),
+    });
+    expect(created.status).toBe(201);
+    const product = (await created.json()) as { id: string };
+    production.child.kill('SIGTERM');
+    await within(production.exited, 'the production server to stop');
+
+    // The reset the issue made: no NODE_ENV, the servers stopped. Refused, exit 1, nothing deleted.
+    const reset = await keysCommand(databasePath, ['reset', '--company', companyId]);
+    expect(reset.code).toBe(1);
+    expect(reset.stderr).toMatch(
+      /^This database is recorded as a production deployment's, .* Nothing was deleted\. .*npm run keys -- mode development --change\n$/,
+    );
+
+    // A development start on it refuses, saying how to start it and how to change the mode on purpose.
+    const development = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(await freePort()) });
+    expect((await within(development.exited, 'the development server to exit')).code).toBe(2);
+    expect(development.stderr()).toBe(
+      "Could not start: this database is recorded as a production deployment's, and this server would run in development (NODE_ENV is not production). " +
+        "Start it with NODE_ENV=production. To change the database's recorded mode on purpose, stop every server on it and run: npm run keys -- mode development --change\n",
+    );
+    expect(development.stdout()).not.toMatch(/sk_[a-z0-9]{24}_/);
+
+    // Recording another mode without --change is refused; nothing changes.
+    const noChange = await keysCommand(databasePath, ['mode', 'development']);
+    expect(noChange.code).toBe(1);
+    expect((await keysCommand(databasePath, ['mode'])).stdout).toBe('production\n');
+
+    // The product is still there, served by production again.
+    const again = startBuiltServer({ NODE_ENV: 'production', DATABASE_PATH: databasePath, PORT: String(port) });
+    await listening(again);
+    expect((await call(port, `/product/${product.id}`, { apiKey })).status).toBe(200);
+    again.child.kill('SIGTERM');
+    await within(again.exited, 'the production server to stop');
+
+    // Changed on purpose: a development server starts, and the reset works.
+    const changed = await keysCommand(databasePath, ['mode', 'development', '--change']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toMatch(/^Changed: this database is now a development deployment's \(it was production's\)/);
+    const resetNow = await keysCommand(databasePath, ['reset', '--company', companyId]);
+    expect(resetNow.code, resetNow.stderr).toBe(0);
+    expect(resetNow.stdout).toContain('deleted 0 charges, 0 clients, 1 products');
+  });
+
+  test('a database no server has recorded: keys reset refuses; keys mode development records it, then it resets', async () => {
+    const databasePath = join(folder(), 'unrecorded', 'payments.db');
+    const { companyId } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'Loja Nova');
+    expect((await keysCommand(databasePath, ['mode'])).stdout).toMatch(/^No deployment mode is recorded in this database yet/);
+    const refused = await keysCommand(databasePath, ['reset', '--company', companyId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^This database has no deployment mode recorded yet .* Nothing was deleted\. .*npm run keys -- mode development\n$/);
+    const recorded = await keysCommand(databasePath, ['mode', 'development']);
+    expect(recorded.stdout).toBe("Recorded: this database is a development deployment's.\n");
+    expect((await keysCommand(databasePath, ['reset', '--company', companyId])).code).toBe(0);
+    // A production start on the development database refuses.
+    const production = startBuiltServer({ NODE_ENV: 'production', DATABASE_PATH: databasePath, PORT: String(await freePort()) });
+    expect((await within(production.exited, 'the production server to exit')).code).toBe(2);
+    expect(production.stderr()).toMatch(/^Could not start: this database is recorded as a development deployment's, and this server would run in production/);
   });
 });
 

@@ -1,8 +1,12 @@
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import { Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { NODE_MAX_HEADER_BYTES, NODE_MAX_HEADERS_COUNT, rawProblemResponse } from './http/request-limits.js';
+import { ConnectionsPerAddress, refuseClientError } from './http/connections.js';
+import { anonymousSpender } from './http/rate-limit.js';
+import type { RateLimitFields } from './deps.js';
+import { NODE_MAX_HEADER_BYTES, NODE_MAX_HEADERS_COUNT } from './http/request-limits.js';
 import { createCompanyWithKey, createDeps, describeStore, openStore } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
@@ -15,11 +19,19 @@ import {
   localOrigin,
   noCompanyLine,
   secondWriterLine,
+  settleDeploymentMode,
   startUpLines,
   type StartState,
 } from './start-up.js';
 import { takeWriterLock } from './store/sqlite/writer-lock.js';
-import { flushLog } from './http/access-log.js';
+import { drainLog, dropLog, flushLog } from './http/access-log.js';
+
+/** How long a stop may take (requests under way, the worker, the store) before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+/** How long the last log lines may wait for a reader that reads nothing. */
+const LOG_DRAIN_MS = 1_000;
+/** A second signal's exit code, as a shell reports a process that signal ended (128 + its number). */
+const SIGNAL_EXIT_CODES: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 
 type FetchCallback = ReturnType<typeof createApp>['fetch'];
 
@@ -41,14 +53,20 @@ async function main(): Promise<void> {
   let handle: FetchCallback | undefined;
   let ready: (fetch: FetchCallback) => void = () => {};
   const appReady = new Promise<FetchCallback>((resolve) => (ready = resolve));
+  // Issue 34: one client address holds at most this many connections; a request on one past it
+  // is answered 429 here, before the app, and the connection is closed.
+  const connections = new ConnectionsPerAddress(config.connectionsPerAddress);
   const server = createAdaptorServer({
-    fetch: (request, env) => (handle ? handle(request, env) : appReady.then((fetch) => fetch(request, env))),
+    fetch: (request, env) =>
+      connections.refusal(env?.incoming?.socket, new URL(request.url).pathname) ??
+      (handle ? handle(request, env) : appReady.then((fetch) => fetch(request, env))),
     hostname: config.host,
     // D34: slow or endless requests are closed (408) instead of holding a connection; header
     // sections between our 16 KiB limit and Node's are answered with a 431 problem.
     serverOptions: {
       headersTimeout: config.headersTimeoutMs,
       requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
       // Node checks the timeouts this often (30 s by default): often enough to honour them.
       connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
       maxHeaderSize: NODE_MAX_HEADER_BYTES,
@@ -57,13 +75,14 @@ async function main(): Promise<void> {
   // D34: Node keeps every header field (not an option of createServer), so that requestLimits
   // sees a request with too many and answers it with a 431 problem naming the count.
   if (server instanceof HttpServer) server.maxHeadersCount = NODE_MAX_HEADERS_COUNT;
+  // Issue 34: a connection on which nothing moves for IDLE_TIMEOUT_MS (a client that stopped
+  // reading its answer) is destroyed, and what its answer held with it.
+  server.setTimeout(config.idleTimeoutMs);
+  server.prependListener('connection', (socket: Socket) => connections.accept(socket));
   // What Node refuses before Hono sees it (headers past its limit, timeouts, unparsable requests)
-  // still gets a Problem, then the connection is closed.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) return void socket.destroy();
-    const kind = error.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
-    socket.end(rawProblemResponse(kind));
-  });
+  // still gets a Problem, spends the address's quota, and the connection is destroyed (issue 34).
+  let spendAnonymous: ((address: string) => Promise<RateLimitFields | undefined>) | undefined;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => void refuseClientError(error, socket, spendAnonymous));
   let port: number;
   try {
     ({ port } = await listen(server, config.port, config.host));
@@ -85,6 +104,14 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const deps = createDeps(config, { store: await openStore(config) });
+  // D51: the database records the mode of the first server on it; another mode does not start.
+  const modeProblem = await settleDeploymentMode(deps.store, config.mode, deps.now());
+  if (modeProblem !== undefined) {
+    console.error(modeProblem);
+    await deps.store.close();
+    server.close();
+    process.exit(2);
+  }
   // An empty database: a development start makes the development company and prints its key
   // once, for whoever started it; a production start never invents a company (D04): it says how
   // to make one with the keys command, and answers 401 until a key exists.
@@ -103,6 +130,7 @@ async function main(): Promise<void> {
       deps.logger.warn({ keysCommand: keysCommand(config) }, noCompanyLine(config));
     }
   }
+  spendAnonymous = anonymousSpender(deps);
   const catalog = new OperationCatalog(deps.validator);
   handle = createApp(deps, catalog).fetch;
   ready(handle);
@@ -120,8 +148,26 @@ async function main(): Promise<void> {
   // count says whether that held.
   void catalog.warmUp().then(() => deps.logger.debug({ compiledAtRunTime: deps.validator.compiledAtRunTime }, 'request validators ready'));
 
-  const stop = (signal: string) => {
+  // Stopping always stops (issue 39): the server stops taking connections, the worker and the
+  // store close, and the process exits; past SHUTDOWN_GRACE_MS it exits anyway, and a second
+  // signal exits at once. The log never holds the exit up: a reader that is gone (the `| tee` of
+  // `npm start 2>&1 | tee` on Ctrl-C) gives the destination up, and one that reads nothing is
+  // waited on for a bounded time only.
+  let stopping = false;
+  const stop = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
+    if (stopping) {
+      dropLog(deps.logger);
+      process.exit(SIGNAL_EXIT_CODES[signal]);
+    }
+    stopping = true;
     deps.logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      deps.logger.warn({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took longer than its grace period; exiting now');
+      void drainLog(deps.logger, LOG_DRAIN_MS).then(() => {
+        dropLog(deps.logger);
+        process.exit(1);
+      });
+    }, SHUTDOWN_GRACE_MS).unref();
     // The worker stops at once (deliveries in flight are aborted, and sent again after a restart)
     // and lets go of the store before it is closed.
     const workerStopped = worker.stop();
@@ -130,12 +176,18 @@ async function main(): Promise<void> {
         .then(() => deps.store.close())
         .then(() => {
           writerLock?.release();
+          return drainLog(deps.logger, LOG_DRAIN_MS);
+        })
+        .then(() => {
+          dropLog(deps.logger);
           process.exit(0);
         });
     });
+    // Idle keep-alive connections are not waited on; requests under way are, within the grace period.
+    if (server instanceof HttpServer) server.closeIdleConnections();
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((error: unknown) => {

@@ -2,7 +2,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { freePort } from '../lib/net/free-port.js';
-import { keysCommand, listen, listenProblem, localOrigin, startUpLines, type StartState } from './start-up.js';
+import { keysCommand, keysCommandName, listen, listenProblem, localOrigin, startUpLines, type StartState } from './start-up.js';
 
 const at = { port: 3000, host: '127.0.0.1' };
 
@@ -83,6 +83,14 @@ describe('keysCommand', () => {
     ],
   ])('%s', (_what, config, want) => {
     expect(keysCommand(config)).toBe(want);
+  });
+});
+
+describe('keysCommandName', () => {
+  test('npm run keys in a clone; the command the sandbox package names where it runs the server', () => {
+    expect(keysCommandName({})).toBe('npm run keys --');
+    expect(keysCommandName({ PIX_KEYS_COMMAND: '  ' })).toBe('npm run keys --');
+    expect(keysCommandName({ PIX_KEYS_COMMAND: 'npx pix-keys' })).toBe('npx pix-keys');
   });
 });
 

@@ -1,6 +1,9 @@
 import type { Server } from 'node:net';
 import { defaultDatabasePath, type Config } from './config.js';
-import { writerLockPath } from './store/sqlite/writer-lock.js';
+import type { DeploymentMode } from './deployment-mode.js';
+import { modeChangeHint } from './domain/sandbox.js';
+import { hardLinkRefusal, writerLockPath } from './store/sqlite/writer-lock.js';
+import type { Store } from './store/types.js';
 
 /**
  * Holds the port: resolves once the server listens, rejects with the listen error (instead of
@@ -40,9 +43,12 @@ export function listenProblem(error: unknown, { port, host }: Pick<Config, 'port
 
 /**
  * The one line of a server that finds another server on its SQLite file (it holds the file's
- * writer lock): what is wrong and the three ways out.
+ * writer lock, whatever path or symbolic link led to the file), or finds the file with a second
+ * name (a hard link): what is wrong and the ways out.
  */
 export function secondWriterLine(databasePath: string): string {
+  const hardLinked = hardLinkRefusal(databasePath);
+  if (hardLinked !== undefined) return `Could not start: ${hardLinked}`;
   return (
     `Could not start: another server is already running on the SQLite file ${databasePath} (it holds ${writerLockPath(databasePath)}). ` +
     'Two servers on one file would each answer from what they keep in memory and drift apart: stop the other one, ' +
@@ -64,12 +70,16 @@ function shellWord(value: string): string {
   return /^[\w./:@%+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+import { keysCommandName } from './keys-command.js';
+
+export { keysCommandName };
+
 /**
  * How to make a key for the database the server uses: `npm run keys` reads the same variables,
  * so a database other than the default is named (a DATABASE_URL only by name: it may hold a password).
  */
 export function keysCommand(config: Pick<Config, 'databasePath' | 'databaseUrl'>, args = 'create --company "Name"'): string {
-  const command = `npm run keys -- ${args}`;
+  const command = `${keysCommandName()} ${args}`;
   if (config.databaseUrl !== undefined) return `${command}  (with the same DATABASE_URL)`;
   return config.databasePath === defaultDatabasePath ? command : `DATABASE_PATH=${shellWord(config.databasePath)} ${command}`;
 }
@@ -102,4 +112,21 @@ export function startUpLines(config: Pick<Config, 'publicUrl' | 'databasePath' |
     );
   if (state === 'no company') lines.push(noCompanyLine(config));
   return `${lines.join('\n')}\n\n`;
+}
+
+/**
+ * D51: a database knows which deployment it serves. The first server to start on it records its
+ * mode there; a later one whose NODE_ENV says otherwise does not start (the line it prints, or
+ * undefined when the modes agree), so no production database is served, or reset, as a
+ * development one by mistake; only `npm run keys -- mode … --change` changes it.
+ */
+export async function settleDeploymentMode(store: Pick<Store, 'recordDeploymentMode'>, mode: DeploymentMode, now: Date): Promise<string | undefined> {
+  const recorded = await store.recordDeploymentMode(mode, now);
+  if (recorded === mode) return undefined;
+  const wanted = recorded === 'production' ? 'NODE_ENV=production' : 'NODE_ENV unset (or development)';
+  const running = mode === 'production' ? 'NODE_ENV=production' : 'NODE_ENV is not production';
+  return (
+    `Could not start: this database is recorded as a ${recorded} deployment's, and this server would run in ${mode} (${running}). ` +
+    `Start it with ${wanted}. ${modeChangeHint(mode)}`
+  );
 }

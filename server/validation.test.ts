@@ -4,6 +4,8 @@
  * answers exactly as the one compiled at run time (valid or not, with the same errors and the same
  * defaults filled in), and together they are every validator the server asks for: a whole
  * conformance run against a server that has them compiles none at run time.
+ *
+ * @operation-wide: it enumerates the contract's operations and paged lists, so `npm run test:operation` runs it whole.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +13,16 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runInProcess } from '../conformance/test-support/in-process.js';
 import { ContractValidator, toFieldErrors, type Validate } from '../lib/contract/ajv.js';
-import { deref, isJsonObject, listOperations, loadBundledContract, requestBodySchemaPointer, type JsonObject } from '../lib/contract/bundled.js';
+import {
+  deref,
+  isJsonObject,
+  listOperations,
+  loadBundledContract,
+  requestBodySchemaPointer,
+  resolvePointer,
+  type JsonObject,
+} from '../lib/contract/bundled.js';
+import { listPagedLists } from '../lib/contract/lists.js';
 import type { PrecompiledValidators } from '../lib/contract/precompiled.js';
 import { bundleNodeCommand } from '../scripts/bundle-node.mjs';
 import { OperationCatalog } from './http/operations.js';
@@ -113,14 +124,28 @@ const brokenBodies: Array<[operationId: string, how: string, breakIt: (body: Jso
   ['updateWebhook', 'an empty body', (b) => delete b.status],
 ];
 
+/** Every paged list of the contract (D48), each walked below: a new one needs no row here. */
+const pagedLists = listPagedLists(contract);
+
+/** The examples the contract gives of a schema (OpenAPI 3.1's `examples`, or `example`). */
+function idExamples(pointer: string): unknown[] {
+  const schema = resolvePointer(contract, pointer);
+  if (!isJsonObject(schema)) return [];
+  return Array.isArray(schema.examples) ? schema.examples : 'example' in schema ? [schema.example] : [];
+}
+
 /** Parameter values, valid and not, each as the catalog hands it to the validator (a query number already read as one). */
 const parameterValues: Array<[operationId: string, name: string, value: unknown]> = [
-  ['listClients', 'limit', 100],
-  ['listClients', 'limit', 0],
-  ['listClients', 'limit', 1001],
-  ['listClients', 'limit', 'ten'],
-  ['listClients', 'after', 'MjAyNi0xMS0yMVQxNDozNToxMi4zNDVa'],
-  ['listClients', 'after', 'not/base64url'],
+  ...pagedLists.flatMap(
+    ({ operation: { operationId }, largestPage }): Array<[string, string, unknown]> => [
+      [operationId, 'limit', 100],
+      [operationId, 'limit', 0],
+      [operationId, 'limit', largestPage + 1],
+      [operationId, 'limit', 'ten'],
+      [operationId, 'after', 'MjAyNi0xMS0yMVQxNDozNToxMi4zNDVa'],
+      [operationId, 'after', 'not/base64url'],
+    ],
+  ),
   ['getCharge', 'id', 'chrg_qf1ntfya8fmpj4swmjr4645w'],
   ['getCharge', 'id', 'chrg_'],
   ['getClient', 'id', `clnt_${'a'.repeat(40)}`],
@@ -151,12 +176,17 @@ describe('the validators made at build time', () => {
     compare(parameterPointer(operationId, name), value);
   });
 
-  test.each([
+  test.each<[string, unknown]>([
     [namedSchemas.cents, 12_990],
     [namedSchemas.cents, 499],
     [namedSchemas.cents, 12.5],
-    [namedSchemas.clientId, 'clnt_qf1ntfya8fmpj4swmjr4645w'],
-    [namedSchemas.clientId, 'prod_qf1ntfya8fmpj4swmjr4645w'],
+    // The id a page cursor names, of each paged list's records: the contract's examples, and one of no record.
+    ...pagedLists.flatMap(
+      ({ idSchema }): Array<[string, unknown]> => [
+        ...idExamples(idSchema!).map((id): [string, unknown] => [idSchema!, id]),
+        [idSchema!, 'nope_qf1ntfya8fmpj4swmjr4645w'],
+      ],
+    ),
   ])('%s: %j answers as at run time', (pointer, value) => {
     compare(pointer, value);
   });
@@ -178,14 +208,18 @@ test('a whole conformance run against a server with them compiles no validator a
   try {
     const report = await runInProcess(server, { runId: 'precompiled', webhookReceiver: undefined });
     expect(report.results.filter((r) => r.outcome === 'fail')).toEqual([]);
-    // The run follows no page cursor: a walk through the client list's pages does.
-    const first = await server.request('/client?limit=1');
-    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
-    expect(next, 'the run left more than one client').toBeDefined();
-    const nextPage = new URL(next!, 'http://localhost');
-    expect((await server.request(`${nextPage.pathname}${nextPage.search}`)).status).toBe(200);
+    // The run follows no page cursor: a walk through each paged list's pages does.
+    expect(pagedLists.length).toBeGreaterThan(0);
+    for (const { operation } of pagedLists) {
+      const first = await server.request(`${operation.path}?limit=1`);
+      expect(first.status, `GET ${operation.path}?limit=1`).toBe(200);
+      const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+      expect(next, `the run left fewer than two records of ${operation.operationId} to page through`).toBeDefined();
+      const nextPage = new URL(next!, 'http://localhost');
+      expect((await server.request(`${nextPage.pathname}${nextPage.search}`)).status).toBe(200);
+    }
     // The run reached the schemas the server's code names, not only the operations' own.
-    expect([...validator.asked]).toEqual(expect.arrayContaining(Object.values(namedSchemas)));
+    expect([...validator.asked]).toEqual(expect.arrayContaining([...Object.values(namedSchemas), ...pagedLists.map((list) => list.idSchema)]));
     expect(validator.compiledAtRunTime).toBe(0);
   } finally {
     await server.close();

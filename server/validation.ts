@@ -1,5 +1,6 @@
 import { ContractValidator } from '../lib/contract/ajv.js';
 import type { JsonObject } from '../lib/contract/bundled.js';
+import { listPagedLists } from '../lib/contract/lists.js';
 import { OperationCatalog } from './http/operations.js';
 
 /** How the server validates against the contract: requests get the contract's `default`s filled in. */
@@ -13,17 +14,17 @@ export const serverValidatorOptions = { useDefaults: true } as const;
 export const namedSchemas = {
   /** A charge's computed total (server/domain/charges.ts). */
   cents: '/components/schemas/Cents',
-  /** The client id in a page cursor (server/domain/client-pages.ts). */
-  clientId: '/components/schemas/ClientId',
 } as const;
 
 /**
  * Every schema the server validates: each operation's parameters and request body, as the
- * operation catalog reads them from the contract, and the named ones. The compiled server's build
+ * operation catalog reads them from the contract, the id of each paged list's records (its page
+ * cursor names one, server/domain/pages.ts), and the named ones. The compiled server's build
  * makes their validators ahead of time (scripts/server-validators.ts); one missing here is
  * compiled at run time, and counted (`ContractValidator.compiledAtRunTime`).
  */
 export function validatedSchemaPointers(contract: JsonObject): string[] {
   const catalog = new OperationCatalog(new ContractValidator(contract, serverValidatorOptions));
-  return [...new Set([...catalog.schemaPointers(), ...Object.values(namedSchemas)])];
+  const cursorIds = listPagedLists(contract).flatMap((list) => (list.idSchema ? [list.idSchema] : []));
+  return [...new Set([...catalog.schemaPointers(), ...cursorIds, ...Object.values(namedSchemas)])];
 }

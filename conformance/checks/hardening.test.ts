@@ -43,6 +43,12 @@ const faults: Record<string, Fault> = {
     if (request.method !== 'GET' && (await request.clone().text()).length > 100_000) await new Promise((resolve) => setTimeout(resolve, PROMPT_MS + 300));
     return next(request);
   },
+  // Refuses oversized arrays at once, but parses a deeply nested body before any bound (the JSON.parse cost).
+  slowOnDeep: async (request, next) => {
+    if (request.method !== 'GET' && (await request.clone().text()).includes('['.repeat(1_000)))
+      await new Promise((resolve) => setTimeout(resolve, PROMPT_MS + 300));
+    return next(request);
+  },
   // Stores whatever it is sent: an oversized registration is created (and must then be deleted).
   acceptsOversized: async (request, next) =>
     request.method === 'POST' && (await request.clone().text()).length > 100_000 ? next(withEvents(request)) : next(request),
@@ -113,13 +119,17 @@ describe('bounded_input', () => {
       { fault: 'slowRefusal', profile: 'seed', only: ['createWebhook'], want: { createWebhook: 'info' } },
     ],
     ['an oversized array accepted fails', { fault: 'acceptsOversized', profile: 'reference', only: ['createWebhook'], want: { createWebhook: 'fail' } }],
+    [
+      'a megabyte of nesting refused only after seconds fails',
+      { fault: 'slowOnDeep', profile: 'reference', only: ['createWebhook'], want: { createWebhook: 'fail' } },
+    ],
   ];
   test.each(cases)('%s', async (_name, { fault, profile, only, want }) => {
     const ctx = await run('development', faults[fault]!, profile, { only });
     expect(outcomes(ctx, 'bounded_input')).toEqual(want);
     // What was sent is named in the report, not copied into it.
     for (const exchange of ctx.exchanges.filter((e) => (e.request.body ?? '').startsWith('(')))
-      expect(exchange.request.body).toMatch(/bytes: the valid body with \d+ items in \w+\)$/);
+      expect(exchange.request.body).toMatch(/bytes: the valid body with (\d+ items|500,000 nested arrays) in \w+\)$/);
   });
 
   test('a registration the oversized body created is deleted before the run goes on', async () => {

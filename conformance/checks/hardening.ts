@@ -8,8 +8,9 @@
  * - `bounded_input`: for every array of a request body that the contract bounds (`maxItems`),
  *   the operation's first valid body with that array grown to about 512 KiB of items (distinct
  *   strings where the items are strings: what made `uniqueItems` cost the server seconds) is
- *   refused with a 4xx, and within `PROMPT_MS`. A record it created anyway is deleted when the
- *   contract links a delete to its create.
+ *   refused with a 4xx, and within `PROMPT_MS`; so is the valid body with its first such array
+ *   replaced by 500,000 nested arrays (1 MB, what `JSON.parse` spends hundreds of milliseconds
+ *   on). A record it created anyway is deleted when the contract links a delete to its create.
  * - `webhook_url_policy` (only with `--production`): registrations at internal addresses
  *   (loopback, private, link-local, the cloud metadata address, `localhost.`, an IPv4-mapped
  *   loopback) are refused with a 4xx. Only registrations are sent: one that is accepted is
@@ -138,6 +139,48 @@ async function boundedInput(ctx: RunContext): Promise<void> {
         );
       }
     }
+    await deepBody(ctx, op, existing.params, base as Record<string, unknown>, arrays[0]!);
+  }
+}
+
+/** Levels of `[` in the deep case: 1 MB of nesting, which `JSON.parse` took 200–600 ms over before a depth bound (D49). */
+const DEEP_LEVELS = 500_000;
+
+/**
+ * The depth case of `bounded_input`: the operation's valid body with its first bounded array
+ * replaced by 500,000 nested arrays (1 MB) is refused with a 4xx within `PROMPT_MS`; a
+ * deployment that parses it before any bound takes longer, and several at once stall everyone.
+ */
+async function deepBody(
+  ctx: RunContext,
+  op: ContractOperation,
+  pathParams: Record<string, string>,
+  base: Record<string, unknown>,
+  array: BoundedArray,
+): Promise<void> {
+  const check = 'bounded_input' as const;
+  const marker = '"DEEP-NESTING-GOES-HERE"';
+  const text = JSON.stringify({ ...base, [array.property]: 'DEEP-NESTING-GOES-HERE' }).replace(marker, `${'['.repeat(DEEP_LEVELS)}${']'.repeat(DEEP_LEVELS)}`);
+  const exchange = await ctx.request(op, { pathParams, body: text, headers: { 'Content-Type': 'application/json' } });
+  exchange.request.body = `(${text.length} bytes: the valid body with ${DEEP_LEVELS.toLocaleString('en')} nested arrays in ${array.property})`;
+  const what = `${op.method.toUpperCase()} ${op.path} with ${DEEP_LEVELS.toLocaleString('en')} nested arrays in ${array.property}`;
+  if (exchange.response && targetLacks(ctx, op)) return;
+  if (isSuccess(exchange)) {
+    ctx.judge(op.operationId, check, false, `${what} was accepted (${exchange.response!.status})`, { decision: 'D49', exchange });
+    await ctx.deleteNow(op, exchange);
+  } else if (!isClientError(exchange)) {
+    ctx.judge(op.operationId, check, false, `${what} ${answered(exchange)}; it must be refused with a 4xx`, { decision: 'D49', exchange });
+  } else {
+    const ms = Math.round(exchange.ms);
+    ctx.judge(
+      op.operationId,
+      check,
+      exchange.ms <= PROMPT_MS,
+      exchange.ms <= PROMPT_MS
+        ? `${what}: ${exchange.response!.status} in ${ms} ms`
+        : `${what} was refused only after ${ms} ms (at most ${PROMPT_MS} ms: a depth bound checked on the raw text costs a millisecond)`,
+      { decision: 'D49', exchange },
+    );
   }
 }
 

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { expect, test, vi } from 'vitest';
-import { createPixClient } from '../../client/index.js';
+import { createPixClient } from 'pix-payments-toolkit/client';
 import { freePort, listening, printedKey, startBuiltServer, startNode, useChildProcesses, within, type Running } from '../../server/test-support/processes.js';
 import { waitFor } from '../../server/test-support/webhook-receiver.js';
 import { startShop, type Order } from './shop.js';
@@ -103,7 +103,9 @@ async function shopListening(shop: Running): Promise<void> {
   });
 }
 
-test('started, killed, started again and stopped with Ctrl-C, the shop has one registration while it runs and none after', { timeout: 90_000 }, async () => {
+test('started, killed, started again (and says when an order is paid) and stopped with Ctrl-C, the shop has one registration while it runs and none after', {
+  timeout: 90_000,
+}, async () => {
   const port = await freePort();
   const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'shop-process', 'payments.db'), PORT: String(port) });
   await listening(server);
@@ -125,6 +127,11 @@ test('started, killed, started again and stopped with Ctrl-C, the shop has one r
   const second = startShopProcess(vars);
   await shopListening(second);
   expect(await registrations()).toEqual([hookUrl]);
+  // An order paid: the shop says so on its output.
+  const placed = await fetch(`http://127.0.0.1:${vars.SHOP_PORT}/orders`, { method: 'POST', body: JSON.stringify({ quantity: 1 }) });
+  const order = (await placed.json()) as Order;
+  await pix.base.POST('/charge/{id}/simulate-payment', { params: { path: { id: order.chargeId } }, body: { until: 'PAID' } });
+  await waitFor('the shop to say the order is paid', async () => second.stdout().includes(`shop: order ${order.id} is paid (charge ${order.chargeId}, `));
   second.child.kill('SIGINT');
   expect(await within(second.exited, 'the shop to stop on Ctrl-C')).toEqual({ code: 0, signal: null });
   expect(await registrations()).toEqual([]);

@@ -6,11 +6,12 @@
  * registration lives as long as it does: made at start (replacing one an earlier start left to
  * the same URL), deleted by `close`.
  *
- * In your own project the import is `from 'pix-payments-toolkit/client'`.
+ * It imports the client by the package's name, as your project does (in this repository,
+ * tsconfig.json's `paths` and vitest.config.ts name the client's source).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createPixClient, verifyWebhook, WebhookVerificationFailed, type Problem, type WebhookEvent } from '../../client/index.js';
+import { createPixClient, verifyWebhook, WebhookVerificationFailed, type Problem, type WebhookEvent } from 'pix-payments-toolkit/client';
 
 export interface ShopOptions {
   baseUrl: string;
@@ -166,7 +167,10 @@ export async function startShop(options: ShopOptions): Promise<RunningShop> {
       if (!seen.has(deliveryId)) {
         seen.add(deliveryId);
         const order = event.data.externalId === undefined ? undefined : orders.get(event.data.externalId);
-        if (event.type === 'charge.paid' && order?.chargeId === event.data.id) order.status = 'PAID';
+        if (event.type === 'charge.paid' && order?.chargeId === event.data.id && order.status !== 'PAID') {
+          order.status = 'PAID';
+          console.log(`shop: order ${order.id} is paid (charge ${order.chargeId}, ${event.data.total} cents)`);
+        }
       }
       res.writeHead(204).end();
       return;

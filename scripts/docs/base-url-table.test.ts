@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations (the README table), so `npm run test:operation` runs it whole.
+ */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';

@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations (the docs samples), so `npm run test:operation` runs it whole.
+ */
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
 import { captureOf, curlSample, idVariables, shellName, successStatus, typescriptSample } from './code-samples.js';
@@ -29,12 +32,13 @@ describe('curlSample', () => {
             "IDEMPOTENCY_KEY=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')",
             '-H "Idempotency-Key: $IDEMPOTENCY_KEY"',
             'the same key and body (a retry), it answers',
-            'CHARGE_ID=$(curl -sS -D /dev/stderr "$PIX_BASE_URL/charge/payment-link" \\',
-            "--data @- <<JSON | tee /dev/stderr | jq -r '.data.id'",
+            'RESPONSE=$(curl -sS -i "$PIX_BASE_URL/charge/payment-link" \\',
+            '--data @- <<JSON',
+            "CHARGE_ID=$(printf '%s\\n' \"$RESPONSE\" | tr -d '\\r' | sed '1,/^$/d' | jq -r '.data.id')",
             '"productId": "$PRODUCT_ID"',
-            'echo; echo "CHARGE_ID=$CHARGE_ID"',
+            'echo "CHARGE_ID=$CHARGE_ID"',
           ],
-          hasNot: ['-X', 'prod_', '8e03978e'],
+          hasNot: ['-X', 'prod_', '8e03978e', '/dev/stderr'],
         },
       },
     ],
@@ -77,7 +81,10 @@ describe('curlSample', () => {
         given: 'createClient',
         want: {
           first: '# CLIENT_ID: the id of the new client (.id of the answer), for the samples after this one.',
-          has: ['CLIENT_ID=$(curl -sS -D /dev/stderr "$PIX_BASE_URL_ALT/client" \\'],
+          has: [
+            'RESPONSE=$(curl -sS -i "$PIX_BASE_URL_ALT/client" \\',
+            "CLIENT_ID=$(printf '%s\\n' \"$RESPONSE\" | tr -d '\\r' | sed '1,/^$/d' | jq -r '.id')",
+          ],
           hasNot: ['comes from'],
         },
       },

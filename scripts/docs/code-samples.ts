@@ -238,15 +238,19 @@ export function curlSample(doc: JsonObject, op: ContractOperation): string {
     // so the next sample's output starts on a line of its own.
     return [...comments.map((line) => `# ${line}`), ...before, `curl -i -w '\\n' ${options.join(' \\\n  ')}${heredoc}${data}`].join('\n');
   }
-  // The answer (headers and body) is shown on stderr, and the new record's id kept for the samples after this one.
+  // The answer (status line, headers and body) is printed, and the new record's id kept for the
+  // samples after this one. All on stdout, through variables: no /dev/stderr, which cannot be
+  // opened when stderr is a socket (a Node program running the samples), issue 39.
   comments.push(`${capture.variable}: the id of the new ${capture.what} (${jqPath(capture.pointer)} of the answer), for the samples after this one.`);
   return [
     ...comments.map((line) => `# ${line}`),
     ...before,
-    `${capture.variable}=$(curl -sS -D /dev/stderr ${options.join(' \\\n  ')}${heredoc} | tee /dev/stderr | jq -r '${jqPath(capture.pointer)}'${data}`,
+    `RESPONSE=$(curl -sS -i ${options.join(' \\\n  ')}${heredoc}${data}`,
     ')',
-    // The answer's body ends without a newline: the id goes on a line of its own.
-    `echo; echo "${capture.variable}=$${capture.variable}"`,
+    `printf '%s\\n' "$RESPONSE"`,
+    // The body is what follows the first empty line (curl -i ends header lines with CR LF).
+    `${capture.variable}=$(printf '%s\\n' "$RESPONSE" | tr -d '\\r' | sed '1,/^$/d' | jq -r '${jqPath(capture.pointer)}')`,
+    `echo "${capture.variable}=$${capture.variable}"`,
   ].join('\n');
 }
 

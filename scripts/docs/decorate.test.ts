@@ -62,9 +62,14 @@ describe('decorateForDocs', () => {
     (_id, op) => {
       const operation = (decorated.paths as Record<string, JsonObject>)[op.path]![op.method] as JsonObject;
       const description = String(operation.description);
-      expect(description.startsWith(`> **Base URL:** \`{${op.server}}\``)).toBe(true);
-      for (const id of operationDecisions(contract, op.operation)) expect(description).toContain(`[${id}](${decisionLink(id)})`);
-      expect(description).toContain(linkDecisionMentions(String(op.operation.description)));
+      // The operation's own description first, then one line: its base URL, the decisions it rests on.
+      expect(description.startsWith(linkDecisionMentions(String(op.operation.description)).trimEnd())).toBe(true);
+      const footnote = description.split('\n').at(-1)!;
+      expect(footnote.startsWith(`**Base URL:** \`{${op.server}}\``)).toBe(true);
+      const decisions = operationDecisions(contract, op.operation);
+      if (decisions.length > 0) expect(footnote).toContain('Decided by this contract where the [source document](decisions.html) is silent: ');
+      for (const id of decisions) expect(footnote).toContain(`[${id}](${decisionLink(id)} "`);
+      expect(description).not.toContain('Not documented by the source');
       expect((operation['x-codeSamples'] as Array<{ label: string }>).map((sample) => sample.label)).toEqual(['curl', 'TypeScript']);
     },
   );

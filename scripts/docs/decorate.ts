@@ -1,5 +1,6 @@
-import { deref, type JsonObject, listOperations, serverVariableDefault } from '../../lib/contract/bundled.js';
+import { deref, httpMethods, type JsonObject, listOperations, serverVariableDefault, serverVariableNames } from '../../lib/contract/bundled.js';
 import { readDecisions } from '../../lib/contract/decisions.js';
+import { perServerFileName } from '../contract/per-server.js';
 import { baseUrlTable } from './base-url-table.js';
 import { addressVariable, apiKeyVariable, capturedBy, codeSamples, curlSample, newKeyCommand } from './code-samples.js';
 
@@ -97,8 +98,8 @@ export ${names.join(' ')} ${apiKeyVariable}=sk_…
 
 A sample that creates a record keeps its id in a variable named after its kind, and prints it
 (\`CLIENT_ID=clnt_…\`); the samples after it name that variable: ${setters.join(', ')}. A curl sample
-prints the answer's status line and headers before its body (\`-i\`, or \`-D /dev/stderr\` where it
-keeps an id). The TypeScript samples read the same variables from the environment, and a create
+prints the answer's status line and headers before its body (\`-i\`; where it keeps an id, from
+the \`RESPONSE\` it printed). The TypeScript samples read the same variables from the environment, and a create
 sample prints \`export CLIENT_ID=…\` for the ones after it.
 ${
   idempotent.length > 0
@@ -118,6 +119,20 @@ function idempotencyParameter(doc: JsonObject, op: ReturnType<typeof listOperati
   return ((op.operation.parameters ?? []) as unknown[])
     .map((parameter) => deref<JsonObject>(doc, parameter))
     .find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
+}
+
+/**
+ * What the page adds after an operation's own description (issue 39: the description comes
+ * first), on one line: its base URL with its default address, and the decisions it rests on
+ * ("decided by this contract where the source document is silent"), each linked to the
+ * decisions page with its title on hover.
+ */
+export function operationFootnote(doc: JsonObject, server: string, decisions: readonly string[], titles: ReadonlyMap<string, string>): string {
+  const address = serverVariableDefault(doc, server);
+  const base = `**Base URL:** \`{${server}}\`${address ? ` (${address} on a development server)` : ''}`;
+  if (decisions.length === 0) return `${base}.`;
+  const links = decisions.map((id) => `[${id}](${decisionLink(id)}${titles.has(id) ? ` "${titles.get(id)!.replaceAll('"', "'")}"` : ''})`);
+  return `${base} · Decided by this contract where the [source document](${decisionsPage}) is silent: ${links.join(', ')}.`;
 }
 
 /** Returns a decorated deep copy of the bundled contract. */
@@ -145,16 +160,67 @@ links to its decision, reasons and standards on the [decisions page](${decisions
 |---|---|
 ${index}
 `;
+  info.description = withGuide(
+    String(info.description),
+    serverVariableNames(contract).map((server) => `\`${perServerFileName(server)}\``),
+  );
   for (const op of listOperations(doc)) {
     const operation = op.operation;
-    const decisions = operationDecisions(doc, operation);
-    const notes = [`**Base URL:** \`{${op.server}}\``];
-    if (decisions.length > 0) {
-      const list = decisions.map((id) => `[${id}](${decisionLink(id)}) ${titles.get(id) ?? ''}`.trim()).join('; ');
-      notes.push(`**Not documented by the source; decided by this contract:** ${list}.`);
-    }
-    operation.description = `${notes.map((note) => `> ${note}`).join('\n>\n')}\n\n${String(operation.description ?? '')}`;
+    operation.description = `${String(operation.description ?? '').trimEnd()}\n\n${operationFootnote(doc, op.server, operationDecisions(doc, operation), titles)}`;
     operation['x-codeSamples'] = samples.get(op.operationId);
   }
+  // After the operations were read (their base URL is their servers' variable).
+  for (const server of serversOf(doc)) showDefaults(server);
+  // The sidebar has one "Webhooks": the events Redoc lists under that name; the tag of the
+  // operations that register endpoints is shown as what it holds.
+  for (const tag of (doc.tags ?? []) as JsonObject[]) if (tag.name === 'Webhooks') tag['x-displayName'] = webhookTagName;
   return doc;
+}
+
+/** The sidebar name of the operations that register webhook endpoints (the tag `Webhooks`). */
+export const webhookTagName = 'Webhook registrations';
+/** The integrator's guide (docs/integrating.md) as a page beside the docs page (scripts/docs/build.ts writes it). */
+export const guidePage = 'integrating.html';
+
+/**
+ * The introduction with, after its first paragraph, where a new integrator starts: the guide, the
+ * typed client, `verifyWebhook`, and the documents per base URL for other client generators.
+ */
+function withGuide(description: string, perServerDocuments: string[]): string {
+  const end = description.indexOf('\n\n');
+  const start = `**New here?** The [integrator's guide](${guidePage}) takes a first integration from an API key to a paid order: the typed
+client (\`pix-payments-toolkit/client\`), the sandbox's simulations, and \`verifyWebhook(secret, headers, rawBody)\`,
+which checks a webhook delivery's signature and gives the event typed by its \`type\`. If your client
+generator ignores per-operation servers, generate one client per document: the package ships one
+document per base URL (${andList(perServerDocuments)}) beside the whole contract.`;
+  return end < 0 ? `${description}\n\n${start}` : `${description.slice(0, end)}\n\n${start}${description.slice(end)}`;
+}
+
+/** Every server object of the document: the root's, each path's and each operation's. */
+function serversOf(doc: JsonObject): JsonObject[] {
+  const found = [...((doc.servers ?? []) as JsonObject[])];
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, JsonObject>)) {
+    found.push(...((item.servers ?? []) as JsonObject[]));
+    for (const method of httpMethods) found.push(...(((item[method] as JsonObject | undefined)?.servers ?? []) as JsonObject[]));
+  }
+  return found;
+}
+
+/**
+ * A server as a reader can use it: its URL with each variable's default (a development server's
+ * address), not `{base_url}` with the value behind "Show 1 variable"; the description says which
+ * variable it is and that a deployment has its own address.
+ */
+function showDefaults(server: JsonObject): void {
+  const variables = (server.variables ?? {}) as Record<string, JsonObject>;
+  const names = Object.keys(variables);
+  if (names.length === 0) return;
+  server.url = String(server.url).replace(/\{(\w+)\}/g, (match, name: string) => {
+    const value = variables[name]?.default;
+    return typeof value === 'string' ? value : match;
+  });
+  // Redoc shows a server's description as plain text: no Markdown.
+  const which = names.map((name) => `{${name}}`).join(', ');
+  server.description = `${String(server.description ?? '').trim()} ${which}: a development server's address; a deployment has its own.`.trim();
+  delete server.variables;
 }

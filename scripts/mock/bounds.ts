@@ -11,10 +11,25 @@
  */
 import { boundsGuard, type BoundsReport } from '../../lib/contract/bounds.js';
 import { listOperations, requestBodySchemaPointer, type JsonObject } from '../../lib/contract/bundled.js';
+import { scanJsonShape, shapeLimits, type ShapeBreach } from '../../lib/contract/json-shape.js';
 import { pathParameters, pathPattern } from '../../lib/contract/paths.js';
 import { defaultBodyLimitBytes } from '../../server/config.js';
 
-export type { BoundsReport };
+export type { BoundsReport, ShapeBreach };
+
+/** The most bytes of a request body the front reads, for any request (D34); past it, a 413. */
+export const bodyLimitBytes = defaultBodyLimitBytes;
+
+/**
+ * The shape scan of a JSON body's raw text, before anything parses it (D49, as the server's): its
+ * first breach of the depth and fields-per-object bounds of the contract's request bodies. Prism
+ * parses every JSON body (`application/json`, `application/*+json`) and crashed on one nested
+ * 5,000 deep; the front refuses such a body before Prism sees it.
+ */
+export function requestShape(contract: JsonObject): (text: string) => ShapeBreach | undefined {
+  const limits = shapeLimits(contract);
+  return (text) => scanJsonShape(text, limits);
+}
 
 /** What the front does with the body of one request: at most `limitBytes` are read (D34), then `check` walks it. */
 export interface BodyBounds {
@@ -40,7 +55,7 @@ export function requestBounds(contract: JsonObject): (method: string, target: st
           method: op.method,
           pattern: pathPattern(op.path),
           parameters: pathParameters(op.path).length,
-          bounds: { operationId: op.operationId, limitBytes: defaultBodyLimitBytes, check },
+          bounds: { operationId: op.operationId, limitBytes: bodyLimitBytes, check },
         },
       ];
     })

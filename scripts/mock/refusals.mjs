@@ -7,17 +7,26 @@
 // what Prism found, reading problem types and titles from the contract itself.
 
 import { STATUS_CODES } from 'node:http';
-import { cut, placeOf, validationFields } from '../../lib/problems/field-errors.mjs';
+import { cut, MAX_ECHO, placeOf, validationFields } from '../../lib/problems/field-errors.mjs';
+import { instanceOf as instanceOfPath } from '../../lib/problems/instance.mjs';
+
+/** Longest `detail` (D49: the contract's `maxLength`). */
+const MAX_DETAIL = 2048;
 
 /**
  * @param {object} doc the bundled contract, parsed
  * @returns {Rewrite} `undefined`: pass Prism's answer on as it is
  *
- * @typedef {((request: MockRequest, answer: PrismAnswer) => Refusal | undefined) & { refuse: (request: MockRequest, status: number, detail: string) => Refusal }} Rewrite
- *   `refuse`: a refusal of the front's own (Prism never saw the request), of the contract's type for the status
- * @typedef {{ errors: import('../../lib/contract/ajv.js').FieldError[], omitted: number }} BoundsReport
- * @typedef {{ method: string, target: string, headers: Record<string, string | string[] | undefined>, bounds?: BoundsReport }} MockRequest
- *   `bounds`: the size bounds the body broke (scripts/mock/bounds.ts); Prism was sent the body cut past them
+ * @typedef {((request: MockRequest, answer: PrismAnswer) => Refusal | undefined) & { refuse: (request: MockRequest, status: number, detail: string | undefined, errors?: FieldError[]) => Refusal }} Rewrite
+ *   `refuse`: a refusal of the front's own (Prism never saw the request, or not its body), of the
+ *   contract's type for the status; with `errors`, they are listed (and say the `detail` when it is undefined)
+ * @typedef {import('../../lib/contract/ajv.js').FieldError} FieldError
+ * @typedef {{ errors: FieldError[], omitted: number }} BoundsReport
+ * @typedef {{ method: string, target: string, headers: Record<string, string | string[] | undefined>, bounds?: BoundsReport, malformedIds?: MalformedId[], names?: Map<string, string> }} MockRequest
+ *   `bounds`: the size bounds the body broke (scripts/mock/bounds.ts); Prism was sent the body cut past them;
+ *   `malformedIds`: the ids of the path not of their kind's form (scripts/mock/path-ids.ts);
+ *   `names`: member names of the body Prism was given stand-ins for (stand-in → name; front.mjs)
+ * @typedef {import('../path-ids.ts').MalformedId} MalformedId
  * @typedef {{ status: number, headers: Record<string, string | string[] | undefined>, text: string }} PrismAnswer
  * @typedef {{ status: number, problem: Record<string, unknown>, headers: Record<string, string> }} Refusal
  */
@@ -43,9 +52,22 @@ export function refusalRewriter(doc) {
     const bounds = breaches(request.bounds);
     if (answer.status < 400 && !bounds) return undefined;
     const prismBody = parseJson(answer.text);
-    const violations = foldEitherOr(doc, bodySchemaOf(doc, routeOf, request.method, request.target), requestViolations(answer.headers['sl-violations']));
+    const malformed = request.malformedIds ?? [];
+    const found = requestViolations(answer.headers['sl-violations'], prismBody);
+    // A path id not of its kind's form is not a field error: the server answers 404 for it, once
+    // nothing else is wrong with the request (D27, D49), and lists it nowhere.
+    const ofIds = (v) => v.location[1] === 'path' && malformed.some((m) => String(v.location[2]) === m.parameter);
+    const violations = foldEitherOr(
+      doc,
+      bodySchemaOf(doc, routeOf, request.method, request.target),
+      found.filter((v) => !ofIds(v)),
+    );
+    if (malformed.length > 0 && !bounds && violations.length === 0 && [400, 404, 422].includes(answer.status)) {
+      const [first] = malformed;
+      return refuse(request, 404, `No ${first.record} with id ${cut(first.id, MAX_ECHO)} exists for this company.`);
+    }
     const instance = instanceOf(request.target);
-    const base = (detail, extra = {}) => ({ ...kindOf(answer.status, prismBody), status: answer.status, detail, instance, ...extra });
+    const base = (detail, extra = {}) => ({ ...kindOf(answer.status, prismBody), status: answer.status, detail: cut(detail, MAX_DETAIL), instance, ...extra });
 
     // A body past its size bounds is refused whatever Prism made of the rest: Prism saw it cut
     // (arrays to one item past `maxItems`…), so it cannot have accepted it, but the body sent
@@ -53,7 +75,7 @@ export function refusalRewriter(doc) {
     if (bounds && answer.status < 400) return refuse(request, 422, validationFields(bounds.errors, bounds.omitted).detail, bounds);
 
     if (violations.length > 0 || (bounds && answer.status === 422)) {
-      let errors = dedupe(violations.filter((v) => v.location.length > 1).map((v) => fieldError(v, headerNames)));
+      let errors = dedupe(violations.filter((v) => v.location.length > 1).map((v) => fieldError(v, headerNames, request.names)));
       const general = violations.filter((v) => v.location.length === 1);
       if (answer.status === 401) return { status: 401, problem: base(unauthorizedDetail(request, apiKeyHeaders, general)), headers: {} };
       if (answer.status === 415) return { status: 415, problem: base(mediaTypeDetail(request, general)), headers: {} };
@@ -86,15 +108,19 @@ export function refusalRewriter(doc) {
     return { status: answer.status, problem: base(prismDetail(prismBody, answer.text, answer.status)), headers };
   }
 
-  /** A refusal of the front's own: the contract's problem type and title for the status; a 422 lists the bounds' field errors. */
+  /**
+   * A refusal of the front's own: the contract's problem type and title for the status; `bounds`
+   * (the size bounds' field errors, or others) are listed, and say the `detail` when it is undefined.
+   */
   function refuse(request, status, detail, bounds) {
     const kind = kindOf(status, undefined);
     const fields = bounds ? validationFields(bounds.errors, bounds.omitted) : undefined;
     const extra = fields ? { errors: fields.errors, ...(fields.omittedErrors > 0 ? { omittedErrors: fields.omittedErrors } : {}) } : {};
-    return { status, problem: { ...kind, status, detail, instance: instanceOf(request.target), ...extra }, headers: {} };
+    const said = cut(detail ?? fields?.detail ?? STATUS_CODES[status] ?? 'Error', MAX_DETAIL);
+    return { status, problem: { ...kind, status, detail: said, instance: instanceOf(request.target), ...extra }, headers: {} };
   }
 
-  rewrite.refuse = (request, status, detail) => refuse(request, status, detail);
+  rewrite.refuse = (request, status, detail, errors) => refuse(request, status, detail, errors ? { errors, omitted: 0 } : undefined);
   return rewrite;
 
   // --- problem texts -----------------------------------------------------------------------
@@ -110,7 +136,7 @@ export function refusalRewriter(doc) {
 
 function mediaTypeDetail(request, general) {
   const sent = firstValue(request.headers['content-type']);
-  const what = sent ? `The request body is ${sent}` : 'The request body has no Content-Type';
+  const what = sent ? `The request body is ${cut(sent, MAX_ECHO)}` : 'The request body has no Content-Type';
   const prism = general.map((v) => v.message).join('; ');
   return `${what}${prism ? `; ${prism}` : ''}.`;
 }
@@ -139,11 +165,19 @@ function sentence(text) {
 
 // --- violations -> field errors ------------------------------------------------------------
 
-/** Prism's `sl-violations` entries that are about the request and are errors (warnings do not refuse). */
-function requestViolations(raw) {
+/**
+ * Prism's findings about the request that are errors (warnings do not refuse): its `sl-violations`
+ * header, or where it made the answer up itself (no 422 documented: "Your request is not valid and
+ * no HTTP validation response was found…"), the `validation` list of its body, located alike.
+ */
+function requestViolations(raw, prismBody) {
   const text = firstValue(raw);
-  if (!text) return [];
-  const parsed = parseJson(text);
+  const own = isObject(prismBody) && Array.isArray(prismBody.validation) ? prismBody.validation : undefined;
+  const parsed = text
+    ? parseJson(text)
+    : own
+        ?.filter(isObject)
+        .map((v) => ({ ...v, location: Array.isArray(v.location) && v.location[0] !== 'request' ? ['request', ...v.location] : v.location }));
   if (!Array.isArray(parsed)) return [];
   return parsed.filter(
     (v) => isObject(v) && Array.isArray(v.location) && v.location[0] === 'request' && v.severity === 'Error' && typeof v.message === 'string',
@@ -178,8 +212,11 @@ function sameLocation(a, b) {
   return a.length === b.length && a.every((part, i) => String(part) === String(b[i]));
 }
 
-/** One ProblemFieldError: `pointer` into the body, or the `parameter` / `header` it is about. */
-function fieldError(violation, headerNames) {
+/**
+ * One ProblemFieldError: `pointer` into the body, or the `parameter` / `header` it is about.
+ * `names`: the member names the front gave Prism in place of the body's own (stand-in → name).
+ */
+function fieldError(violation, headerNames, names = new Map()) {
   const [, where, ...rest] = violation.location.map(String);
   const keyword = typeof violation.code === 'string' ? violation.code : undefined;
   let detail = predicate(violation.message);
@@ -196,7 +233,7 @@ function fieldError(violation, headerNames) {
   }
   const error =
     where === 'body'
-      ? { pointer: path.map((token) => `/${escapePointer(token)}`).join('') }
+      ? { pointer: path.map((token) => `/${escapePointer(names.get(token) ?? token)}`).join('') }
       : where === 'header'
         ? { header: headerNames.get(String(path[0]).toLowerCase()) ?? path[0] ?? '' }
         : { parameter: path[0] ?? '' };
@@ -223,13 +260,9 @@ function escapePointer(token) {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/**
- * The path of the request target as a URI reference, like the reference server's `instance`:
- * a stray `%` and characters a URI may not hold are percent-encoded.
- */
+/** A problem's `instance` for a request target: its path without the query, as the reference server gives it (cut alike). */
 export function instanceOf(target) {
-  const path = String(target).split('?')[0] || '/';
-  return path.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
+  return instanceOfPath(String(target).split('?')[0] || '/');
 }
 
 // --- what the contract says ----------------------------------------------------------------

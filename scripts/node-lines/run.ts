@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { currentMajor, installNode, lineEnv, repoRoot, sqliteAddon, testedLines } from './lines.js';
 
-/** What CI runs on each line besides the install's: the packed package, the compiled server in production and every server test, on SQLite. */
+/** What CI runs on each line besides the install's: the packed packages (QA's and the sandbox's, each bin of it), the compiled server in production and every server test, on SQLite. */
 export const onEveryLine = ['--project', 'sqlite', 'test/package/pack.test.ts', 'conformance/production.test.ts', 'server/'];
 
 async function onLine(major: number, vitestArgs: readonly string[]): Promise<number> {

@@ -8,7 +8,12 @@
  *   (`POST /client`, not `POST /client/{id}`), its operationId or one of those store methods,
  *   and only those tests in them (vitest's `-t`);
  * - the conformance checks of the operation and of the creates whose links read or list it (the
- *   engine's `only`): a read's read-back is judged on the create that made the record.
+ *   engine's `only`): a read's read-back is judged on the create that made the record;
+ * - the operation-wide tests, whole: every test file that enumerates the contract's operations,
+ *   lists or decisions (tenant isolation, the validators' walks, the decisions' marks, the docs'
+ *   samples…), which a new operation can break without any test being named after it. A file is
+ *   one when its header says so with the marker `@operation-wide` (found by a walk of the test
+ *   folders, never listed here).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -30,6 +35,27 @@ export interface OperationPlan {
   namePattern: string;
   /** The operations whose links read or list it (`createClient` for `getClient`): their checks read it back. */
   linkedFrom: string[];
+  /** The operation-wide test files (marked `@operation-wide`), run whole, from the repository root, sorted. */
+  wideTestFiles: string[];
+}
+
+/** The folders whose `*.test.ts` files vitest runs (vitest.config.ts). */
+export const testFolders = ['test', 'server', 'conformance', 'lib', 'scripts', 'client', 'examples'] as const;
+
+/** The marker, in a test file's opening comment, of a test that enumerates operations, lists or decisions. */
+export const operationWideMarker = '@operation-wide';
+
+/** The test files marked `@operation-wide` (in their opening comment, before the first import). */
+export function operationWideTests(root = repoRoot): string[] {
+  return testFolders
+    .flatMap((folder) => (existsSync(join(root, folder)) ? listTests(join(root, folder)) : []))
+    .filter((file) => {
+      const source = readFileSync(file, 'utf8');
+      const header = source.slice(0, Math.max(0, source.search(/^import /m)));
+      return header.includes(operationWideMarker);
+    })
+    .map((file) => relative(root, file).split(sep).join('/'))
+    .sort();
 }
 
 export class UnknownOperationError extends Error {}
@@ -91,8 +117,9 @@ function listTests(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listTests(full));
-    else if (entry.name.endsWith('.test.ts')) out.push(full);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) out.push(...listTests(full));
+    } else if (entry.name.endsWith('.test.ts')) out.push(full);
   }
   return out;
 }
@@ -149,7 +176,17 @@ export function planOperation(operationId: string, contract: JsonObject = loadBu
         .map((link) => link.source.operationId),
     ),
   ];
-  return { operation, handlerFile: relative(root, handlerFile).split(sep).join('/'), storeMethods, testFiles, namePattern, linkedFrom };
+  const wideTestFiles = operationWideTests(root);
+  return {
+    operation,
+    handlerFile: relative(root, handlerFile).split(sep).join('/'),
+    storeMethods,
+    // A file run whole is not run again filtered.
+    testFiles: testFiles.filter((file) => !wideTestFiles.includes(file)),
+    namePattern,
+    linkedFrom,
+    wideTestFiles,
+  };
 }
 
 /** The resource test file beside the handler (`server/routes/clients.ts` → `clients.test.ts`), when it exists. */

@@ -2,13 +2,15 @@
  * `npm run test:operation -- <operationId>`: everything that judges one operation, in well under
  * half a minute: the contract lint, the tests named after the operation (its handler's, the
  * store's for the store methods it calls) on SQLite, and the conformance checks of the operation
- * (and of the creates whose links read it back) against the reference server in this process.
- * What it runs comes from plan.ts.
+ * (and of the creates whose links read it back) against the reference server in this process,
+ * and the operation-wide tests (marked `@operation-wide`: those that enumerate the contract's
+ * operations, lists or decisions) whole. What it runs comes from plan.ts.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createTestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker } from '../../server/webhooks/worker.js';
+import { buildDocsIfChanged } from '../docs/build.js';
 import { runInProcess } from '../../conformance/test-support/in-process.js';
 import type { Outcome } from '../../conformance/engine/types.js';
 import { type OperationPlan, planOperation, repoRoot, resourceTestFile, UnknownOperationError } from './plan.js';
@@ -73,6 +75,7 @@ async function main(argv: readonly string[]): Promise<number> {
   console.log(`  store methods it calls: ${plan.storeMethods.join(', ') || 'none directly'}`);
   if (plan.linkedFrom.length > 0) console.log(`  conformance also runs what reads it back: ${plan.linkedFrom.join(', ')}`);
   console.log(`  tests named after it (-t ${plan.namePattern}): ${plan.testFiles.join(', ') || 'none'}`);
+  console.log(`  operation-wide tests, run whole: ${plan.wideTestFiles.join(', ') || 'none'}`);
   const resourceTests = resourceTestFile(plan);
   if (!resourceTests || !plan.testFiles.includes(resourceTests))
     console.warn(
@@ -82,12 +85,19 @@ async function main(argv: readonly string[]): Promise<number> {
   // The tests on SQLite only, whatever TEST_DATABASE_URL says.
   const { TEST_DATABASE_URL: _postgres, ...env } = process.env;
   const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+  // The docs page the tests read, made once here rather than by both vitest runs at once.
+  buildDocsIfChanged();
   const steps = await Promise.all([
     timed('contract lint', async () => ({ ok: (await spawnStep('npm', ['run', '-s', 'lint:contract'], env)) === 0 })),
     plan.testFiles.length === 0
       ? Promise.resolve<Step>({ name: 'tests', ok: false, seconds: 0, note: 'no test is named after it' })
       : timed('tests on SQLite', async () => ({
           ok: (await spawnStep(process.execPath, [vitest, 'run', '--project', 'sqlite', '-t', plan.namePattern, ...plan.testFiles], env)) === 0,
+        })),
+    plan.wideTestFiles.length === 0
+      ? Promise.resolve<Step>({ name: 'operation-wide tests', ok: false, seconds: 0, note: `no test file is marked @operation-wide` })
+      : timed('operation-wide tests on SQLite', async () => ({
+          ok: (await spawnStep(process.execPath, [vitest, 'run', '--project', 'sqlite', ...plan.wideTestFiles], env)) === 0,
         })),
   ]);
   steps.push(await timed('conformance checks', () => conformance(plan)));

@@ -156,6 +156,12 @@ describe('keys with bad arguments', () => {
     ['revoke without --key', { given: ['revoke'], want: { stderr: /^--key must name the key/, lines: 1 } }],
     ['revoke --key that names no key', { given: ['revoke', '--key', 'sk_live_abc'], want: { stderr: /^--key must name a key/, lines: 1 } }],
     ['reset without --company', { given: ['reset'], want: { stderr: /^--company must name the company/, lines: 1 } }],
+    [
+      'mode that is no mode',
+      { given: ['mode', 'staging'], want: { stderr: /^The mode is development or production, not staging\.\n[\s\S]*Usage: npm run keys/ } },
+    ],
+    ['mode --change without a mode', { given: ['mode', '--change'], want: { stderr: /^--change needs the mode to record/, lines: 1 } }],
+    ['mode with two modes', { given: ['mode', 'development', 'production'], want: { stderr: /^Usage: npm run keys -- <command>/ } }],
     ['two subcommands', { given: ['create', 'extra', '--company', 'Acme'], want: { stderr: /^Usage: npm run keys -- <command>/ } }],
     ['missing --company', { given: ['create'], want: { stderr: /^--company must be/, lines: 1 } }],
     ['blank --company', { given: ['create', '--company', '   '], want: { stderr: /^--company must be/, lines: 1 } }],
@@ -337,6 +343,8 @@ describe('keys reset', () => {
   test("deletes the named company's records, counts them; its key still works; the other company's records stay", async () => {
     const databasePath = freshDatabase();
     const { ana, other } = await twoCompanies(databasePath);
+    // The database says it is a development one (D51), as the first development server on it records.
+    expect((await keys(['mode', 'development'], databasePath)).stdout).toBe("Recorded: this database is a development deployment's.\n");
     const result = await keys(['reset', '--company', 'Loja da Ana'], databasePath);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

@@ -5,10 +5,14 @@ import { issueApiKey, keyLabel, keyIdOf } from '../auth/api-keys.js';
 import { createCompanyWithKey, openStore } from '../bootstrap.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { resetCompany, resetRefusal } from '../domain/sandbox.js';
-import { takeWriterLock, writerLockPath } from '../store/sqlite/writer-lock.js';
+import { hardLinkRefusal, takeWriterLock, writerLockPath } from '../store/sqlite/writer-lock.js';
+import { keysCommandName } from '../start-up.js';
 import type { CompanyRecord, Store } from '../store/types.js';
 
-const usage = `Usage: npm run keys -- <command> [options]
+/** The keys command as its user types it (`npm run keys --`, or the sandbox package's `npx pix-keys`). */
+const keys = keysCommandName();
+
+const usage = `Usage: ${keys} <command> [options]
 
   create --company "Name" [--tax-id CNPJ] [--pix-key KEY] [--city City] [--color '#RRGGBB'] [--json]
       Creates a company and its first API key, and prints the key once.
@@ -22,7 +26,12 @@ const usage = `Usage: npm run keys -- <command> [options]
       (a running server stops accepting it within a minute).
   reset --company COMPANY
       Deletes every record of a company (clients, products, subscriptions, orders, charges, webhook
-      registrations and their events); the company and its keys stay. Development only (NODE_ENV).
+      registrations and their events); the company and its keys stay. Development only: NODE_ENV
+      and the mode recorded in the database must both say development.
+  mode [development|production] [--change]
+      Prints the deployment mode recorded in the database (the first server to start on it records
+      its own); with a mode, records it where none is; with --change, replaces the recorded one
+      (stop every server on the database first: each checks it when it starts).
 
 The commands work on the database of the server (DATABASE_URL, or else the SQLite file at
 DATABASE_PATH, default ./data/payments.db), also while it runs. A key is printed only where it
@@ -48,6 +57,7 @@ const optionsOf: Record<string, ReadonlyArray<keyof Options>> = {
   issue: ['company', 'json'],
   revoke: ['key'],
   reset: ['company'],
+  mode: ['change'],
 };
 
 async function main(): Promise<void> {
@@ -63,7 +73,7 @@ async function main(): Promise<void> {
     return;
   }
   const command = positionals[0];
-  if (command === undefined || positionals.length !== 1 || !(command in optionsOf)) fail(usage);
+  if (command === undefined || !(command in optionsOf) || positionals.length !== (command === 'mode' && positionals.length === 2 ? 2 : 1)) fail(usage);
   const allowed = optionsOf[command]!;
   const stray = (Object.keys(values) as Array<keyof Options>).filter(
     (name) => name !== 'help' && values[name] !== undefined && values[name] !== false && !allowed.includes(name),
@@ -83,8 +93,47 @@ async function main(): Promise<void> {
     if (!keyId) fail('--key must name a key: its id (24 lower-case letters and digits), its sk_<key id>_… form or the whole key');
     return withStore((store) => revoke(store, keyId));
   }
+  if (command === 'mode') return mode(positionals[1], values.change);
   const company = required(values.company, '--company must name the company: its id (comp_…) or its exact name');
   return reset(company);
+}
+
+/** D51: the database's recorded deployment mode, printed, recorded where none is, or changed on purpose (`--change`). */
+async function mode(wanted: string | undefined, change: boolean): Promise<void> {
+  if (wanted !== undefined && wanted !== 'development' && wanted !== 'production') fail(`The mode is development or production, not ${wanted}.\n\n${usage}`);
+  if (wanted === undefined && change) fail(`--change needs the mode to record: ${keys} mode development --change (or production)`);
+  const cfg = config();
+  const onSqliteFile = cfg.databaseUrl === undefined && cfg.databasePath !== ':memory:';
+  // A server on a SQLite file checked the mode when it started: a change under it would not be seen.
+  const lock = change && onSqliteFile ? takeWriterLock(cfg.databasePath) : undefined;
+  if (change && onSqliteFile && !lock) fail(`A server is running on ${cfg.databasePath}: stop it before changing the database's mode. Nothing was changed.`, 1);
+  try {
+    await withStore(async (store) => {
+      const recorded = await store.deploymentMode();
+      if (wanted === undefined) {
+        console.log(
+          recorded === undefined ? 'No deployment mode is recorded in this database yet: the first server to start on it records its own.' : recorded,
+        );
+        return;
+      }
+      if (recorded !== undefined && recorded !== wanted && !change) {
+        fail(
+          `This database is recorded as a ${recorded} deployment's. Nothing was changed. To change it on purpose, stop every server on it and run: ${keys} mode ${wanted} --change`,
+          1,
+        );
+      }
+      await store.recordDeploymentMode(wanted, new Date(), { change });
+      console.log(
+        recorded === wanted
+          ? `This database is already recorded as a ${wanted} deployment's.`
+          : recorded === undefined
+            ? `Recorded: this database is a ${wanted} deployment's.`
+            : `Changed: this database is now a ${wanted} deployment's (it was ${recorded}'s). Start its servers with ${wanted === 'production' ? 'NODE_ENV=production' : 'NODE_ENV unset'}.`,
+      );
+    }, cfg);
+  } finally {
+    lock?.release();
+  }
 }
 
 function required(value: string | undefined, message: string): string {
@@ -172,12 +221,12 @@ async function list(store: Store, json: boolean): Promise<void> {
     return;
   }
   if (listed.length === 0) {
-    console.log('No company yet: npm run keys -- create --company "Name" makes one and its key.');
+    console.log(`No company yet: ${keys} create --company "Name" makes one and its key.`);
     return;
   }
   for (const company of listed) {
     console.log(`${company.companyId}  ${company.name}  (created ${company.createdAt})`);
-    if (company.keys.length === 0) console.log(`  no key: npm run keys -- issue --company ${company.companyId}`);
+    if (company.keys.length === 0) console.log(`  no key: ${keys} issue --company ${company.companyId}`);
     for (const key of company.keys) console.log(`  ${key.key}  created ${key.createdAt}`);
   }
 }
@@ -186,11 +235,11 @@ async function list(store: Store, json: boolean): Promise<void> {
 async function findCompany(store: Store, named: string): Promise<CompanyRecord> {
   if (/^comp_[a-z0-9]+$/.test(named)) {
     const company = await store.getCompany(named);
-    if (!company) fail(`No company ${named} in this database (npm run keys -- list shows them).`, 1);
+    if (!company) fail(`No company ${named} in this database (${keys} list shows them).`, 1);
     return company;
   }
   const matches = (await store.listCompanies()).filter((company) => company.doc.name === named);
-  if (matches.length === 0) fail(`No company is named ${JSON.stringify(named)} in this database (npm run keys -- list shows them).`, 1);
+  if (matches.length === 0) fail(`No company is named ${JSON.stringify(named)} in this database (${keys} list shows them).`, 1);
   if (matches.length > 1)
     fail(`${matches.length} companies are named ${JSON.stringify(named)}: name one by its id (${matches.map((c) => c.doc.id).join(', ')}).`, 1);
   return matches[0]!;
@@ -209,17 +258,17 @@ async function issue(store: Store, named: string, json: boolean): Promise<void> 
   const rest =
     others.length === 0
       ? 'It has no other key.'
-      : `Its other keys keep working until revoked (npm run keys -- revoke --key …): ${others.map((key) => keyLabel(key.id)).join(', ')}.`;
+      : `Its other keys keep working until revoked (${keys} revoke --key …): ${others.map((key) => keyLabel(key.id)).join(', ')}.`;
   console.log(`New API key of company ${companyId} (${company.doc.name}), shown only now:\n\n  ${issued.apiKey}\n\n${rest}`);
 }
 
 async function revoke(store: Store, keyId: string): Promise<void> {
   const revoked = await store.revokeApiKey(keyId);
-  if (!revoked) fail(`No key ${keyLabel(keyId)} in this database (npm run keys -- list shows them).`, 1);
+  if (!revoked) fail(`No key ${keyLabel(keyId)} in this database (${keys} list shows them).`, 1);
   const left = await store.listApiKeys(revoked.companyId);
   const after =
     left.length === 0
-      ? `The company has no key left: npm run keys -- issue --company ${revoked.companyId} makes one.`
+      ? `The company has no key left: ${keys} issue --company ${revoked.companyId} makes one.`
       : `The company has ${left.length} key${left.length === 1 ? '' : 's'} left: ${left.map((key) => keyLabel(key.id)).join(', ')}.`;
   console.log(`Revoked ${keyLabel(keyId)} of company ${revoked.companyId}: a running server stops accepting it within a minute.\n${after}`);
 }
@@ -231,18 +280,28 @@ async function reset(named: string): Promise<void> {
   // A server on a SQLite file keeps what it read in memory: a reset made behind its back would not
   // be seen by it. While one runs, the reset goes through it; the lock is held during the reset.
   const onSqliteFile = cfg.databaseUrl === undefined && cfg.databasePath !== ':memory:';
+  const hardLinked = onSqliteFile ? hardLinkRefusal(cfg.databasePath) : undefined;
+  if (hardLinked !== undefined) fail(`${hardLinked} Nothing was deleted.`, 1);
   const lock = onSqliteFile ? takeWriterLock(cfg.databasePath) : undefined;
   // This command knows only its own NODE_ENV, not the running server's: the hint gives both cases.
   if (onSqliteFile && !lock)
     fail(
       `A server is running on ${cfg.databasePath} (it holds ${writerLockPath(cfg.databasePath)}) and keeps what it read in memory, so a reset made here ` +
         "would not be seen by it. Nothing was deleted. If that server runs in development, reset through it with the company's key: " +
-        'curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" (npm run keys -- issue --company … gives the company a key), or stop it first; ' +
+        `curl -X POST -H "X-API-KEY: $PIX_API_KEY" "$PIX_BASE_URL/sandbox/reset" (${keys} issue --company … gives the company a key), or stop it first; ` +
         "if it runs in production (NODE_ENV=production), its companies' records are never reset: it refuses that request (403), and this command is not for its database.",
       1,
     );
   try {
     await withStore(async (store) => {
+      // D51: the database must say it is a development one; this command's NODE_ENV is not enough.
+      if ((await store.deploymentMode()) === undefined) {
+        fail(
+          'This database has no deployment mode recorded yet (a server records its own at its first start on it), so nothing says it is not a production one. ' +
+            `Nothing was deleted. If it is a development database, start the server on it once, or record it: ${keys} mode development`,
+          1,
+        );
+      }
       const company = await findCompany(store, named);
       const outcome = await resetCompany({ store, config: cfg }, company.doc.id, 'command');
       if (!outcome || 'refused' in outcome) fail(outcome?.refused ?? `No company ${company.doc.id} in this database any more.`, 1);
@@ -270,6 +329,7 @@ function parseOptions() {
       city: { type: 'string' },
       color: { type: 'string' },
       json: { type: 'boolean', default: false },
+      change: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

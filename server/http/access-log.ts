@@ -14,6 +14,10 @@ export interface RequestLine {
 export interface LineDestination {
   write(line: string): unknown;
   flush?(): void;
+  /** Resolves once every line written so far is out (or given up). */
+  drained?(): Promise<void>;
+  /** Drops what is held and every later line (a shutdown that must not wait on its output). */
+  drop?(): void;
 }
 
 /** The destination of each logger `createLogger` made (server/bootstrap.ts), which takes request lines as written. */
@@ -27,6 +31,20 @@ export function writeRequestLinesTo(logger: Logger, destination: LineDestination
 /** Writes what `logger` holds back (its destination buffers lines): for lines a person or a supervisor waits for. */
 export function flushLog(logger: Logger): void {
   destinations.get(logger)?.flush?.();
+}
+
+/** Resolves once what `logger` wrote is out, or after `ms` at most (a log reader that reads nothing is not waited on longer). */
+export async function drainLog(logger: Logger, ms: number): Promise<void> {
+  const drained = destinations.get(logger)?.drained?.();
+  if (drained === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Drops what `logger` holds and every later line: for an exit that must not wait on its output. */
+export function dropLog(logger: Logger): void {
+  destinations.get(logger)?.drop?.();
 }
 
 /**

@@ -66,6 +66,11 @@ export type PathParams<Id extends OperationId> = Parameters<Id> extends { path: 
 export type QueryParams<Id extends OperationId> = Parameters<Id> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
 
 export interface OperationInput<Id extends OperationId> {
+  /**
+   * The operation's path template as the contract has it (`/client`, `/client/{id}`): what a
+   * handler names itself by (a list's next-page `Link`), without looking the operation up.
+   */
+  path: string;
   body: RequestBody<Id>;
   params: PathParams<Id>;
   /** The query parameters sent, valid against their schemas. */
@@ -83,20 +88,26 @@ export interface OperationInput<Id extends OperationId> {
 /** Where an answer's `Location` points, from the contract (server/http/location.ts). */
 export type LocationOf = (status: number, body: unknown) => string | undefined;
 
+/** Where the operation is mounted, from the contract: its path template and its `Location` rule. */
+export interface OperationRoute {
+  path: string;
+  location?: LocationOf;
+}
+
 export interface DefinedOperation {
   operationId: OperationId;
-  handle(c: Context<AppEnv>, location?: LocationOf): Promise<Response>;
+  handle(c: Context<AppEnv>, route: OperationRoute): Promise<Response>;
 }
 
 export function defineOperation<Id extends OperationId>(operationId: Id, handler: (input: OperationInput<Id>) => Promise<Answer<Id>>): DefinedOperation {
   return {
     operationId,
-    async handle(c, location) {
+    async handle(c, { path, location }) {
       // The request's checks validated both against this operation's schemas before the handler runs.
       const body = c.get('body') as RequestBody<Id>;
       const params = c.req.param() as PathParams<Id>;
       const query = c.get('query') as QueryParams<Id>;
-      return respond(c, await handler({ body, params, query, company: c.get('company'), idempotency: c.get('idempotency') }), location);
+      return respond(c, await handler({ path, body, params, query, company: c.get('company'), idempotency: c.get('idempotency') }), location);
     },
   };
 }

@@ -43,7 +43,7 @@ export function mountOperations(
       return at ? { Location: at } : {};
     });
     const check = checks(operation.operationId);
-    const handle = (c: Context<AppEnv>) => operation.handle(c, location);
+    const handle = (c: Context<AppEnv>) => operation.handle(c, { path: rules.path, location });
     routes.on(rules.method.toUpperCase(), honoPath(`/${rest.join('/')}`), async (c) => {
       await check(c);
       return idempotency ? idempotency(c, () => handle(c)) : handle(c);

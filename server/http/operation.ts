@@ -3,6 +3,7 @@ import type { AppEnv, Deps } from '../deps.js';
 import type { OperationCatalog } from './operations.js';
 import { notFound, ProblemError, validationProblem } from './problems.js';
 import { readJsonBody } from './request-body.js';
+import { shapeLimits } from '../../lib/contract/json-shape.js';
 
 /** The checks of an operation's request, made before its handler runs; a refusal is thrown. */
 export type RequestCheck = (c: Context<AppEnv>) => Promise<void>;
@@ -11,17 +12,20 @@ export type RequestCheck = (c: Context<AppEnv>) => Promise<void>;
  * What every operation checks before its handler runs: the operation's rules from the
  * contract, in the order a client can act on: authentication (401; the key was read, and the
  * caller's quota spent, by the caller middleware in front of every route), the body's media
- * type, size and syntax (415, 413, 400), then parameters and body against the schemas (422,
+ * type, size, shape (422 past D49's depth or fields per object, before parsing) and syntax (415,
+ * 413, 422, 400), then parameters and body against the schemas (422,
  * every failing field at once); a valid body is handed on in its stored form (D46), the query
  * parameters as their schemas read them.
  */
 export function requestChecks(deps: Deps, catalog: OperationCatalog) {
+  // D49: how deep and wide any request body may be, from the contract, checked before parsing.
+  const shape = shapeLimits(deps.validator.contract);
   return (operationId: string): RequestCheck => {
     const rules = catalog.get(operationId);
     return async (c) => {
       if (rules.secured && c.get('company') === undefined)
         throw new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
-      const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired }) : undefined;
+      const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired, shape }) : undefined;
       const query = rules.hasQuery ? (name: string) => c.req.queries(name) ?? [] : undefined;
       const { errors, omitted, malformedPath } = catalog.check(rules, {
         path: c.req.param() as Record<string, string>,

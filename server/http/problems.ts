@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../../lib/contract/ajv.js';
 import { cut, MAX_ECHO, validationFields } from '../../lib/problems/field-errors.mjs';
+import { instanceOf } from '../../lib/problems/instance.mjs';
 
 export type Problem = components['schemas']['Problem'];
 
@@ -44,7 +45,8 @@ export class ProblemError extends HTTPException {
   constructor(kind: ProblemKind, detail: string, options: { errors?: FieldError[]; omittedErrors?: number; headers?: Record<string, string> } = {}) {
     super(problemTypes[kind].status as ContentfulStatusCode, { message: detail });
     this.kind = kind;
-    this.detail = detail;
+    // The contract's bound on `detail` (2048, D49), whatever a message forgot to cut.
+    this.detail = cut(detail, MAX_DETAIL);
     this.errors = options.errors;
     this.omittedErrors = options.omittedErrors ?? 0;
     this.extraHeaders = options.headers ?? {};
@@ -77,20 +79,18 @@ export function problemResponse(error: ProblemError, pathname: string, headers: 
   });
 }
 
-/**
- * `instance` is a URI reference (RFC 3986): the path as sent, with a stray `%` and characters a
- * URL parser lets through (`| ^ [ ]`…) percent-encoded, so it always validates.
- */
-export function instanceOf(pathname: string): string {
-  const encoded = pathname
-    .slice(0, MAX_INSTANCE)
-    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
-    .replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (ch) => encodeURIComponent(ch));
-  // At most the contract's 2048 characters (D49), never ending inside a %XX escape.
-  return encoded.length <= MAX_INSTANCE ? encoded : encoded.slice(0, MAX_INSTANCE).replace(/%[0-9A-Fa-f]?$/, '');
-}
+/** `instance`: one definition for the server and the mock's front (lib/problems/instance.mjs). */
+export { instanceOf };
 
-const MAX_INSTANCE = 2048;
+const MAX_DETAIL = 2048;
+
+/**
+ * A value the caller chose (an id, a path, a method), as a problem's `detail` repeats it: at most
+ * 200 characters, cut with an ellipsis, as every echo of the API's problems.
+ */
+export function echo(value: string): string {
+  return cut(value, MAX_ECHO);
+}
 
 /**
  * A 422 naming the failing fields (D02, D49): `errors` lists the first 20, `omittedErrors` counts
@@ -104,7 +104,7 @@ export function validationProblem(errors: FieldError[], omitted = 0): ProblemErr
 }
 
 export function notFound(what: string, id: string): ProblemError {
-  return new ProblemError('notFound', `No ${what} with id ${cut(id, MAX_ECHO)} exists for this company.`);
+  return new ProblemError('notFound', `No ${what} with id ${echo(id)} exists for this company.`);
 }
 
 /** The field error of a body field that refers to something the company does not have (D27). */

@@ -4,6 +4,9 @@ import { quotaAddress } from './client-address.js';
 import { RateLimiter, type RequestCounter } from './rate-limit.js';
 import { ProblemError } from './problems.js';
 import type { Config } from '../config.js';
+import { issueApiKey } from '../auth/api-keys.js';
+import { RateWindows } from '../store/sqlite/rate-windows.js';
+import { read } from '../test-support/fixtures.js';
 
 /** Counts as a store does, in memory. */
 function counter(): RequestCounter {
@@ -29,7 +32,7 @@ describe('RateLimiter', () => {
     let retryAfter: string | undefined;
     for (const [i, at] of given.requests.entries()) {
       try {
-        await limiter.take({ keyId: 'key' }, at);
+        await limiter.take({ companyId: 'key' }, at);
       } catch (error) {
         expect(error).toBeInstanceOf(ProblemError);
         refused.push(i);
@@ -40,26 +43,26 @@ describe('RateLimiter', () => {
     if (want.retryAfter) expect(retryAfter).toBe(want.retryAfter);
   });
 
-  test('keys have separate quotas', async () => {
+  test('companies have separate quotas', async () => {
     const limiter = new RateLimiter(1, 1, counter());
-    await limiter.take({ keyId: 'a' }, 0);
-    await expect(limiter.take({ keyId: 'b' }, 0)).resolves.toBeDefined();
-    await expect(limiter.take({ keyId: 'a' }, 0)).rejects.toThrow(ProblemError);
+    await limiter.take({ companyId: 'a' }, 0);
+    await expect(limiter.take({ companyId: 'b' }, 0)).resolves.toBeDefined();
+    await expect(limiter.take({ companyId: 'a' }, 0)).rejects.toThrow(ProblemError);
   });
 });
 
 describe('RateLimiter: addresses and fields', () => {
   test('every counted request gets the fields, r counting down, t the seconds to the window end', async () => {
     const limiter = new RateLimiter(3, 10, counter(), 2);
-    expect(await limiter.take({ keyId: 'k' }, 2_500)).toEqual({ RateLimit: '"default";r=2;t=8', 'RateLimit-Policy': '"default";q=3;w=10' });
-    expect(await limiter.take({ keyId: 'k' }, 9_000)).toEqual({ RateLimit: '"default";r=1;t=1', 'RateLimit-Policy': '"default";q=3;w=10' });
+    expect(await limiter.take({ companyId: 'k' }, 2_500)).toEqual({ RateLimit: '"default";r=2;t=8', 'RateLimit-Policy': '"default";q=3;w=10' });
+    expect(await limiter.take({ companyId: 'k' }, 9_000)).toEqual({ RateLimit: '"default";r=1;t=1', 'RateLimit-Policy': '"default";q=3;w=10' });
     expect(await limiter.take({ address: '203.0.113.7' }, 0)).toEqual({ RateLimit: '"anonymous";r=1;t=10', 'RateLimit-Policy': '"anonymous";q=2;w=10' });
   });
 
   test('an address has its own quota, apart from the keys (even one named like it)', async () => {
     const limiter = new RateLimiter(1, 1, counter(), 1);
     await limiter.take({ address: '203.0.113.7' }, 0);
-    await expect(limiter.take({ keyId: '203.0.113.7' }, 0)).resolves.toBeDefined();
+    await expect(limiter.take({ companyId: '203.0.113.7' }, 0)).resolves.toBeDefined();
     await expect(limiter.take({ address: '203.0.113.8' }, 0)).resolves.toBeDefined();
     const refused = await limiter.take({ address: '203.0.113.7' }, 0).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ProblemError);
@@ -72,7 +75,7 @@ describe('RateLimiter: addresses and fields', () => {
     ['an anonymous limit of 0 turns only that one off', { limit: 5, anonymous: 0, want: { key: true, address: false } }],
   ])('%s', async (_name, { limit, anonymous, want }) => {
     const limiter = new RateLimiter(limit, 1, counter(), anonymous);
-    expect((await limiter.take({ keyId: 'k' }, 0)) !== undefined).toBe(want.key);
+    expect((await limiter.take({ companyId: 'k' }, 0)) !== undefined).toBe(want.key);
     expect((await limiter.take({ address: '203.0.113.7' }, 0)) !== undefined).toBe(want.address);
   });
 });
@@ -116,6 +119,83 @@ describe('429 through the app', () => {
     const invalid = await server.request('/client?limit=0');
     expect(invalid.status).toBe(422);
     expect(invalid.headers.get('ratelimit')).toBe('"default";r=0;t=50');
+  });
+});
+
+describe('one quota per company, whichever of its keys is used (D11)', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    expect(server.violations).toEqual([]);
+    await server.close();
+  });
+
+  test('a second key of the company spends the same quota: RateLimit counts both, the third request is 429', async () => {
+    const now = new Date('2026-11-21T12:00:00.000Z');
+    server = await createTestServer({ config: { rateLimitRequests: 2, rateLimitWindowSeconds: 60 }, now: () => now });
+    const second = issueApiKey(server.companyId, now);
+    expect(await server.deps.store.addApiKey(second.record)).toBe(true);
+    const first = await server.request('/client');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit')).toBe('"default";r=1;t=60');
+    const withSecond = await server.request('/client', { apiKey: second.apiKey });
+    expect(withSecond.status).toBe(200);
+    expect(withSecond.headers.get('ratelimit')).toBe('"default";r=0;t=60');
+    const over = await server.request('/client', { apiKey: second.apiKey });
+    expect(over.status).toBe(429);
+    expect(over.headers.get('ratelimit')).toBe('"default";r=0;t=60');
+    expect(over.headers.get('ratelimit-policy')).toBe('"default";q=2;w=60');
+    expect((await read(over)).json).toMatchObject({
+      detail: expect.stringMatching(/^This company's API keys together made more than 2 requests in 60 seconds/),
+    });
+    expect((await server.request('/client')).status).toBe(429);
+    // Another company keeps its own.
+    expect((await server.other.api.GET('/client')).response.headers.get('ratelimit')).toBe('"default";r=1;t=60');
+  });
+});
+
+describe('the in-memory counters are bounded: the least recently used goes, never all (D11)', () => {
+  test('past the cap one counter goes for each new one, the least recently used', () => {
+    const windows = new RateWindows(3);
+    windows.count('a', 0);
+    windows.count('b', 0);
+    windows.count('c', 0);
+    windows.count('a', 0);
+    windows.count('d', 0);
+    expect(windows.size).toBe(3);
+    // b was the least recently used: it starts again; a was kept.
+    expect(windows.count('a', 0)).toBe(3);
+    expect(windows.count('b', 0)).toBe(1);
+  });
+
+  test('a company over its quota stays over while many more addresses than the cap ask', async () => {
+    const windows = new RateWindows(10);
+    const limiter = new RateLimiter(2, 60, async (key, start) => windows.count(key, start), 1);
+    await limiter.take({ companyId: 'comp_a' }, 0);
+    await limiter.take({ companyId: 'comp_a' }, 0);
+    await expect(limiter.take({ companyId: 'comp_a' }, 0)).rejects.toThrow(ProblemError);
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 9; i++) await limiter.take({ address: `198.51.${round}.${i}` }, 1_000);
+      await expect(limiter.take({ companyId: 'comp_a' }, 1_000)).rejects.toThrow(ProblemError);
+    }
+    expect(windows.size).toBe(10);
+  });
+
+  test('an address over its quota stays over while 100 other addresses ask (cap 10)', async () => {
+    const windows = new RateWindows(10);
+    const limiter = new RateLimiter(5, 60, async (key, start) => windows.count(key, start), 1);
+    await limiter.take({ address: '203.0.113.7' }, 0);
+    for (let i = 0; i < 100; i++) {
+      await limiter.take({ address: `198.51.100.${i}` }, 0);
+      if (i % 5 === 4) await expect(limiter.take({ address: '203.0.113.7' }, 0)).rejects.toThrow(ProblemError);
+    }
+  });
+
+  test('a counter nobody used for cap requests of others starts again (the oldest goes)', () => {
+    const windows = new RateWindows(2);
+    windows.count('quiet', 0);
+    windows.count('x', 0);
+    windows.count('y', 0);
+    expect(windows.count('quiet', 0)).toBe(1);
   });
 });
 

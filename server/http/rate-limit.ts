@@ -5,23 +5,26 @@ import { clientAddress } from './client-address.js';
 import { ProblemError } from './problems.js';
 import { isStamped } from './request-id.js';
 
-/** Counts one request of a key in the window starting at `windowStart` and returns the window's count (`Store.countRequest`). */
+/** Counts one request of a counter (a company, an address) in the window starting at `windowStart` and returns the window's count (`Store.countRequest`). */
 export type RequestCounter = (key: string, windowStart: number) => Promise<number>;
 
-/** Whose quota a request spends: an API key's (by key id), or a client address's when it carries no valid key. */
-export type Caller = { keyId: string } | { address: string };
+/**
+ * Whose quota a request spends: its company's, whichever of the company's API keys it carries (a
+ * company with N keys has one quota, not N), or a client address's when it carries no valid key.
+ */
+export type Caller = { companyId: string } | { address: string };
 
 export type { RateLimitFields };
 
 interface Policy {
-  /** The policy's name in the fields: `"default"` for API keys, `"anonymous"` for addresses. */
+  /** The policy's name in the fields: `"default"` for a company's keys, `"anonymous"` for addresses. */
   name: string;
   limit: number;
 }
 
 /**
  * Fixed-window quotas (D11), counted by the store so that every instance on one database shares
- * them: `limit` requests per API key per window of `windowSeconds`, and `anonymousLimit` per
+ * them: `limit` requests per company (all its API keys together) per window of `windowSeconds`, and `anonymousLimit` per
  * client address for requests without a valid key (missing, malformed, unknown or wrong). A limit
  * of 0 turns that quota off; a key limit of 0 turns both off. Exceeding a quota is a 429 problem
  * with `Retry-After`; every answer counted carries the IETF `RateLimit` and `RateLimit-Policy`
@@ -47,23 +50,35 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request of `caller` at `nowMs`: the fields its answer carries (undefined when its
-   * quota is off); throws the 429 problem when the request is over the quota.
+   * Counts one request of `caller` at `nowMs` and says where its quota stands, over it or not
+   * (undefined when its quota is off): what an answer that is refused anyway (a request Node
+   * refused before the app) spends and carries.
    */
-  async take(caller: Caller, nowMs: number): Promise<RateLimitFields | undefined> {
-    const policy = 'keyId' in caller ? this.key : this.anonymous;
+  async spend(caller: Caller, nowMs: number): Promise<{ fields: RateLimitFields; policy: Policy; used: number; reset: number } | undefined> {
+    const policy = 'companyId' in caller ? this.key : this.anonymous;
     if (policy.limit === 0) return undefined;
     const windowMs = this.windowSeconds * 1000;
     const start = nowMs - (nowMs % windowMs);
-    // Addresses start with `@`; key ids are [a-z0-9]{24}, so the two never share a counter.
-    const used = await this.count('keyId' in caller ? caller.keyId : `@${caller.address}`, start);
+    // Addresses start with `@`; company ids with `comp_`, so the two never share a counter.
+    const used = await this.count('companyId' in caller ? caller.companyId : `@${caller.address}`, start);
     const reset = Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000));
     const fields: RateLimitFields = {
       RateLimit: `"${policy.name}";r=${Math.max(0, policy.limit - used)};t=${reset}`,
       'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${this.windowSeconds}`,
     };
+    return { fields, policy, used, reset };
+  }
+
+  /**
+   * Counts one request of `caller` at `nowMs`: the fields its answer carries (undefined when its
+   * quota is off); throws the 429 problem when the request is over the quota.
+   */
+  async take(caller: Caller, nowMs: number): Promise<RateLimitFields | undefined> {
+    const spent = await this.spend(caller, nowMs);
+    if (spent === undefined) return undefined;
+    const { fields, policy, used, reset } = spent;
     if (used <= policy.limit) return fields;
-    const who = 'keyId' in caller ? 'This API key' : 'This address, without a valid API key,';
+    const who = 'companyId' in caller ? "This company's API keys together" : 'This address, without a valid API key,';
     throw new ProblemError(
       'rateLimited',
       `${who} made more than ${policy.limit} requests in ${this.windowSeconds} second${this.windowSeconds === 1 ? '' : 's'}; retry after ${reset} second${reset === 1 ? '' : 's'}.`,
@@ -75,30 +90,47 @@ export class RateLimiter {
 /**
  * Who is calling, and their quota, for every request (operations, docs, payment pages, unknown
  * paths): a presented `X-API-KEY` is authenticated here once (the operation's checks read the
- * result: a secured operation without a company is a 401); a valid key spends its own quota,
+ * result: a secured operation without a company is a 401); a valid key spends its company's quota,
  * anything else the quota of its client address, so a flood of missing or wrong keys is refused
  * with 429 before it costs more. The answer, whatever it is, carries the RateLimit fields of the
  * quota it spent (`stampRateLimit`).
  */
 export function callerIdentifier(deps: Deps): (c: Context<AppEnv>) => Promise<void> {
   const { config } = deps;
-  const limiter = new RateLimiter(
-    config.rateLimitRequests,
-    config.rateLimitWindowSeconds,
-    (key, start) => deps.store.countRequest(key, start),
-    config.rateLimitAnonymousRequests,
-  );
+  const limiter = rateLimiterOf(deps);
   const authenticator = new Authenticator(deps.store);
   return async (c) => {
     const presented = c.req.header('x-api-key');
     const authenticated = presented === undefined ? undefined : await authenticator.authenticate(presented, c.env?.incoming?.socket);
     if (authenticated) c.set('company', authenticated.company);
     if (limiter.enabled) {
-      const caller: Caller = authenticated ? { keyId: authenticated.keyId } : { address: clientAddress(c, config.trustedProxyHeader) };
+      const caller: Caller = authenticated ? { companyId: authenticated.company.doc.id } : { address: clientAddress(c, config.trustedProxyHeader) };
       const fields = await limiter.take(caller, deps.now().getTime());
       if (fields) c.set('rateLimit', fields);
     }
   };
+}
+
+/** The quotas of the configuration, counted by the store (so every limiter of a database shares them). */
+export function rateLimiterOf({ config, store }: Pick<Deps, 'config' | 'store'>): RateLimiter {
+  return new RateLimiter(
+    config.rateLimitRequests,
+    config.rateLimitWindowSeconds,
+    (key, start) => store.countRequest(key, start),
+    config.rateLimitAnonymousRequests,
+  );
+}
+
+/**
+ * What a request Node refused before the app spends (issue 34): the anonymous quota of its
+ * address, the fields its answer carries; undefined when that quota is off or a trusted proxy
+ * stands between (the socket's address is then the proxy's).
+ */
+export function anonymousSpender(deps: Pick<Deps, 'config' | 'store' | 'now'>): ((address: string) => Promise<RateLimitFields | undefined>) | undefined {
+  if (deps.config.trustedProxyHeader !== undefined) return undefined;
+  const limiter = rateLimiterOf(deps);
+  if (!limiter.enabled) return undefined;
+  return async (address) => (await limiter.spend({ address }, deps.now().getTime()))?.fields;
 }
 
 /** Adds the RateLimit fields to an answer that was not built with them (a page, a problem, the docs). */

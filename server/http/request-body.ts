@@ -1,17 +1,24 @@
 import type { Context } from 'hono';
-import { ProblemError } from './problems.js';
+import { scanJsonShape, type ShapeBreach, type ShapeLimits } from '../../lib/contract/json-shape.js';
+import { ProblemError, validationProblem } from './problems.js';
 
 /**
  * Reads a JSON request body with the contract's rules for bodies (D34): the media type
  * must be `application/json` (415), the size at most the limit (413, checked while
- * streaming, so an oversized body is never held whole), and the text valid JSON (400).
+ * streaming, so an oversized body is never held whole), with `shape`, its depth and fields per
+ * object within D49's bounds, scanned on the raw text before it is parsed (422), and the text
+ * valid JSON (400).
  *
  * With `optional` (the operation's `requestBody.required` is false), a request without a body
  * answers `undefined`. A request with neither Content-Length nor Transfer-Encoding has no body
  * (RFC 9112 §6.3): that is what `curl -X POST` without `-d` sends, and it carries no Content-Type
  * either. A Content-Length of 0 is no body too, whatever media type it names.
  */
-export async function readJsonBody(c: Context, limitBytes: number, { optional = false } = {}): Promise<unknown> {
+export async function readJsonBody(
+  c: Context,
+  limitBytes: number,
+  { optional = false, shape }: { optional?: boolean; shape?: ShapeLimits } = {},
+): Promise<unknown> {
   const contentType = c.req.header('content-type');
   const declared = c.req.header('content-length');
   if (optional && declared !== undefined && Number(declared) === 0) return undefined;
@@ -19,13 +26,21 @@ export async function readJsonBody(c: Context, limitBytes: number, { optional = 
   if (declared && Number(declared) > limitBytes) throw tooLarge(limitBytes);
   // With a declared length within the limit, the body cannot grow past it (the HTTP parser stops
   // there), so it is read whole, the fast way; a chunked body is counted while it streams.
-  const text = declared ? await readWhole(c.req.raw) : await readLimited(c.req.raw, limitBytes);
+  // With shape bounds, a long body is read as it streams and its first part scanned at once: a
+  // body past them in its first 64 KiB (a megabyte of `[`, of fields) is refused without reading,
+  // decoding or scanning the rest.
+  const early = shape && contentType ? shape : undefined;
+  const text = declared && !early ? await readWhole(c.req.raw) : await readLimited(c.req.raw, limitBytes, early);
   // Behind something other than Node's parser (a test's `app.request`), a declared length may lie.
   if (declared && Buffer.byteLength(text) > limitBytes) throw tooLarge(limitBytes);
   if (optional && text === '') return undefined;
   // Bytes without a media type (only an optional body gets this far without one).
   if (!contentType) throw unsupported(contentType);
   if (text.trim() === '') throw new ProblemError('malformedRequest', 'The request body is empty; a JSON object is required.');
+  // D49: a body nested deeper or with more fields per object than any request of the contract is
+  // refused on its raw text, in linear time, before `JSON.parse` spends time on it.
+  const breach = shape && scanJsonShape(text, shape);
+  if (breach) throw shapeProblem(breach);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -68,11 +83,39 @@ function incomplete(): ProblemError {
   return new ProblemError('malformedRequest', 'The request body was not received completely.');
 }
 
-async function readLimited(request: Request, limitBytes: number): Promise<string> {
+/** The 422 of a body past D49's shape bounds: one field error at the place of the breach. */
+function shapeProblem(breach: ShapeBreach): ProblemError {
+  return validationProblem([{ pointer: breach.pointer, detail: breach.detail, keyword: breach.keyword }]);
+}
+
+/** Reads what is left of a body without keeping it, up to `leftBytes` more (then the body is too large). */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, leftBytes: number): Promise<void> {
+  let left = leftBytes;
+  for (;;) {
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw incomplete();
+    }
+    if (chunk.done) return;
+    left -= chunk.value.byteLength;
+    if (left < 0) {
+      await reader.cancel();
+      return;
+    }
+  }
+}
+
+/** How much of a streamed body is read before its shape is first scanned (with `shape`). */
+const EARLY_SCAN_BYTES = 64 * 1024;
+
+async function readLimited(request: Request, limitBytes: number, shape?: ShapeLimits): Promise<string> {
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let scanned = shape === undefined;
   for (;;) {
     let chunk: Awaited<ReturnType<typeof reader.read>>;
     try {
@@ -89,6 +132,17 @@ async function readLimited(request: Request, limitBytes: number): Promise<string
       throw tooLarge(limitBytes);
     }
     chunks.push(value);
+    if (!scanned && size >= EARLY_SCAN_BYTES) {
+      scanned = true;
+      // A breach in a prefix is a breach of the whole text: depth and fields only grow as it goes on.
+      const breach = scanJsonShape(Buffer.concat(chunks).toString('utf8'), shape!);
+      if (breach) {
+        // The rest is read and dropped, neither kept nor decoded: cancelling the stream would close
+        // the connection under a client still sending, which would then never see the answer.
+        await discardRest(reader, limitBytes - size);
+        throw shapeProblem(breach);
+      }
+    }
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AppEnv } from '../deps.js';
+import type { AppEnv, RateLimitFields } from '../deps.js';
 import { problemTypes, ProblemError, type ProblemKind } from './problems.js';
 
 /** Longest request target (path and query) served (D34); longer ones are a 414 problem. */
@@ -60,9 +60,13 @@ const rawDetails: Partial<Record<ProblemKind, string>> = {
   malformedRequest: 'The request is not valid HTTP.',
 };
 
-/** A whole HTTP/1.1 answer with a Problem body, for a socket Node refused before any handler ran. */
-export function rawProblemResponse(kind: ProblemKind): string {
+/**
+ * A whole HTTP/1.1 answer with a Problem body, for a socket Node refused before any handler ran;
+ * with the RateLimit fields of the quota it spent, when it spent one (D11).
+ */
+export function rawProblemResponse(kind: ProblemKind, rateLimit?: RateLimitFields): string {
   const { title, status } = problemTypes[kind];
   const body = JSON.stringify(new ProblemError(kind, rawDetails[kind] ?? title).toProblem());
-  return `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  const fields = rateLimit ? `RateLimit: ${rateLimit.RateLimit}\r\nRateLimit-Policy: ${rateLimit['RateLimit-Policy']}\r\n` : '';
+  return `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n${fields}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

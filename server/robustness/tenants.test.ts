@@ -13,6 +13,8 @@
  *
  * The tables are checked against the contract: an operation with an id in its path, or a new
  * `…Id` field in a request body, that no case covers fails the first tests of this file.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import Database from 'better-sqlite3';
 import { everyRow } from '../test-support/sqlite-rows.js';
@@ -21,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
+import { listLists } from '../../lib/contract/lists.js';
 import { linkRole, listLinks } from '../../lib/contract/links.js';
 import { fillPath } from '../../lib/contract/paths.js';
 import type { components } from '../../generated/openapi.js';
@@ -345,15 +348,6 @@ const bodyCases: Array<[string, Case]> = [
   ],
 ];
 
-/** Operations that name no record by id (neither in the path nor in the body), each with why B cannot reach A through it. */
-const withoutIds: Record<string, string> = {
-  listClients: "lists the caller's clients only: checked after every case below",
-  listWebhooks: "lists the caller's webhooks only: checked after every case below",
-  createWebhook: 'names no record; the webhook belongs to the caller',
-  createProduct: 'names no record; the product belongs to the caller',
-  resetSandbox: "names no record; deletes the caller's records only (server/routes/sandbox.test.ts: the other company's stay)",
-};
-
 /** Request body fields whose name ends in `Id` but that name no record of the service. */
 const notReferences: Record<string, string> = {
   'createPaymentLink /customer/taxId': "the customer's CPF or CNPJ, not a record",
@@ -367,6 +361,10 @@ const notReferences: Record<string, string> = {
 
 const operations = listOperations();
 const allCases = [...pathCases, ...bodyCases];
+/** The company's lists that name no record in their path (`GET /client`, `GET /webhook`): B reads each after every case. */
+const companyLists = listLists(loadBundledContract())
+  .map((list) => list.operation)
+  .filter((op) => !/\{[^}]+\}/.test(op.path));
 
 /** Pointers (with `*` for array items) of every body property named `id` or `…Id` of an operation's request body. */
 function idFields(operation: JsonObject): string[] {
@@ -423,11 +421,15 @@ describe('the tables cover the contract', () => {
     ).toEqual([]);
   });
 
-  test('every operation is in a table or listed as naming no record', () => {
+  test('every operation is in a table or names no record (no id in its path, no reference in its body); the lists among those are read by B after every case', () => {
     const inTables = new Set(allCases.map(([, c]) => c.operationId));
-    const unclassified = operations.map((op) => op.operationId).filter((id) => !inTables.has(id) && !(id in withoutIds));
-    expect(unclassified, 'operations neither in the tables nor in withoutIds').toEqual([]);
-    expect(Object.keys(withoutIds).filter((id) => inTables.has(id) || !operations.some((op) => op.operationId === id))).toEqual([]);
+    const namesARecord = (op: (typeof operations)[number]) =>
+      /\{[^}]+\}/.test(op.path) || idFields(op.operation).some((field) => !(`${op.operationId} ${field}` in notReferences));
+    const unclassified = operations.filter((op) => !inTables.has(op.operationId) && namesARecord(op)).map((op) => op.operationId);
+    expect(unclassified, 'operations that name a record by id but are in no table: add a case to pathCases or bodyCases').toEqual([]);
+    // The lists without a path id are B's way to see records; each is read, derived from the contract.
+    expect(companyLists.map((op) => op.operationId)).toContain('listClients');
+    expect(companyLists.every((op) => op.method === 'get' && !inTables.has(op.operationId))).toBe(true);
   });
 });
 
@@ -577,14 +579,27 @@ function databaseRows(): Record<string, Record<string, unknown>> {
   }
 }
 
-/** B's clients and webhooks, with B's key. */
-async function listsOfB() {
-  const clients = await server.other.api.GET('/client');
-  const webhooks = await server.other.api.GET('/webhook');
-  expect(clients.response.status).toBe(200);
-  expect(webhooks.response.status).toBe(200);
-  return { clients: clients.data ?? [], webhooks: webhooks.data ?? [] };
+/** A record of a list: the fields every check below reads. */
+interface Listed {
+  id?: string;
+  companyId?: string;
 }
+
+/** Every list of the contract without a path id (companyLists), read with a company's key, by operationId. */
+async function listsOf(apiKey: string): Promise<Record<string, Listed[]>> {
+  const lists: Record<string, Listed[]> = {};
+  for (const op of companyLists) {
+    const answer = read(await server.request(op.path, { apiKey }));
+    const { status, json } = await answer;
+    expect(status, `GET ${op.path}`).toBe(200);
+    expect(Array.isArray(json), `GET ${op.path} answers an array`).toBe(true);
+    lists[op.operationId] = json as Listed[];
+  }
+  return lists;
+}
+
+/** B's lists, with B's key. */
+const listsOfB = () => listsOf(server.other.apiKey);
 
 /** Sends a call with B's key, through the raw request (checked against the contract too). */
 async function asB(call: Call): Promise<RawAnswer> {
@@ -648,15 +663,30 @@ describe("company B names company A's records", () => {
 });
 
 describe("B's lists", () => {
-  test("GET /client and GET /webhook with B's key hold B's records only; with A's key, A's only", async () => {
+  test("every list with B's key holds B's records only; with A's key, A's only", async () => {
     const ofB = await listsOfB();
-    expect(ofB.clients.map((c) => c.id)).toEqual([own.client]);
-    expect(ofB.clients.every((c) => c.companyId === server.other.companyId)).toBe(true);
-    expect(ofB.webhooks).toHaveLength(1);
-    expect(ofB.webhooks.every((w) => w.companyId === server.other.companyId)).toBe(true);
-    const ofA = await recordsOfA();
-    expect(ofA.clients.every((c) => c.companyId === a.company)).toBe(true);
-    expect(ofA.webhooks.every((w) => w.companyId === a.company)).toBe(true);
-    expect(ofA.clients.map((c) => c.id)).not.toContain(own.client);
+    const ofA = await listsOf(server.apiKey);
+    expect(Object.keys(ofB).sort()).toEqual(companyLists.map((op) => op.operationId).sort());
+    const idsOfB = new Set(Object.values(ofB).flatMap((records) => records.map((r) => r.id)));
+    for (const [operationId, records] of Object.entries(ofB)) {
+      expect(
+        records.every((r) => r.companyId === undefined || r.companyId === server.other.companyId),
+        operationId,
+      ).toBe(true);
+      expect(JSON.stringify(records), operationId).not.toContain(a.company);
+    }
+    for (const [operationId, records] of Object.entries(ofA)) {
+      expect(
+        records.every((r) => r.companyId === undefined || r.companyId === a.company),
+        operationId,
+      ).toBe(true);
+      expect(
+        records.filter((r) => r.id !== undefined && idsOfB.has(r.id)),
+        operationId,
+      ).toEqual([]);
+    }
+    // B's own records are listed: B's client, and the one webhook B registered.
+    expect(ofB.listClients?.map((c) => c.id)).toEqual([own.client]);
+    expect(ofB.listWebhooks).toHaveLength(1);
   });
 });

@@ -1,29 +1,26 @@
-import { listOperations, resolvePointer } from '../../lib/contract/bundled.js';
 import { asSerialised, defineOperation, type ResourceOperations } from '../http/define-operation.js';
-import { clientPageRequest, nextClientPageLink, wholeClientList } from '../domain/client-pages.js';
-import { listBound } from '../http/list-bound.js';
+import { ListsInFlight, listPaging, WHOLE_LIST_AT_ONCE, WHOLE_LIST_PART, wholeClientList } from '../domain/pages.js';
 import { buildClient, clientCreateResult } from '../domain/clients.js';
 import { companyIdMustMatch } from '../domain/company-scope.js';
 import { notFound } from '../http/problems.js';
 
 export const clientOperations: ResourceOperations = (deps) => {
-  // The next page's link names the operation's own path, as the contract has it.
-  const listPath = listOperations(deps.validator.contract).find((op) => op.operationId === 'listClients')?.path ?? '/client';
-  const maxListed = listBound(deps, 'listClients');
-  const largestPage = Number(resolvePointer(deps.validator.contract, '/components/parameters/ClientListLimit/schema/maximum'));
+  const paging = listPaging(deps.validator, 'listClients');
+  // Each company's streamed whole lists in flight in this instance (D48).
+  const inFlight = new ListsInFlight();
   return [
     // The stored documents are sent as they are, without a parse and a stringify of each.
-    defineOperation('listClients', async ({ company, query }) => {
+    defineOperation('listClients', async ({ company, query, path }) => {
       const companyId = company.doc.id;
-      const page = clientPageRequest(query, deps.validator);
+      const page = paging.request(query);
       if (!page) {
-        const whole = await wholeClientList(deps.store, companyId, maxListed);
+        const whole = await wholeClientList(deps.store, companyId, paging.bound, { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART, inFlight });
         // Past its bound the list goes on in pages of the largest size (D48, D49).
-        const link = whole.next ? { headers: { Link: nextClientPageLink(listPath, largestPage, whole.next) } } : {};
+        const link = whole.next ? { headers: { Link: paging.nextLink(path, paging.largestPage, whole.next) } } : {};
         return { status: 200, body: asSerialised(whole.body), ...link };
       }
       const { json, next } = await deps.store.listClientsPageJson(companyId, page.limit, page.after);
-      return { status: 200, body: asSerialised(json), ...(next ? { headers: { Link: nextClientPageLink(listPath, page.limit, next) } } : {}) };
+      return { status: 200, body: asSerialised(json), ...(next ? { headers: { Link: paging.nextLink(path, page.limit, next) } } : {}) };
     }),
 
     defineOperation('createClient', async ({ body, company }) => {

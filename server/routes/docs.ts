@@ -17,7 +17,7 @@ export const defaultDocsDir = fileURLToPath(new URL('../../dist/docs/', import.m
 
 /**
  * The docs and the contract, for readers and tools, without an API key: `/` (a redirect to the
- * docs), `/docs` (Redoc, self-contained), `/docs/decisions.html`, `/openapi.yaml` and `/openapi.json` (the bundle),
+ * docs), `/docs` (Redoc, self-contained), `/docs/decisions.html`, `/docs/integrating.html` (the guide), `/openapi.yaml` and `/openapi.json` (the bundle),
  * also beside the page as `/docs/openapi.yaml` and `/docs/openapi.json`, where its download links
  * point. Files are read once, on first request.
  *
@@ -82,6 +82,8 @@ export function docsRoutes(deps: Deps, docsDir = defaultDocsDir): Hono<AppEnv> {
   routes.get('/docs', (c) => c.redirect('/docs/', 301));
   routes.get('/docs/', htmlPage('index.html', redocCsp));
   routes.get('/docs/decisions.html', htmlPage('decisions.html', staticPageCsp));
+  // The integrator's guide (docs/integrating.md), which the page's introduction links.
+  routes.get('/docs/integrating.html', htmlPage('integrating.html', staticPageCsp));
   // The decisions were once served as raw Markdown here; links to it now open the page.
   routes.get('/docs/DECISIONS.md', (c) => c.redirect('/docs/decisions.html', 301));
   // The contract files, at the root for tools and beside the page for its download links (redocly.yaml `downloadUrls`).

@@ -499,3 +499,28 @@ describe('the page builder', () => {
     expect(JSON.parse(text)).toEqual({ name: '</script><!-- & \u2028' });
   });
 });
+
+/**
+ * A caller-chosen id or path is echoed cut (D49, issue 34): an 8,000-character id made a
+ * `detail` of 8,126 characters against the contract's 2,048.
+ */
+describe('a long id or path is echoed cut, never whole', () => {
+  const longId = `char_${'z'.repeat(8_000)}`;
+  const cases: Array<[string, { method: string; path: string; status: number; type: string }]> = [
+    ['GET /pay/{id}', { method: 'GET', path: `/pay/${longId}`, status: 404, type: '/problems/not-found' }],
+    ['GET /pay/{id}/status', { method: 'GET', path: `/pay/${longId}/status`, status: 404, type: '/problems/not-found' }],
+    ['POST /pay/{id}/simulate', { method: 'POST', path: `/pay/${longId}/simulate`, status: 404, type: '/problems/not-found' }],
+    ['DELETE /pay/{id} (405)', { method: 'DELETE', path: `/pay/${longId}`, status: 405, type: '/problems/method-not-allowed' }],
+    ['PUT /charge/{id} (405, the API)', { method: 'PUT', path: `/charge/${longId}`, status: 405, type: '/problems/method-not-allowed' }],
+    ['GET of no operation (404, the API)', { method: 'GET', path: `/nothing/${'x'.repeat(8_000)}`, status: 404, type: '/problems/not-found' }],
+  ];
+  test.each(cases)('%s', async (_name, { method, path, status, type }) => {
+    const response = (await app.request(path, { method })) as Response;
+    const p = await expectProblem(response, status, type);
+    expect(p.detail.length).toBeLessThanOrEqual(2048);
+    expect(p.detail.length).toBeLessThan(500);
+    // The echo is the value's start, cut with an ellipsis.
+    expect(p.detail).toMatch(/(char_|x)z*…|x+…/);
+    expect(p.instance?.length ?? 0).toBeLessThanOrEqual(2048);
+  });
+});

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import type { AppEnv, Deps } from '../deps.js';
 import { applyMoves, simulatePayment } from '../domain/charge-lifecycle.js';
-import { ProblemError, problemResponse } from '../http/problems.js';
+import { echo, ProblemError, problemResponse } from '../http/problems.js';
 import { notFoundPage, pageCsp, paymentPage, payStatus } from '../pay/page.js';
 import { NOSNIFF, NOSNIFF_HEADER, pageHeaders } from '../http/security-headers.js';
 import type { ChargeDoc, StoredCharge } from '../store/types.js';
@@ -63,7 +63,10 @@ export function payRoutes(deps: Deps): Hono<AppEnv> {
     ['/pay/:id/simulate', 'POST'],
   ] as const) {
     routes.all(path, (c) =>
-      problem(c, new ProblemError('methodNotAllowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.`, { headers: { Allow: allow } })),
+      problem(
+        c,
+        new ProblemError('methodNotAllowed', `${echo(c.req.method)} is not allowed on ${echo(c.req.path)}; use ${allow}.`, { headers: { Allow: allow } }),
+      ),
     );
   }
 
@@ -84,7 +87,7 @@ async function currentCharge(deps: Deps, id: string): Promise<{ companyId: strin
 }
 
 function missing(id: string): ProblemError {
-  return new ProblemError('notFound', `No charge with id ${id} exists.`);
+  return new ProblemError('notFound', `No charge with id ${echo(id)} exists.`);
 }
 
 /** A browser navigating (or posting a form) rather than a script asking for JSON. */

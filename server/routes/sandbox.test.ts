@@ -94,4 +94,16 @@ describe('POST /sandbox/reset on a production deployment', () => {
     expect(await whatIsLeft(server.api, own)).toEqual({ charge: 200, product: 200, order: 200, subscription: 200, webhook: 200, clients: 1, webhooks: 1 });
     expect(server.violations).toEqual([]);
   });
+
+  test('a server in development on a database recorded as production (D51) refuses too: 403, nothing deleted', async () => {
+    server = await createTestServer({ config: { mode: 'development' } });
+    const own = await populate(server.api, server.apiKey, server);
+    // Recorded behind this server's back (its start would have refused): the reset reads the database's mode.
+    expect(await server.deps.store.recordDeploymentMode('production', new Date())).toBe('production');
+    const p = await expectProblem(await server.request('/sandbox/reset', { method: 'POST' }), 403, '/problems/sandbox-only', '/sandbox/reset');
+    expect(p.detail).toMatch(/^This database is recorded as a production deployment's, .* Nothing was deleted\./);
+    expect(p.detail).toContain('npm run keys -- mode development --change');
+    expect(await whatIsLeft(server.api, own)).toEqual({ charge: 200, product: 200, order: 200, subscription: 200, webhook: 200, clients: 1, webhooks: 1 });
+    expect(server.violations).toEqual([]);
+  });
 });

@@ -215,4 +215,19 @@ export const migrations: Migration[] = [
       'CREATE INDEX clients_by_position ON clients (company_id, created_at, id)',
     ],
   },
+  {
+    version: 8,
+    name: 'deployment mode',
+    statements: [
+      // D51: the deployment mode, recorded by the first server that starts on the database (one
+      // row). A reset is refused where it says production, whatever the command's NODE_ENV; a
+      // server whose NODE_ENV says otherwise refuses to start; only `npm run keys -- mode … --change`
+      // changes it.
+      `CREATE TABLE deployment_mode (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        mode TEXT NOT NULL CHECK (mode IN ('development', 'production')),
+        recorded_at TEXT NOT NULL
+      )`,
+    ],
+  },
 ];

@@ -22,7 +22,7 @@ import { NOW, later, addCompany, client, product, subscription, charge, order, w
 import type {
   ChargeEventType,
   ClientDoc,
-  ClientPosition,
+  ListPosition,
   CompanyRecord,
   DeliveryShare,
   IdempotencyClaim,
@@ -166,6 +166,19 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     );
     // Migration 3 exists on both engines (SQLite counts requests in memory and leaves it empty).
     expect(await db.rows('SELECT key_id FROM rate_limit_windows')).toEqual([]);
+  });
+
+  test('the deployment mode (D51): none until recorded; the first recorded stays, from another instance too, unless changed on purpose', async () => {
+    expect(await store.deploymentMode()).toBeUndefined();
+    expect(await store.recordDeploymentMode('production', NOW)).toBe('production');
+    const another = await db.open();
+    // A second start in another mode does not change it: it is told what is recorded.
+    expect(await another.recordDeploymentMode('development', NOW)).toBe('production');
+    expect(await another.deploymentMode()).toBe('production');
+    expect(await store.deploymentMode()).toBe('production');
+    expect(await another.recordDeploymentMode('development', NOW, { change: true })).toBe('development');
+    expect(await store.deploymentMode()).toBe('development');
+    expect(await db.rows('SELECT singleton, mode FROM deployment_mode')).toEqual([{ singleton: 1, mode: 'development' }]);
   });
 
   test('every record kind reads back whole, from another instance of the store', async () => {
@@ -544,7 +557,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     /** Every page from the first, following `next`: the ids of each. */
     async function walk(companyId: string, limit: number): Promise<string[][]> {
       const pages: string[][] = [];
-      let after: ClientPosition | undefined;
+      let after: ListPosition | undefined;
       for (;;) {
         const page = await store.listClientsPageJson(companyId, limit, after);
         pages.push((JSON.parse(jsonText(page.json)) as ClientDoc[]).map((c) => c.id));

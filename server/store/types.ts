@@ -1,20 +1,21 @@
 import type { components } from '../../generated/openapi.js';
+import type { DeploymentMode } from '../deployment-mode.js';
 
 type Schemas = components['schemas'];
 
 export type ClientDoc = Schemas['Client'];
 
-/** A client's place in the list's order (`createdAt`, then `id`), where a page of clients starts after (D48). */
-export interface ClientPosition {
+/** A record's place in its list's order (`createdAt`, then `id`), where a page of the list starts after (D48). */
+export interface ListPosition {
   createdAt: string;
   id: string;
 }
 
-/** A page of clients as one JSON array, and where the next page starts when one follows. */
-export interface ClientPage {
+/** A page of a list as one JSON array, and where the next page starts when one follows. */
+export interface ListPage {
   /** The page's JSON array, as UTF-8 bytes. */
   json: Uint8Array;
-  next?: ClientPosition;
+  next?: ListPosition;
 }
 export type ProductDoc = Schemas['Product'];
 export type SubscriptionDoc = Schemas['Subscription'];
@@ -146,6 +147,13 @@ export interface LookupOptions {
 
 export interface Store {
   countCompanies(): Promise<number>;
+  /** The deployment mode recorded in the database (D51), or undefined when no server has recorded one yet. */
+  deploymentMode(): Promise<DeploymentMode | undefined>;
+  /**
+   * Records `mode` when the database has none and returns the mode recorded after: the one already
+   * there, unless `change` (the operator's deliberate `keys -- mode … --change`) replaces it.
+   */
+  recordDeploymentMode(mode: DeploymentMode, now: Date, options?: { change?: boolean }): Promise<DeploymentMode>;
   createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void>;
   getCompany(companyId: string): Promise<CompanyRecord | undefined>;
   findApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
@@ -172,9 +180,9 @@ export interface Store {
    */
   listClientsJson(companyId: string, atMost?: number): Promise<Uint8Array | undefined>;
   /** The position of the company's `count`-th client when more follow it; undefined when it has `count` clients or fewer (D49). */
-  lastClientBefore(companyId: string, count: number): Promise<ClientPosition | undefined>;
+  lastClientBefore(companyId: string, count: number): Promise<ListPosition | undefined>;
   /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
-  listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage>;
+  listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage>;
 
   insertProduct(product: ProductDoc): Promise<void>;
   /** The company's products among `ids`; unknown or foreign ids are absent from the map. */

@@ -132,14 +132,34 @@ export function startTsxOnTerminal(script: string, args: readonly string[], vars
   return startOnTerminal([tsx, script, ...args], vars);
 }
 
+/** The words `npm start` runs (node, its flags, the compiled server), built once per test process. */
+export function builtServerCommand(): string[] {
+  return [process.execPath, ...builtServerArgs()];
+}
+
+/** A word quoted for a POSIX shell. */
+export function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A shell command line (`bash -c`) on a pseudo-terminal, as typed in a terminal: what is written
+ * to the child's stdin is typed there (`\x03` is Ctrl-C, which the terminal turns into SIGINT for
+ * every process of the command line).
+ */
+export function startShellOnTerminal(commandLine: string, vars: ChildVars): Running {
+  const running = startChild('script', ['--quiet', '--return', '--flush', '--command', `bash -c ${shellWord(commandLine)}`, '/dev/null'], vars, 'pipe');
+  return { ...running, stdout: () => running.stdout().replace(/\r\n/g, '\n') };
+}
+
 function startOnTerminal(words: readonly string[], vars: ChildVars): Running {
   const command = words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const running = startChild('script', ['--quiet', '--return', '--flush', '--command', `exec ${command}`, '/dev/null'], vars);
   return { ...running, stdout: () => running.stdout().replace(/\r\n/g, '\n') };
 }
 
-function startChild(command: string, args: readonly string[], vars: ChildVars): Running {
-  const child = spawn(command, args, { cwd: repoRoot, env: childEnv(vars), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+function startChild(command: string, args: readonly string[], vars: ChildVars, stdin: 'ignore' | 'pipe' = 'ignore'): Running {
+  const child = spawn(command, args, { cwd: repoRoot, env: childEnv(vars), detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

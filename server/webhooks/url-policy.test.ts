@@ -6,7 +6,15 @@
  */
 import { describe, expect, test } from 'vitest';
 import { tableResolver } from '../test-support/harness.js';
-import { checkWebhookUrl, refusedAddress, webhookUrlError, webhookUrlVerdict, type DeploymentMode, type HostResolver } from './url-policy.js';
+import {
+  checkWebhookUrl,
+  refusedAddress,
+  webhookUrlError,
+  webhookUrlVerdict,
+  type DeploymentMode,
+  type HostResolver,
+  unusableNameReason,
+} from './url-policy.js';
 
 type Want = 'allowed' | 'https-only' | 'internal' | 'credentials' | 'not-a-url';
 
@@ -206,6 +214,8 @@ describe('special-purpose addresses (IANA registries, RFC 6890) in production', 
     [':: unspecified', '::'],
     ['::1 loopback', '::1'],
     ['::a.b.c.d IPv4-compatible of 127.0.0.1', '::127.0.0.1'],
+    ['::a.b.c.d IPv4-compatible of the public 8.8.8.8 (not read as ::ffff:8.8.8.8)', '::8.8.8.8'],
+    ['::a.b.c.d IPv4-compatible of the public 8.8.8.8, in hex', '::808:808'],
     ['::ffff:0:0/96 mapped 127.0.0.1', '::ffff:127.0.0.1'],
     ['::ffff:0:0/96 mapped 10.0.0.1', '::ffff:10.0.0.1'],
     ['::ffff:0:0:0/96 IPv4-translated 127.0.0.1', '::ffff:0:7f00:1'],
@@ -232,7 +242,7 @@ describe('special-purpose addresses (IANA registries, RFC 6890) in production', 
     expect(refusedAddress(address, production)).toEqual(expect.any(String));
     expect(webhookUrlVerdict(literal(address), production).allowed).toBe(false);
     const byName = await checkWebhookUrl('https://receiver.example/hook', production, tableResolver({ 'receiver.example': [address] }));
-    expect(byName).toEqual({ allowed: false, reason: expect.stringContaining('receiver.example resolves to a non-public address') });
+    expect(byName).toEqual({ allowed: false, reason: unusableNameReason('receiver.example') });
     // Which internal address it resolved to is not told.
     expect(byName.allowed ? '' : byName.reason).not.toContain(address);
   });
@@ -269,14 +279,14 @@ describe('names are judged by every address they resolve to', () => {
       'a name resolving to 127.0.0.1 in production',
       {
         given: { mode: 'production', url: 'https://receiver.example/pix', addresses: { 'receiver.example': ['127.0.0.1'] } },
-        want: /receiver\.example resolves to a non-public address/,
+        want: unusableNameReason('receiver.example'),
       },
     ],
     [
       'a name with one public and one private address',
       {
         given: { mode: 'production', url: 'https://hooks.example/pix', addresses: { 'hooks.example': ['93.184.216.34', '10.0.0.7'] } },
-        want: /hooks\.example resolves to a non-public address/,
+        want: unusableNameReason('hooks.example'),
       },
     ],
     [
@@ -292,11 +302,15 @@ describe('names are judged by every address they resolve to', () => {
     ],
     [
       'upper case and trailing dots',
-      { given: { mode: 'production', url: 'https://Receiver.Example../', addresses: { 'receiver.example': ['::1'] } }, want: /non-public address/ },
+      {
+        given: { mode: 'production', url: 'https://Receiver.Example../', addresses: { 'receiver.example': ['::1'] } },
+        want: unusableNameReason('receiver.example..'),
+      },
     ],
+    ['a name that does not resolve', { given: { mode: 'production', url: 'https://typo.example/', addresses: {} }, want: unusableNameReason('typo.example') }],
     [
-      'a name that does not resolve',
-      { given: { mode: 'production', url: 'https://typo.example/', addresses: {} }, want: /^must name a host that resolves in DNS \(typo\.example does not/ },
+      'a name that does not resolve, in development',
+      { given: { mode: 'development', url: 'https://typo.example/', addresses: {} }, want: /^must name a host that resolves in DNS \(typo\.example does not;/ },
     ],
     [
       'http to localhost in development, localhost resolving elsewhere',
@@ -314,7 +328,7 @@ describe('names are judged by every address they resolve to', () => {
       'a private name outside WEBHOOK_ALLOWED_NETWORKS',
       {
         given: { mode: 'production', url: 'https://erp.internal/', addresses: { 'erp.internal': ['10.21.0.5'] }, allowedNetworks: ['10.20.0.0/16'] },
-        want: /non-public/,
+        want: unusableNameReason('erp.internal'),
       },
     ],
   ];
@@ -322,6 +336,7 @@ describe('names are judged by every address they resolve to', () => {
   test.each(cases)('%s', async (_name, { given, want }) => {
     const verdict = await checkWebhookUrl(given.url, { mode: given.mode, allowedNetworks: given.allowedNetworks ?? [] }, table(given.addresses));
     if (want === 'allowed') expect(verdict).toEqual({ allowed: true });
+    else if (typeof want === 'string') expect(verdict).toEqual({ allowed: false, reason: want });
     else expect(verdict.allowed ? '' : verdict.reason).toMatch(want);
   });
 
@@ -331,11 +346,27 @@ describe('names are judged by every address they resolve to', () => {
     expect(lookups).toEqual([]);
   });
 
-  test('a lookup that fails for another reason than "not found": try again', async () => {
-    const failing: HostResolver = async () => {
-      throw Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' });
-    };
-    const verdict = await checkWebhookUrl('https://hooks.example/', { mode: 'production' }, failing);
+  const failing: HostResolver = async () => {
+    throw Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' });
+  };
+
+  test('a lookup that fails for another reason than "not found", in development: try again', async () => {
+    const verdict = await checkWebhookUrl('https://hooks.example/', { mode: 'development' }, failing);
     expect(verdict.allowed ? '' : verdict.reason).toMatch(/try again in a moment/);
+  });
+
+  test('in production a non-public name, a name that does not exist and a failed lookup get one answer', async () => {
+    const production = { mode: 'production' } as const;
+    const internal = await checkWebhookUrl('https://db.corp.example/', production, tableResolver({ 'db.corp.example': ['10.0.0.5'] }));
+    const missing = await checkWebhookUrl('https://db.corp.example/', production, tableResolver({}));
+    const failed = await checkWebhookUrl('https://db.corp.example/', production, failing);
+    expect(internal).toEqual({ allowed: false, reason: unusableNameReason('db.corp.example') });
+    expect(missing).toEqual(internal);
+    expect(failed).toEqual(internal);
+    // Development tells them apart, to help the developer.
+    const development = { mode: 'development' } as const;
+    const devInternal = await checkWebhookUrl('https://db.corp.example/', development, tableResolver({ 'db.corp.example': ['10.0.0.5'] }));
+    const devMissing = await checkWebhookUrl('https://db.corp.example/', development, tableResolver({}));
+    expect(devInternal).not.toEqual(devMissing);
   });
 });

@@ -134,16 +134,28 @@ function inNetworks(address: Address, networks: Array<[Address, number]>): boole
 }
 
 /**
+ * An address as the WHATWG URL parser reads it, so that a resolved address is judged exactly as
+ * the same literal in a URL: `ipaddr.js` alone reads the IPv4-compatible `::8.8.8.8` as the mapped
+ * `::ffff:8.8.8.8` (public), where the URL parser reads `::808:808` (refused). A zone (`%eth0`),
+ * which a lookup may carry and a URL may not, is left out of the judgement.
+ */
+function parseAddress(address: string): Address | undefined {
+  try {
+    if (!address.includes(':')) return ipaddr.parse(address);
+    const bare = address.split('%')[0] ?? '';
+    return ipaddr.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Why a deployment refuses to connect to `address` (in words: "a loopback address"), or
  * undefined when it may. `loopbackOnly`: only loopback will do (`http` in development).
  */
 export function refusedAddress(address: string, policy: WebhookUrlPolicy, loopbackOnly = false): string | undefined {
-  let parsed: Address;
-  try {
-    parsed = ipaddr.parse(address);
-  } catch {
-    return 'not an IP address';
-  }
+  const parsed = parseAddress(address);
+  if (parsed === undefined) return 'not an IP address';
   if (inNetworks(parsed, parseNetworks(policy.allowedNetworks))) return undefined;
   const block = nonPublicBlock(parsed);
   if (block === 'loopback' && policy.mode === 'development') return undefined;
@@ -247,9 +259,19 @@ export async function resolveChecked(hostname: string, policy: WebhookUrlPolicy,
 }
 
 /**
+ * The one reason a production deployment gives for a name it will not register, whatever the
+ * lookup said (a non-public address, no such name, a failed lookup): which internal names exist
+ * is not told to a caller (D40). The name is the caller's own, so it may be repeated.
+ */
+export function unusableNameReason(host: string): string {
+  return `must name a host that resolves in DNS to public addresses only (${host} does not: check the spelling, that its A and AAAA records are public, and try again in a moment if its DNS was slow)`;
+}
+
+/**
  * Whether a webhook may be registered at `url` (D40): the spelling, then every address of its
  * host. The reason never names the address a name resolved to: that would tell a caller what
- * is inside the deployment's network.
+ * is inside the deployment's network. In production one reason stands for every refusal by
+ * lookup (`unusableNameReason`); in development the reasons differ, to help the developer.
  */
 export async function checkWebhookUrl(url: string, policy: WebhookUrlPolicy, resolve: HostResolver): Promise<UrlVerdict> {
   const verdict = spellingVerdict(url, policy);
@@ -261,6 +283,7 @@ export async function checkWebhookUrl(url: string, policy: WebhookUrlPolicy, res
     await withTimeout(resolveChecked(host, policy, resolve, verdict.loopbackOnly), RESOLVE_TIMEOUT_MS);
     return { allowed: true };
   } catch (error) {
+    if (policy.mode === 'production') return { allowed: false, reason: unusableNameReason(host) };
     if (error instanceof RefusedByPolicy) {
       return {
         allowed: false,

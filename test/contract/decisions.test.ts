@@ -1,6 +1,8 @@
 /**
  * Contract decisions: the decisions of DECISIONS.md and the `x-decision` / `x-decided`
  * marks in the bundled contract agree with each other.
+ *
+ * @operation-wide: it enumerates the contract's decisions and their marks, so `npm run test:operation` runs it whole.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
@@ -184,20 +186,31 @@ function subjectsOf(doc: JsonObject, mark: Mark, users: Map<string, string[]>): 
 }
 
 /**
+ * What to write where so that a decision names what a mark cites it for: one of the mark's
+ * subjects, as words (`listProducts`, `list products` or `GET /product`), in the decision's
+ * heading, **Seed.** or **Decision.** paragraph (its **Why.** does not count).
+ */
+function citationFix(decision: Decision, subjects: readonly string[]): string {
+  const candidates = subjects.map((subject) => `\`${subject}\``).join(' or ');
+  return `write ${candidates} in the **Decision.** paragraph of "## ${decision.id} ${decision.title}" (openapi/DECISIONS.md line ${decision.line}), e.g. a sentence naming it and what ${decision.id} decides for it; or mark it with the decision that does name it`;
+}
+
+/**
  * Marks whose decision's subject, seed and decision text mention none of their subjects, as
  * `label → Dnn (subjects)`. A citation of a decision that is about something else reads as a
  * reason to the integrator and is none.
  */
 function citationProblems(doc: JsonObject, marks: readonly Mark[], decisions: readonly Decision[]): string[] {
-  const texts = new Map(decisions.map((d) => [d.id, words(`${d.title} ${d.seed} ${d.decision}`)]));
+  const byId = new Map(decisions.map((d) => [d.id, d]));
   const users = schemaUsers(doc);
   const problems: string[] = [];
   for (const mark of marks) {
-    const text = texts.get(String(mark.id));
-    if (text === undefined) continue;
+    const decision = byId.get(String(mark.id));
+    if (decision === undefined) continue;
+    const text = words(`${decision.title} ${decision.seed} ${decision.decision}`);
     const subjects = subjectsOf(doc, mark, users);
     if (!subjects.some((subject) => forms(subject).some((form) => text.includes(form))))
-      problems.push(`${markLabel(mark)} → ${String(mark.id)} (${subjects.join(', ')})`);
+      problems.push(`${markLabel(mark)} → ${String(mark.id)} (${subjects.join(', ')}): ${citationFix(decision, subjects)}`);
   }
   return problems;
 }
@@ -284,6 +297,13 @@ describe('rules (self-check on fixtures)', () => {
         { pointer: '/components/schemas/ThingCreate/properties/status', want: /properties\/status x-decision → D01 \(ThingCreate, post \/thing, status\)/ },
       ],
       ['a schema its decision does not name', { pointer: '/components/schemas/TrialDays', want: /TrialDays x-decision → D03/ }],
+      [
+        'a failure says what to write where',
+        {
+          pointer: '/components/schemas/TrialDays',
+          want: /write `TrialDays` in the \*\*Decision\.\*\* paragraph of "## D03 Quantities" \(openapi\/DECISIONS\.md line 1\)/,
+        },
+      ],
     ];
     test.each(cases)('%s', (_name, { pointer, want }) => {
       const problems = citationProblems(
@@ -381,7 +401,10 @@ describe('x-decision / x-decided marks (generated/openapi.yaml)', () => {
 
   test('each mark names a decision whose Item or Decision text mentions what it marks (the property, schema, parameter, header, operation or response)', () => {
     const uncovered = bundled.value ? citationProblems(bundled.value, marks, decisions) : [];
-    expect(uncovered.filter((problem) => !citationExceptions.some((exception) => problem.startsWith(exception)))).toEqual([]);
+    expect(
+      uncovered.filter((problem) => !citationExceptions.some((exception) => problem.startsWith(exception))),
+      'marks whose decision does not name what they mark (each says what to write where)',
+    ).toEqual([]);
     // An exception that no longer matches anything is stale.
     expect(citationExceptions.filter((exception) => !uncovered.some((problem) => problem.startsWith(exception)))).toEqual([]);
   });

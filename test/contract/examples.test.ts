@@ -4,6 +4,8 @@
  * Brazilian data: CPF/CNPJ check digits, phones with a real DDD, Pix BR Codes
  * with a right CRC whose QR image decodes to the same code, charge totals in
  * whole cents of at least 500.
+ *
+ * @operation-wide: it enumerates the contract's examples, so `npm run test:operation` runs it whole.
  */
 import QRCode from 'qrcode';
 import { describe, expect, test } from 'vitest';

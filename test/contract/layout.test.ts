@@ -1,6 +1,8 @@
 /**
  * Layout of the source contract (Redocly openapi-starter) and the rules every
  * operation of the bundled contract follows.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';

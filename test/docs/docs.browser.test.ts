@@ -66,12 +66,17 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
   });
 
   const menuItem = (text: string) => page.locator(`[data-component-name="Menu/MenuItem"] [data-text="${text}"]`).first();
+  /** The side menu's name of a tag: its `x-displayName` on the page, else its name. */
+  const tagLabel = (tag: string) => {
+    const shown = ((pageDefinition(readFileSync(join(docsDir, 'index.html'), 'utf8')).tags ?? []) as JsonObject[]).find((t) => t.name === tag);
+    return String(shown?.['x-displayName'] ?? tag);
+  };
 
   /** Opens the operation's tag in the side menu (a tag toggles, so try again if it closed). */
   async function reveal(op: (typeof operations)[number]): Promise<boolean> {
     const item = menuItem(String((op.operation as JsonObject).summary));
     for (let attempt = 0; attempt < 3 && !(await item.isVisible()); attempt++) {
-      await menuItem((op.operation.tags as string[])[0]!).click();
+      await menuItem(tagLabel((op.operation.tags as string[])[0]!)).click();
       await page.waitForTimeout(200);
     }
     return item.isVisible();
@@ -101,8 +106,8 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     expect(await section.innerText()).toContain('Base URL');
     // The request panel opens on the curl sample, with the variables a reader exports.
     const code = (text: string) => section.locator('pre', { hasText: text }).first();
-    await expect.poll(() => code('CHARGE_ID=$(curl -sS -D /dev/stderr "$PIX_BASE_URL/charge/payment-link"').isVisible()).toBe(true);
-    expect(await code('CHARGE_ID=$(curl').innerText()).toContain('"productId": "$PRODUCT_ID"');
+    await expect.poll(() => code('RESPONSE=$(curl -sS -i "$PIX_BASE_URL/charge/payment-link"').isVisible()).toBe(true);
+    expect(await code('RESPONSE=$(curl').innerText()).toContain('"productId": "$PRODUCT_ID"');
     // The other samples, chosen as a reader chooses them, from the panel's language menu.
     const chooseLanguage = async (name: string) => {
       await section
@@ -123,8 +128,8 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     const tags = [...new Set(order.map((op) => op.tag))];
     const labels = () =>
       page.locator('[data-component-name="Menu/MenuItem"] [data-text]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-text') ?? ''));
-    const shownTags = (await labels()).filter((label) => tags.includes(label));
-    expect(shownTags).toEqual(tags);
+    const shownTags = (await labels()).filter((label) => tags.map(tagLabel).includes(label));
+    expect(shownTags).toEqual(tags.map(tagLabel));
     for (const tag of tags) {
       const ops = order.filter((op) => op.tag === tag);
       expect(await reveal(operations.find((op) => op.operationId === ops[0]!.operationId)!)).toBe(true);
@@ -187,7 +192,7 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     await other.addInitScript(reportCspViolations);
     await other.goto(`${base}/docs/#/charges/createpaymentlink`, { waitUntil: 'load' });
     const section = other.locator('[id$="/createpaymentlink"]').first();
-    const mark = section.locator('blockquote a[href="decisions.html#D10"]').first();
+    const mark = section.locator('a[href="decisions.html#D10"]').first();
     await expect.poll(() => mark.isVisible()).toBe(true);
     await mark.click();
     await expect.poll(() => other.url()).toBe(`${base}/docs/decisions.html#D10`);
@@ -207,6 +212,53 @@ describe.skipIf(!chromiumHere)('/docs in a real browser', () => {
     const { framed, frameUrl, messages } = await frameFromAnotherOrigin(browser, `${base}${path}`, 'h1, h2');
     expect(framed, `framed as ${frameUrl}`).toBe(false);
     expect(messages.join('\n')).toMatch(/frame-ancestors 'none'/);
+  });
+
+  test('at a laptop width (1366x768) it reads like API docs first (issue 39); screenshots are saved', async () => {
+    const laptop = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+    await laptop.goto(`${base}/docs/#/charges/createpaymentlink`, { waitUntil: 'load' });
+    const section = laptop.locator('[id$="/createpaymentlink"]').first();
+    const footnote = section.getByText('Decided by this contract where the').first();
+    await expect.poll(() => footnote.isVisible()).toBe(true);
+    await laptop.screenshot({ path: join(docsDir, 'screenshot-operation-1366.png') });
+    // The operation's own description comes first, its decisions after, on one line.
+    const description = String(operations.find((op) => op.operationId === 'createPaymentLink')!.operation.description).split('\n')[0]!;
+    const first = section.getByText(description.slice(0, 30)).first();
+    expect((await first.boundingBox())!.y).toBeLessThan((await footnote.boundingBox())!.y);
+    expect(await section.innerText()).not.toContain('Not documented by the source');
+    // The curl sample wraps inside its panel: nothing runs past the right edge.
+    const curl = section.locator('pre', { hasText: 'RESPONSE=$(curl' }).first();
+    await expect.poll(() => curl.isVisible()).toBe(true);
+    expect(await curl.evaluate((pre) => pre.scrollWidth <= pre.clientWidth)).toBe(true);
+    const panel = (await curl.boundingBox())!;
+    expect(panel.x + panel.width).toBeLessThanOrEqual(1366);
+    // One "Webhooks" in the side menu: the webhook events' group (an item of its own, not a
+    // Menu/MenuItem), within the registrations' tag, once that is open.
+    const registrations = operations.find((op) => op.operationId === 'createWebhook') ?? operations.find((op) => op.path === '/webhook')!;
+    const tag = laptop.locator(`[data-component-name="Menu/MenuItem"] [data-text="${tagLabel((registrations.operation.tags as string[])[0]!)}"]`).first();
+    const inside = laptop.locator(`[data-component-name="Menu/MenuItem"] [data-text="${String(registrations.operation.summary)}"]`).first();
+    for (let attempt = 0; attempt < 3 && !(await inside.isVisible()); attempt++) {
+      await tag.click();
+      await laptop.waitForTimeout(200);
+    }
+    const webhooks = () =>
+      laptop.locator('li [data-text]').evaluateAll((nodes) => nodes.filter((node) => node.getAttribute('data-text') === 'Webhooks').length);
+    await expect.poll(webhooks).toBe(1);
+    // The top: the integrator's guide linked, verifyWebhook named, the servers with their default address.
+    await laptop.goto(`${base}/docs/`, { waitUntil: 'load' });
+    const guide = laptop.locator('a[href="integrating.html"]').first();
+    await expect.poll(() => guide.isVisible()).toBe(true);
+    const top = await laptop.locator('body').innerText();
+    expect(top).toContain('verifyWebhook(secret, headers, rawBody)');
+    expect(top).toContain('generate one client per document');
+    const servers = laptop.getByText('http://localhost:3000', { exact: true }).first();
+    await expect.poll(() => servers.isVisible()).toBe(true);
+    expect(await laptop.getByText('Show 1 variable').count()).toBe(0);
+    await laptop.screenshot({ path: join(docsDir, 'screenshot-top-1366.png') });
+    await guide.click();
+    await expect.poll(() => laptop.url()).toBe(`${base}/docs/integrating.html`);
+    expect(await laptop.locator('body').innerText()).toContain('verifyWebhook');
+    await laptop.close();
   });
 
   test('no console error, no request off this host; a full-page screenshot is saved', async () => {

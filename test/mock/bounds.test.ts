@@ -199,13 +199,20 @@ describe('a body past its size bounds is refused at once, naming the bound', () 
     expect(problem.errors).toEqual([{ pointer: '/name', detail: 'must have at most 255 characters (has 500000)', keyword: 'maxLength' }]);
   });
 
-  test('50,000 unknown fields: the first 20 named, the rest counted', async () => {
-    const unknown = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`unknown${i}`, i]));
+  test('60 unknown fields (within the shape margin): the first 20 named, the rest counted', async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`unknown${i}`, i]));
     const answer = await send('POST', '/webhook', { ...webhookExample, ...unknown });
     const problem = await expectPromptRefusal('POST', '/webhook', answer);
     expect(problem.errors).toHaveLength(20);
     expect(problem.errors!.every((e) => e.keyword === 'additionalProperties')).toBe(true);
-    expect(problem.omittedErrors).toBe(50_000 - 20);
+    expect(problem.omittedErrors).toBe(60 - 20);
+  });
+
+  test('50,000 unknown fields: refused by the shape scan before parsing, one error at the object (D49)', async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`unknown${i}`, i]));
+    const answer = await send('POST', '/webhook', { ...webhookExample, ...unknown });
+    const problem = await expectPromptRefusal('POST', '/webhook', answer);
+    expect(problem.errors).toEqual([expect.objectContaining({ pointer: '', keyword: 'maxProperties' })]);
   });
 
   test('without an API key the answer is still 401, as the server checks the key first', async () => {

@@ -29,6 +29,18 @@ export async function runBashOnTerminal(
   return { code, output: `${stdout}${stderr}`.replace(/\r+\n/g, '\n') };
 }
 
+/**
+ * `bash -euo pipefail <file>` as a Node program runs it: its stdout and stderr are Node's pipes
+ * (Unix sockets, which /dev/stderr cannot open). The output is stdout, then stderr.
+ */
+export async function runBashFromNode(
+  file: string,
+  options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number },
+): Promise<{ code: number | null; output: string }> {
+  const { code, stdout, stderr } = await runCommand('bash', ['-euo', 'pipefail', file], options);
+  return { code, output: `${stdout}${stderr}`.replace(/\r+\n/g, '\n') };
+}
+
 function runCommand(
   command: string,
   args: string[],

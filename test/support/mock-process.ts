@@ -17,6 +17,10 @@ function processGroupAlive(pid: number): boolean {
 
 export interface RunningMock {
   url: string;
+  /** The script's process (Prism is its child). */
+  pid: number | undefined;
+  /** Resolves with the script's exit code (or signal) once it exits. */
+  exited: Promise<number | string | null>;
   output: () => string;
   /** Stops the script and Prism; resolves to whether anything of the group outlived SIGTERM. */
   stop: () => Promise<{ leaked: boolean }>;
@@ -51,8 +55,11 @@ export async function startMock(): Promise<RunningMock> {
     }
   }
 
+  const exited = new Promise<number | string | null>((resolve) => mock.once('exit', (code, signal) => resolve(code ?? signal)));
   return {
     url,
+    pid,
+    exited,
     output: () => output,
     async stop() {
       if (pid === undefined) return { leaked: false };

@@ -3,8 +3,8 @@ import type {
   AttemptOutcome,
   ChargeExtras,
   ClientDoc,
-  ClientPage,
-  ClientPosition,
+  ListPage,
+  ListPosition,
   CompanyRecord,
   CompanyReset,
   DeliveryShare,
@@ -24,6 +24,7 @@ import type {
 import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf, type DueDeliveryRow } from './rows.js';
 import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
 import { all, column, get, lock, run, type Step } from './step.js';
+import type { DeploymentMode } from '../../deployment-mode.js';
 
 export interface ReadOptions {
   /**
@@ -74,6 +75,22 @@ export abstract class SqlStore implements Store {
 
   async countCompanies(): Promise<number> {
     return (await this.read(get(this.sql.countCompanies)))?.n ?? 0;
+  }
+
+  async deploymentMode(): Promise<DeploymentMode | undefined> {
+    return modeOf((await this.read(get(this.sql.getDeploymentMode)))?.mode);
+  }
+
+  async recordDeploymentMode(mode: DeploymentMode, now: Date, options: { change?: boolean } = {}): Promise<DeploymentMode> {
+    const sql = this.sql;
+    const recorded = await this.write(
+      (function* (): Step<string | undefined> {
+        yield* run(sql.insertDeploymentMode, mode, now.toISOString());
+        if (options.change) yield* run(sql.changeDeploymentMode, mode, now.toISOString());
+        return (yield* get(sql.getDeploymentMode))?.mode;
+      })(),
+    );
+    return modeOf(recorded) ?? mode;
   }
 
   async createCompany(company: CompanyRecord, key: ApiKeyRecord): Promise<void> {
@@ -132,12 +149,12 @@ export abstract class SqlStore implements Store {
     );
   }
 
-  async lastClientBefore(companyId: string, count: number): Promise<ClientPosition | undefined> {
+  async lastClientBefore(companyId: string, count: number): Promise<ListPosition | undefined> {
     const rows = await this.read(all(this.sql.clientAt, companyId, count - 1));
     return rows.length === 2 ? { createdAt: rows[0]!.created_at, id: rows[0]!.id } : undefined;
   }
 
-  async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
+  async listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage> {
     return this.read(clientPage(this.sql, this.listsInSql, companyId, limit, after));
   }
 
@@ -448,12 +465,12 @@ export abstract class SqlStore implements Store {
 }
 
 /** D48: at most `limit` clients after `after` (or from the start), and where the next page starts if one follows. */
-function* clientPage(sql: SharedStatements, listsInSql: boolean, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
+function* clientPage(sql: SharedStatements, listsInSql: boolean, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
   return listsInSql ? yield* pageMadeInSql(sql, companyId, limit, after) : yield* pageJoinedHere(sql, companyId, limit, after);
 }
 
 /** A page as one value the engine made, then its last client and the one after it, from the index. */
-function* pageMadeInSql(sql: SharedStatements, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
+function* pageMadeInSql(sql: SharedStatements, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
   const row = after ? yield* get(sql.clientsAfter, companyId, after.createdAt, after.id, limit) : yield* get(sql.firstClients, companyId, limit);
   if (!row) throw new Error('An aggregate read answered no row.');
   // A view, not a copy: the drivers hand over a Buffer.
@@ -467,7 +484,7 @@ function* pageMadeInSql(sql: SharedStatements, companyId: string, limit: number,
 }
 
 /** A page read as its documents, one more than the page (then a next page exists), and joined here. */
-function* pageJoinedHere(sql: SharedStatements, companyId: string, limit: number, after?: ClientPosition): Step<ClientPage> {
+function* pageJoinedHere(sql: SharedStatements, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
   const docs = after
     ? yield* column(sql.clientDocsAfter, companyId, after.createdAt, after.id, limit + 1)
     : yield* column(sql.firstClientDocs, companyId, limit + 1);
@@ -478,4 +495,9 @@ function* pageJoinedHere(sql: SharedStatements, companyId: string, limit: number
   // row's created_at and id are written from it (insertClientStep).
   const { createdAt, id } = JSON.parse(page[limit - 1]!) as Pick<ClientDoc, 'createdAt' | 'id'>;
   return { json, next: { createdAt, id } };
+}
+
+/** A recorded mode as the server knows them; anything else (none) is undefined. */
+function modeOf(value: string | undefined): DeploymentMode | undefined {
+  return value === 'development' || value === 'production' ? value : undefined;
 }

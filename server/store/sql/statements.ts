@@ -40,6 +40,11 @@ export function sharedStatements(d: Dialect) {
   return {
     // CAST: PostgreSQL's COUNT is a bigint, which its driver returns as a string.
     countCompanies: q<[], { n: number }>('SELECT CAST(COUNT(*) AS INTEGER) AS n FROM companies'),
+    getDeploymentMode: q<[], { mode: string }>('SELECT mode FROM deployment_mode WHERE singleton = 1'),
+    insertDeploymentMode: q<[mode: string, recordedAt: string]>(
+      'INSERT INTO deployment_mode (singleton, mode, recorded_at) VALUES (1, ?, ?) ON CONFLICT (singleton) DO NOTHING',
+    ),
+    changeDeploymentMode: q<[mode: string, recordedAt: string]>('UPDATE deployment_mode SET mode = ?, recorded_at = ? WHERE singleton = 1'),
     insertCompany: q<[id: string, city: string, color: string, pixKey: string | null, createdAt: string, doc: string]>(
       'INSERT INTO companies (id, city, color, pix_key, created_at, doc) VALUES (?, ?, ?, ?, ?, ?)',
     ),

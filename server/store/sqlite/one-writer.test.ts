@@ -5,7 +5,7 @@
  * no lock behind (the lock is the operating system's, held by the process). Real server processes,
  * as `npm start` runs them; SQLite only (on PostgreSQL several instances share a database).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, linkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { freePort, listening, printedKey, startBuiltServer, startTsx, useChildProcesses, within, type Running } from '../../test-support/processes.js';
@@ -68,6 +68,29 @@ describe('one server per SQLite file', () => {
     expect(reset.stderr).toContain('Nothing was deleted.');
     const product = (await created.json()) as { id: string };
     expect((await fetch(`http://127.0.0.1:${firstPort}/product/${product.id}`, { headers: { 'X-API-KEY': apiKey } })).status).toBe(200);
+  });
+
+  test('a symbolic link to the file, or a hard link, starts no second server (the lock goes by the file)', async () => {
+    const databasePath = join(folder(), 'linked', 'payments.db');
+    const firstPort = await freePort();
+    const first = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(firstPort) });
+    await listening(first);
+    const apiKey = printedKey(first);
+
+    const symlinked = join(folder(), 'linked', 'symlinked.db');
+    symlinkSync(databasePath, symlinked);
+    const bySymlink = startBuiltServer({ DATABASE_PATH: symlinked, PORT: String(await freePort()) });
+    expect((await exitOf(bySymlink, 'the server on the symbolic link to exit')).code).toBe(2);
+    expect(bySymlink.stderr()).toContain(`another server is already running on the SQLite file ${symlinked} (it holds ${databasePath}-lock)`);
+
+    const hardLinked = join(folder(), 'linked', 'hard-linked.db');
+    linkSync(databasePath, hardLinked);
+    const byHardLink = startBuiltServer({ DATABASE_PATH: hardLinked, PORT: String(await freePort()) });
+    expect((await exitOf(byHardLink, 'the server on the hard link to exit')).code).toBe(2);
+    expect(byHardLink.stderr()).toMatch(/^Could not start: The SQLite file .*hard-linked\.db has 2 names \(hard links\)/);
+    // It saw no "empty database": no development company was made, no key printed.
+    expect(byHardLink.stdout()).not.toMatch(/sk_[a-z0-9]{24}_/);
+    expect((await clients(firstPort, apiKey)).status).toBe(200);
   });
 
   test('a server killed with SIGKILL leaves no lock: the next start on the file serves its data', async () => {

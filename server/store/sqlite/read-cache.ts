@@ -1,5 +1,5 @@
 import type { AnyStatement, Op } from '../sql/step.js';
-import type { ClientPage } from '../types.js';
+import type { ListPage } from '../types.js';
 
 /** The table a statement writes (`INSERT INTO t`, `UPDATE t`, `DELETE FROM t`), if it writes one. */
 export function tableWritten(sql: string): string | undefined {
@@ -34,7 +34,7 @@ export class ReadCache {
   private readonly tables = new Map<AnyStatement, string>();
   private readonly rows = new Map<string, Map<string, unknown>>();
   /** Values made from many rows of a table (a company's whole client list, a page of it: JSON bytes and where the list goes on), by table. */
-  private readonly derived = new Map<string, Map<string, ClientPage>>();
+  private readonly derived = new Map<string, Map<string, ListPage>>();
   private derivedBytes = 0;
   /** Writes of each table so far: a value made before a write must not be kept after it. */
   private readonly versions = new Map<string, number>();
@@ -79,12 +79,12 @@ export class ReadCache {
   }
 
   /** A value made from `table`'s rows, if kept. */
-  lookupDerived(table: string, key: string): ClientPage | undefined {
+  lookupDerived(table: string, key: string): ListPage | undefined {
     return this.derived.get(table)?.get(key);
   }
 
   /** Keeps a value made from `table`'s rows when no write of the table ran since `version`. */
-  keepDerived(table: string, key: string, value: ClientPage, version: number): void {
+  keepDerived(table: string, key: string, value: ListPage, version: number): void {
     if (version !== this.version(table) || value.json.length + this.derivedBytes > MAX_DERIVED_BYTES) return;
     let values = this.derived.get(table);
     if (!values) {

@@ -6,7 +6,8 @@ import { SqlStore, type ReadOptions, type WriteOptions } from '../sql/sql-store.
 import type { Dialect } from '../sql/statements.js';
 import { claimOfStoredKey } from '../sql/rows.js';
 import { get, type AnyStatement, type Op, type Step } from '../sql/step.js';
-import type { ClientPage, ClientPosition, IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
+import type { ListPage, ListPosition, IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
+import { RateWindows } from './rate-windows.js';
 import { ReadCache, tableWritten } from './read-cache.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -49,11 +50,11 @@ export class SqliteStore extends SqlStore {
   /** Steps of the open group transaction, waiting for its commit. */
   private group: Array<{ resolve: () => void; reject: (error: unknown) => void }> | undefined;
   /**
-   * Rate-limit windows (D11), one per API key or client address: its current window and the
+   * Rate-limit windows (D11), one per company or client address: its current window and the
    * requests counted in it. In memory: one instance serves a SQLite file, so nothing needs sharing,
-   * and a restart forgets them.
+   * and a restart forgets them. Bounded: past 100,000 the least recently used goes, never all.
    */
-  private readonly rateWindows = new Map<string, { start: number; count: number }>();
+  private readonly rateWindows: RateWindows;
   /**
    * Idempotency keys claimed by requests still running (D10), by company and key. This process
    * is its file's one writer, so a claim needs no row of its own: it is held here until the
@@ -66,8 +67,10 @@ export class SqliteStore extends SqlStore {
   /** A step in a savepoint of the open transaction: made once, not per write. */
   private readonly inSavepoint: (step: Step<unknown>) => unknown;
 
-  constructor(path: string) {
+  /** `rateWindowsCap`: how many rate-limit counters are kept in memory (a test sets a small one). */
+  constructor(path: string, options: { rateWindowsCap?: number } = {}) {
     super(sqliteDialect);
+    this.rateWindows = new RateWindows(options.rateWindowsCap);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -90,19 +93,7 @@ export class SqliteStore extends SqlStore {
   }
 
   async countRequest(keyId: string, windowStart: number): Promise<number> {
-    let window = this.rateWindows.get(keyId);
-    if (!window || window.start !== windowStart) {
-      // A bound on memory: at 100,000 counters, those of past windows go; if more than half are
-      // current (a flood from that many addresses at once), every window starts over.
-      if (this.rateWindows.size >= 100_000) {
-        for (const [counted, { start }] of this.rateWindows) if (start !== windowStart) this.rateWindows.delete(counted);
-        if (this.rateWindows.size > 50_000) this.rateWindows.clear();
-      }
-      window = { start: windowStart, count: 0 };
-      this.rateWindows.set(keyId, window);
-    }
-    window.count += 1;
-    return window.count;
+    return this.rateWindows.count(keyId, windowStart);
   }
 
   override async claimIdempotencyKey(input: IdempotencyClaimInput): Promise<IdempotencyClaim> {
@@ -157,8 +148,8 @@ export class SqliteStore extends SqlStore {
   /**
    * A company's whole client list (D48's unpaged form), and the pages a client asks for, are
    * kept as the JSON they were sent as until a client is written: reading the rows was most of
-   * the time of the answer. Not the parts of a list streamed past 10,000 clients (5,000 each):
-   * memory holds one of those at a time.
+   * the time of the answer. The parts of a streamed list (1,000 clients each) are pages too: kept
+   * within the cache's one budget and shared by every reader, so a reader holds no copy of its own.
    */
   override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
     const page = await this.kept(`list ${atMost} ${companyId}`, async () => {
@@ -168,14 +159,14 @@ export class SqliteStore extends SqlStore {
     return page?.json;
   }
 
-  override async listClientsPageJson(companyId: string, limit: number, after?: ClientPosition): Promise<ClientPage> {
+  override async listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage> {
     if (limit > KEPT_PAGE_CLIENTS) return super.listClientsPageJson(companyId, limit, after);
     const key = `page ${limit} ${after ? `${after.createdAt} ${after.id}` : ''} ${companyId}`;
     return (await this.kept(key, () => super.listClientsPageJson(companyId, limit, after)))!;
   }
 
   /** A value made from the clients table, from memory when kept, else made and kept (unless a client was written meanwhile). */
-  private async kept(key: string, make: () => Promise<ClientPage | undefined>): Promise<ClientPage | undefined> {
+  private async kept(key: string, make: () => Promise<ListPage | undefined>): Promise<ListPage | undefined> {
     const kept = this.cache.lookupDerived('clients', key);
     if (kept !== undefined) {
       await this.untilDurable();

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 import { client, later } from '../store/test-records.js';
-import { wholeClientList } from './client-pages.js';
+import { wholeClientList } from './pages.js';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,0 +1,2 @@
+export declare const MAX_INSTANCE: number;
+export declare function instanceOf(pathname: string): string;
