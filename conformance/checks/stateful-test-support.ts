@@ -113,6 +113,14 @@ export async function withRequest<T = unknown>(
   change.headers?.(headers);
   let body: string | undefined = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
   const json = body === undefined ? undefined : parseJson(body);
-  if (json !== undefined && change.body) body = JSON.stringify(change.body(json as T));
+  if (json !== undefined && change.body) {
+    try {
+      body = JSON.stringify(change.body(json as T));
+    } catch (error) {
+      // Nested deeper than a walk of the value can follow (bounded_input's megabyte of `[`): the
+      // body goes on as it came, for the service behind to refuse.
+      if (!(error instanceof RangeError)) throw error;
+    }
+  }
   return new Request(request.url, { method: request.method, headers, ...(body !== undefined ? { body } : {}) });
 }

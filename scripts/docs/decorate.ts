@@ -162,7 +162,7 @@ ${index}
 `;
   info.description = withGuide(
     String(info.description),
-    serverVariableNames(contract).map((server) => `\`${perServerFileName(server)}\``),
+    serverVariableNames(contract).map((server) => `\`pix-payments-toolkit/${perServerFileName(server)}\``),
   );
   for (const op of listOperations(doc)) {
     const operation = op.operation;
