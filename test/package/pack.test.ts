@@ -445,7 +445,7 @@ describe('the sandbox package', () => {
 
     const site = await runBin(project, 'pix-sandbox', ['docs', '--out', 'site']);
     expect(site.code, site.stderr).toBe(0);
-    expect(readdirSync(join(project, 'site')).sort()).toEqual(['decisions.html', 'index.html', 'openapi.json', 'openapi.yaml']);
+    expect(readdirSync(join(project, 'site')).sort()).toEqual(['decisions.html', 'index.html', 'integrating.html', 'openapi.json', 'openapi.yaml']);
 
     // The mock: the contract's example, and the answer Prefer asks for.
     const mockPort = await freePort();
