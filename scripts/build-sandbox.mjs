@@ -11,7 +11,7 @@
 //
 // How each command is compiled: scripts/bundle-node.mjs. No source maps: the sources are not in
 // the package for a map to point to.
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleNodeCommand } from './bundle-node.mjs';
@@ -22,6 +22,7 @@ const out = (path) => join(sandbox, path);
 
 rmSync(out('dist'), { recursive: true, force: true });
 rmSync(out('generated'), { recursive: true, force: true });
+rmSync(out('scripts'), { recursive: true, force: true });
 
 await bundleNodeCommand({
   entry: 'server/main.ts',
@@ -35,15 +36,19 @@ rmSync(out('dist/server/contract-validators.cjs'), { force: true });
 
 await bundleNodeCommand({ entry: 'server/cli/keys.ts', outfile: out('dist/keys.mjs'), external: ['better-sqlite3'], sourcemap: false });
 
-// The mock loads its two TypeScript readers with tsx at run time; here they are bundled instead.
+// The mock loads its TypeScript readers with tsx at run time (`tsImport('./mock/….ts')` in
+// scripts/mock.mjs); here they are bundled instead, each one the script names.
+const mockReaderFiles = [...readFileSync(join(root, 'scripts', 'mock.mjs'), 'utf8').matchAll(/tsImport\('(\.\/mock\/[\w-]+\.ts)'/g)].map((m) => m[1]);
+if (mockReaderFiles.length === 0) throw new Error('build-sandbox: scripts/mock.mjs names no TypeScript reader; is tsImport still how it loads them?');
 const mockReaders = {
   name: 'mock-readers',
   setup(build) {
     build.onResolve({ filter: /^tsx\/esm\/api$/ }, () => ({ path: 'tsx-esm-api', namespace: 'mock-readers' }));
     build.onLoad({ filter: /.*/, namespace: 'mock-readers' }, () => ({
       contents: [
-        `const readers = { './mock/bounds.ts': () => import(${JSON.stringify(join(root, 'scripts/mock/bounds.ts'))}),`,
-        `  './mock/path-ids.ts': () => import(${JSON.stringify(join(root, 'scripts/mock/path-ids.ts'))}) };`,
+        'const readers = {',
+        ...mockReaderFiles.map((file) => `  ${JSON.stringify(file)}: () => import(${JSON.stringify(join(root, 'scripts', file))}),`),
+        '};',
         'export async function tsImport(specifier) {',
         '  const load = readers[specifier];',
         "  if (load === undefined) throw new Error('not bundled with the mock: ' + specifier);",
@@ -62,6 +67,11 @@ await bundleNodeCommand({
   plugins: [mockReaders],
   sourcemap: false,
 });
+
+// Loaded into Prism by the mock (`--require`, from beside the package's root as in a clone): Prism
+// ends when the mock does, however the mock ends.
+mkdirSync(out('scripts/mock'), { recursive: true });
+cpSync(join(root, 'scripts', 'mock', 'prism-guard.cjs'), out('scripts/mock/prism-guard.cjs'));
 
 mkdirSync(out('generated'), { recursive: true });
 cpSync(join(root, 'generated', 'openapi.yaml'), out('generated/openapi.yaml'));

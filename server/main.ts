@@ -134,21 +134,10 @@ async function main(): Promise<void> {
   const catalog = new OperationCatalog(deps.validator);
   handle = createApp(deps, catalog).fetch;
   ready(handle);
-  const origin = localOrigin(config.host, port);
-  // A person at a terminal gets plain lines; piped output (a log collector) stays JSON lines,
-  // whose `listening` line carries the same URLs.
-  if (process.stdout.isTTY) process.stdout.write(startUpLines(config, origin, state));
-  deps.logger.info({ port, host: config.host, url: origin, docs: `${origin}/docs/`, database: describeStore(config), mode: config.mode }, 'listening');
-  // Supervisors and people wait for this line: it is written now, not with the next burst.
-  flushLog(deps.logger);
   // D14: deliveries (and charge expiry) start once the server is up.
   const worker: WebhookWorker = startWebhookWorker(deps);
-  // The request validators not compiled by a request yet, now rather than at a first request.
-  // The compiled server compiles none: its build made them (scripts/server-validators.ts); the
-  // count says whether that held.
-  void catalog.warmUp().then(() => deps.logger.debug({ compiledAtRunTime: deps.validator.compiledAtRunTime }, 'request validators ready'));
-
-  // Stopping always stops (issue 39): the server stops taking connections, the worker and the
+  // Stopping always stops (issue 39), from before the `listening` line on (a signal that came
+  // between that line and its handler killed the process outright): the server stops taking connections, the worker and the
   // store close, and the process exits; past SHUTDOWN_GRACE_MS it exits anyway, and a second
   // signal exits at once. The log never holds the exit up: a reader that is gone (the `| tee` of
   // `npm start 2>&1 | tee` on Ctrl-C) gives the destination up, and one that reads nothing is
@@ -188,6 +177,17 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  const origin = localOrigin(config.host, port);
+  // A person at a terminal gets plain lines; piped output (a log collector) stays JSON lines,
+  // whose `listening` line carries the same URLs.
+  if (process.stdout.isTTY) process.stdout.write(startUpLines(config, origin, state));
+  deps.logger.info({ port, host: config.host, url: origin, docs: `${origin}/docs/`, database: describeStore(config), mode: config.mode }, 'listening');
+  // Supervisors and people wait for this line: it is written now, not with the next burst.
+  flushLog(deps.logger);
+  // The request validators not compiled by a request yet, now rather than at a first request.
+  // The compiled server compiles none: its build made them (scripts/server-validators.ts); the
+  // count says whether that held.
+  void catalog.warmUp().then(() => deps.logger.debug({ compiledAtRunTime: deps.validator.compiledAtRunTime }, 'request validators ready'));
 }
 
 main().catch((error: unknown) => {
