@@ -102,6 +102,12 @@ describe('CPU per request (cpu.ts)', () => {
       postgresToSqlite: 1.5,
     });
     expect(scenarioRatios({ reference: run(50), sameBytes: run(25) }, run(10))).toEqual({ sameBytesToReference: 0.5, smallArrayToReference: 0.2 });
+    // Prism and PostgreSQL are compared with the reference at their own rate, where it was measured.
+    const atTheirRate = scenarioRatios(
+      { reference: run(50), sameBytes: run(25), prism: run(900), postgres: run(300), referenceAtComparisonRate: run(100) },
+      run(10),
+    );
+    expect(atTheirRate).toMatchObject({ sameBytesToReference: 0.5, prismToReference: 9, postgresToSqlite: 3 });
   });
 });
 
@@ -128,24 +134,33 @@ test('one short round per phase measures every scenario on every target at one r
     expect(Object.keys(round.scenarios), `phase ${round.phase}`).toEqual(plan.filter((scenario) => scenario.phase === round.phase).map((s) => s.name));
     expect(round.smallArray.cpuUsPerRequest, `small array, phase ${round.phase}`).toBeGreaterThan(0);
     for (const [name, figures] of Object.entries(round.scenarios)) {
-      const runs = Object.values(figures);
-      // One fixed rate for the reference and every floor, below each one's full-speed maximum.
-      const rate = figures.reference.offeredRate;
-      expect(
-        runs.map((run) => run.offeredRate),
-        name,
-      ).toEqual(runs.map(() => rate));
-      for (const run of runs) {
-        expect(rate, name).toBeLessThan(run.maxReqPerSec);
+      const { reference, sameBytes, durableWrite, referenceAtComparisonRate, prism, postgres } = figures;
+      // One fixed rate for the reference and every floor, another for Prism and PostgreSQL with
+      // the reference again; each below every one of its targets' full-speed maximum.
+      const floors = [reference, sameBytes, ...(durableWrite ? [durableWrite] : [])];
+      const compared = [...(prism ? [prism] : []), ...(postgres ? [postgres] : [])];
+      expect(referenceAtComparisonRate === undefined, name).toBe(compared.length === 0);
+      const groups = referenceAtComparisonRate ? [floors, [referenceAtComparisonRate, ...compared]] : [floors];
+      for (const group of groups)
+        expect(
+          group.map((run) => run.offeredRate),
+          name,
+        ).toEqual(group.map(() => group[0]!.offeredRate));
+      for (const run of groups.flat()) {
+        expect(run.offeredRate, name).toBeLessThan(run.maxReqPerSec);
         // Its requests, answered, and its CPU read from /proc: ticks over answers.
-        expect(run.requests, name).toBe(rate * 1);
-        expect(run.cpuTicks, name).toBeGreaterThan(0);
+        expect(run.requests, name).toBe(run.offeredRate * 1);
+        expect(Number.isInteger(run.cpuTicks), name).toBe(true);
         expect(run.cpuUsPerRequest, name).toBeCloseTo(cpuMicrosPerRequest(run.cpuTicks, run.requests), 6);
       }
+      // Positive for every target judged or compared; the reference's second run, at Prism's slow
+      // rate for 1 s, may cost it less than the 10 ms of one tick.
+      for (const run of [...floors, ...compared]) expect(run.cpuTicks, name).toBeGreaterThan(0);
       const ratios = round.ratios[name]!;
-      expect(ratios.sameBytesToReference, name).toBeCloseTo(figures.sameBytes.cpuUsPerRequest / figures.reference.cpuUsPerRequest, 10);
-      if (figures.durableWrite)
-        expect(ratios.durableWriteToReference, name).toBeCloseTo(figures.durableWrite.cpuUsPerRequest / figures.reference.cpuUsPerRequest, 10);
+      expect(ratios.sameBytesToReference, name).toBeCloseTo(sameBytes.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
+      if (durableWrite) expect(ratios.durableWriteToReference, name).toBeCloseTo(durableWrite.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
+      if (prism && referenceAtComparisonRate)
+        expect(ratios.prismToReference, name).toBeCloseTo(prism.cpuUsPerRequest / referenceAtComparisonRate.cpuUsPerRequest, 10);
     }
   }
   // Phase 1 holds the smallest history's lists and nothing of the larger one.

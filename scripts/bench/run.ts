@@ -107,19 +107,34 @@ async function measureAtRate(leg: Leg, load: LoadOptions & { rate: number }, war
 }
 
 /**
- * One scenario (or the small array) on each of its targets: every target warmed up at full speed,
- * then every target driven at the same fixed rate, half the slowest one's maximum, in `legs`'
- * order (which the caller alternates).
+ * One scenario (or the small array) on each of its targets, in `legs`' order (which the caller
+ * alternates): every target warmed up at full speed, then the reference and its floors driven at
+ * one fixed rate, half the slowest one's maximum. Prism and the reference on PostgreSQL, far
+ * slower, would drag that rate down to a few ticks of CPU for the floors: where they are measured,
+ * they and the reference again are driven at a second rate, half the slowest of those.
  */
 async function measureLegs(legs: readonly Leg[], connections: number, options: BenchOptions): Promise<Partial<ScenarioFigures>> {
-  const warm = [];
-  for (const leg of legs) warm.push(await warmUp(leg, connections, options.warmup));
-  const rate = fixedRate(
-    warm.map((w) => w.maxReqPerSec),
-    connections,
-  );
+  const warm = new Map<Leg, { maxReqPerSec: number; peakRssMb: number }>();
+  for (const leg of legs) warm.set(leg, await warmUp(leg, connections, options.warmup));
+  const warmOf = (leg: Leg) => {
+    const figures = warm.get(leg);
+    if (!figures) throw new HarnessError(`${leg.what} was not warmed up`);
+    return figures;
+  };
+  const compared = (leg: Leg) => leg.key === 'prism' || leg.key === 'postgres';
+  const floors = legs.filter((leg) => !compared(leg));
+  const reference = legs.find((leg) => leg.key === 'reference');
+  const comparisons = reference && legs.some(compared) ? legs.filter((leg) => leg === reference || compared(leg)) : [];
   const figures: Partial<ScenarioFigures> = {};
-  for (const [i, leg] of legs.entries()) figures[leg.key] = await measureAtRate(leg, { connections, duration: options.duration, rate }, warm[i]!);
+  const runGroup = async (group: readonly Leg[], keyOf: (leg: Leg) => keyof ScenarioFigures) => {
+    const rate = fixedRate(
+      group.map((leg) => warmOf(leg).maxReqPerSec),
+      connections,
+    );
+    for (const leg of group) figures[keyOf(leg)] = await measureAtRate(leg, { connections, duration: options.duration, rate }, warmOf(leg));
+  };
+  await runGroup(floors, (leg) => leg.key);
+  if (comparisons.length > 0) await runGroup(comparisons, (leg) => (leg === reference ? 'referenceAtComparisonRate' : leg.key));
   return figures;
 }
 
