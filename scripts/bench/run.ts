@@ -14,9 +14,11 @@
  *      then every round: bare Hono's small array once, then for each scenario the reference, bare
  *      Hono with the same bytes, bare Hono writing durably (writes only), (where it applies)
  *      Prism, and the reference on PostgreSQL (writes only) back to back, in alternating order:
- *      each warmed up at full speed (its maximum req/s), then each driven at one fixed rate, half
- *      the slowest one's maximum, for a fixed number of requests, its own CPU time read from
- *      /proc/<pid>/stat before and after (µs of CPU per request; cpu.ts). The reference's peak
+ *      each warmed up at full speed (its maximum req/s), then the reference and its floors driven
+ *      at one fixed rate, half the slowest one's maximum, for a fixed number of requests (Prism
+ *      and PostgreSQL with the reference again at a second rate, half the slowest of them), each
+ *      one's own CPU time read from /proc/<pid>/stat before and after (µs of CPU per request;
+ *      cpu.ts). The reference's peak
  *      RSS here is that of a small company's work. The PostgreSQL server is then stopped and its
  *      schema dropped (as `cleanUpEverything` drops it if the run fails or is interrupted);
  *   5. phase 2: one company per larger history seeded, their answers captured, bare Hono
@@ -68,6 +70,9 @@ function exitedDuring(target: Target, what: string): HarnessError {
   return new HarnessError(`the ${targetLabels[target.name]} exited during ${what}`);
 }
 
+/** A measured run whose target spent fewer clock ticks than this reads its CPU to worse than ±5 %: said so on stderr. */
+const FEW_TICKS = 20;
+
 /** The full-speed warm-up: JIT and connections warmed, and the target's maximum req/s found. */
 async function warmUp(leg: Leg, connections: number, seconds: number): Promise<{ maxReqPerSec: number; peakRssMb: number }> {
   const label = `${targetLabels[leg.target.name]}, ${leg.what}, warm-up at full speed`;
@@ -93,7 +98,8 @@ async function measureAtRate(leg: Leg, load: LoadOptions & { rate: number }, war
   const peakRssMb = Math.max(warm.peakRssMb, rss.stop());
   if (leg.target.exit) throw exitedDuring(leg.target, leg.what);
   const cpuUsPerRequest = cpuMicrosPerRequest(cpuTicks, figures.requests);
-  progress(`    ${cpuUsPerRequest.toFixed(1)} µs of CPU per request (${cpuTicks} ticks, ${figures.requests} requests)`);
+  const coarse = cpuTicks < FEW_TICKS ? `: fewer than ${FEW_TICKS} ticks, a coarse figure (a longer --duration gives more)` : '';
+  progress(`    ${cpuUsPerRequest.toFixed(1)} µs of CPU per request (${cpuTicks} ticks, ${figures.requests} requests)${coarse}`);
   return {
     maxReqPerSec: warm.maxReqPerSec,
     offeredRate: load.rate,
