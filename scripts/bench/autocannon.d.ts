@@ -23,6 +23,10 @@ declare module 'autocannon' {
       connections?: number;
       /** Seconds. */
       duration?: number;
+      /** Requests to send before the run ends; takes precedence over `duration`. */
+      amount?: number;
+      /** Requests per second over all connections (spread over them in whole numbers). */
+      overallRate?: number;
       /** Seconds a request may take before it counts as a timeout. */
       timeout?: number;
       requests?: Request[];

@@ -1,8 +1,9 @@
 /**
  * Smoke test of `npm run bench`: one short round of each phase end to end, as a child process. It
- * checks that the harness works (every target started, every scenario measured in its phase, the
- * targets evaluated), not how fast anything is: the speed targets are the bench's own verdict
- * (exit code 1), not a test's. With TEST_DATABASE_URL it also gives the bench that PostgreSQL
+ * checks that the harness works (every target started, every scenario measured in its phase at
+ * one fixed rate, its CPU per request read, the targets evaluated), not how fast anything is: the
+ * speed targets are the bench's own verdict (exit code 1), not a test's. The CPU arithmetic
+ * (cpu.ts) is tested on its own first. With TEST_DATABASE_URL it also gives the bench that PostgreSQL
  * server (--database-url) and checks the PostgreSQL row and that its schema is gone afterwards;
  * without, that the row is skipped, saying so.
  */
@@ -11,9 +12,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, expect, test } from 'vitest';
-import type { Results } from './report.js';
-import { chargeScenario, scenarios } from './scenarios.js';
+import { afterAll, describe, expect, test } from 'vitest';
+import { clockTicksPerSecond, cpuMicrosPerRequest, cpuRatio, fixedRate, parseCpuTicks, readCpuTicks } from './cpu.js';
+import { fixedRateRequests } from './load.js';
+import { scenarioRatios, type Results, type RunFigures } from './report.js';
+import { chargeScenario, orderScenario, pagedClientsScenario, paymentLinkScenario, scenarios, unpagedClientsScenario } from './scenarios.js';
 import { repoRoot } from './targets.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
@@ -27,7 +30,7 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; stdou
       tsx,
       [join(repoRoot, 'scripts', 'bench', 'run.ts'), ...args],
       // BENCH_DATABASE_URL of the person running the tests is not the bench's: only --database-url is.
-      { cwd: repoRoot, env: { ...process.env, BENCH_DATABASE_URL: '' }, timeout: 110_000, maxBuffer: 10 * 1024 * 1024 },
+      { cwd: repoRoot, env: { ...process.env, BENCH_DATABASE_URL: '' }, timeout: 170_000, maxBuffer: 10 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
       },
@@ -35,11 +38,86 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; stdou
   });
 }
 
-test('one short round per phase measures every scenario on every target and evaluates the targets', { timeout: 120_000 }, async () => {
+describe('CPU per request (cpu.ts)', () => {
+  test('utime + stime are read after the command name, whatever it holds', () => {
+    // Fields 14 (utime) and 15 (stime) of proc(5); the name has a space and a bracket of its own.
+    const stat = '4242 (node (bench) x) S 1 4242 4242 0 -1 4194560 5000 0 0 0 1234 56 0 0 20 0 11 0 451975 1000 427 18446744073709551615';
+    expect(parseCpuTicks(stat)).toBe(1234 + 56);
+    expect(() => parseCpuTicks('4242 (node) S 1')).toThrow(/no utime and stime/);
+  });
+
+  test("a process's own CPU is read from /proc/<pid>/stat and grows with the work it does", () => {
+    expect(clockTicksPerSecond()).toBeGreaterThan(0);
+    const before = readCpuTicks(process.pid);
+    expect(Number.isInteger(before)).toBe(true);
+    // Work until the kernel has counted at least one more tick (a bounded loop, not a timing).
+    let after = before;
+    let sum = 0;
+    for (let i = 0; i < 200 && after === before; i++) {
+      for (let j = 0; j < 1_000_000; j++) sum += j % 7;
+      after = readCpuTicks(process.pid);
+    }
+    expect(sum).toBeGreaterThan(0);
+    expect(after).toBeGreaterThan(before);
+    expect(() => readCpuTicks(2 ** 22 + 1)).toThrow(/cannot read \/proc/);
+  });
+
+  test('µs per request: ticks over answers at the kernel clock', () => {
+    // 150 ticks of 10 ms over 50,000 answers: 1.5 s of CPU, 30 µs each.
+    expect(cpuMicrosPerRequest(150, 50_000, 100)).toBeCloseTo(30, 10);
+    expect(cpuMicrosPerRequest(3, 1_000, 250)).toBeCloseTo(12, 10);
+    expect(() => cpuMicrosPerRequest(3, 0, 100)).toThrow(/without answers/);
+  });
+
+  test('the fixed rate is half the slowest maximum, a multiple of the connections, at least 1', () => {
+    expect(fixedRate([44_000, 13_400], 16)).toBe(6_688);
+    expect(fixedRate([13_400, 44_000, 1_525], 16)).toBe(752);
+    // Below the connections, autocannon lowers the connections to the rate.
+    expect(fixedRate([21, 6], 1)).toBe(3);
+    expect(fixedRate([20], 16)).toBe(10);
+    expect(fixedRate([1.5], 1)).toBe(1);
+    expect(() => fixedRate([], 16)).toThrow();
+    expect(() => fixedRate([100, 0], 16)).toThrow();
+    expect(fixedRateRequests({ connections: 16, duration: 10, rate: 752 })).toBe(7_520);
+  });
+
+  test("each ratio is the other target's µs over the reference's", () => {
+    const run = (cpuUsPerRequest: number): RunFigures => ({
+      maxReqPerSec: 1,
+      offeredRate: 1,
+      p50Ms: 1,
+      p99Ms: 1,
+      requests: 1,
+      cpuTicks: 1,
+      cpuUsPerRequest,
+      peakRssMb: 1,
+    });
+    expect(cpuRatio(20, 60)).toBeCloseTo(1 / 3, 10);
+    const ratios = scenarioRatios({ reference: run(100), sameBytes: run(25), durableWrite: run(60), prism: run(900), postgres: run(150) }, run(10));
+    expect(ratios).toEqual({
+      sameBytesToReference: 0.25,
+      durableWriteToReference: 0.6,
+      smallArrayToReference: 0.1,
+      prismToReference: 9,
+      postgresToSqlite: 1.5,
+    });
+    expect(scenarioRatios({ reference: run(50), sameBytes: run(25) }, run(10))).toEqual({ sameBytesToReference: 0.5, smallArrayToReference: 0.2 });
+    // Prism and PostgreSQL are compared with the reference at their own rate, where it was measured.
+    const atTheirRate = scenarioRatios(
+      { reference: run(50), sameBytes: run(25), prism: run(900), postgres: run(300), referenceAtComparisonRate: run(100) },
+      run(10),
+    );
+    expect(atTheirRate).toMatchObject({ sameBytesToReference: 0.5, prismToReference: 9, postgresToSqlite: 3 });
+  });
+});
+
+test('one short round per phase measures every scenario on every target at one rate, reads its CPU and evaluates the targets', {
+  timeout: 180_000,
+}, async () => {
   const out = join(folder, 'results.json');
   const scales = [200, 400];
   // Small client scales: the smoke test checks the harness, not the history's cost.
-  const args = ['--duration', '1', '--warmup', '0', '--rounds', '1', '--client-scales', scales.join(','), '--out', out];
+  const args = ['--duration', '1', '--warmup', '1', '--rounds', '1', '--client-scales', scales.join(','), '--out', out];
   const { code, stdout, stderr } = await runBench(databaseUrl ? [...args, '--database-url', databaseUrl] : args);
   // 0: every target holds, 1: one fails; 2 (or a kill) would be a broken harness.
   expect([0, 1], `exit code ${code}\n${stderr}`).toContain(code);
@@ -54,7 +132,36 @@ test('one short round per phase measures every scenario on every target and eval
   ]);
   for (const round of results.rounds) {
     expect(Object.keys(round.scenarios), `phase ${round.phase}`).toEqual(plan.filter((scenario) => scenario.phase === round.phase).map((s) => s.name));
-    expect(round.smallArray.reqPerSec, `small array, phase ${round.phase}`).toBeGreaterThan(0);
+    expect(round.smallArray.cpuUsPerRequest, `small array, phase ${round.phase}`).toBeGreaterThan(0);
+    for (const [name, figures] of Object.entries(round.scenarios)) {
+      const { reference, sameBytes, durableWrite, referenceAtComparisonRate, prism, postgres } = figures;
+      // One fixed rate for the reference and every floor, another for Prism and PostgreSQL with
+      // the reference again; each below every one of its targets' full-speed maximum.
+      const floors = [reference, sameBytes, ...(durableWrite ? [durableWrite] : [])];
+      const compared = [...(prism ? [prism] : []), ...(postgres ? [postgres] : [])];
+      expect(referenceAtComparisonRate === undefined, name).toBe(compared.length === 0);
+      const groups = referenceAtComparisonRate ? [floors, [referenceAtComparisonRate, ...compared]] : [floors];
+      for (const group of groups)
+        expect(
+          group.map((run) => run.offeredRate),
+          name,
+        ).toEqual(group.map(() => group[0]!.offeredRate));
+      for (const run of groups.flat()) {
+        expect(run.offeredRate, name).toBeLessThan(run.maxReqPerSec);
+        // Its requests, answered, and its CPU read from /proc: ticks over answers.
+        expect(run.requests, name).toBe(run.offeredRate * 1);
+        expect(Number.isInteger(run.cpuTicks), name).toBe(true);
+        expect(run.cpuUsPerRequest, name).toBeCloseTo(cpuMicrosPerRequest(run.cpuTicks, run.requests), 6);
+      }
+      // Positive for every target judged or compared; the reference's second run, at Prism's slow
+      // rate for 1 s, may cost it less than the 10 ms of one tick.
+      for (const run of [...floors, ...compared]) expect(run.cpuTicks, name).toBeGreaterThan(0);
+      const ratios = round.ratios[name]!;
+      expect(ratios.sameBytesToReference, name).toBeCloseTo(sameBytes.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
+      if (durableWrite) expect(ratios.durableWriteToReference, name).toBeCloseTo(durableWrite.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
+      if (prism && referenceAtComparisonRate)
+        expect(ratios.prismToReference, name).toBeCloseTo(prism.cpuUsPerRequest / referenceAtComparisonRate.cpuUsPerRequest, 10);
+    }
   }
   // Phase 1 holds the smallest history's lists and nothing of the larger one.
   expect(plan.filter((scenario) => scenario.clients !== undefined && scenario.phase === 1).map((s) => s.clients)).toEqual([200, 200]);
@@ -71,14 +178,15 @@ test('one short round per phase measures every scenario on every target and eval
       ...(scenario.write ? (['durableWrite'] as const) : []),
       ...(scenario.withPrism ? (['prism'] as const) : []),
     ] as const) {
-      expect(figures[target]?.reqPerSec, `${target} ${scenario.name}`).toBeGreaterThan(0);
+      expect(figures[target]?.cpuUsPerRequest, `${target} ${scenario.name}`).toBeGreaterThan(0);
+      expect(figures[target]?.maxReqPerSec, `${target} ${scenario.name}`).toBeGreaterThan(0);
     }
     if (scenario.write) {
       writes++;
-      expect(Number.isFinite(ratios.referenceToDurableWrite?.median), `reference / durable write, ${scenario.name}`).toBe(true);
+      expect(Number.isFinite(ratios.durableWriteToReference?.median), `durable write / reference, ${scenario.name}`).toBe(true);
     } else {
       expect(figures.durableWrite, `durable write of a read, ${scenario.name}`).toBeUndefined();
-      expect(ratios.referenceToDurableWrite, `reference / durable write of a read, ${scenario.name}`).toBeUndefined();
+      expect(ratios.durableWriteToReference, `durable write / reference of a read, ${scenario.name}`).toBeUndefined();
     }
   }
   expect(writes).toBe(2);
@@ -89,7 +197,7 @@ test('one short round per phase measures every scenario on every target and eval
     expect(results.postgres).toHaveProperty('schema');
     expect(postgresRows).toEqual(plan.filter((scenario) => scenario.write).map((scenario) => scenario.name));
     for (const name of postgresRows) {
-      expect(results.medians.scenarios[name]?.postgres?.reqPerSec, `PostgreSQL, ${name}`).toBeGreaterThan(0);
+      expect(results.medians.scenarios[name]?.postgres?.cpuUsPerRequest, `PostgreSQL, ${name}`).toBeGreaterThan(0);
       expect(Number.isFinite(results.ratios.scenarios[name]?.postgresToSqlite?.median), `PostgreSQL / SQLite, ${name}`).toBe(true);
     }
     expect(stdout).toContain('reference server on PostgreSQL');
@@ -110,14 +218,15 @@ test('one short round per phase measures every scenario on every target and eval
     expect(stdout.match(/^PostgreSQL row skipped: .*--database-url.*$/gm)).toHaveLength(1);
   }
   expect(stdout).toContain('bare Hono, same bytes written durably (limit)');
-  expect(stdout).toContain('reference / durable write');
+  expect(stdout).toContain('durable write / reference');
+  expect(stdout).toContain('CPU µs/req');
 
   // The two memory rows, each a target of its own.
   expect(results.referencePhase1PeakRssMb).toBeGreaterThan(0);
   expect(results.referenceLargestHistoryPeakRssMb).toBeGreaterThan(0);
   const rssTargets = results.targets.filter((target) => target.name.startsWith('peak RSS'));
   expect(rssTargets.map((target) => [target.measured, target.limit])).toEqual([
-    [results.referencePhase1PeakRssMb, 128],
+    [results.referencePhase1PeakRssMb, 120],
     [results.referenceLargestHistoryPeakRssMb, 256],
   ]);
   expect(stdout).toMatch(/Peak RSS of the reference server: [0-9.]+ MB in phase 1; [0-9.]+ MB during the lists of 400 clients/);
@@ -127,16 +236,27 @@ test('one short round per phase measures every scenario on every target and eval
   expect(results.medians.startup.prismMs).toBeGreaterThan(0);
   expect(results.qr.referenceMsPerPng).toBeGreaterThan(0);
 
-  // Every scenario's own ratio targets, then paged across histories, two RSS, start-up, QR.
+  // Every scenario's own targets (CPU ratios, the unpaged list's p50 ceiling), then two RSS, start-up, QR.
   const scenarioTargets = plan.reduce((sum, scenario) => sum + Object.keys(scenario.targets).length, 0);
-  expect(results.targets).toHaveLength(scenarioTargets + 5);
+  expect(results.targets).toHaveLength(scenarioTargets + 4);
   for (const target of results.targets) {
     expect(typeof target.pass, target.name).toBe('boolean');
     expect(Number.isFinite(target.measured), target.name).toBe(true);
     if (target.unit === 'x' && !target.name.startsWith('brCodeBase64')) expect(target.spread, `spread of ${target.name}`).toBeDefined();
   }
+  // The issue's CPU rows: same bytes for the charge and the largest paged list, the durable floor for the writes.
+  const cpuTargets = results.targets.filter((target) => target.name.includes('CPU per request')).map((target) => [target.name, target.limit]);
+  expect(cpuTargets).toEqual(
+    expect.arrayContaining([
+      [`${chargeScenario} CPU per request, bare Hono (same bytes) / reference`, 0.5],
+      [`${pagedClientsScenario(400)} CPU per request, bare Hono (same bytes) / reference`, 0.5],
+      [`${paymentLinkScenario} CPU per request, bare Hono (same bytes written durably) / reference`, 0.5],
+      [`${orderScenario} CPU per request, bare Hono (same bytes written durably) / reference`, 0.5],
+    ]),
+  );
+  expect(results.targets.find((target) => target.name.startsWith(unpagedClientsScenario(400)))).toMatchObject({ comparison: '<=', limit: 350, unit: 'ms' });
   // One round is too few to judge GET /charge/{id} against its same bytes: it fails, saying why.
-  const charge = results.targets.find((target) => target.name.startsWith(`${chargeScenario} req/s, reference / bare Hono (same bytes)`));
+  const charge = results.targets.find((target) => target.name.startsWith(`${chargeScenario} CPU per request, bare Hono (same bytes)`));
   expect(charge).toMatchObject({ pass: false, reason: 'needs --rounds 3 or more' });
   expect(stdout).toContain('FAIL: needs --rounds 3 or more');
   // Each ratio target's spread in the text: median (lowest–highest).

@@ -1,6 +1,7 @@
 /**
- * One load run with autocannon at a fixed number of connections for a fixed time, after a
- * warm-up at the same concurrency (JIT, caches, connection set-up are not measured).
+ * One load run with autocannon: either at full speed (a fixed number of connections for a fixed
+ * time: the warm-up, which finds a target's maximum req/s) or at a fixed offered rate for a fixed
+ * number of requests (the measured run, whose CPU the bench reads from the target's /proc).
  * A run where anything but a 2xx came back, or a socket failed, is a harness error: a benchmark
  * of error answers measures nothing.
  */
@@ -20,10 +21,18 @@ export interface LoadRequest {
 
 export interface LoadOptions {
   connections: number;
-  /** Seconds. */
+  /** Seconds: of the run at full speed, or, with `rate`, the run's requests are `rate` × this. */
   duration: number;
-  /** Seconds of warm-up before the measured run; 0 for none. */
-  warmup: number;
+  /**
+   * Requests per second offered over all connections (a whole number, see `fixedRate`); absent:
+   * as fast as the target answers.
+   */
+  rate?: number;
+}
+
+/** How many requests a fixed-rate run sends: its rate for its duration. */
+export function fixedRateRequests(options: LoadOptions & { rate: number }): number {
+  return options.rate * options.duration;
 }
 
 export interface LoadFigures {
@@ -64,16 +73,18 @@ function failures(result: autocannon.Result): string | undefined {
 
 export async function runLoad(what: string, baseUrl: string, request: LoadRequest, options: LoadOptions): Promise<LoadFigures> {
   const { freshIdempotencyKey, path, ...params } = request;
+  const { rate } = options;
   const result = await autocannon({
     // autocannon takes the path from the URL (a `path` option only applies inside `requests`).
     url: `${baseUrl}${path}`,
-    connections: options.connections,
-    duration: options.duration,
-    ...(options.warmup > 0 ? { warmup: { connections: options.connections, duration: options.warmup } } : {}),
+    ...(rate === undefined
+      ? { connections: options.connections, duration: options.duration }
+      : // A rate below the connections would leave some idle: autocannon lowers them to the rate too.
+        { connections: Math.min(options.connections, rate), overallRate: rate, amount: fixedRateRequests({ ...options, rate }) }),
     ...params,
     ...(freshIdempotencyKey ? { requests: [{ setupRequest: (sent) => ({ ...sent, headers: withFreshKey(sent.headers ?? {}) }) }] } : {}),
   });
-  const problem = (result.warmup && failures(result.warmup)) ?? failures(result);
+  const problem = failures(result);
   if (problem !== undefined) {
     throw new HarnessError(`${what}: ${problem} during the load run; one answer to the same request: ${await sampleAnswer(baseUrl, request)}`);
   }

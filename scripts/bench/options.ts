@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { repoRoot } from './targets.js';
 
 export interface BenchOptions {
-  /** Seconds of each measured load run. */
+  /** Seconds of each measured load run: it sends its fixed rate × this many requests. */
   duration: number;
-  /** Seconds of the warm-up before each load run (0: none). */
+  /** Seconds of the full-speed warm-up before each measured run, which finds the target's maximum (1 or more). */
   warmup: number;
   rounds: number;
   connections: number;
@@ -23,13 +23,17 @@ export interface BenchOptions {
 export const usage = `Usage: npm run bench -- [options]
 
 Benchmarks the reference server against a bare Hono endpoint (the limit) and the Prism mock,
-prints the figures, ratios and targets, and writes them as JSON. Phase 1 seeds the smallest
+prints the figures, ratios and targets, and writes them as JSON. Each target of a scenario is
+warmed up at full speed, then driven at one fixed rate (half the slowest target's maximum) while
+its own CPU time is read: the targets are judged on µs of CPU per request. Phase 1 seeds the smallest
 client history only and runs every round of the charge, the two writes and that history's lists;
 phase 2 then seeds the larger histories and runs every round of their lists.
 
 Options:
-  --duration <s>      seconds of each measured load run (default 10)
-  --warmup <s>        seconds of warm-up before each load run, 0 for none (default 1)
+  --duration <s>      seconds of each measured run at the fixed rate: it sends rate x this
+                      many requests (default 10)
+  --warmup <s>        seconds of each full-speed warm-up, which finds the targets' maximum
+                      req/s and so the fixed rate (default 1)
   --rounds <n>        rounds of each phase; the report gives the median over rounds and its
                       spread (default 3; GET /charge/{id}'s target needs 3 or more)
   --connections <n>   concurrent connections of each load run (default 16)
@@ -90,11 +94,10 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
       case '--duration':
         options.duration = positiveInteger(name, value());
         break;
-      case '--warmup': {
-        const raw = value();
-        options.warmup = raw === '0' ? 0 : positiveInteger(name, raw);
+      case '--warmup':
+        // No 0: the warm-up finds the maximum the fixed rate is half of.
+        options.warmup = positiveInteger(name, value());
         break;
-      }
       case '--rounds':
         options.rounds = positiveInteger(name, value());
         break;

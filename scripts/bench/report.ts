@@ -1,17 +1,34 @@
 /**
  * What the run measured, summarised: medians over rounds, the ratios the issue's targets are
- * stated in (medians of per-round ratios, so that a round where the whole machine was slow
- * cancels out, with their spread over the rounds), the targets with pass/fail, the tables on
- * stdout and the results JSON.
+ * stated in (µs of CPU per request of a floor over the reference's, issue 38: medians of per-round
+ * ratios, so that a round where the whole machine was slow cancels out, with their spread over
+ * the rounds), the targets with pass/fail, the tables on stdout and the results JSON.
  */
 import { cpus, release, totalmem, type as osType } from 'node:os';
-import type { LoadFigures } from './load.js';
+import { clockTicksPerSecond, cpuRatio } from './cpu.js';
 import type { BenchOptions } from './options.js';
 import type { QrFigures } from './qr.js';
 import { pagedClientsScenario, type RatioTarget, type Scenario } from './scenarios.js';
 
-/** One load run of one target, with the target's peak RSS during it. */
-export interface RunFigures extends LoadFigures {
+/**
+ * One target in one scenario of one round: its full-speed warm-up, then its run at the scenario's
+ * fixed rate, with the CPU the target's process spent on that run.
+ */
+export interface RunFigures {
+  /** Requests per second at full speed, in the warm-up (information: the load generator shares the cores). */
+  maxReqPerSec: number;
+  /** Requests per second offered in the measured run, the same for every target of the scenario. */
+  offeredRate: number;
+  /** Latency in the measured run, at the fixed rate. */
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers in the measured run. */
+  requests: number;
+  /** The target's user + system CPU over the measured run, in clock ticks (/proc/<pid>/stat). */
+  cpuTicks: number;
+  /** µs of the target's CPU per answer in the measured run. */
+  cpuUsPerRequest: number;
+  /** Over the warm-up and the measured run. */
   peakRssMb: number;
 }
 
@@ -27,18 +44,24 @@ export interface ScenarioFigures {
   prism?: RunFigures;
   /** Scenarios that write, when the bench is given a PostgreSQL server: the reference on it (informative). */
   postgres?: RunFigures;
+  /**
+   * Where Prism or PostgreSQL is measured: the reference again, at their fixed rate (half the
+   * slowest of them and the reference), which their ratios are taken against.
+   */
+  referenceAtComparisonRate?: RunFigures;
 }
 
+/** Ratios of CPU per request, each the other target's µs over the reference's (higher: the reference is nearer). */
 export interface ScenarioRatios {
-  /** Reference req/s over bare Hono's req/s sending the same bytes: the limit of this scenario. */
-  referenceToSameBytes: number;
-  /** Reference req/s over bare Hono's durable write, for scenarios that write. */
-  referenceToDurableWrite?: number;
-  /** Reference req/s over bare Hono's small JSON array of the same round (informative: the cost of HTTP alone). */
-  referenceToSmallArray: number;
-  /** Reference req/s over Prism req/s, where Prism is measured. */
-  referenceToPrism?: number;
-  /** The reference on PostgreSQL over the reference on SQLite, req/s, where it is measured (informative). */
+  /** Bare Hono sending the same bytes over the reference: the floor of this scenario. */
+  sameBytesToReference: number;
+  /** Bare Hono's durable write over the reference, for scenarios that write. */
+  durableWriteToReference?: number;
+  /** Bare Hono's small JSON array of the same round over the reference (informative: the cost of HTTP alone). */
+  smallArrayToReference: number;
+  /** Prism over the reference, where Prism is measured. */
+  prismToReference?: number;
+  /** The reference on PostgreSQL over the reference on SQLite, where it is measured (informative; the PostgreSQL server's own CPU is not in it). */
   postgresToSqlite?: number;
 }
 
@@ -97,8 +120,14 @@ export interface Results {
   medians: { startup: Startup; smallArray: { phase1: RunFigures; phase2: RunFigures }; scenarios: Record<string, ScenarioFigures> };
   ratios: {
     scenarios: Record<string, RatioSpreads>;
-    /** Paged GET /client req/s of the reference at the largest history over the smallest, per round. */
-    pagedLargestToSmallest: Spread;
+    /**
+     * Paged GET /client: the reference's CPU per request at the smallest history over at the
+     * largest, round n of phase 1 with round n of phase 2 (information; 1: a page costs the same
+     * whatever the history).
+     */
+    pagedSmallestToLargest: Spread;
+    /** The reference's p50 at the fixed rate, per scenario, over the rounds (the ceilings of the unpaged lists). */
+    referenceP50Ms: Record<string, Spread>;
   };
   /** The reference's peak RSS over every load run of phase 1: the smallest history, before any larger one exists. */
   referencePhase1PeakRssMb: number;
@@ -119,14 +148,17 @@ export function spread(values: readonly number[]): Spread {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
-function scenarioRatios(figures: ScenarioFigures, smallArray: RunFigures): ScenarioRatios {
-  const { reference, sameBytes, durableWrite, prism, postgres } = figures;
+export function scenarioRatios(figures: ScenarioFigures, smallArray: RunFigures): ScenarioRatios {
+  const { reference, sameBytes, durableWrite, prism, postgres, referenceAtComparisonRate } = figures;
+  const over = (other: RunFigures, base = reference) => cpuRatio(other.cpuUsPerRequest, base.cpuUsPerRequest);
+  // Prism and PostgreSQL against the reference at their own rate, where it was measured.
+  const compared = referenceAtComparisonRate ?? reference;
   return {
-    referenceToSameBytes: reference.reqPerSec / sameBytes.reqPerSec,
-    ...(durableWrite ? { referenceToDurableWrite: reference.reqPerSec / durableWrite.reqPerSec } : {}),
-    referenceToSmallArray: reference.reqPerSec / smallArray.reqPerSec,
-    ...(prism ? { referenceToPrism: reference.reqPerSec / prism.reqPerSec } : {}),
-    ...(postgres ? { postgresToSqlite: postgres.reqPerSec / reference.reqPerSec } : {}),
+    sameBytesToReference: over(sameBytes),
+    ...(durableWrite ? { durableWriteToReference: over(durableWrite) } : {}),
+    smallArrayToReference: over(smallArray),
+    ...(prism ? { prismToReference: over(prism, compared) } : {}),
+    ...(postgres ? { postgresToSqlite: over(postgres, compared) } : {}),
   };
 }
 
@@ -136,11 +168,15 @@ export function roundRatios(smallArray: RunFigures, scenarios: Record<string, Sc
 }
 
 function medianRun(runs: readonly RunFigures[]): RunFigures {
+  const of = (pick: (run: RunFigures) => number) => median(runs.map(pick));
   return {
-    reqPerSec: median(runs.map((run) => run.reqPerSec)),
-    p50Ms: median(runs.map((run) => run.p50Ms)),
-    p99Ms: median(runs.map((run) => run.p99Ms)),
-    requests: median(runs.map((run) => run.requests)),
+    maxReqPerSec: of((run) => run.maxReqPerSec),
+    offeredRate: of((run) => run.offeredRate),
+    p50Ms: of((run) => run.p50Ms),
+    p99Ms: of((run) => run.p99Ms),
+    requests: of((run) => run.requests),
+    cpuTicks: of((run) => run.cpuTicks),
+    cpuUsPerRequest: of((run) => run.cpuUsPerRequest),
     peakRssMb: Math.max(...runs.map((run) => run.peakRssMb)),
   };
 }
@@ -153,14 +189,14 @@ function ratioSpreads(perRound: readonly ScenarioRatios[]): RatioSpreads {
     });
     return values.length > 0 ? spread(values) : undefined;
   };
-  const toDurableWrite = over((r) => r.referenceToDurableWrite);
-  const toPrism = over((r) => r.referenceToPrism);
+  const durableWrite = over((r) => r.durableWriteToReference);
+  const prism = over((r) => r.prismToReference);
   const postgresToSqlite = over((r) => r.postgresToSqlite);
   return {
-    referenceToSameBytes: spread(perRound.map((r) => r.referenceToSameBytes)),
-    ...(toDurableWrite ? { referenceToDurableWrite: toDurableWrite } : {}),
-    referenceToSmallArray: spread(perRound.map((r) => r.referenceToSmallArray)),
-    ...(toPrism ? { referenceToPrism: toPrism } : {}),
+    sameBytesToReference: spread(perRound.map((r) => r.sameBytesToReference)),
+    ...(durableWrite ? { durableWriteToReference: durableWrite } : {}),
+    smallArrayToReference: spread(perRound.map((r) => r.smallArrayToReference)),
+    ...(prism ? { prismToReference: prism } : {}),
     ...(postgresToSqlite ? { postgresToSqlite } : {}),
   };
 }
@@ -182,7 +218,7 @@ function check(name: string, measured: number | Spread, comparison: TargetCheck[
 
 const clientsText = (clients: number) => `${clients.toLocaleString('en-US')} clients`;
 
-/** What the targets of issue 28 are judged on, from one run. */
+/** What the targets of issue 38 are judged on, from one run. */
 export interface TargetInputs {
   plan: readonly Scenario[];
   rounds: number;
@@ -195,34 +231,44 @@ export interface TargetInputs {
 }
 
 /**
- * The targets of issue 28: each scenario's own ratio targets (scenarios.ts), then the paged lists
- * across histories, the memory of each phase, start-up and the QR encoder.
+ * The targets of issue 38: each scenario's own CPU ratio targets and latency ceiling
+ * (scenarios.ts), then the memory of each phase, start-up and the QR encoder.
  */
 export function targetChecks(inputs: TargetInputs): TargetCheck[] {
   const { plan, rounds, clientScales, ratios, qr } = inputs;
-  const limits: { key: keyof Scenario['targets']; ratio: keyof ScenarioRatios; over: string }[] = [
-    { key: 'sameBytes', ratio: 'referenceToSameBytes', over: 'bare Hono (same bytes)' },
-    { key: 'durableWrite', ratio: 'referenceToDurableWrite', over: 'bare Hono (same bytes written durably)' },
-    { key: 'prism', ratio: 'referenceToPrism', over: 'Prism' },
+  const limits: { key: 'sameBytes' | 'durableWrite' | 'prism'; ratio: keyof ScenarioRatios; over: string }[] = [
+    { key: 'sameBytes', ratio: 'sameBytesToReference', over: 'bare Hono (same bytes)' },
+    { key: 'durableWrite', ratio: 'durableWriteToReference', over: 'bare Hono (same bytes written durably)' },
+    { key: 'prism', ratio: 'prismToReference', over: 'Prism' },
   ];
   const ratioTarget = (scenario: Scenario, target: RatioTarget, ratio: keyof ScenarioRatios, over: string) => {
     const measured = ratios.scenarios[scenario.name]?.[ratio] ?? Number.NaN;
     const tooFew = target.minRounds !== undefined && rounds < target.minRounds ? `needs --rounds ${target.minRounds} or more` : undefined;
-    return check(`${scenario.name} req/s, reference / ${over}`, measured, '>=', target.atLeast, 'x', tooFew);
+    return check(`${scenario.name} CPU per request, ${over} / reference`, measured, '>=', target.atLeast, 'x', tooFew);
   };
   const fewest = clientScales[0]!;
   const most = clientScales.at(-1)!;
   return [
-    ...plan.flatMap((scenario) =>
-      limits.flatMap(({ key, ratio, over }) => {
+    ...plan.flatMap((scenario) => [
+      ...limits.flatMap(({ key, ratio, over }) => {
         const target = scenario.targets[key];
         return target ? [ratioTarget(scenario, target, ratio, over)] : [];
       }),
-    ),
-    check(`paged GET /client req/s, reference, ${clientsText(most)} / ${clientsText(fewest)}`, ratios.pagedLargestToSmallest, '>=', 0.8, 'x'),
-    check(`peak RSS of the reference, phase 1 (${clientsText(fewest)}, no larger history yet)`, inputs.phase1PeakRssMb, '<', 128, 'MB'),
+      ...(scenario.targets.p50CeilingMs === undefined
+        ? []
+        : [
+            check(
+              `${scenario.name} p50 of the reference at the fixed rate`,
+              ratios.referenceP50Ms[scenario.name] ?? Number.NaN,
+              '<=',
+              scenario.targets.p50CeilingMs,
+              'ms',
+            ),
+          ]),
+    ]),
+    check(`peak RSS of the reference, phase 1 (${clientsText(fewest)}, no larger history yet)`, inputs.phase1PeakRssMb, '<', 120, 'MB'),
     check(`peak RSS of the reference, client lists of ${clientsText(most)}`, inputs.largestHistoryPeakRssMb, '<', 256, 'MB'),
-    check('start-up to first answer, reference (empty database)', inputs.startupMs, '<', 300, 'ms'),
+    check('start-up to first answer, reference (empty database)', inputs.startupMs, '<', 200, 'ms'),
     check('brCodeBase64 PNG time, reference / qrcode toDataURL', qr.ratio, '<=', 0.25, 'x'),
   ];
 }
@@ -249,12 +295,14 @@ export function summarise(
       const durableRuns = runs.flatMap((run) => (run.durableWrite ? [run.durableWrite] : []));
       const prismRuns = runs.flatMap((run) => (run.prism ? [run.prism] : []));
       const postgresRuns = runs.flatMap((run) => (run.postgres ? [run.postgres] : []));
+      const comparisonRateRuns = runs.flatMap((run) => (run.referenceAtComparisonRate ? [run.referenceAtComparisonRate] : []));
       const medians: ScenarioFigures = {
         reference: medianRun(runs.map((run) => run.reference)),
         sameBytes: medianRun(runs.map((run) => run.sameBytes)),
         ...(durableRuns.length > 0 ? { durableWrite: medianRun(durableRuns) } : {}),
         ...(prismRuns.length > 0 ? { prism: medianRun(prismRuns) } : {}),
         ...(postgresRuns.length > 0 ? { postgres: medianRun(postgresRuns) } : {}),
+        ...(comparisonRateRuns.length > 0 ? { referenceAtComparisonRate: medianRun(comparisonRateRuns) } : {}),
       };
       return [scenario.name, medians];
     }),
@@ -263,11 +311,12 @@ export function summarise(
   const most = options.clientScales.at(-1)!;
   // Round n of phase 2 over round n of phase 1: the same server, minutes apart.
   const pagedAt = (phase: Scenario['phase'], clients: number) =>
-    ofPhase(phase).map((round) => round.scenarios[pagedClientsScenario(clients)]?.reference.reqPerSec ?? Number.NaN);
-  const pagedFewest = pagedAt(1, fewest);
+    ofPhase(phase).map((round) => round.scenarios[pagedClientsScenario(clients)]?.reference.cpuUsPerRequest ?? Number.NaN);
+  const pagedMost = pagedAt(2, most);
   const ratios: Results['ratios'] = {
     scenarios: Object.fromEntries(plan.map((scenario) => [scenario.name, ratioSpreads(perRound(scenario).map(({ ratios }) => ratios))])),
-    pagedLargestToSmallest: spread(pagedAt(2, most).map((reqPerSec, i) => reqPerSec / (pagedFewest[i] ?? Number.NaN))),
+    pagedSmallestToLargest: spread(pagedAt(1, fewest).map((micros, i) => cpuRatio(micros, pagedMost[i] ?? Number.NaN))),
+    referenceP50Ms: Object.fromEntries(plan.map((scenario) => [scenario.name, spread(perRound(scenario).map(({ figures }) => figures.reference.p50Ms))])),
   };
   const startup = { referenceMs: median(startups.map((s) => s.referenceMs)), prismMs: median(startups.map((s) => s.prismMs)) };
   const peakRss = (phase: Scenario['phase'], counts: (scenario: Scenario) => boolean) =>
@@ -339,13 +388,22 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : String(value));
 
 function runRow(label: string, run: RunFigures): string[] {
-  return [label, fixed(run.reqPerSec, 0), fixed(run.p50Ms, 1), fixed(run.p99Ms, 1), fixed(run.peakRssMb, 1)];
+  return [
+    label,
+    fixed(run.cpuUsPerRequest, 1),
+    fixed(run.cpuTicks, 0),
+    fixed(run.offeredRate, 0),
+    fixed(run.maxReqPerSec, 0),
+    fixed(run.p50Ms, 1),
+    fixed(run.p99Ms, 1),
+    fixed(run.peakRssMb, 1),
+  ];
 }
 
 const spreadText = (figure: Spread, digits: number) => `${fixed(figure.median, digits)} (${fixed(figure.min, digits)}–${fixed(figure.max, digits)})`;
 
 function measuredText(target: TargetCheck): string {
-  const digits = target.unit === 'x' ? 2 : target.unit === 'ms' ? 0 : 1;
+  const digits = target.unit === 'x' ? 2 : target.unit === 'ms' && target.measured >= 100 ? 0 : 1;
   const range = target.spread ? ` (${fixed(target.spread.min, digits)}–${fixed(target.spread.max, digits)})` : '';
   return `${fixed(target.measured, digits)}${range} ${target.unit}`;
 }
@@ -357,7 +415,8 @@ export function formatResults(results: Results): string {
   const [fewest, ...larger] = clientScales.map((clients) => clients.toLocaleString('en-US'));
   sections.push(
     [
-      `Benchmark: ${connections} connections (1 for the unpaged client lists: the time one caller waits for its list), ${duration} s per run after ${warmup} s of warm-up, ${rounds} round(s) per phase; medians over rounds (peak RSS: highest).`,
+      `Benchmark: ${connections} connections (1 for the unpaged client lists: the time one caller waits for its list), ${rounds} round(s) per phase; medians over rounds (peak RSS: highest).`,
+      `Each target of a scenario is warmed up for ${warmup} s at full speed (its maximum req/s), then driven at one fixed rate, half the slowest one's maximum, for ${duration} s worth of requests (the reference and its floors at one rate; Prism and PostgreSQL, with the reference again, at a second); µs of CPU per request is the target process's user + system time (/proc/<pid>/stat, ${clockTicksPerSecond()} ticks a second) over that run's answers. Targets run in alternating order.`,
       `Phase 1: a history of ${fewest} clients only; phase 2: histories of ${larger.join(' and ')} clients seeded after it.`,
       'schema' in results.postgres
         ? `The writes are measured on a second reference server on PostgreSQL too (schema ${results.postgres.schema}, dropped after its row).`
@@ -367,19 +426,20 @@ export function formatResults(results: Results): string {
   for (const [scenario, figures] of Object.entries(medians.scenarios)) {
     sections.push(
       `${scenario}\n${table(
-        ['target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB'],
+        ['target', 'CPU µs/req', 'CPU ticks', 'rate req/s', 'max req/s', 'p50 ms', 'p99 ms', 'peak RSS MB'],
         [
           runRow('reference server', figures.reference),
-          ...(figures.postgres ? [runRow('reference server on PostgreSQL (informative)', figures.postgres)] : []),
-          ...(figures.prism ? [runRow('Prism mock', figures.prism)] : []),
           runRow('bare Hono, same bytes (limit)', figures.sameBytes),
           ...(figures.durableWrite ? [runRow('bare Hono, same bytes written durably (limit)', figures.durableWrite)] : []),
+          ...(figures.referenceAtComparisonRate ? [runRow("reference server, at Prism's / PostgreSQL's rate", figures.referenceAtComparisonRate)] : []),
+          ...(figures.postgres ? [runRow('reference server on PostgreSQL (informative)', figures.postgres)] : []),
+          ...(figures.prism ? [runRow('Prism mock', figures.prism)] : []),
         ],
       )}`,
     );
   }
   sections.push(
-    `Bare Hono, a small JSON array (GET /): ${fixed(medians.smallArray.phase1.reqPerSec, 0)} req/s in phase 1, ${fixed(medians.smallArray.phase2.reqPerSec, 0)} req/s in phase 2`,
+    `Bare Hono, a small JSON array (GET /): ${fixed(medians.smallArray.phase1.cpuUsPerRequest, 1)} µs of CPU per request and ${fixed(medians.smallArray.phase1.maxReqPerSec, 0)} req/s at full speed in phase 1, ${fixed(medians.smallArray.phase2.cpuUsPerRequest, 1)} µs and ${fixed(medians.smallArray.phase2.maxReqPerSec, 0)} req/s in phase 2`,
   );
   sections.push(
     `Peak RSS of the reference server: ${fixed(results.referencePhase1PeakRssMb, 1)} MB in phase 1; ${fixed(results.referenceLargestHistoryPeakRssMb, 1)} MB during the lists of ${larger.at(-1) ?? fewest} clients`,
@@ -405,17 +465,17 @@ export function formatResults(results: Results): string {
   );
   const ratioCell = (figure: Spread | undefined, digits: number) => (figure === undefined ? '-' : fixed(figure.median, digits));
   sections.push(
-    `Ratios (median of per-round ratios; the targets below give their spread)\n${table(
-      ['scenario', 'reference / same bytes', 'reference / durable write', 'reference / small array', 'reference / Prism', 'PostgreSQL / SQLite'],
+    `CPU per request ratios, floor µs / reference µs (median of per-round ratios; the targets below give their spread)\n${table(
+      ['scenario', 'same bytes / reference', 'durable write / reference', 'small array / reference', 'Prism / reference', 'PostgreSQL / SQLite'],
       Object.entries(ratios.scenarios).map(([scenario, ratio]) => [
         scenario,
-        ratioCell(ratio.referenceToSameBytes, 2),
-        ratioCell(ratio.referenceToDurableWrite, 2),
-        ratioCell(ratio.referenceToSmallArray, 3),
-        ratioCell(ratio.referenceToPrism, 2),
+        ratioCell(ratio.sameBytesToReference, 2),
+        ratioCell(ratio.durableWriteToReference, 2),
+        ratioCell(ratio.smallArrayToReference, 3),
+        ratioCell(ratio.prismToReference, 2),
         ratioCell(ratio.postgresToSqlite, 2),
       ]),
-    )}`,
+    )}\nPaged GET /client, the reference's CPU per request at ${fewest} clients / at ${larger.at(-1) ?? fewest} (information): ${spreadText(ratios.pagedSmallestToLargest, 2)}`,
   );
   sections.push(
     `Targets (median of the rounds, lowest–highest round in brackets)\n${table(

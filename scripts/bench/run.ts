@@ -13,7 +13,12 @@
  *      for the writes, once the request is written to a SQLite file of its own and fdatasynced;
  *      then every round: bare Hono's small array once, then for each scenario the reference, bare
  *      Hono with the same bytes, bare Hono writing durably (writes only), (where it applies)
- *      Prism, and the reference on PostgreSQL (writes only) back to back. The reference's peak
+ *      Prism, and the reference on PostgreSQL (writes only) back to back, in alternating order:
+ *      each warmed up at full speed (its maximum req/s), then the reference and its floors driven
+ *      at one fixed rate, half the slowest one's maximum, for a fixed number of requests (Prism
+ *      and PostgreSQL with the reference again at a second rate, half the slowest of them), each
+ *      one's own CPU time read from /proc/<pid>/stat before and after (µs of CPU per request;
+ *      cpu.ts). The reference's peak
  *      RSS here is that of a small company's work. The PostgreSQL server is then stopped and its
  *      schema dropped (as `cleanUpEverything` drops it if the run fails or is interrupted);
  *   5. phase 2: one company per larger history seeded, their answers captured, bare Hono
@@ -24,6 +29,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { HarnessError } from './harness-error.js';
+import { cpuMicrosPerRequest, fixedRate, readCpuTicks } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadRequest } from './load.js';
 import { parseOptions, usage, UsageError, type BenchOptions } from './options.js';
 import { qrMicroBenchmark } from './qr.js';
@@ -52,14 +58,90 @@ import {
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-async function measure(target: Target, what: string, request: LoadRequest, load: LoadOptions): Promise<RunFigures> {
-  const label = `${targetLabels[target.name]}, ${what}`;
+/** One target's part in a scenario: where its figures go, the process and what it is sent. */
+interface Leg {
+  key: keyof ScenarioFigures;
+  target: Target;
+  what: string;
+  request: LoadRequest;
+}
+
+function exitedDuring(target: Target, what: string): HarnessError {
+  return new HarnessError(`the ${targetLabels[target.name]} exited during ${what}`);
+}
+
+/** A measured run whose target spent fewer clock ticks than this reads its CPU to worse than ±5 %: said so on stderr. */
+const FEW_TICKS = 20;
+
+/** The full-speed warm-up: JIT and connections warmed, and the target's maximum req/s found. */
+async function warmUp(leg: Leg, connections: number, seconds: number): Promise<{ maxReqPerSec: number; peakRssMb: number }> {
+  const label = `${targetLabels[leg.target.name]}, ${leg.what}, warm-up at full speed`;
   progress(`  ${label}`);
-  const rss = startPeakRss(target.pid);
-  const figures = await runLoad(label, target.baseUrl, request, load);
+  const rss = startPeakRss(leg.target.pid);
+  const figures = await runLoad(label, leg.target.baseUrl, leg.request, { connections, duration: seconds });
   const peakRssMb = rss.stop();
-  if (target.exit) throw new HarnessError(`the ${targetLabels[target.name]} exited during ${what}`);
-  return { ...figures, peakRssMb };
+  if (leg.target.exit) throw exitedDuring(leg.target, leg.what);
+  return { maxReqPerSec: figures.reqPerSec, peakRssMb };
+}
+
+/**
+ * The measured run: `rate` requests a second for `duration` seconds' worth of requests, and the
+ * target's own CPU (user + system, /proc/<pid>/stat) before and after it.
+ */
+async function measureAtRate(leg: Leg, load: LoadOptions & { rate: number }, warm: { maxReqPerSec: number; peakRssMb: number }): Promise<RunFigures> {
+  const label = `${targetLabels[leg.target.name]}, ${leg.what}, ${load.rate} req/s`;
+  progress(`  ${label}`);
+  const rss = startPeakRss(leg.target.pid);
+  const ticksBefore = readCpuTicks(leg.target.pid);
+  const figures = await runLoad(label, leg.target.baseUrl, leg.request, load);
+  const cpuTicks = readCpuTicks(leg.target.pid) - ticksBefore;
+  const peakRssMb = Math.max(warm.peakRssMb, rss.stop());
+  if (leg.target.exit) throw exitedDuring(leg.target, leg.what);
+  const cpuUsPerRequest = cpuMicrosPerRequest(cpuTicks, figures.requests);
+  const coarse = cpuTicks < FEW_TICKS ? `: fewer than ${FEW_TICKS} ticks, a coarse figure (a longer --duration gives more)` : '';
+  progress(`    ${cpuUsPerRequest.toFixed(1)} µs of CPU per request (${cpuTicks} ticks, ${figures.requests} requests)${coarse}`);
+  return {
+    maxReqPerSec: warm.maxReqPerSec,
+    offeredRate: load.rate,
+    p50Ms: figures.p50Ms,
+    p99Ms: figures.p99Ms,
+    requests: figures.requests,
+    cpuTicks,
+    cpuUsPerRequest,
+    peakRssMb,
+  };
+}
+
+/**
+ * One scenario (or the small array) on each of its targets, in `legs`' order (which the caller
+ * alternates): every target warmed up at full speed, then the reference and its floors driven at
+ * one fixed rate, half the slowest one's maximum. Prism and the reference on PostgreSQL, far
+ * slower, would drag that rate down to a few ticks of CPU for the floors: where they are measured,
+ * they and the reference again are driven at a second rate, half the slowest of those.
+ */
+async function measureLegs(legs: readonly Leg[], connections: number, options: BenchOptions): Promise<Partial<ScenarioFigures>> {
+  const warm = new Map<Leg, { maxReqPerSec: number; peakRssMb: number }>();
+  for (const leg of legs) warm.set(leg, await warmUp(leg, connections, options.warmup));
+  const warmOf = (leg: Leg) => {
+    const figures = warm.get(leg);
+    if (!figures) throw new HarnessError(`${leg.what} was not warmed up`);
+    return figures;
+  };
+  const compared = (leg: Leg) => leg.key === 'prism' || leg.key === 'postgres';
+  const floors = legs.filter((leg) => !compared(leg));
+  const reference = legs.find((leg) => leg.key === 'reference');
+  const comparisons = reference && legs.some(compared) ? legs.filter((leg) => leg === reference || compared(leg)) : [];
+  const figures: Partial<ScenarioFigures> = {};
+  const runGroup = async (group: readonly Leg[], keyOf: (leg: Leg) => keyof ScenarioFigures) => {
+    const rate = fixedRate(
+      group.map((leg) => warmOf(leg).maxReqPerSec),
+      connections,
+    );
+    for (const leg of group) figures[keyOf(leg)] = await measureAtRate(leg, { connections, duration: options.duration, rate }, warmOf(leg));
+  };
+  await runGroup(floors, (leg) => leg.key);
+  if (comparisons.length > 0) await runGroup(comparisons, (leg) => (leg === reference ? 'referenceAtComparisonRate' : leg.key));
+  return figures;
 }
 
 async function measureStartups(rounds: number): Promise<Startup[]> {
@@ -153,25 +235,38 @@ async function bench(options: BenchOptions): Promise<boolean> {
     return bare;
   };
 
-  const baseLoad: LoadOptions = { connections: options.connections, duration: options.duration, warmup: options.warmup };
   const runRound = async (phase: Scenario['phase'], round: number, phaseScenarios: readonly Scenario[], bare: Target): Promise<RoundFigures> => {
     progress(`phase ${phase}, round ${round} of ${options.rounds}`);
-    const smallArray = await measure(bare, 'GET / (small array)', smallArrayRequest, baseLoad);
+    const small = await measureLegs(
+      [{ key: 'reference', target: bare, what: 'GET / (small array)', request: smallArrayRequest }],
+      options.connections,
+      options,
+    );
+    if (!small.reference) throw new HarnessError('the small array was not measured');
+    const smallArray = small.reference;
     const figures: Record<string, ScenarioFigures> = {};
-    for (const scenario of phaseScenarios) {
-      const load = { ...baseLoad, connections: scenario.connections ?? options.connections };
+    for (const [i, scenario] of phaseScenarios.entries()) {
       const request = scenario.request(referenceData);
       const index = answerIndex.get(scenario.name);
       if (index === undefined) throw new HarnessError(`no captured answer for ${scenario.name}`);
       const bareRequest = (route: string) => ({ ...request, path: `/${route}/${index}`, freshIdempotencyKey: false });
-      figures[scenario.name] = {
-        reference: await measure(reference, scenario.name, request, load),
-        sameBytes: await measure(bare, `${scenario.name} (same bytes)`, bareRequest('same'), load),
+      const legs: Leg[] = [
+        { key: 'reference', target: reference, what: scenario.name, request },
+        { key: 'sameBytes', target: bare, what: `${scenario.name} (same bytes)`, request: bareRequest('same') },
         // A write's reachable limit: its answer cannot leave before the request is on disk.
-        ...(scenario.write ? { durableWrite: await measure(bare, `${scenario.name} (durable write)`, bareRequest('durable'), load) } : {}),
-        ...(scenario.withPrism ? { prism: await measure(prism, scenario.name, scenario.request(prismData), load) } : {}),
-        ...(scenario.write && postgres ? { postgres: await measure(postgres.target, scenario.name, scenario.request(postgres.data), load) } : {}),
-      };
+        ...(scenario.write ? [{ key: 'durableWrite' as const, target: bare, what: `${scenario.name} (durable write)`, request: bareRequest('durable') }] : []),
+        ...(scenario.withPrism ? [{ key: 'prism' as const, target: prism, what: scenario.name, request: scenario.request(prismData) }] : []),
+        ...(scenario.write && postgres
+          ? [{ key: 'postgres' as const, target: postgres.target, what: scenario.name, request: scenario.request(postgres.data) }]
+          : []),
+      ];
+      // Alternating order: the reference first in one scenario of a round, last in the next, and
+      // the other way round in the next round.
+      if ((round + i) % 2 === 0) legs.reverse();
+      const measured = await measureLegs(legs, scenario.connections ?? options.connections, options);
+      const { reference: referenceRun, sameBytes } = measured;
+      if (!referenceRun || !sameBytes) throw new HarnessError(`${scenario.name} was not measured on the reference and its same bytes`);
+      figures[scenario.name] = { ...measured, reference: referenceRun, sameBytes };
     }
     return { phase, round, smallArray, scenarios: figures, ratios: roundRatios(smallArray, figures) };
   };
