@@ -121,22 +121,8 @@ async function boundedInput(ctx: RunContext): Promise<void> {
       if (exchange.response && targetLacks(ctx, op)) {
         // "No such operation" is not a refusal of the size: nothing about the bound was shown.
         ctx.recorder.skip(op.operationId, check, missingOperationReason(op, exchange.response.status));
-      } else if (isSuccess(exchange)) {
-        ctx.judge(op.operationId, check, false, `${what} was accepted (${exchange.response!.status})`, { decision: array.decision, exchange });
-        await ctx.deleteNow(op, exchange);
-      } else if (!isClientError(exchange)) {
-        ctx.judge(op.operationId, check, false, `${what} ${answered(exchange)}; it must be refused with a 4xx`, { decision: array.decision, exchange });
       } else {
-        const ms = Math.round(exchange.ms);
-        ctx.judge(
-          op.operationId,
-          check,
-          exchange.ms <= PROMPT_MS,
-          exchange.ms <= PROMPT_MS
-            ? `${what}: ${exchange.response!.status} in ${ms} ms`
-            : `${what} was refused only after ${ms} ms (at most ${PROMPT_MS} ms: a bound checked before the items costs milliseconds)`,
-          { decision: array.decision, exchange },
-        );
+        await judgeRefusal(ctx, op, exchange, what, array.decision, 'a bound checked before the items costs milliseconds');
       }
     }
     await deepBody(ctx, op, existing.params, base as Record<string, unknown>, arrays[0]!);
@@ -158,28 +144,43 @@ async function deepBody(
   base: Record<string, unknown>,
   array: BoundedArray,
 ): Promise<void> {
-  const check = 'bounded_input' as const;
   const marker = '"DEEP-NESTING-GOES-HERE"';
   const text = JSON.stringify({ ...base, [array.property]: 'DEEP-NESTING-GOES-HERE' }).replace(marker, `${'['.repeat(DEEP_LEVELS)}${']'.repeat(DEEP_LEVELS)}`);
   const exchange = await ctx.request(op, { pathParams, body: text, headers: { 'Content-Type': 'application/json' } });
   exchange.request.body = `(${text.length} bytes: the valid body with ${DEEP_LEVELS.toLocaleString('en')} nested arrays in ${array.property})`;
   const what = `${op.method.toUpperCase()} ${op.path} with ${DEEP_LEVELS.toLocaleString('en')} nested arrays in ${array.property}`;
   if (exchange.response && targetLacks(ctx, op)) return;
+  await judgeRefusal(ctx, op, exchange, what, 'D49', 'a depth bound checked on the raw text costs a millisecond');
+}
+
+/**
+ * `bounded_input`'s verdict on a body past a bound: accepted fails (and the record is deleted),
+ * any answer but a 4xx fails, and a 4xx passes when it came within `PROMPT_MS` (`why` says what
+ * a prompt refusal costs).
+ */
+async function judgeRefusal(
+  ctx: RunContext,
+  op: ContractOperation,
+  exchange: Exchange,
+  what: string,
+  decision: string | undefined,
+  why: string,
+): Promise<void> {
+  const check = 'bounded_input' as const;
   if (isSuccess(exchange)) {
-    ctx.judge(op.operationId, check, false, `${what} was accepted (${exchange.response!.status})`, { decision: 'D49', exchange });
+    ctx.judge(op.operationId, check, false, `${what} was accepted (${exchange.response!.status})`, { decision, exchange });
     await ctx.deleteNow(op, exchange);
   } else if (!isClientError(exchange)) {
-    ctx.judge(op.operationId, check, false, `${what} ${answered(exchange)}; it must be refused with a 4xx`, { decision: 'D49', exchange });
+    ctx.judge(op.operationId, check, false, `${what} ${answered(exchange)}; it must be refused with a 4xx`, { decision, exchange });
   } else {
     const ms = Math.round(exchange.ms);
+    const prompt = exchange.ms <= PROMPT_MS;
     ctx.judge(
       op.operationId,
       check,
-      exchange.ms <= PROMPT_MS,
-      exchange.ms <= PROMPT_MS
-        ? `${what}: ${exchange.response!.status} in ${ms} ms`
-        : `${what} was refused only after ${ms} ms (at most ${PROMPT_MS} ms: a depth bound checked on the raw text costs a millisecond)`,
-      { decision: 'D49', exchange },
+      prompt,
+      prompt ? `${what}: ${exchange.response!.status} in ${ms} ms` : `${what} was refused only after ${ms} ms (at most ${PROMPT_MS} ms: ${why})`,
+      { decision, exchange },
     );
   }
 }
