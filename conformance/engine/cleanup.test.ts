@@ -130,3 +130,29 @@ test("a registration made with the second company's key is deleted with that key
   expect(ctx.notCleanedUp).toEqual([]);
   expect(await others()).toEqual(before);
 });
+
+test('… and when the deletes are rate limited (the flood check spent the quota), each waits out Retry-After and is sent again', async () => {
+  const before = await registrations();
+  let limited = 0;
+  const ctx = new RunContext(testRunOptions({ apiKey: server.apiKey, profile: 'reference', timeoutMs: 5_000 }), {
+    fetch: async (input, init) => {
+      const request = new Request(input as string, init);
+      // The first answer to each delete is the quota's 429, as after auth_flood_limited.
+      if (request.method === 'DELETE' && limited++ % 2 === 0) {
+        return new Response(JSON.stringify({ type: '/problems/rate-limited', title: 'Too many requests', status: 429 }), {
+          status: 429,
+          headers: { 'content-type': 'application/problem+json', 'retry-after': '0' },
+        });
+      }
+      return server.app.fetch(request);
+    },
+  });
+  for (const name of ['Limited one', 'Limited two']) {
+    const made = await ctx.request('createWebhook', { body: { url: 'https://conformance.invalid/hook', name, events: ['charge.paid'] } });
+    expect(made.response?.status).toBe(201);
+  }
+  await ctx.cleanUp();
+  expect(limited).toBe(4);
+  expect(ctx.notCleanedUp).toEqual([]);
+  expect(await registrations()).toEqual(before);
+});

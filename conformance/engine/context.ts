@@ -165,13 +165,7 @@ export class RunContext {
     const op = typeof operation === 'string' ? this.operation(operation) : operation;
     this.throwIfInterrupted();
     const input = this.input(op, init);
-    let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
-    // A rate-limited answer is the target protecting itself, not a verdict on the request:
-    // like any well-behaved client, wait as long as Retry-After says and send it again.
-    for (let retry = 0; retry < MAX_RATE_LIMIT_RETRIES && exchange.response?.status === 429; retry++) {
-      await sleep(retryAfterMs(exchange.response.headers['retry-after']));
-      exchange = await send(this.fetchFn, input, this.options.timeoutMs);
-    }
+    const exchange = await this.sendWaitingOutRateLimit(input);
     this.exchanges.push(exchange);
     this.track(op, exchange, init.apiKey);
     // A target that stopped answering would otherwise cost one timeout per remaining request.
@@ -228,7 +222,8 @@ export class RunContext {
   async cleanUp(): Promise<void> {
     for (const { link, params, apiKey } of [...this.leftBehind.values()]) {
       const input = this.input(link.target, { pathParams: params, ...(apiKey !== undefined ? { apiKey } : {}) });
-      const exchange = await send(this.fetchFn, input, this.options.timeoutMs);
+      // A run that spent its quota (the flood check) must still delete what it made.
+      const exchange = await this.sendWaitingOutRateLimit(input);
       if (exchange.response && (exchange.response.status < 300 || exchange.response.status === 404)) {
         this.leftBehind.delete(input.url);
         this.cleanedUp += 1;
@@ -250,6 +245,20 @@ export class RunContext {
       const second = apiKey !== undefined && apiKey !== null && apiKey === this.options.secondApiKey && apiKey !== this.options.apiKey;
       return `${link.target.method.toUpperCase()} ${url}${second ? ' (with the second key)' : ''}`;
     });
+  }
+
+  /**
+   * Sends a request; a rate-limited answer is the target protecting itself, not a verdict on the
+   * request: like any well-behaved client, wait as long as Retry-After says and send it again
+   * (at most `MAX_RATE_LIMIT_RETRIES` times).
+   */
+  private async sendWaitingOutRateLimit(input: ReturnType<RunContext['input']>): Promise<Exchange> {
+    let exchange = await send(this.fetchFn, input, this.options.timeoutMs);
+    for (let retry = 0; retry < MAX_RATE_LIMIT_RETRIES && exchange.response?.status === 429; retry++) {
+      await sleep(retryAfterMs(exchange.response.headers['retry-after']));
+      exchange = await send(this.fetchFn, input, this.options.timeoutMs);
+    }
+    return exchange;
   }
 
   /**
