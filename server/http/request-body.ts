@@ -88,16 +88,20 @@ function shapeProblem(breach: ShapeBreach): ProblemError {
   return validationProblem([{ pointer: breach.pointer, detail: breach.detail, keyword: breach.keyword }]);
 }
 
+/** The next part of a body; a client that went away (or a stream that broke) before the body was whole is a 400. */
+async function nextChunk(reader: ReadableStreamDefaultReader<Uint8Array>): ReturnType<typeof reader.read> {
+  try {
+    return await reader.read();
+  } catch {
+    throw incomplete();
+  }
+}
+
 /** Reads what is left of a body without keeping it, up to `leftBytes` more (then the body is too large). */
 async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, leftBytes: number): Promise<void> {
   let left = leftBytes;
   for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>;
-    try {
-      chunk = await reader.read();
-    } catch {
-      throw incomplete();
-    }
+    const chunk = await nextChunk(reader);
     if (chunk.done) return;
     left -= chunk.value.byteLength;
     if (left < 0) {
@@ -117,14 +121,7 @@ async function readLimited(request: Request, limitBytes: number, shape?: ShapeLi
   let size = 0;
   let scanned = shape === undefined;
   for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>;
-    try {
-      chunk = await reader.read();
-    } catch {
-      // The client went away (or the stream broke) before the body was whole.
-      throw incomplete();
-    }
-    const { done, value } = chunk;
+    const { done, value } = await nextChunk(reader);
     if (done) break;
     size += value.byteLength;
     if (size > limitBytes) {
