@@ -12,7 +12,7 @@ import { pageHeaders, redocCsp, staticPageCsp } from '../http/security-headers.j
 /** Any origin may read the contract files with GET or HEAD; no credentials (cookies, auth) are ever allowed. */
 const contractCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], maxAge: 86_400, credentials: false });
 
-/** Where `npm run docs` (run by `npm ci` through `prepare`) writes the page. */
+/** Where `npm run docs` (run by `npm start` and by the tests' global setup) writes the page. */
 export const defaultDocsDir = fileURLToPath(new URL('../../dist/docs/', import.meta.url));
 
 /**
