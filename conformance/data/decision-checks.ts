@@ -111,6 +111,11 @@ export const decisionChecks: Readonly<Record<string, DecisionHold>> = {
     held: ['bounded_input', 'negative_data_rejection', 'response_schema_conformance', 'generated_values_kept'],
     notObserved: 'lists past 100,000 records, the 16th registration',
   },
-  D50: { subject: 'security headers', held: [], notObserved: 'not checked yet', everyAnswer: true },
+  D50: {
+    subject: 'security headers',
+    held: [['response_headers_conformance', '`nosniff` on every answer']],
+    notObserved: "the HTML pages' own headers (no operation of the contract serves a page, D42)",
+    everyAnswer: true,
+  },
   D51: { subject: 'sandbox reset', held: [], notObserved: 'never sent: it deletes every record of the company' },
 };

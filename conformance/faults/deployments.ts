@@ -94,6 +94,25 @@ export const pagingFaults: Fault[] = [
   },
 ];
 
+/** A security header of every answer (D50) missing: response_headers_conformance. */
+export const securityHeaderFaults: Fault[] = [
+  {
+    name: 'X-Content-Type-Options: nosniff missing from every answer',
+    expect: {
+      operationId: 'createClient',
+      check: 'response_headers_conformance',
+      message: /no X-Content-Type-Options header; every answer says nosniff \(D50\)/,
+    },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      const headers = new Headers(response.headers);
+      headers.delete('X-Content-Type-Options');
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    },
+  },
+];
+
 /** Values changed on store that fixed examples never reach (generated_values_kept). */
 export const generatedFaults: Fault[] = [
   {
@@ -129,6 +148,7 @@ export const slowFaults: Fault[] = [
 
 export const faults: Fault[] = [
   ...pagingFaults,
+  ...securityHeaderFaults,
   ...generatedFaults,
   ...slowFaults,
   {
