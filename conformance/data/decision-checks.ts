@@ -98,7 +98,11 @@ export const decisionChecks: Readonly<Record<string, DecisionHold>> = {
   D42: { subject: 'hosted payment page', held: [], notObserved: "an HTML page for people, outside the contract's JSON" },
   D43: { subject: 'the Pix key of a BR Code', held: ['brcode_well_formed'], notObserved: "a live company's own key (development charges only)" },
   D44: { subject: 'seed fields without effect', held: ['positive_data_acceptance'], notObserved: 'their lack of effect' },
-  D45: { subject: '`INACTIVE` products and clients', held: [], notObserved: 'not checked yet: the run makes no record inactive' },
+  D45: {
+    subject: '`INACTIVE` products and clients',
+    held: [['negative_data_rejection', 'a record made `INACTIVE` named: `422`, keyword `active`']],
+    notObserved: 'records made before a product or client became `INACTIVE` (the contract has no update that makes one so)',
+  },
   D46: { subject: 'Brazilian punctuation', held: ['positive_data_acceptance', 'ensure_resource_availability', 'generated_values_kept', 'idempotency_replay'] },
   D47: { subject: 'value forms', held: ['response_schema_conformance'] },
   D48: {

@@ -4,6 +4,7 @@ import { domainCheck } from '../checks/domain.js';
 import { generatedCheck } from '../checks/generated.js';
 import { hardeningCheck } from '../checks/hardening.js';
 import { idempotencyCheck } from '../checks/idempotency.js';
+import { inactiveReferencesCheck } from '../checks/inactive.js';
 import { negativeCheck } from '../checks/negative.js';
 import { pagingCheck } from '../checks/paging.js';
 import { positiveCheck } from '../checks/positive.js';
@@ -32,6 +33,7 @@ const activeChecks: CheckModule[] = [
   authCheck,
   positiveCheck,
   negativeCheck,
+  inactiveReferencesCheck,
   availabilityCheck,
   generatedCheck,
   idempotencyCheck,

@@ -113,6 +113,30 @@ export const securityHeaderFaults: Fault[] = [
   },
 ];
 
+/** A record's INACTIVE status ignored when a request names it (D45): negative_data_rejection. */
+export const inactiveFaults: Fault[] = [
+  {
+    name: 'an INACTIVE product or client sold all the same (a payment link naming one is created)',
+    expect: {
+      operationId: 'createPaymentLink',
+      check: 'negative_data_rejection',
+      message: /a request naming `\/\S+` \(an INACTIVE (client|product)\).* was accepted \(20\d\); an INACTIVE record cannot be sold or billed \(D45\)/,
+    },
+    only: ['createPaymentLink', 'createClient', 'createProduct'],
+    wrap: (inner) => async (request) => {
+      if (!isCreatePaymentLink(request)) return inner(request);
+      const body = (await request.clone().json()) as Json;
+      const refused = await inner(request);
+      if (refused.status !== 422) return refused;
+      const problem = (await refused.clone().json()) as { errors?: Json[] };
+      if (!problem.errors?.length || !problem.errors.every((e) => e.keyword === 'active')) return refused;
+      // As a service that never looks at the status: the same link without the records it names.
+      const { customerId: _client, items: _items, ...rest } = body;
+      return inner(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ ...rest, total: 1000 }) }));
+    },
+  },
+];
+
 /** Values changed on store that fixed examples never reach (generated_values_kept). */
 export const generatedFaults: Fault[] = [
   {
@@ -149,6 +173,7 @@ export const slowFaults: Fault[] = [
 export const faults: Fault[] = [
   ...pagingFaults,
   ...securityHeaderFaults,
+  ...inactiveFaults,
   ...generatedFaults,
   ...slowFaults,
   {
