@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { TestServer } from '../../server/test-support/harness.js';
 import type { Profile } from '../engine/types.js';
 import { inactiveReferencesCheck, pointersOf } from './inactive.js';
-import { contextOn, is, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, startServer, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'negative_data_rejection';
 const referring = ['createPaymentLink', 'createOrder', 'createSubscription'];

@@ -88,19 +88,21 @@ export function pointersOf(body: unknown, id: string, at = ''): string[] {
 
 function judgeAnswer(ctx: RunContext, opId: string, exchange: Exchange, expected: ReadonlyArray<{ pointer: string; noun: string }>): void {
   const named = expected.map(({ pointer, noun }) => `\`${pointer}\` (an INACTIVE ${noun})`).join(', ');
-  const depart = (message: string) => ctx.judge(opId, check, false, `${message} (${inactiveDecision})`, { decision: inactiveDecision, exchange });
-  if (isSuccess(exchange)) return depart(`a request naming ${named} was accepted (${exchange.response!.status}); an INACTIVE record cannot be sold or billed`);
-  if (exchange.response?.status !== 422) return depart(`a request naming ${named} ${answered(exchange)}, not 422 with a field error for each`);
+  const departure = departureOf(exchange, named, expected);
+  if (departure) ctx.judge(opId, check, false, `${departure} (${inactiveDecision})`, { decision: inactiveDecision, exchange });
+  else ctx.judge(opId, check, true, `a request naming ${named} was refused with 422, keyword \`active\` at each`, { exchange });
+}
+
+/** What is wrong with the answer to a request naming INACTIVE records, or undefined when nothing is. */
+function departureOf(exchange: Exchange, named: string, expected: ReadonlyArray<{ pointer: string }>): string | undefined {
+  if (isSuccess(exchange)) return `a request naming ${named} was accepted (${exchange.response!.status}); an INACTIVE record cannot be sold or billed`;
+  if (exchange.response?.status !== 422) return `a request naming ${named} ${answered(exchange)}, not 422 with a field error for each`;
   const problem = jsonOf(exchange);
   const errors = isPlainObject(problem) && Array.isArray(problem.errors) ? problem.errors.filter(isPlainObject) : [];
   const missing = expected.filter(({ pointer }) => !errors.some((e) => e.pointer === pointer && e.keyword === 'active'));
-  if (missing.length > 0) {
-    const shown = errors.map((e) => `${String(e.pointer ?? e.parameter ?? '?')} ${String(e.keyword ?? '?')}`).join(', ') || 'none';
-    return depart(
-      `a request naming ${named} was refused with 422, but no field error with keyword \`active\` names ${missing.map((m) => `\`${m.pointer}\``).join(', ')} (errors: ${shown})`,
-    );
-  }
-  ctx.judge(opId, check, true, `a request naming ${named} was refused with 422, keyword \`active\` at each`, { exchange });
+  if (missing.length === 0) return undefined;
+  const shown = errors.map((e) => `${String(e.pointer ?? e.parameter ?? '?')} ${String(e.keyword ?? '?')}`).join(', ') || 'none';
+  return `a request naming ${named} was refused with 422, but no field error with keyword \`active\` names ${missing.map((m) => `\`${m.pointer}\``).join(', ')} (errors: ${shown})`;
 }
 
 function parseJson(text: string | undefined): unknown {
