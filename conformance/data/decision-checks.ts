@@ -107,8 +107,13 @@ export const decisionChecks: Readonly<Record<string, DecisionHold>> = {
   D47: { subject: 'value forms', held: ['response_schema_conformance'] },
   D48: {
     subject: 'paging and reuse by tax number',
-    held: ['paging_walked', 'negative_data_rejection', 'response_headers_conformance'],
-    notObserved: 'reuse by tax number is not checked yet',
+    held: [
+      'paging_walked',
+      'negative_data_rejection',
+      'response_headers_conformance',
+      ['ensure_resource_availability', 'reuse by tax number: one client, the oldest `ACTIVE`, unchanged'],
+    ],
+    notObserved: "the unpaged list's bounds (four lists of more than 1,000 clients in flight)",
   },
   D49: {
     subject: 'bounds',

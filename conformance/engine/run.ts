@@ -8,6 +8,7 @@ import { inactiveReferencesCheck } from '../checks/inactive.js';
 import { negativeCheck } from '../checks/negative.js';
 import { pagingCheck } from '../checks/paging.js';
 import { positiveCheck } from '../checks/positive.js';
+import { reuseByTaxIdCheck } from '../checks/reuse.js';
 import { responseChecks } from '../checks/responses.js';
 import { responseTimeCheck } from '../checks/response-time.js';
 import { operationTimings } from '../report/timings.js';
@@ -34,6 +35,7 @@ const activeChecks: CheckModule[] = [
   positiveCheck,
   negativeCheck,
   inactiveReferencesCheck,
+  reuseByTaxIdCheck,
   availabilityCheck,
   generatedCheck,
   idempotencyCheck,

@@ -137,6 +137,24 @@ export const inactiveFaults: Fault[] = [
   },
 ];
 
+/** Reuse by tax number (D48) broken: ensure_resource_availability. */
+export const reuseFaults: Fault[] = [
+  {
+    name: "a payment link's customer always made a new client (no reuse by tax number)",
+    expect: { operationId: 'createPaymentLink', check: 'ensure_resource_availability', message: /made [23] new clients with it, where the company had/ },
+    only: ['createPaymentLink', 'listClients', 'getCharge'],
+    wrap: (inner) => async (request) => {
+      if (!isCreatePaymentLink(request)) return inner(request);
+      const { customer } = (await request.clone().json()) as { customer?: Json };
+      if (customer) {
+        const client = { name: customer.name, cpfCnpj: customer.taxId, email: customer.email, phone: customer.phone, status: 'ACTIVE' };
+        await inner(new Request(`${new URL(request.url).origin}/client`, { method: 'POST', headers: request.headers, body: JSON.stringify(client) }));
+      }
+      return inner(request);
+    },
+  },
+];
+
 /** Values changed on store that fixed examples never reach (generated_values_kept). */
 export const generatedFaults: Fault[] = [
   {
@@ -174,6 +192,7 @@ export const faults: Fault[] = [
   ...pagingFaults,
   ...securityHeaderFaults,
   ...inactiveFaults,
+  ...reuseFaults,
   ...generatedFaults,
   ...slowFaults,
   {
