@@ -221,7 +221,7 @@ describe('the packed package', () => {
     expect([...readmeRun.stdout.matchAll(/^Profile (\w+) · /gm)].map((m) => m[1])).toEqual(['reference', 'seed']);
     expect(readmeRun.stdout.match(/^Checks: \d+ passed, 0 failed, /gm)).toHaveLength(2);
     // Only the second run (one key, no receiver) says checks did not run; the first ran them all (--strict would fail it).
-    expect(readmeRun.stderr.match(/^\d+ checks? did not run: /gm)).toHaveLength(1);
+    expect(readmeRun.stderr.match(/^conformance: \d+ checks? did not run: /gm)).toHaveLength(1);
 
     const help = await run(npx, ['--no-install', 'pix-conformance', '--help'], project);
     expect(help.code, help.stderr).toBe(0);
