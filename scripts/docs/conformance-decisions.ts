@@ -100,12 +100,15 @@ export function decisionGuide(doc: JsonObject = loadBundledContract(), checks: R
     "The decisions each operation's marks name (on the operation, its parameters, its request body and its responses, and the",
     'schemas they use), the checks that hold each, and what of them no run observes. What the source document itself states',
     '(the unmarked parts) is held on every operation by `sta`, `cty`, `sch`, `hdr`, `neg` and `pos`.',
-    ...everyAnswer.map(
-      (id) =>
-        `Of every answer of every operation: ${id} ${hold(id).subject}, ${hold(id).held.length > 0 ? `held by ${held(hold(id))}` : 'held by no check'}${hold(id).notObserved ? ` (not observed: ${hold(id).notObserved})` : ''}.`,
-    ),
+    ...everyAnswer.flatMap((id) => [
+      '',
+      `Of every answer of every operation: ${id} ${hold(id).subject}, ${hold(id).held.length > 0 ? `held by ${held(hold(id))}` : 'held by no check'}${hold(id).notObserved ? `; not observed by a run: ${hold(id).notObserved}` : ''}.`,
+    ]),
     ...(nowhere.length > 0
-      ? [`Of no operation: ${nowhere.map((id) => `${id} ${hold(id).subject}${hold(id).notObserved ? ` (${hold(id).notObserved})` : ''}`).join('; ')}.`]
+      ? [
+          '',
+          `Of no operation: ${nowhere.map((id) => `${id} ${hold(id).subject}${hold(id).held.length > 0 ? `, held by ${held(hold(id))}` : ''}${hold(id).notObserved ? `: ${hold(id).notObserved}` : ''}`).join('; ')}.`,
+        ]
       : []),
     ...perOperation,
   ].join('\n');
