@@ -40,7 +40,10 @@ const paths: Record<string, [string, string]> = {
 function exchange(answer: Answer): Exchange {
   const op = answer.op ?? 'createPaymentLink';
   const [method, url] = paths[op]!;
-  const headers: Record<string, string> = { ...answer.headers };
+  // Every answer of a conforming server says nosniff (D50); a case that leaves a header out sets it null.
+  const headers = Object.fromEntries(
+    Object.entries({ 'x-content-type-options': 'nosniff', ...answer.headers }).filter(([, value]) => value !== null),
+  ) as Record<string, string>;
   if (answer.contentType !== null) headers['content-type'] = answer.contentType ?? json;
   const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
   return { operationId: op, request: { method, url, headers: {} }, response: { status: answer.status, headers, body }, ms: 1 };
@@ -322,10 +325,45 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
     },
   ],
   [
-    'no headers documented: nothing to report',
+    'no headers documented: only nosniff is looked for (D50)',
     {
       given: [{ op: 'listClients', status: 200, body: [] }],
-      want: { op: 'listClients', check: 'response_headers_conformance', seed: undefined, reference: undefined },
+      want: { op: 'listClients', check: 'response_headers_conformance', seed: 'pass', reference: 'pass' },
+    },
+  ],
+  [
+    'an answer without X-Content-Type-Options: nosniff (D50)',
+    {
+      given: [{ op: 'listClients', status: 200, headers: { 'x-content-type-options': null as unknown as string }, body: [] }],
+      want: {
+        op: 'listClients',
+        check: 'response_headers_conformance',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D50',
+        message: /^GET \/client → 200: no X-Content-Type-Options header; every answer says nosniff \(D50\)$/,
+      },
+    },
+  ],
+  [
+    'another X-Content-Type-Options value (D50)',
+    {
+      given: [{ op: 'listClients', status: 200, headers: { 'x-content-type-options': 'sniff' }, body: [] }],
+      want: {
+        op: 'listClients',
+        check: 'response_headers_conformance',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D50',
+        message: /X-Content-Type-Options "sniff"/,
+      },
+    },
+  ],
+  [
+    'nosniff in capitals is nosniff',
+    {
+      given: [{ op: 'listClients', status: 200, headers: { 'x-content-type-options': 'NoSniff' }, body: [] }],
+      want: { op: 'listClients', check: 'response_headers_conformance', seed: 'pass', reference: 'pass' },
     },
   ],
 ];

@@ -218,6 +218,7 @@ export const responseChecks: CheckModule = {
         checkSchema(ctx, judge, op, exchange, like);
       }
       if (documented) checkHeaders(ctx, judge, op, exchange, documented);
+      checkSecurityHeaders(judge, op, exchange);
     }
   },
 };
@@ -383,4 +384,23 @@ function checkHeaders(ctx: RunContext, judge: Judge, op: ContractOperation, exch
     judge.depart(op.operationId, check, message, exchange, seedBroken ? decision : (decision ?? (verdict.decisions.join(', ') || unnamedDecision)));
   }
   if (looked && ok) judge.pass(op.operationId, check, 'every documented header is present and valid', exchange);
+}
+
+/** The decision that every answer says `X-Content-Type-Options: nosniff` (not marked on any operation: it holds for all alike). */
+export const nosniffDecision = 'D50';
+
+/**
+ * D50: every answer, success or problem, documented status or not, carries
+ * `X-Content-Type-Options: nosniff`, so no browser reads a JSON body or a problem echoing input as
+ * a script or a page. Its other headers are the HTML pages', which no operation of the contract serves.
+ */
+function checkSecurityHeaders(judge: Judge, op: ContractOperation, exchange: Exchange): void {
+  const check = 'response_headers_conformance';
+  const value = exchange.response!.headers['x-content-type-options'];
+  if (value?.trim().toLowerCase() === 'nosniff') {
+    judge.pass(op.operationId, check, 'every answer carries X-Content-Type-Options: nosniff', exchange);
+    return;
+  }
+  const found = value === undefined ? 'no X-Content-Type-Options header' : `X-Content-Type-Options ${JSON.stringify(value)}`;
+  judge.depart(op.operationId, check, `${describeExchange(exchange)}: ${found}; every answer says nosniff (${nosniffDecision})`, exchange, nosniffDecision);
 }

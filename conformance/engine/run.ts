@@ -4,9 +4,11 @@ import { domainCheck } from '../checks/domain.js';
 import { generatedCheck } from '../checks/generated.js';
 import { hardeningCheck } from '../checks/hardening.js';
 import { idempotencyCheck } from '../checks/idempotency.js';
+import { inactiveReferencesCheck } from '../checks/inactive.js';
 import { negativeCheck } from '../checks/negative.js';
 import { pagingCheck } from '../checks/paging.js';
 import { positiveCheck } from '../checks/positive.js';
+import { reuseByTaxIdCheck } from '../checks/reuse.js';
 import { responseChecks } from '../checks/responses.js';
 import { responseTimeCheck } from '../checks/response-time.js';
 import { operationTimings } from '../report/timings.js';
@@ -32,6 +34,8 @@ const activeChecks: CheckModule[] = [
   authCheck,
   positiveCheck,
   negativeCheck,
+  inactiveReferencesCheck,
+  reuseByTaxIdCheck,
   availabilityCheck,
   generatedCheck,
   idempotencyCheck,

@@ -94,6 +94,67 @@ export const pagingFaults: Fault[] = [
   },
 ];
 
+/** A security header of every answer (D50) missing: response_headers_conformance. */
+export const securityHeaderFaults: Fault[] = [
+  {
+    name: 'X-Content-Type-Options: nosniff missing from every answer',
+    expect: {
+      operationId: 'createClient',
+      check: 'response_headers_conformance',
+      message: /no X-Content-Type-Options header; every answer says nosniff \(D50\)/,
+    },
+    only: ['listClients', 'createClient'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      const headers = new Headers(response.headers);
+      headers.delete('X-Content-Type-Options');
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    },
+  },
+];
+
+/** A record's INACTIVE status ignored when a request names it (D45): negative_data_rejection. */
+export const inactiveFaults: Fault[] = [
+  {
+    name: 'an INACTIVE product or client sold all the same (a payment link naming one is created)',
+    expect: {
+      operationId: 'createPaymentLink',
+      check: 'negative_data_rejection',
+      message: /a request naming `\/\S+` \(an INACTIVE (client|product)\).* was accepted \(20\d\); an INACTIVE record cannot be sold or billed \(D45\)/,
+    },
+    only: ['createPaymentLink', 'createClient', 'createProduct'],
+    wrap: (inner) => async (request) => {
+      if (!isCreatePaymentLink(request)) return inner(request);
+      const body = (await request.clone().json()) as Json;
+      const refused = await inner(request);
+      if (refused.status !== 422) return refused;
+      const problem = (await refused.clone().json()) as { errors?: Json[] };
+      if (!problem.errors?.length || !problem.errors.every((e) => e.keyword === 'active')) return refused;
+      // As a service that never looks at the status: the same link without the records it names.
+      const { customerId: _client, items: _items, ...rest } = body;
+      return inner(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ ...rest, total: 1000 }) }));
+    },
+  },
+];
+
+/** Reuse by tax number (D48) broken: ensure_resource_availability. */
+export const reuseFaults: Fault[] = [
+  {
+    name: "a payment link's customer always made a new client (no reuse by tax number)",
+    expect: { operationId: 'createPaymentLink', check: 'ensure_resource_availability', message: /made [23] new clients with it, where the company had/ },
+    only: ['createPaymentLink', 'listClients', 'getCharge'],
+    wrap: (inner) => async (request) => {
+      if (!isCreatePaymentLink(request)) return inner(request);
+      const { customer } = (await request.clone().json()) as { customer?: Json };
+      if (customer) {
+        const client = { name: customer.name, cpfCnpj: customer.taxId, email: customer.email, phone: customer.phone, status: 'ACTIVE' };
+        await inner(new Request(`${new URL(request.url).origin}/client`, { method: 'POST', headers: request.headers, body: JSON.stringify(client) }));
+      }
+      return inner(request);
+    },
+  },
+];
+
 /** Values changed on store that fixed examples never reach (generated_values_kept). */
 export const generatedFaults: Fault[] = [
   {
@@ -129,6 +190,9 @@ export const slowFaults: Fault[] = [
 
 export const faults: Fault[] = [
   ...pagingFaults,
+  ...securityHeaderFaults,
+  ...inactiveFaults,
+  ...reuseFaults,
   ...generatedFaults,
   ...slowFaults,
   {

@@ -8,7 +8,8 @@
  *   development payment link, a sandbox payment, read back PAID);
  * - calls on the wrong base URL do not compile (the installed declarations, not the sources);
  * - the install pulls the client's two dependencies and nothing of the server's, and warns of nothing;
- * - the installed `pix-conformance` (`npx pix-conformance`, and the README's QA block as it stands) runs the whole suite against the compiled
+ * - the installed `pix-conformance` (`npx pix-conformance`, and the README's QA block as it stands: `--profile own` with a second
+ *   company's key and a webhook receiver, then the seed profile) runs the whole suite against the compiled
  *   server with only Node and the package: a clean run (exit 0), its JUnit report written where the
  *   user asked, its `--help`;
  * On the other tested Node lines the whole test runs again (`npm run test:node -- <major>`, which CI runs).
@@ -25,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { configVariables } from '../../server/config.js';
-import { listening, printedKey, repoRoot, startBuiltServer, freePort, useChildProcesses } from '../../server/test-support/processes.js';
+import { createCompanyKey, listening, printedKey, repoRoot, startBuiltServer, freePort, useChildProcesses } from '../../server/test-support/processes.js';
 import { runBash } from '../support/bash.js';
 import { fencedBlocks } from '../support/markdown.js';
 
@@ -184,7 +185,8 @@ describe('the packed package', () => {
     expect(errors, refused.stdout).toEqual(mustNotCompile.map(([, { code }], i) => `${preamble.length + 1 + i} ${code}`));
 
     const port = await freePort();
-    const server = startBuiltServer({ DATABASE_PATH: join(work, 'payments.db'), PORT: String(port) });
+    // A fast webhook retry, so that the README's own-implementation run sees its refused delivery come again within seconds.
+    const server = startBuiltServer({ DATABASE_PATH: join(work, 'payments.db'), PORT: String(port), WEBHOOK_RETRY_SCHEDULE: '0.5,0.5', WEBHOOK_POLL_MS: '50' });
     await listening(server);
     const base = `http://localhost:${port}`;
     // As the guide says to run it: `PIX_API_KEY=sk_… node main.mjs`, and compiled from main.ts.
@@ -200,16 +202,26 @@ describe('the packed package', () => {
       b.includes('npx pix-conformance'),
     );
     expect(readmeQa, "the README's QA block").toBeDefined();
-    // It leads with the command for your own implementation (issue 35: the one-liner was a trap),
-    // shown, not run here: it needs a second company's key and a receiver the service reaches.
+    // It leads with the command for your own implementation (the one-liner for a service you do not
+    // own was a trap for your own), and both run as pasted: the first with a second company's key
+    // (made as the README says) and its webhook receiver, which the server reaches on loopback.
     expect(readmeQa!.indexOf('npx pix-conformance --profile own')).toBeGreaterThanOrEqual(0);
     expect(readmeQa!.indexOf('npx pix-conformance --profile own')).toBeLessThan(readmeQa!.lastIndexOf('npx pix-conformance --base-url'));
     const tarball = /npm install \.\/(\S+\.tgz)/.exec(readmeQa!)?.[1];
     expect(tarball, 'the README installs the tarball npm pack writes').toBe(info!.filename);
     copyFileSync(join(work, info!.filename), join(project, info!.filename));
-    const readmeRun = await runBash(readmeQa!, { cwd: project, env: cleanEnv({ PIX_API_KEY: printedKey(server)!, PIX_BASE_URL: base }), timeoutMs: 120_000 });
+    const { apiKey: otherApiKey } = await createCompanyKey({ DATABASE_PATH: join(work, 'payments.db') }, 'B');
+    const readmeRun = await runBash(readmeQa!, {
+      cwd: project,
+      env: cleanEnv({ PIX_API_KEY: printedKey(server)!, PIX_OTHER_API_KEY: otherApiKey, PIX_BASE_URL: base }),
+      timeoutMs: 180_000,
+    });
     expect(readmeRun.code, readmeRun.stdout + readmeRun.stderr).toBe(0);
-    expect(readmeRun.stdout).toMatch(/Checks: \d+ passed, 0 failed/);
+    // Two runs, in the README's order: the strongest profile with nothing skipped for a missing flag, then the seed profile.
+    expect([...readmeRun.stdout.matchAll(/^Profile (\w+) · /gm)].map((m) => m[1])).toEqual(['reference', 'seed']);
+    expect(readmeRun.stdout.match(/^Checks: \d+ passed, 0 failed, /gm)).toHaveLength(2);
+    // Only the second run (one key, no receiver) says checks did not run; the first ran them all (--strict would fail it).
+    expect(readmeRun.stderr.match(/^conformance: \d+ checks? did not run: /gm)).toHaveLength(1);
 
     const help = await run(npx, ['--no-install', 'pix-conformance', '--help'], project);
     expect(help.code, help.stderr).toBe(0);
