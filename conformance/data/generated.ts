@@ -13,12 +13,14 @@
  *   (precomposed, no leading or trailing space), of the boundary lengths (`minLength` or 1, and
  *   `maxLength`) and between.
  *
+ * - a whole number of an array item (a quantity): from the valid body's value up to `maximum`.
+ *
  * A field with an enum, a `const`, a pattern or another format (ids, URLs, dates) is left as the
  * valid body has it: its valid values are not free text.
  */
 import fc from 'fast-check';
 import type { JsonObject } from '../../lib/contract/bundled.js';
-import { isPlainObject, keywordOf, propertiesOf, typesOf, viewOf, type SchemaView } from './schema.js';
+import { isPlainObject, itemsOf, keywordOf, propertiesOf, typesOf, viewOf, type SchemaView } from './schema.js';
 
 /** Letters a person's name, a street or a note may hold in Brazil and elsewhere: ASCII, accented, and a few other scripts. */
 const letters = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', ...'áàâãäçéêëíîïñóôõöúûüÁÀÂÃÄÇÉÊËÍÎÏÑÓÔÕÖÚÛÜßøåæœ', ...'ЖжΩωשׁ日本語한국'];
@@ -143,7 +145,7 @@ export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }): 
   return freeText(num('minLength') ?? 1, maxLength);
 }
 
-/** A field of a body the generator draws, by its place in the body. */
+/** A field of a body the generator draws, by its place in the body (an array item's place is its index). */
 export interface DrawnField {
   path: Array<string>;
   arbitrary: fc.Arbitrary<unknown>;
@@ -151,10 +153,13 @@ export interface DrawnField {
 
 /**
  * The fields of `body` (a valid body, walked with its schema) whose values are drawn: strings and
- * money of objects, not inside arrays (an item names the run's product, and a total sums the
+ * money of objects, nested objects and array items alike (a payment link's customer, an order's
  * items), none of `keep` (the values naming the run's records) and none named in `unique` (the
- * identifiers a service may hold unique per company, which the run numbers: templates.ts). Money is drawn only where the
- * body has one money field: two depend on each other (a subtotal and its total, D29).
+ * identifiers a service may hold unique per company, which the run numbers: templates.ts). Money
+ * is drawn only where the body has one money field: two depend on each other (a subtotal and its
+ * total, D29). A whole number of an array item (an item's quantity) is drawn only where the body
+ * sends no money at all (an amount would have to follow it), from the value the valid body has
+ * upward (fewer units could take a computed total under its minimum; `wholeFrom`).
  */
 export function drawnFields(
   doc: JsonObject,
@@ -165,31 +170,60 @@ export function drawnFields(
 ): DrawnField[] {
   const fields: DrawnField[] = [];
   const moneyFields = countMoney(doc, viewOf(doc, schema), body);
-  const walk = (view: SchemaView, value: unknown, path: string[]) => {
+  const walkValue = (prop: SchemaView, v: unknown, path: string[], name: string, inArray: boolean) => {
+    if (keep.has(v) || unique.has(name)) return;
+    if (isPlainObject(v)) walk(prop, v, path, inArray);
+    else if (Array.isArray(v)) {
+      const items = itemsOf(doc, prop);
+      if (items)
+        v.forEach((item, i) => {
+          walkValue(items, item, [...path, String(i)], name, true);
+        });
+    } else if (typeof v === 'string' || typeof v === 'number') {
+      const arbitrary =
+        inArray && Number.isInteger(v) && typesOf(prop).includes('integer') && moneyFields === 0
+          ? wholeFrom(prop, v as number)
+          : arbitraryFor(prop, { drawMoney: moneyFields === 1 });
+      if (arbitrary) fields.push({ path, arbitrary });
+    }
+  };
+  const walk = (view: SchemaView, value: unknown, path: string[], inArray: boolean) => {
     if (!isPlainObject(value)) return;
     const props = propertiesOf(doc, view);
     for (const [name, v] of Object.entries(value)) {
       const prop = props.get(name);
-      if (!prop || keep.has(v) || unique.has(name)) continue;
-      if (isPlainObject(v)) walk(prop, v, [...path, name]);
-      else if (typeof v === 'string' || typeof v === 'number') {
-        const arbitrary = arbitraryFor(prop, { drawMoney: moneyFields === 1 });
-        if (arbitrary) fields.push({ path: [...path, name], arbitrary });
-      }
+      if (prop) walkValue(prop, v, [...path, name], name, inArray);
     }
   };
-  walk(viewOf(doc, schema), body, []);
+  walk(viewOf(doc, schema), body, [], false);
   return fields;
 }
 
+/**
+ * Whole numbers from `from` to the schema's `maximum` or a hundred times `from`, whichever is less
+ * (both ends often): a total computed from them must stay under its own maximum too. None when
+ * the schema sets no maximum or holds an enum.
+ */
+function wholeFrom(view: SchemaView, from: number): fc.Arbitrary<number> | undefined {
+  const maximum = keywordOf(view, 'maximum')?.value;
+  if (typeof maximum !== 'number' || keywordOf(view, 'enum') || keywordOf(view, 'const')) return undefined;
+  const high = Math.min(Math.floor(maximum), Math.max(from, 1) * 100);
+  if (high <= from) return undefined;
+  return fc.oneof(fc.constant(from), fc.constant(high), fc.integer({ min: from, max: high }));
+}
+
 function countMoney(doc: JsonObject, view: SchemaView, value: unknown): number {
+  if (Array.isArray(value)) {
+    const items = itemsOf(doc, view);
+    return items ? value.reduce((n: number, item) => n + countMoney(doc, items, item), 0) : 0;
+  }
   if (!isPlainObject(value)) return 0;
   const props = propertiesOf(doc, view);
   let n = 0;
   for (const [name, v] of Object.entries(value)) {
     const prop = props.get(name);
     if (!prop) continue;
-    if (isPlainObject(v)) n += countMoney(doc, prop, v);
+    if (isPlainObject(v) || Array.isArray(v)) n += countMoney(doc, prop, v);
     else if (typeof v === 'number' && keywordOf(prop, 'format')?.value === 'brl') n += 1;
   }
   return n;
@@ -206,7 +240,11 @@ export function withValues(body: unknown, fields: readonly DrawnField[], values:
   return copy;
 }
 
-/** Only the drawn fields of `body`, at their places: what a round trip of generated values compares. */
+/**
+ * Only the drawn fields of `body`, at their places: what a round trip of generated values
+ * compares. An array keeps its length, its items holding only what was drawn in them, so that
+ * each item is compared with the item read at its place.
+ */
 export function drawnOnly(body: unknown, fields: readonly DrawnField[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of fields) {
@@ -214,7 +252,7 @@ export function drawnOnly(body: unknown, fields: readonly DrawnField[]): Record<
     let to = out;
     for (const key of field.path.slice(0, -1)) {
       from = from[key] as Record<string, unknown>;
-      to[key] ??= {};
+      to[key] ??= Array.isArray(from) ? Array.from({ length: from.length }, () => ({})) : {};
       to = to[key] as Record<string, unknown>;
     }
     const last = field.path.at(-1)!;
