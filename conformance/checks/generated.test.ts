@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { customFormats } from '../../lib/contract/formats.js';
 import type { TestServer } from '../../server/test-support/harness.js';
-import { cep, cnpj, cpf, email, freeText, money, phone } from '../data/generated.js';
+import { cep, cnpj, cpf, email, freeText, money, phone, taxNumber, taxNumberPool } from '../data/generated.js';
 import { generatedCheck, updateLinks } from './generated.js';
 import { statelessReason } from './stateful.js';
 import { contextOn, startServer, verdict, type Wrapper } from './stateful-test-support.js';
@@ -24,6 +24,12 @@ describe('the generators', () => {
     for (const value of taxIds) expect(customFormats['cpf-cnpj'].validate(value), value).toBe(true);
     expect(taxIds.some((v) => /[./-]/.test(v))).toBe(true);
     expect(taxIds.some((v) => /^\d+$/.test(v))).toBe(true);
+    // The pool a run draws from: valid, CPFs and CNPJs, bare and punctuated, the same in every run.
+    const pooled = sample(taxNumber());
+    for (const value of [...taxNumberPool, ...pooled]) expect(customFormats['cpf-cnpj'].validate(value), value).toBe(true);
+    expect(new Set(taxNumberPool.map((v) => v.length))).toEqual(new Set([11, 14]));
+    expect(pooled.some((v) => /[./-]/.test(v)) && pooled.some((v) => /^\d+$/.test(v))).toBe(true);
+    expect(new Set(pooled.map((v) => v.replace(/\D/g, '')))).toEqual(new Set(taxNumberPool));
     for (const value of sample(phone())) expect(customFormats['phone-br'].validate(value), value).toBe(true);
     for (const value of sample(cep())) expect(customFormats.cep.validate(value), value).toBe(true);
   });

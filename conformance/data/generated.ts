@@ -5,7 +5,8 @@
  *
  * - `format: email`: mixed case on both sides of the `@` (`Ana.SOUZA_3@Exemplo.Com.br`);
  * - `format: cpf-cnpj`: CPFs and CNPJs with valid check digits, digits only or punctuated
- *   (`529.982.247-25`, `11.222.333/0001-81`: D46 lets a request punctuate them);
+ *   (`529.982.247-25`, `11.222.333/0001-81`: D46 lets a request punctuate them), from a fixed
+ *   pool (`taxNumberPool`: a payment link's customer reuses the client with its number, D48);
  * - `format: phone-br`: area code and number, 10 or 11 digits, bare or written the usual ways;
  * - `format: cep`: eight digits, bare or `00000-000`;
  * - `format: brl` (money): reais with 0, 1 or 2 decimals, within the schema's bounds;
@@ -87,6 +88,44 @@ export function cnpj(): fc.Arbitrary<string> {
     });
 }
 
+/** A CPF (9 digits) or CNPJ (8 digits and a branch) with its check digits, bare. */
+function withCheckDigits(digits: string): string {
+  const d = [...digits].map(Number);
+  if (d.length === 9) {
+    const first = checkDigit(d, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
+    return [...d, first, checkDigit([...d, first], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2])].join('');
+  }
+  const w1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+  const first = checkDigit(d, w1);
+  return [...d, first, checkDigit([...d, first], [6, ...w1])].join('');
+}
+
+/**
+ * The tax numbers a run draws: the same few in every run, four CPFs and four CNPJs. A payment
+ * link's customer whose tax number the company already has reuses that client (D48), so a run
+ * adds no client for them once one run has; the forms vary (`taxNumber`).
+ */
+export const taxNumberPool: readonly string[] = [
+  '123456789',
+  '987654321',
+  '314159265',
+  '271828182',
+  '112223330001',
+  '475839200001',
+  '604128730002',
+  '903817460001',
+].map(withCheckDigits);
+
+/** A tax number of the fixed pool, bare or punctuated (D46 lets a request punctuate it). */
+export function taxNumber(): fc.Arbitrary<string> {
+  return fc.tuple(fc.constantFrom(...taxNumberPool), fc.boolean()).map(([all, punctuated]) => {
+    if (!punctuated) return all;
+    return all.length === 11
+      ? `${all.slice(0, 3)}.${all.slice(3, 6)}.${all.slice(6, 9)}-${all.slice(9)}`
+      : `${all.slice(0, 2)}.${all.slice(2, 5)}.${all.slice(5, 8)}/${all.slice(8, 12)}-${all.slice(12)}`;
+  });
+}
+
 /** Brazilian phones: a DDD and a landline (8 digits) or mobile (9, starting with 9), bare or written the usual ways. */
 export function phone(): fc.Arbitrary<string> {
   const ddd = fc.integer({ min: 11, max: 99 }).filter((n) => n % 10 !== 0);
@@ -138,7 +177,7 @@ export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }): 
   if (!types.includes('string') || types.length !== 1) return undefined;
   const maxLength = num('maxLength') ?? 255;
   if (format === 'email') return email(maxLength);
-  if (format === 'cpf-cnpj') return fc.oneof(cpf(), cnpj());
+  if (format === 'cpf-cnpj') return taxNumber();
   if (format === 'phone-br') return phone();
   if (format === 'cep') return cep();
   if (format !== undefined || keywordOf(view, 'pattern')) return undefined;

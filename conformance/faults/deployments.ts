@@ -132,10 +132,14 @@ export const generatedFaults: Fault[] = [
     name: "an item's quantity truncated to two digits (a payment link for 100 units stores 10)",
     expect: { operationId: 'createPaymentLink', check: 'generated_values_kept', message: /`items\[0\]\.quantity` reads \d{1,2}, sent \d{3,}/ },
     only: ['createProduct', 'createPaymentLink', 'getCharge'],
+    // A seed that draws a quantity of three digits within the default examples, so that the proof does not rest on chance.
+    options: { seed: 5 },
     wrap: (inner) => async (request) => {
       if (!isCreatePaymentLink(request)) return inner(request);
+      // Only the quantities the contract accepts: one it refuses is still refused.
+      const inRange = (n: number) => Number.isInteger(n) && n >= 100 && n <= 10_000;
       const cut = (item: unknown) =>
-        typeof item === 'object' && item !== null && typeof (item as Json).quantity === 'number'
+        typeof item === 'object' && item !== null && typeof (item as Json).quantity === 'number' && inRange((item as Json).quantity as number)
           ? { ...(item as Json), quantity: Number(String((item as Json).quantity).slice(0, 2)) }
           : item;
       return inner(await withRequest<Json>(request, { body: (body) => (Array.isArray(body.items) ? { ...body, items: body.items.map(cut) } : body) }));
