@@ -30,6 +30,8 @@ describe('the generators', () => {
     expect(new Set(taxNumberPool.map((v) => v.length))).toEqual(new Set([11, 14]));
     expect(pooled.some((v) => /[./-]/.test(v)) && pooled.some((v) => /^\d+$/.test(v))).toBe(true);
     expect(new Set(pooled.map((v) => v.replace(/\D/g, '')))).toEqual(new Set(taxNumberPool));
+    // The valid body's own number joins the pool, in either form it was written.
+    expect(new Set(sample(taxNumber('529.982.247-25')).map((v) => v.replace(/\D/g, '')))).toEqual(new Set(['52998224725', ...taxNumberPool]));
     for (const value of sample(phone())) expect(customFormats['phone-br'].validate(value), value).toBe(true);
     for (const value of sample(cep())) expect(customFormats.cep.validate(value), value).toBe(true);
   });

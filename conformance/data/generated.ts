@@ -6,7 +6,8 @@
  * - `format: email`: mixed case on both sides of the `@` (`Ana.SOUZA_3@Exemplo.Com.br`);
  * - `format: cpf-cnpj`: CPFs and CNPJs with valid check digits, digits only or punctuated
  *   (`529.982.247-25`, `11.222.333/0001-81`: D46 lets a request punctuate them), from a fixed
- *   pool (`taxNumberPool`: a payment link's customer reuses the client with its number, D48);
+ *   pool and the valid body's own (`taxNumber`: a payment link's customer reuses the client
+ *   with its number, D48);
  * - `format: phone-br`: area code and number, 10 or 11 digits, bare or written the usual ways;
  * - `format: cep`: eight digits, bare or `00000-000`;
  * - `format: brl` (money): reais with 0, 1 or 2 decimals, within the schema's bounds;
@@ -101,15 +102,18 @@ function withCheckDigits(digits: string): string {
 }
 
 /**
- * The tax numbers a run draws: the same few in every run, two CPFs and two CNPJs. A payment
- * link's customer whose tax number the company already has reuses that client (D48), so a run
- * adds no client for them once one run has; the forms vary (`taxNumber`).
+ * The tax numbers a run draws besides the valid body's own: the same few in every run, two CPFs
+ * and two CNPJs. A payment link's customer whose tax number the company already has reuses that
+ * client (D48), so a run adds no client for them once one run has (and none for the valid body's
+ * number, the run's own client's); the forms vary (`taxNumber`).
  */
 export const taxNumberPool: readonly string[] = ['123456789', '987654321', '112223330001', '475839200001'].map(withCheckDigits);
 
-/** A tax number of the fixed pool, bare or punctuated (D46 lets a request punctuate it). */
-export function taxNumber(): fc.Arbitrary<string> {
-  return fc.tuple(fc.constantFrom(...taxNumberPool), fc.boolean()).map(([all, punctuated]) => {
+/** A tax number of the fixed pool or `own` (the valid body's, first: shrinking goes to it), bare or punctuated (D46 lets a request punctuate it). */
+export function taxNumber(own?: string): fc.Arbitrary<string> {
+  const digits = own?.replace(/\D/g, '');
+  const pool = [...new Set([...(digits && /^(\d{11}|\d{14})$/.test(digits) ? [digits] : []), ...taxNumberPool])];
+  return fc.tuple(fc.constantFrom(...pool), fc.boolean()).map(([all, punctuated]) => {
     if (!punctuated) return all;
     return all.length === 11
       ? `${all.slice(0, 3)}.${all.slice(3, 6)}.${all.slice(6, 9)}-${all.slice(9)}`
@@ -156,7 +160,7 @@ export function money(min: number, max: number): fc.Arbitrary<number> {
 }
 
 /** The arbitrary for one field, from its schema; undefined when the field's valid values are not drawn (enum, pattern, ids, URLs …). */
-export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }): fc.Arbitrary<unknown> | undefined {
+export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }, current?: unknown): fc.Arbitrary<unknown> | undefined {
   if (keywordOf(view, 'enum') || keywordOf(view, 'const') || keywordOf(view, 'oneOf') || keywordOf(view, 'anyOf')) return undefined;
   const types = typesOf(view);
   const format = keywordOf(view, 'format')?.value;
@@ -168,7 +172,7 @@ export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }): 
   if (!types.includes('string') || types.length !== 1) return undefined;
   const maxLength = num('maxLength') ?? 255;
   if (format === 'email') return email(maxLength);
-  if (format === 'cpf-cnpj') return taxNumber();
+  if (format === 'cpf-cnpj') return taxNumber(typeof current === 'string' ? current : undefined);
   if (format === 'phone-br') return phone();
   if (format === 'cep') return cep();
   if (format !== undefined || keywordOf(view, 'pattern')) return undefined;
@@ -213,7 +217,7 @@ export function drawnFields(
       const arbitrary =
         inArray && Number.isInteger(v) && typesOf(prop).includes('integer') && moneyFields === 0
           ? wholeFrom(prop, v as number)
-          : arbitraryFor(prop, { drawMoney: moneyFields === 1 });
+          : arbitraryFor(prop, { drawMoney: moneyFields === 1 }, v);
       if (arbitrary) fields.push({ path, arbitrary });
     }
   };
