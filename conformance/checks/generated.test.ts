@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { customFormats } from '../../lib/contract/formats.js';
 import type { TestServer } from '../../server/test-support/harness.js';
-import { cep, cnpj, cpf, email, freeText, money, phone } from '../data/generated.js';
-import { generatedCheck } from './generated.js';
+import { cep, cnpj, cpf, email, freeText, money, phone, taxNumber, taxNumberPool } from '../data/generated.js';
+import { generatedCheck, updateLinks } from './generated.js';
 import { statelessReason } from './stateful.js';
 import { contextOn, startServer, verdict, type Wrapper } from './stateful-test-support.js';
 import { generatedFaults } from '../faults/deployments.js';
@@ -24,6 +24,14 @@ describe('the generators', () => {
     for (const value of taxIds) expect(customFormats['cpf-cnpj'].validate(value), value).toBe(true);
     expect(taxIds.some((v) => /[./-]/.test(v))).toBe(true);
     expect(taxIds.some((v) => /^\d+$/.test(v))).toBe(true);
+    // The pool a run draws from: valid, CPFs and CNPJs, bare and punctuated, the same in every run.
+    const pooled = sample(taxNumber());
+    for (const value of [...taxNumberPool, ...pooled]) expect(customFormats['cpf-cnpj'].validate(value), value).toBe(true);
+    expect(new Set(taxNumberPool.map((v) => v.length))).toEqual(new Set([11, 14]));
+    expect(pooled.some((v) => /[./-]/.test(v)) && pooled.some((v) => /^\d+$/.test(v))).toBe(true);
+    expect(new Set(pooled.map((v) => v.replace(/\D/g, '')))).toEqual(new Set(taxNumberPool));
+    // The valid body's own number joins the pool, in either form it was written.
+    expect(new Set(sample(taxNumber('529.982.247-25')).map((v) => v.replace(/\D/g, '')))).toEqual(new Set(['52998224725', ...taxNumberPool]));
     for (const value of sample(phone())) expect(customFormats['phone-br'].validate(value), value).toBe(true);
     for (const value of sample(cep())) expect(customFormats.cep.validate(value), value).toBe(true);
   });
@@ -70,6 +78,15 @@ describe('against the reference server', () => {
     const sent = ctx.exchanges.filter((e) => e.request.method === 'POST').map((e) => e.request.body ?? '');
     expect(sent.some((b) => /"email":"[^"]*[A-Z][^"]*"/.test(b))).toBe(true);
     expect(sent.some((b) => /[^\x20-\x7e]/.test(b))).toBe(true);
+    // The updates the contract links to a create are drawn too, each sending its generated bodies to a record of the run.
+    const updates = updateLinks(ctx).map((l) => l.target);
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    for (const op of updates) {
+      expect(results.map((r) => r.operationId)).toContain(op.operationId);
+      expect(ctx.exchanges.filter((e) => e.operationId === op.operationId && e.response?.status === 200).length, op.operationId).toBeGreaterThanOrEqual(3);
+    }
+    // Fields inside arrays are drawn: some item's field read back as sent.
+    expect(results.some((r) => r.findings.some((f) => /\b\w+\.\d+\.\w+/.test(f.message)))).toBe(true);
   });
 
   test('the same seed draws the same bodies', async () => {
@@ -86,10 +103,11 @@ describe('against the reference server', () => {
     expect(await bodies()).toEqual(await bodies());
   });
 
-  test('--stateless skips with the reason', async () => {
+  test('--stateless skips with the reason, the updates too', async () => {
     const ctx = await contextOn(server, { stateless: true });
     await generatedCheck.run(ctx);
     expect(verdict(ctx, 'createClient', check).skipReason).toBe(statelessReason);
+    for (const link of updateLinks(ctx)) expect(verdict(ctx, link.target.operationId, check).skipReason).toBe(statelessReason);
   });
 });
 

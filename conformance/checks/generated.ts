@@ -1,10 +1,12 @@
 /**
  * generated_values_kept: "sent = kept" over generated values. For each create the contract links
- * to a read or a list (ensure_resource_availability's links), the run draws values for every field
- * of a valid body whose values are free (data/generated.ts: mixed-case e-mails, accented and
+ * to a read or a list (ensure_resource_availability's links), and each update (`PUT`, `PATCH` with
+ * a body) the contract links to such a create, the run draws values for every field of a valid
+ * body whose values are free, in nested objects and array items too (data/generated.ts: mixed-case e-mails, accented and
  * other non-ASCII text at lengths 1 and `maxLength`, money with the two decimals `brl` allows,
- * CPF/CNPJ, phones and CEPs bare and punctuated as D46 allows), sends the body, and compares what
- * the create answers, the read by id and the list show with what was sent (round-trip.ts: in the
+ * CPF/CNPJ, phones and CEPs bare and punctuated as D46 allows, an item's quantity), sends the
+ * body, and compares what the create (or update) answers, the read by id and the list show with
+ * what was sent (round-trip.ts: in the
  * stored form D46 gives tax numbers, phones and CEPs, so a punctuated CPF read back as digits is
  * kept). A valid body refused is a failure too.
  *
@@ -18,8 +20,10 @@
  */
 import fc from 'fast-check';
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
-import { linkParameters, linkRole, type ContractLink } from '../../lib/contract/links.js';
-import { judgeBody, validBodies } from '../data/bodies.js';
+import { linkedFields, linkParameters, linkRole, resolveLinkValue, type ContractLink } from '../../lib/contract/links.js';
+import { judgeBody, validBodies, type ValidBody } from '../data/bodies.js';
+import { prepareBodies } from '../data/fixtures.js';
+import { getAt, withAt } from '../data/schema.js';
 import { tagFormats } from '../data/templates.js';
 import { type DrawnField, drawnFields, drawnOnly, withValues } from '../data/generated.js';
 import { runData } from '../data/state.js';
@@ -59,9 +63,10 @@ export const generatedCheck: CheckModule = {
   async run(ctx) {
     const links = availabilityLinks(ctx.contractView.links).filter((l) => linkRole(l) === 'read' || linkRole(l) === 'list');
     const sources = [...new Set(links.map((l) => l.source.operationId))].filter((id) => ctx.view(id).requestBody);
+    const changes = updateLinks(ctx);
     const reason = statefulSkipReason(ctx);
     if (reason) {
-      skipAll(ctx, sources, check, reason);
+      skipAll(ctx, [...sources, ...changes.map((l) => l.target.operationId)], check, reason);
       return;
     }
     for (const source of sources)
@@ -71,29 +76,117 @@ export const generatedCheck: CheckModule = {
           source,
           links.filter((l) => l.source.operationId === source),
         );
+    for (const change of changes)
+      if (ctx.covers(change.target.operationId))
+        await generateUpdate(
+          ctx,
+          change,
+          links.filter((l) => l.source.operationId === change.source.operationId),
+        );
   },
 };
 
+/**
+ * The updates the contract links to a create (an operation changing the record by `PUT` or
+ * `PATCH` with a JSON body: a subscription's `PUT`, a registration's `PATCH`), one link each.
+ */
+export function updateLinks(ctx: RunContext): ContractLink[] {
+  const seen = new Set<string>();
+  return ctx.contractView.links.filter((l) => {
+    const id = l.target.operationId;
+    if (linkRole(l) !== 'change' || (l.target.method !== 'put' && l.target.method !== 'patch') || !ctx.view(id).requestBody || seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/** The valid body with the most fields: the most values to draw. Those that rest on no decision first (a body naming the target's own ids rests on D13). */
+function richestBody(bodies: readonly ValidBody[]): ValidBody | undefined {
+  return bodies
+    .filter((b) => isObject(b.body))
+    .sort((a, b) => Number(Boolean(a.decision)) - Number(Boolean(b.decision)) || JSON.stringify(b.body).length - JSON.stringify(a.body).length)[0];
+}
+
+/** The values naming the run's records and company: kept as the valid body has them. */
+function runValues(ctx: RunContext): Set<unknown> {
+  const keep = new Set<unknown>([...ctx.fixtures.own.values()].map((r) => r.id));
+  const company = runData(ctx).companyId;
+  if (company) keep.add(company);
+  return keep;
+}
+
+/** The identifiers the run numbers so that a service holding them unique accepts every body keep their numbers. */
+const uniqueNames = () => new Set([...tagFormats].filter(([, format]) => format('', '', () => 1).endsWith('1')).map(([name]) => name));
+
 async function generate(ctx: RunContext, source: string, links: ContractLink[]): Promise<void> {
   const requestBody = ctx.view(source).requestBody!;
-  // The valid body with the most fields: the most values to draw.
-  // Those that rest on no decision first (a body naming the target's own ids rests on D13).
-  const bodies = validBodies(ctx, source).filter((b) => isObject(b.body));
-  const base = bodies.sort(
-    (a, b) => Number(Boolean(a.decision)) - Number(Boolean(b.decision)) || JSON.stringify(b.body).length - JSON.stringify(a.body).length,
-  )[0];
+  const base = richestBody(validBodies(ctx, source));
   if (!base) {
     ctx.recorder.skip(source, check, `no valid request body of ${source} to draw values into`);
     return;
   }
-  const keep = new Set<unknown>([...ctx.fixtures.own.values()].map((r) => r.id));
-  const company = runData(ctx).companyId;
-  if (company) keep.add(company);
-  // The identifiers the run numbers so that a service holding them unique accepts every body keep their numbers.
-  const unique = new Set([...tagFormats].filter(([, format]) => format('', '', () => 1).endsWith('1')).map(([name]) => name));
-  const fields = drawnFields(ctx.contract, requestBody.schema, base.body, keep, unique);
+  const fields = drawnFields(ctx.contract, requestBody.schema, base.body, runValues(ctx), uniqueNames());
+  await drawAndJudge(ctx, source, base, fields, (body) => roundTrip(ctx, source, body, fields, links));
+}
+
+/**
+ * Generated values sent by an update: the record changed is one the run made through the
+ * create the update is linked from (the last one it made, else a new one; a record the contract
+ * lets the run delete is always a new one, deleted at the end), named as the link names it (a
+ * path parameter, or the body's `id`). Each drawn body is sent to it, and what the update
+ * answers, the read by id and the list show is compared with the values drawn.
+ */
+async function generateUpdate(ctx: RunContext, change: ContractLink, links: ContractLink[]): Promise<void> {
+  const target = change.target.operationId;
+  const source = change.source.operationId;
+  const requestBody = ctx.view(target).requestBody!;
+  const unprepared = await prepareBodies(ctx, target);
+  if (unprepared) return ctx.recorder.skip(target, check, unprepared);
+  const fresh = ctx.canDelete(source);
+  const earlier = fresh ? undefined : [...ctx.exchanges].reverse().find((e) => e.operationId === source && isSuccess(e) && linkParameters(change, jsonOf(e)));
+  let made: Exchange | undefined;
+  try {
+    let record = earlier;
+    if (!record) {
+      const body = validBodies(ctx, source)[0];
+      if (!body) return ctx.recorder.skip(target, check, `no valid request body of ${source} to make a record to change`);
+      made = await ctx.request(source, { body: body.body });
+      if (!isSuccess(made)) return ctx.recorder.skip(target, check, `making a record to change failed: ${source} ${answered(made)}`);
+      record = made;
+    }
+    const createdBody = jsonOf(record);
+    const pathParams = linkParameters(change, createdBody) ?? {};
+    const linked = linkedFields(change).map((f) => ({ path: f.path.map(String), value: resolveLinkValue(f.expression, createdBody) }));
+    // The fields the link names the record by carry this record, in every body that sends them.
+    const named = (body: unknown) => linked.reduce((b, f) => (getAt(b, f.path) === undefined || f.value === undefined ? b : withAt(b, f.path, f.value)), body);
+    const base = richestBody(validBodies(ctx, target).map((b) => ({ ...b, body: named(b.body) })));
+    if (!base) return ctx.recorder.skip(target, check, `no valid request body of ${target} to draw values into`);
+    const keep = runValues(ctx);
+    for (const f of linked) keep.add(f.value);
+    for (const value of Object.values(pathParams)) keep.add(value);
+    const fields = drawnFields(ctx.contract, requestBody.schema, base.body, keep, uniqueNames());
+    await drawAndJudge(ctx, target, base, fields, (body) => compareAll(ctx, target, body, fields, links, [], { pathParams, createdBody }));
+  } finally {
+    // A record the contract lets the run delete (a webhook registration) does not stay until the run ends.
+    if (made && isSuccess(made)) await ctx.deleteNow(ctx.operation(source), made);
+  }
+}
+
+/**
+ * Draws `--examples` bodies from `base` with `fields` drawn, sends each with `attempt` (the first
+ * value not kept, if any), and judges `operationId` on what it found: shrunk to the smallest
+ * failing body, within a bounded number of requests.
+ */
+async function drawAndJudge(
+  ctx: RunContext,
+  operationId: string,
+  base: ValidBody,
+  fields: readonly DrawnField[],
+  attempt: (body: unknown) => Promise<Failure | undefined>,
+): Promise<void> {
+  const requestBody = ctx.view(operationId).requestBody!;
   if (fields.length === 0) {
-    ctx.recorder.skip(source, check, `no field of ${source}'s body takes values the contract leaves free`);
+    ctx.recorder.skip(operationId, check, `no field of ${operationId}'s body takes values the contract leaves free`);
     return;
   }
   const examples = Math.max(1, ctx.options.examples ?? defaultExamples);
@@ -108,7 +201,7 @@ async function generate(ctx: RunContext, source: string, links: ContractLink[]):
     if (calls > budget) return true;
     const body = withValues(base.body, fields, values);
     if (!judgeBody(ctx, requestBody.pointer, body).valid) return true;
-    const failure = await roundTrip(ctx, source, body, fields, links);
+    const failure = await attempt(body);
     if (failure && base.decision && failure.decision === undefined && failure.refused) failure.decision = base.decision;
     if (failure) last = failure;
     else passes += 1;
@@ -118,11 +211,11 @@ async function generate(ctx: RunContext, source: string, links: ContractLink[]):
   const drawn = fields.map((f) => f.path.join('.')).join(', ');
   if (!details.failed || !last) {
     if (details.errorInstance) throw details.errorInstance;
-    ctx.judge(source, check, true, `${passes} generated bodies (${drawn}) read back as sent (--seed ${seed})`);
+    ctx.judge(operationId, check, true, `${passes} generated bodies (${drawn}) read back as sent (--seed ${seed})`);
     return;
   }
   const shrunk = details.numShrinks > 0 ? `, the smallest of ${details.numShrinks} shrinks` : '';
-  ctx.judge(source, check, false, `${last.message} (generated body${shrunk}; --seed ${seed} --examples ${examples} draws it again)`, {
+  ctx.judge(operationId, check, false, `${last.message} (generated body${shrunk}; --seed ${seed} --examples ${examples} draws it again)`, {
     exchange: last.exchange,
     related: last.related,
     decision: last.decision,
@@ -142,46 +235,59 @@ async function roundTrip(ctx: RunContext, source: string, body: unknown, fields:
   }
 }
 
+/**
+ * Sends `body` to `operationId` and compares what it answers, the reads and the lists with the
+ * values drawn. A create's reads name the record it answered; an update's (`changed`) name the
+ * record it changed, as its create answered it.
+ */
 async function compareAll(
   ctx: RunContext,
-  source: string,
+  operationId: string,
   body: unknown,
   fields: readonly DrawnField[],
   links: ContractLink[],
   made: Exchange[],
+  changed?: { pathParams: Record<string, string>; createdBody: unknown },
 ): Promise<Failure | undefined> {
-  const op = ctx.operation(source);
-  const where = `${op.method.toUpperCase()} ${op.path}`;
-  const created = await ctx.request(op, { body });
-  if (isSuccess(created)) made.push(created);
-  if (!isSuccess(created)) {
+  const op = ctx.operation(operationId);
+  const where = changed
+    ? `${op.method.toUpperCase()} ${ctx.url(op, changed.pathParams).replace(/^https?:\/\/[^/]+/, '')}`
+    : `${op.method.toUpperCase()} ${op.path}`;
+  const sentExchange = await ctx.request(op, { body, ...(changed ? { pathParams: changed.pathParams } : {}) });
+  if (isSuccess(sentExchange)) made.push(sentExchange);
+  if (!isSuccess(sentExchange)) {
     // A body only the contract's decisions make valid (D46's punctuation) departs from those alone.
     const pointer = ctx.view(op).requestBody!.pointer;
     const seedValid = ctx.seed.at(pointer)(body);
     const errors = seedValid ? [] : [...(ctx.seed.at(pointer).errors ?? [])];
     const decision = seedValid ? undefined : (decisionsOfErrors(errors, { contract: ctx.contract, pointer })[0] ?? unnamedDecision);
-    return { message: `${where} ${answered(created)} for a valid body`, exchange: created, related: [], decision, refused: true };
+    return { message: `${where} ${answered(sentExchange)} for a valid body`, exchange: sentExchange, related: [], decision, refused: true };
   }
-  const createdBody = jsonOf(created);
-  const enveloped = isObject(envelopeData(createdBody));
-  const record = enveloped ? envelopeData(createdBody) : isObject(createdBody) ? createdBody : undefined;
-  if (!record) return undefined;
+  const answerBody = jsonOf(sentExchange);
+  const enveloped = isObject(envelopeData(answerBody));
+  const answer = enveloped ? envelopeData(answerBody) : isObject(answerBody) ? answerBody : undefined;
   // Only the values drawn: the others are the valid body's, which ensure_resource_availability compares.
   const sent = drawnOnly(body, fields);
   const sentSchema = ctx.view(op).requestBody?.schema;
-  const createSchema = successSchema(ctx, op);
+  const answerSchema = successSchema(ctx, op);
   const first = (actual: JsonObject, readSchema: unknown, at: string) => {
     const d = compareRecord(ctx.contract, sent, actual, { readSchema, identity, ...(sentSchema !== undefined ? { sentSchema } : {}) }).differences.find(
       (difference) => difference.got !== undefined,
     );
     return d ? `${at}: ${describeDifference(d, 'sent')}` : undefined;
   };
-  const own = first(record, enveloped ? propertiesOf(ctx, createSchema).data : createSchema, where);
-  if (own) return { message: own, exchange: created, related: [] };
-  const id = record[identity];
+  if (answer) {
+    const own = first(answer, enveloped ? propertiesOf(ctx, answerSchema).data : answerSchema, where);
+    if (own) return { message: own, exchange: sentExchange, related: [] };
+  } else if (!changed) return undefined;
+  // The record the reads name: the one created, as its create answered it.
+  const recordBody = changed ? changed.createdBody : answerBody;
+  const created = envelopeData(recordBody);
+  const id = (isObject(created) ? created : isObject(recordBody) ? recordBody : {})[identity];
+  const after = changed ? `after ${where}, ` : '';
   for (const link of links) {
     if (linkRole(link) === 'read') {
-      const params = linkParameters(link, createdBody);
+      const params = linkParameters(link, recordBody);
       if (!params) continue;
       const read = await ctx.request(link.target, { pathParams: params });
       const readBody = jsonOf(read);
@@ -189,9 +295,9 @@ async function compareAll(
       const readSchema = successSchema(ctx, link.target);
       const env = isObject(envelopeData(readBody));
       const actual = env ? envelopeData(readBody) : isObject(readBody) ? readBody : undefined;
-      const at = `GET ${ctx.url(link.target, params).replace(/^https?:\/\/[^/]+/, '')}`;
+      const at = `${after}GET ${ctx.url(link.target, params).replace(/^https?:\/\/[^/]+/, '')}`;
       const problem = actual && first(actual, env ? propertiesOf(ctx, readSchema).data : readSchema, at);
-      if (problem) return { message: problem, exchange: read, related: [created] };
+      if (problem) return { message: problem, exchange: read, related: [sentExchange] };
     } else {
       const list = await ctx.request(link.target);
       const entries = jsonOf(list);
@@ -199,8 +305,8 @@ async function compareAll(
       const entry = entries.find((c): c is JsonObject => isObject(c) && c[identity] === id);
       if (!entry) continue;
       const listSchema = successSchema(ctx, link.target);
-      const problem = first(entry, listSchema ? deref(ctx.contract, listSchema.items) : undefined, `GET ${link.target.path}, ${show(id)}`);
-      if (problem) return { message: problem, exchange: list, related: [created] };
+      const problem = first(entry, listSchema ? deref(ctx.contract, listSchema.items) : undefined, `${after}GET ${link.target.path}, ${show(id)}`);
+      if (problem) return { message: problem, exchange: list, related: [sentExchange] };
     }
   }
   return undefined;

@@ -14,6 +14,7 @@ import { freePort } from '../../lib/net/free-port.js';
 import { deliveryFaults } from '../faults/deployments.js';
 import { contextOn, is, startServer, verdict, type ContextOptions } from './stateful-test-support.js';
 import { webhookCheck } from './webhooks.js';
+import { groupFindings, groupTitle } from '../report/groups.js';
 
 const receiving: Partial<ConformanceOptions> = { webhookReceiver: { host: '127.0.0.1', port: 0 }, webhookWaitMs: 5_000 };
 const only = ['createWebhook', 'createPaymentLink', 'simulatePayment', 'deleteWebhook'];
@@ -154,4 +155,20 @@ test('a bad signature on every delivery is one finding, not one per event: the s
   expect(failures.length).toBeGreaterThan(1);
   expect(new Set(failures).size).toBe(1);
   expect(failures[0]).toMatch(/^fail: delivery: webhook-signature does not verify/);
+});
+
+test('no delivery arriving is one cause: one group in the reports naming the three checks with a count, the create that should have caused it as its reproduction', async () => {
+  server = await startServer();
+  // The worker "delivers" without sending: the receiver hears nothing.
+  worker = startWebhookWorker(server.deps, { pollMs: 50, scheduleSeconds: [0.3, 0.3], fetch: async () => new Response(null, { status: 204 }) });
+  const ctx = await contextOn(server, { only, profile: 'reference', more: { ...receiving, webhookWaitMs: 1_000 } });
+  await webhookCheck.run(ctx);
+  const results = ctx.recorder.results(ctx.operations.map((op) => op.operationId));
+  for (const check of ['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const)
+    expect(verdict(ctx, 'createWebhook', check).messages).toEqual([
+      expect.stringMatching(/^fail: no delivery arrived at \S+ within 1 s of creating charge \S+$/),
+    ]);
+  const groups = groupFindings(results, 'fail', ctx.runId);
+  expect(groups.map(groupTitle)).toEqual(['createWebhook › webhook_signature, webhook_schema, webhook_delivery × 3']);
+  expect(groups[0]!.members[0]!.finding.exchange?.operationId).toBe('createPaymentLink');
 });

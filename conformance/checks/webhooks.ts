@@ -110,7 +110,8 @@ async function exercise(ctx: RunContext, receiver: Receiver, skip: (reason: stri
           false,
           `no delivery arrived at ${registered}${registered === receiver.url ? '' : ` (received on ${receiver.url})`} within ${waitMs / 1000} s of creating charge ${chargeId}`,
           // The request that should have caused the first event is the reproduction (its curl line).
-          { decision: deliveryDecision(ctx), exchange: created, ...(moved.exchanges.length ? { related: moved.exchanges } : {}) },
+          // One cause, one finding: the three checks' findings are one group in the reports.
+          { decision: deliveryDecision(ctx), exchange: created, ...(moved.exchanges.length ? { related: moved.exchanges } : {}), cause: 'no-delivery' },
         );
       return;
     }

@@ -5,7 +5,9 @@
  *
  * - `format: email`: mixed case on both sides of the `@` (`Ana.SOUZA_3@Exemplo.Com.br`);
  * - `format: cpf-cnpj`: CPFs and CNPJs with valid check digits, digits only or punctuated
- *   (`529.982.247-25`, `11.222.333/0001-81`: D46 lets a request punctuate them);
+ *   (`529.982.247-25`, `11.222.333/0001-81`: D46 lets a request punctuate them), from a fixed
+ *   pool and the valid body's own (`taxNumber`: a payment link's customer reuses the client
+ *   with its number, D48);
  * - `format: phone-br`: area code and number, 10 or 11 digits, bare or written the usual ways;
  * - `format: cep`: eight digits, bare or `00000-000`;
  * - `format: brl` (money): reais with 0, 1 or 2 decimals, within the schema's bounds;
@@ -13,12 +15,14 @@
  *   (precomposed, no leading or trailing space), of the boundary lengths (`minLength` or 1, and
  *   `maxLength`) and between.
  *
+ * - a whole number of an array item (a quantity): from the valid body's value up to `maximum`.
+ *
  * A field with an enum, a `const`, a pattern or another format (ids, URLs, dates) is left as the
  * valid body has it: its valid values are not free text.
  */
 import fc from 'fast-check';
 import type { JsonObject } from '../../lib/contract/bundled.js';
-import { isPlainObject, keywordOf, propertiesOf, typesOf, viewOf, type SchemaView } from './schema.js';
+import { isPlainObject, itemsOf, keywordOf, propertiesOf, typesOf, viewOf, type SchemaView } from './schema.js';
 
 /** Letters a person's name, a street or a note may hold in Brazil and elsewhere: ASCII, accented, and a few other scripts. */
 const letters = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', ...'áàâãäçéêëíîïñóôõöúûüÁÀÂÃÄÇÉÊËÍÎÏÑÓÔÕÖÚÛÜßøåæœ', ...'ЖжΩωשׁ日本語한국'];
@@ -85,6 +89,38 @@ export function cnpj(): fc.Arbitrary<string> {
     });
 }
 
+/** A CPF (9 digits) or CNPJ (8 digits and a branch) with its check digits, bare. */
+function withCheckDigits(digits: string): string {
+  const d = [...digits].map(Number);
+  if (d.length === 9) {
+    const first = checkDigit(d, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
+    return [...d, first, checkDigit([...d, first], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2])].join('');
+  }
+  const w1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+  const first = checkDigit(d, w1);
+  return [...d, first, checkDigit([...d, first], [6, ...w1])].join('');
+}
+
+/**
+ * The tax numbers a run draws besides the valid body's own: the same few in every run, two CPFs
+ * and two CNPJs. A payment link's customer whose tax number the company already has reuses that
+ * client (D48), so a run adds no client for them once one run has (and none for the valid body's
+ * number, the run's own client's); the forms vary (`taxNumber`).
+ */
+export const taxNumberPool: readonly string[] = ['123456789', '987654321', '112223330001', '475839200001'].map(withCheckDigits);
+
+/** A tax number of the fixed pool or `own` (the valid body's, first: shrinking goes to it), bare or punctuated (D46 lets a request punctuate it). */
+export function taxNumber(own?: string): fc.Arbitrary<string> {
+  const digits = own?.replace(/\D/g, '');
+  const pool = [...new Set([...(digits && /^(\d{11}|\d{14})$/.test(digits) ? [digits] : []), ...taxNumberPool])];
+  return fc.tuple(fc.constantFrom(...pool), fc.boolean()).map(([all, punctuated]) => {
+    if (!punctuated) return all;
+    return all.length === 11
+      ? `${all.slice(0, 3)}.${all.slice(3, 6)}.${all.slice(6, 9)}-${all.slice(9)}`
+      : `${all.slice(0, 2)}.${all.slice(2, 5)}.${all.slice(5, 8)}/${all.slice(8, 12)}-${all.slice(12)}`;
+  });
+}
+
 /** Brazilian phones: a DDD and a landline (8 digits) or mobile (9, starting with 9), bare or written the usual ways. */
 export function phone(): fc.Arbitrary<string> {
   const ddd = fc.integer({ min: 11, max: 99 }).filter((n) => n % 10 !== 0);
@@ -124,7 +160,7 @@ export function money(min: number, max: number): fc.Arbitrary<number> {
 }
 
 /** The arbitrary for one field, from its schema; undefined when the field's valid values are not drawn (enum, pattern, ids, URLs …). */
-export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }): fc.Arbitrary<unknown> | undefined {
+export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }, current?: unknown): fc.Arbitrary<unknown> | undefined {
   if (keywordOf(view, 'enum') || keywordOf(view, 'const') || keywordOf(view, 'oneOf') || keywordOf(view, 'anyOf')) return undefined;
   const types = typesOf(view);
   const format = keywordOf(view, 'format')?.value;
@@ -136,14 +172,14 @@ export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }): 
   if (!types.includes('string') || types.length !== 1) return undefined;
   const maxLength = num('maxLength') ?? 255;
   if (format === 'email') return email(maxLength);
-  if (format === 'cpf-cnpj') return fc.oneof(cpf(), cnpj());
+  if (format === 'cpf-cnpj') return taxNumber(typeof current === 'string' ? current : undefined);
   if (format === 'phone-br') return phone();
   if (format === 'cep') return cep();
   if (format !== undefined || keywordOf(view, 'pattern')) return undefined;
   return freeText(num('minLength') ?? 1, maxLength);
 }
 
-/** A field of a body the generator draws, by its place in the body. */
+/** A field of a body the generator draws, by its place in the body (an array item's place is its index). */
 export interface DrawnField {
   path: Array<string>;
   arbitrary: fc.Arbitrary<unknown>;
@@ -151,10 +187,13 @@ export interface DrawnField {
 
 /**
  * The fields of `body` (a valid body, walked with its schema) whose values are drawn: strings and
- * money of objects, not inside arrays (an item names the run's product, and a total sums the
+ * money of objects, nested objects and array items alike (a payment link's customer, an order's
  * items), none of `keep` (the values naming the run's records) and none named in `unique` (the
- * identifiers a service may hold unique per company, which the run numbers: templates.ts). Money is drawn only where the
- * body has one money field: two depend on each other (a subtotal and its total, D29).
+ * identifiers a service may hold unique per company, which the run numbers: templates.ts). Money
+ * is drawn only where the body has one money field: two depend on each other (a subtotal and its
+ * total, D29). A whole number of an array item (an item's quantity) is drawn only where the body
+ * sends no money at all (an amount would have to follow it), from the value the valid body has
+ * upward (fewer units could take a computed total under its minimum; `wholeFrom`).
  */
 export function drawnFields(
   doc: JsonObject,
@@ -165,31 +204,60 @@ export function drawnFields(
 ): DrawnField[] {
   const fields: DrawnField[] = [];
   const moneyFields = countMoney(doc, viewOf(doc, schema), body);
-  const walk = (view: SchemaView, value: unknown, path: string[]) => {
+  const walkValue = (prop: SchemaView, v: unknown, path: string[], name: string, inArray: boolean) => {
+    if (keep.has(v) || unique.has(name)) return;
+    if (isPlainObject(v)) walk(prop, v, path, inArray);
+    else if (Array.isArray(v)) {
+      const items = itemsOf(doc, prop);
+      if (items)
+        v.forEach((item, i) => {
+          walkValue(items, item, [...path, String(i)], name, true);
+        });
+    } else if (typeof v === 'string' || typeof v === 'number') {
+      const arbitrary =
+        inArray && Number.isInteger(v) && typesOf(prop).includes('integer') && moneyFields === 0
+          ? wholeFrom(prop, v as number)
+          : arbitraryFor(prop, { drawMoney: moneyFields === 1 }, v);
+      if (arbitrary) fields.push({ path, arbitrary });
+    }
+  };
+  const walk = (view: SchemaView, value: unknown, path: string[], inArray: boolean) => {
     if (!isPlainObject(value)) return;
     const props = propertiesOf(doc, view);
     for (const [name, v] of Object.entries(value)) {
       const prop = props.get(name);
-      if (!prop || keep.has(v) || unique.has(name)) continue;
-      if (isPlainObject(v)) walk(prop, v, [...path, name]);
-      else if (typeof v === 'string' || typeof v === 'number') {
-        const arbitrary = arbitraryFor(prop, { drawMoney: moneyFields === 1 });
-        if (arbitrary) fields.push({ path: [...path, name], arbitrary });
-      }
+      if (prop) walkValue(prop, v, [...path, name], name, inArray);
     }
   };
-  walk(viewOf(doc, schema), body, []);
+  walk(viewOf(doc, schema), body, [], false);
   return fields;
 }
 
+/**
+ * Whole numbers from `from` to the schema's `maximum` or a hundred times `from`, whichever is less
+ * (both ends often): a total computed from them must stay under its own maximum too. None when
+ * the schema sets no maximum or holds an enum.
+ */
+function wholeFrom(view: SchemaView, from: number): fc.Arbitrary<number> | undefined {
+  const maximum = keywordOf(view, 'maximum')?.value;
+  if (typeof maximum !== 'number' || keywordOf(view, 'enum') || keywordOf(view, 'const')) return undefined;
+  const high = Math.min(Math.floor(maximum), Math.max(from, 1) * 100);
+  if (high <= from) return undefined;
+  return fc.oneof(fc.constant(from), fc.constant(high), fc.integer({ min: from, max: high }));
+}
+
 function countMoney(doc: JsonObject, view: SchemaView, value: unknown): number {
+  if (Array.isArray(value)) {
+    const items = itemsOf(doc, view);
+    return items ? value.reduce((n: number, item) => n + countMoney(doc, items, item), 0) : 0;
+  }
   if (!isPlainObject(value)) return 0;
   const props = propertiesOf(doc, view);
   let n = 0;
   for (const [name, v] of Object.entries(value)) {
     const prop = props.get(name);
     if (!prop) continue;
-    if (isPlainObject(v)) n += countMoney(doc, prop, v);
+    if (isPlainObject(v) || Array.isArray(v)) n += countMoney(doc, prop, v);
     else if (typeof v === 'number' && keywordOf(prop, 'format')?.value === 'brl') n += 1;
   }
   return n;
@@ -206,7 +274,11 @@ export function withValues(body: unknown, fields: readonly DrawnField[], values:
   return copy;
 }
 
-/** Only the drawn fields of `body`, at their places: what a round trip of generated values compares. */
+/**
+ * Only the drawn fields of `body`, at their places: what a round trip of generated values
+ * compares. An array keeps its length, its items holding only what was drawn in them, so that
+ * each item is compared with the item read at its place.
+ */
 export function drawnOnly(body: unknown, fields: readonly DrawnField[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of fields) {
@@ -214,7 +286,7 @@ export function drawnOnly(body: unknown, fields: readonly DrawnField[]): Record<
     let to = out;
     for (const key of field.path.slice(0, -1)) {
       from = from[key] as Record<string, unknown>;
-      to[key] ??= {};
+      to[key] ??= Array.isArray(from) ? Array.from({ length: from.length }, () => ({})) : {};
       to = to[key] as Record<string, unknown>;
     }
     const last = field.path.at(-1)!;

@@ -306,10 +306,17 @@ export class RunContext {
     check: CheckName,
     ok: boolean,
     message: string,
-    options: { decision?: string | undefined; exchange?: Exchange; related?: Exchange[]; detail?: string | undefined; lostData?: boolean } = {},
+    options: {
+      decision?: string | undefined;
+      exchange?: Exchange;
+      related?: Exchange[];
+      detail?: string | undefined;
+      lostData?: boolean;
+      cause?: string;
+    } = {},
   ): void {
-    const { decision, exchange, related, detail } = options;
-    const rest = { ...(exchange ? { exchange } : {}), ...(related?.length ? { related } : {}), ...(detail ? { detail } : {}) };
+    const { decision, exchange, related, detail, cause } = options;
+    const rest = { ...(exchange ? { exchange } : {}), ...(related?.length ? { related } : {}), ...(detail ? { detail } : {}), ...(cause ? { cause } : {}) };
     if (ok) this.recorder.add(operationId, check, { outcome: 'pass', message, ...rest });
     else if (decision && this.options.profile === 'seed' && !options.lostData)
       this.recorder.add(operationId, check, { outcome: 'info', message, decision, ...rest });

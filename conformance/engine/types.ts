@@ -149,6 +149,12 @@ export interface Finding {
    * (report/groups.ts), so one fault in lists of different lengths is one group.
    */
   detail?: string;
+  /**
+   * One cause behind findings of several checks (no webhook delivery arrived, so none could be
+   * judged for its signature, its schema or its delivery): the findings of an operation with the
+   * same cause and message are one group whatever their check (report/groups.ts).
+   */
+  cause?: string;
 }
 
 export interface CheckResult {

@@ -168,6 +168,44 @@ export const generatedFaults: Fault[] = [
       return rewriteJson(response, (body: Json | Json[]) => (Array.isArray(body) ? body.map(lower) : lower(body)));
     },
   },
+  {
+    name: 'accents dropped by an update (PATCH /webhook/{id} stores `name` without its accents)',
+    expect: { operationId: 'updateWebhook', check: 'generated_values_kept', message: /PATCH \/webhook\/\S+: `name` reads "[^"]*", sent "[^"]*[^\x00-\x7f]/ },
+    only: ['createWebhook', 'getWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook'],
+    wrap: (inner) => async (request) => {
+      if (!is(request, 'PATCH', /^\/webhook\/[^/]+$/)) return inner(request);
+      const plain = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '');
+      return inner(await withRequest<Json>(request, { body: (body) => (typeof body.name === 'string' ? { ...body, name: plain(body.name) } : body) }));
+    },
+  },
+  {
+    name: "an update that drops a price's cents (PUT /subscription stores whole reais)",
+    expect: { operationId: 'updateSubscription', check: 'generated_values_kept', message: /PUT \/subscription: `price` reads \d+, sent \d+\.\d+/ },
+    only: ['createProduct', 'createClient', 'createSubscription', 'getSubscription', 'updateSubscription'],
+    wrap: (inner) => async (request) => {
+      if (!is(request, 'PUT', /^\/subscription$/)) return inner(request);
+      return inner(
+        await withRequest<Json>(request, { body: (body) => (typeof body.price === 'number' ? { ...body, price: Math.max(1, Math.trunc(body.price)) } : body) }),
+      );
+    },
+  },
+  {
+    name: "an item's quantity truncated to two digits (a payment link for 100 units stores 10)",
+    expect: { operationId: 'createPaymentLink', check: 'generated_values_kept', message: /`items\[0\]\.quantity` reads \d{1,2}, sent \d{3,}/ },
+    only: ['createProduct', 'createPaymentLink', 'getCharge'],
+    // A seed that draws a quantity of three digits within the default examples, so that the proof does not rest on chance.
+    options: { seed: 5 },
+    wrap: (inner) => async (request) => {
+      if (!isCreatePaymentLink(request)) return inner(request);
+      // Only the quantities the contract accepts: one it refuses is still refused.
+      const inRange = (n: number) => Number.isInteger(n) && n >= 100 && n <= 10_000;
+      const cut = (item: unknown) =>
+        typeof item === 'object' && item !== null && typeof (item as Json).quantity === 'number' && inRange((item as Json).quantity as number)
+          ? { ...(item as Json), quantity: Number(String((item as Json).quantity).slice(0, 2)) }
+          : item;
+      return inner(await withRequest<Json>(request, { body: (body) => (Array.isArray(body.items) ? { ...body, items: body.items.map(cut) } : body) }));
+    },
+  },
 ];
 
 /** A read slower than the budget (response_time, with `--max-response-time`). */

@@ -22,7 +22,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   qr_matches_brcode: "a charge's QR image decodes to exactly its brCode",
   total_in_cents: "a charge's total is whole cents, as sent or as price × quantity of its items",
   use_after_free: 'after a DELETE answered 2xx, every GET of the record answers 404',
-  generated_values_kept: 'generated values (mixed-case e-mails, non-ASCII text at lengths 1 and max, money, CPF/CNPJ, phones, CEPs) read back as sent',
+  generated_values_kept: 'generated values of creates and updates (mixed-case e-mails, non-ASCII text, money, CPF/CNPJ, phones, CEPs) read back as sent',
   paging_walked: 'a paged list walked through Link rel="next" holds each record once, in order, never more than limit a page',
   unsupported_method: 'a method a path does not define is answered 405 with an Allow header',
   bounded_input: 'an array of a request grown past its maxItems to about 512 KiB is refused with a 4xx within 2 s',

@@ -143,3 +143,37 @@ describe('groupTitle', () => {
     expect(groupTitle(groups[index]!)).toBe(want);
   });
 });
+
+describe('findings of one cause across checks', () => {
+  const finding = (cause?: string): Finding => ({
+    outcome: 'fail',
+    message: 'no delivery arrived at http://127.0.0.1:1/r within 1 s of creating charge char_a1',
+    ...(cause ? { cause } : {}),
+  });
+  const results = (cause?: string): CheckResult[] =>
+    (['webhook_signature', 'webhook_schema', 'webhook_delivery'] as const).map((check) => ({
+      operationId: 'createWebhook',
+      check,
+      outcome: 'fail',
+      findings: [finding(cause)],
+    }));
+
+  test('are one group naming every check, with a count', () => {
+    const groups = groupFindings(results('no-delivery'), 'fail', runId);
+    expect(groups.map(groupTitle)).toEqual(['createWebhook › webhook_signature, webhook_schema, webhook_delivery × 3']);
+    expect(groups[0]!.checks).toEqual(['webhook_signature', 'webhook_schema', 'webhook_delivery']);
+  });
+
+  test('without a cause, the same message on three checks is three groups', () => {
+    expect(groupFindings(results(), 'fail', runId).map(groupTitle)).toEqual([
+      'createWebhook › webhook_signature',
+      'createWebhook › webhook_schema',
+      'createWebhook › webhook_delivery',
+    ]);
+  });
+
+  test('one cause on two operations stays two groups', () => {
+    const two = [...results('no-delivery'), ...results('no-delivery').map((r) => ({ ...r, operationId: 'createPaymentLink' }))];
+    expect(groupFindings(two, 'fail', runId)).toHaveLength(2);
+  });
+});

@@ -4,6 +4,10 @@
  * lists each of them buries the few that differ. A group is one line with a count and the
  * operations it touched, in the terminal, the HTML page and the JUnit file alike.
  *
+ * Findings that name one cause (`Finding.cause`: no webhook delivery arrived, so neither its
+ * signature, its schema nor its delivery could be judged) are one group across their checks, with
+ * the checks in its title.
+ *
  * Two findings are the same when they have the same check, the same outcome and the same
  * message (with its decision) once what belongs to one request is taken out: the request line of
  * the finding's exchange or any other (`POST /order` → `{request}`), its URL, the operation's id, the run id
@@ -21,6 +25,8 @@ export interface FindingGroup {
   /** What the findings have in common (check, outcome, normalised message and decision). */
   key: string;
   check: CheckName;
+  /** The checks its findings are of, in the report's order: more than one only for findings of one cause. */
+  checks: CheckName[];
   outcome: 'fail' | 'info';
   /** What the group says: its findings' message when they all say the same, else the normalised one. */
   message: string;
@@ -79,7 +85,8 @@ export function normalisedMessage(finding: Finding, operationId: string, runId: 
 
 /** The grouping key of a finding of a result. */
 export function findingKey(result: Pick<CheckResult, 'check' | 'operationId'>, finding: Finding, runId: string): string {
-  return [result.check, finding.outcome, normalisedMessage(finding, result.operationId, runId), finding.decision ?? ''].join('\u0000');
+  const what = finding.cause ? `cause ${finding.cause} of ${result.operationId}` : result.check;
+  return [what, finding.outcome, normalisedMessage(finding, result.operationId, runId), finding.decision ?? ''].join('\u0000');
 }
 
 /** The findings of `outcome` in `results`, grouped, in the order their first finding comes. */
@@ -94,6 +101,7 @@ export function groupFindings(results: readonly CheckResult[], outcome: 'fail' |
         group = {
           key,
           check: result.check,
+          checks: [],
           outcome,
           message: finding.message,
           sameMessage: true,
@@ -108,6 +116,7 @@ export function groupFindings(results: readonly CheckResult[], outcome: 'fail' |
         group.message = normalisedMessage(finding, result.operationId, runId);
       }
       group.members.push({ result, finding });
+      if (!group.checks.includes(result.check)) group.checks.push(result.check);
       const last = group.operations.find((o) => o.operationId === result.operationId);
       if (last) last.count += 1;
       else group.operations.push({ operationId: result.operationId, count: 1 });
@@ -119,13 +128,15 @@ export function groupFindings(results: readonly CheckResult[], outcome: 'fail' |
 /**
  * Who a group is about: `listClients › tenant_isolation` on one operation, else
  * `content_type_conformance on 8 operations (createPaymentLink ×63, createOrder ×58, …)`; with
- * ` × n` after the check when it holds more than one finding.
+ * ` × n` after the check when it holds more than one finding. A group of one cause names its
+ * checks: `createWebhook › webhook_signature, webhook_schema, webhook_delivery × 3`.
  */
 export function groupTitle(group: FindingGroup): string {
   const n = group.members.length;
   const times = n > 1 ? ` × ${n}` : '';
+  const checks = (group.checks ?? []).length > 1 ? group.checks.join(', ') : group.check;
   const [only, ...others] = group.operations;
-  if (only && others.length === 0) return `${only.operationId} › ${group.check}${times}`;
+  if (only && others.length === 0) return `${only.operationId} › ${checks}${times}`;
   const listed = group.operations.map((o) => (o.count > 1 ? `${o.operationId} ×${o.count}` : o.operationId)).join(', ');
-  return `${group.check}${times} on ${group.operations.length} operations (${listed})`;
+  return `${checks}${times} on ${group.operations.length} operations (${listed})`;
 }
