@@ -3,27 +3,20 @@
  * profiles), against broken wrappers of it (fails, or info for a decision in the seed profile),
  * and in --stateless / --read-only runs (skips with the reason).
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import type { Profile } from '../engine/types.js';
 import { listLinks } from '../../lib/contract/links.js';
 import { availabilityCheck, availabilityLinks } from './availability.js';
 import { readOnlyReason, statelessReason } from './stateful.js';
-import { contextOn, is, rewriteJson, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, is, rewriteJson, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'ensure_resource_availability';
 /** The creating operations the check follows, and what it reads each back with: the contract's links, as the check finds them. */
 const links = availabilityLinks(listLinks(loadBundledContract()));
 const operations = [...new Set(links.map((link) => link.source.operationId))];
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 const charge = /^\/charge\/[^/]+$/;
 const clients = /^\/client$/;

@@ -5,13 +5,12 @@
  * generators themselves (every drawn value valid under the contract's own formats).
  */
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { customFormats } from '../../lib/contract/formats.js';
-import type { TestServer } from '../../server/test-support/harness.js';
 import { cep, cnpj, cpf, email, freeText, money, phone, taxNumber, taxNumberPool } from '../data/generated.js';
 import { generatedCheck, updateLinks } from './generated.js';
 import { statelessReason } from './stateful.js';
-import { contextOn, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 import { generatedFaults } from '../faults/deployments.js';
 
 const check = 'generated_values_kept';
@@ -59,13 +58,7 @@ describe('the generators', () => {
   });
 });
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 describe('against the reference server', () => {
   test.each(['reference', 'seed'] as const)('every create keeps the generated values (%s profile)', async (profile) => {

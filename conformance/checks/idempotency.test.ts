@@ -3,24 +3,17 @@
  * against broken wrappers of it (fails; info in the seed profile where only D10 is broken),
  * and in --stateless / --read-only runs (skips with the reason).
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';
 import { idempotencyCheck, idempotentOperations } from './idempotency.js';
 import { readOnlyReason, statelessReason } from './stateful.js';
-import { contextOn, is, rewriteJson, startServer, verdict, withRequest, type Wrapper } from './stateful-test-support.js';
+import { contextOn, is, rewriteJson, serverPerTest, verdict, withRequest, type Wrapper } from './stateful-test-support.js';
 
 const check = 'idempotency_replay';
 const op = 'createPaymentLink';
 const paymentLink = /^\/charge\/payment-link$/;
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 /** Changes answers to payment-link requests that carry a key (`replay`: answers marked as replays only). */
 function onAnswer(edit: (response: Response, request: Request) => Promise<Response>, only: 'replay' | 'all' = 'all'): Wrapper {

@@ -4,22 +4,15 @@
  * both profiles); a deployment that accepts it, or refuses it without naming the field, departs
  * from D45 (info under seed, fail under reference); nothing is sent against a stateless target.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';
 import { inactiveReferencesCheck, pointersOf } from './inactive.js';
-import { contextOn, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'negative_data_rejection';
 const referring = ['createPaymentLink', 'createOrder', 'createSubscription'];
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 async function run(profile: Profile, wrap?: Wrapper) {
   const ctx = await contextOn(server, { profile, ...(wrap ? { wrap } : {}) });

@@ -6,10 +6,9 @@
  * number, a malformed cursor, one the operation does not declare), and in --read-only /
  * --stateless runs.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ContractValidator } from '../../lib/contract/ajv.js';
 import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
-import type { TestServer } from '../../server/test-support/harness.js';
 import { requestBodyOf } from '../data/schema.js';
 import { giveFixtures } from '../test-support/fixtures.js';
 import { RunContext } from '../engine/context.js';
@@ -17,19 +16,13 @@ import { seedView } from '../engine/seed-view.js';
 import type { Profile } from '../engine/types.js';
 import { negativeCheck } from './negative.js';
 import { getOnlyReason as readOnlyReason } from './stateful.js';
-import { contextOn, is, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, is, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 import { pathPattern } from '../../lib/contract/paths.js';
 
 const check = 'negative_data_rejection';
 const bodyOperations = ['createPaymentLink', 'createClient', 'updateSubscription', 'createSubscription', 'createProduct', 'createOrder'];
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 /**
  * A deployment that checks request bodies against the seed only (the contract with its

@@ -4,22 +4,15 @@
  * last page linking onward, pages out of order: each fails in the reference profile and is
  * information naming D48 in the seed profile), and in --stateless / --read-only runs.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { describe, expect, test } from 'vitest';
 import { nextLink, pagedOperations, pageSize, pagingCheck, recordsNeeded } from './paging.js';
 import { statelessReason } from './stateful.js';
-import { contextOn, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 import { pagingFaults } from '../faults/deployments.js';
 
 const check = 'paging_walked';
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 describe('what the contract pages', () => {
   test('every paged list is found from the contract, with its parameters and bounds, and rests on its decision', async () => {

@@ -4,25 +4,18 @@
  * refused body whose left-out fields are optional only by decision D18 is info in the seed
  * profile), and in --read-only / --stateless runs.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { describe, expect, test } from 'vitest';
 import { idOf } from '../data/fixtures.js';
 import { RunContext } from '../engine/context.js';
 import type { Profile } from '../engine/types.js';
 import { validBodies } from '../data/bodies.js';
 import { positiveCheck } from './positive.js';
 import { getOnlyReason as readOnlyReason } from './stateful.js';
-import { contextOn, is, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, is, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'positive_data_acceptance';
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 const problem = (status: number, detail: string) =>
   new Response(JSON.stringify({ type: '/problems/validation', title: 'Invalid', status, detail }), {

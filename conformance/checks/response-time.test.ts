@@ -3,18 +3,11 @@
  * operation, how many answers and the slowest time; the reference server within a generous
  * budget passes; without a budget nothing is recorded.
  */
-import { afterEach, beforeEach, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { expect, test } from 'vitest';
 import { responseTimeCheck } from './response-time.js';
-import { contextOn, is, startServer, verdict } from './stateful-test-support.js';
+import { contextOn, is, serverPerTest, verdict } from './stateful-test-support.js';
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 test('a slow read fails once, naming the operation and the time; the others pass within the budget', async () => {
   const ctx = await contextOn(server, {

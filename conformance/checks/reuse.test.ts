@@ -4,21 +4,14 @@
  * deployment that makes a client per payment link, or overwrites the one it reuses, it departs
  * from D48 (info under seed, fail under reference); nothing is sent against a stateless target.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';
 import { reuseByTaxIdCheck, reusedTaxId } from './reuse.js';
-import { contextOn, is, startServer, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, is, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'ensure_resource_availability';
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 async function run(profile: Profile, wrap?: Wrapper) {
   const ctx = await contextOn(server, { profile, fixtures: false, ...(wrap ? { wrap } : {}) });

@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from '../../lib/contract/bundled.js';
 import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { createFixtures } from '../data/fixtures.js';
 import { RunContext } from '../engine/context.js';
@@ -36,6 +37,28 @@ export interface ContextOptions {
 
 export async function startServer(): Promise<TestServer> {
   return createTestServer();
+}
+
+/**
+ * A fresh reference server for each test of the calling file, closed after it: the returned object
+ * stands for the current test's server (reading it outside a test throws).
+ */
+export function serverPerTest(): TestServer {
+  let current: TestServer | undefined;
+  beforeEach(async () => {
+    current = await startServer();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, key) {
+      if (!current) throw new Error('the server of serverPerTest() exists only inside a test');
+      const value: unknown = Reflect.get(current, key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
 }
 
 export async function contextOn(server: TestServer, options: ContextOptions = {}): Promise<RunContext> {

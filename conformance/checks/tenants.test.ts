@@ -4,11 +4,10 @@
  * (fails; info in the seed profile where only D27's 404 is missed), and runs without a second
  * key, with a refused one, --stateless and --read-only (skips with the reason).
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { TestServer } from '../../server/test-support/harness.js';
+import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';
 import { noSecondKeyReason, readOnlyReason, statelessReason } from './stateful.js';
-import { contextOn, is, rewriteJson, startServer, verdict, withRequest, type Wrapper } from './stateful-test-support.js';
+import { contextOn, is, rewriteJson, serverPerTest, verdict, withRequest, type Wrapper } from './stateful-test-support.js';
 import { strangersIn, takeListBaselines, tenantCheck, tenantOperations, type ListEvidence } from './tenants.js';
 import { loadBundledContract } from '../../lib/contract/bundled.js';
 import { ContractView } from '../data/contract-view.js';
@@ -18,13 +17,7 @@ const check = 'tenant_isolation';
 const operations = tenantOperations(new ContractView(loadBundledContract()));
 type Op = string;
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = serverPerTest();
 
 /** Sends the second company's requests matching `method path` with the first company's key: the deployment mixes them up. */
 function asFirstCompany(method: string, path: RegExp): Wrapper {
