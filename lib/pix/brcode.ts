@@ -50,7 +50,8 @@ export function buildBrCode(input: BrCodeInput): string {
   }
   if (!/^[A-Za-z0-9]{1,25}$/.test(input.txid)) throw new RangeError('txid must be 1–25 letters or digits');
   const amount = `${Math.trunc(input.amountCents / 100)}.${String(input.amountCents % 100).padStart(2, '0')}`;
-  const payload = receiverFields(input.pixKey) + tlv('54', amount) + merchantFields(input.merchantName, input.merchantCity) + tlv('62', tlv('05', input.txid)) + '6304';
+  const merchant = merchantFields(input.merchantName, input.merchantCity);
+  const payload = `${receiverFields(input.pixKey)}${tlv('54', amount)}${merchant}${tlv('62', tlv('05', input.txid))}6304`;
   return payload + crc16Hex(payload);
 }
 
