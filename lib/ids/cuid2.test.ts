@@ -1,6 +1,6 @@
 import { init, isCuid } from '@paralleldrive/cuid2';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { createId, cuid2Generator } from './cuid2.js';
+import { base36Head, createId, cuid2Generator } from './cuid2.js';
 
 /** The same sequence of "random" numbers for both generators. */
 function sequence(seed: number): () => number {
@@ -52,6 +52,18 @@ describe('cuid2', () => {
     for (const id of ids) {
       expect(id).toMatch(/^[a-z][0-9a-z]{23}$/);
       expect(isCuid(id)).toBe(true);
+    }
+  });
+
+  test('base36Head is the first digits of the whole base-36 text, at every length', () => {
+    const values = [0n, 1n, 35n, 36n, 36n ** 24n - 1n, 36n ** 24n, 36n ** 25n, 2n ** 512n - 1n, 36n ** 99n - 1n];
+    let x = 0x9e3779b97f4a7c15n;
+    for (let i = 0; i < 200; i++) {
+      x = (x * 6364136223846793005n + 1442695040888963407n) % 2n ** 512n;
+      values.push(x >> BigInt(i * 2));
+    }
+    for (const value of values) {
+      for (const digits of [1, 10, 25, 33]) expect(base36Head(value, digits)).toBe(value.toString(36).slice(0, digits));
     }
   });
 });

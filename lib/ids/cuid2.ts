@@ -34,7 +34,8 @@ export function cuid2Generator(options: Cuid2Options = {}): () => string {
     const time = now().toString(36);
     const sequence = counter().toString(36);
     const salt = entropy(length, random);
-    return firstLetter + hash(time + salt + sequence + fingerprint).substring(1, length);
+    // hash(...).substring(1, length): the hash's base-36 digits 2 to length, so only its first length + 1 are made.
+    return firstLetter + base36Head(sha3(time + salt + sequence + fingerprint), length + 1).substring(2);
   };
 }
 
@@ -45,9 +46,25 @@ function startCounter(start: number): () => number {
 
 /** The base-36 SHA3-512 of the text, without its first digit (which is biased). */
 function hash(input: string): string {
-  return BigInt(`0x${nodeHash('sha3-512', input)}`)
-    .toString(36)
-    .slice(1);
+  return sha3(input).toString(36).slice(1);
+}
+
+function sha3(input: string): bigint {
+  return BigInt(`0x${nodeHash('sha3-512', input)}`);
+}
+
+/** 36 ** k for every k a SHA3-512 has digits (at most 100 in base 36), and one more. */
+const powersOf36 = Array.from({ length: 102 }, (_, k) => 36n ** BigInt(k));
+
+/**
+ * The first `digits` digits of `value` written in base 36 (all of them if it has fewer): the
+ * quotient by the power of 36 that drops the others, so that the whole hundred digits of a
+ * SHA3-512 are never written out (a third of the time of making an id).
+ */
+export function base36Head(value: bigint, digits: number): string {
+  let length = 1;
+  while (length < powersOf36.length - 1 && value >= powersOf36[length]!) length++;
+  return (length <= digits ? value : value / powersOf36[length - digits]!).toString(36);
 }
 
 function entropy(length: number, random: () => number): string {

@@ -50,17 +50,36 @@ export function buildBrCode(input: BrCodeInput): string {
   }
   if (!/^[A-Za-z0-9]{1,25}$/.test(input.txid)) throw new RangeError('txid must be 1–25 letters or digits');
   const amount = `${Math.trunc(input.amountCents / 100)}.${String(input.amountCents % 100).padStart(2, '0')}`;
-  const payload =
-    tlv('00', '01') +
-    tlv('01', '12') +
-    merchantAccount(input.pixKey) +
-    tlv('52', '0000') +
-    tlv('53', '986') +
-    tlv('54', amount) +
-    tlv('58', 'BR') +
-    tlv('59', emvText(input.merchantName, 25)) +
-    tlv('60', emvText(input.merchantCity, 15)) +
-    tlv('62', tlv('05', input.txid)) +
-    '6304';
+  const merchant = merchantFields(input.merchantName, input.merchantCity);
+  const payload = `${receiverFields(input.pixKey)}${tlv('54', amount)}${merchant}${tlv('62', tlv('05', input.txid))}6304`;
   return payload + crc16Hex(payload);
+}
+
+/**
+ * The fields of a BR Code that are the same for every charge of a company, made once per
+ * company (a charge's create would otherwise normalise its name and city every time): at most
+ * `KEPT_FIELDS` of each are kept, and the lot is dropped when full.
+ */
+const KEPT_FIELDS = 1_000;
+const receivers = new Map<string, string>();
+const merchants = new Map<string, string>();
+
+function kept(map: Map<string, string>, key: string, make: () => string): string {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    if (map.size >= KEPT_FIELDS) map.clear();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Fields 00 (format), 01 (dynamic), 26 (the receiver's Pix key), 52 (category) and 53 (currency). */
+function receiverFields(pixKey: string): string {
+  return kept(receivers, pixKey, () => tlv('00', '01') + tlv('01', '12') + merchantAccount(pixKey) + tlv('52', '0000') + tlv('53', '986'));
+}
+
+/** Fields 58 (country), 59 (merchant name) and 60 (merchant city). */
+function merchantFields(name: string, city: string): string {
+  return kept(merchants, `${name}\u0000${city}`, () => tlv('58', 'BR') + tlv('59', emvText(name, 25)) + tlv('60', emvText(city, 15)));
 }

@@ -14,9 +14,9 @@ const table = (() => {
 
 export function crc16CcittFalse(input: string): number {
   let crc = 0xffff;
-  for (const byte of Buffer.from(input, 'utf8')) {
-    crc = ((crc << 8) & 0xffff) ^ table[((crc >> 8) ^ byte) & 0xff]!;
-  }
+  const bytes = Buffer.from(input, 'utf8');
+  // An indexed loop: a Buffer's iterator costs more than the table look-ups.
+  for (let i = 0; i < bytes.length; i++) crc = ((crc << 8) & 0xffff) ^ table[((crc >> 8) ^ bytes[i]!) & 0xff]!;
   return crc;
 }
 

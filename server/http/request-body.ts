@@ -28,9 +28,11 @@ export async function readJsonBody(
   // there), so it is read whole, the fast way; a chunked body is counted while it streams.
   // With shape bounds, a long body is read as it streams and its first part scanned at once: a
   // body past them in its first 64 KiB (a megabyte of `[`, of fields) is refused without reading,
-  // decoding or scanning the rest.
+  // decoding or scanning the rest. A body declared shorter than that is whole before any scan
+  // would be made, so it is read whole too (the Node adapter's direct read: no web stream).
   const early = shape && contentType ? shape : undefined;
-  const text = declared && !early ? await readWhole(c.req.raw) : await readLimited(c.req.raw, limitBytes, early);
+  const whole = !!declared && (!early || Number(declared) < EARLY_SCAN_BYTES);
+  const text = whole ? await readWhole(c.req.raw) : await readLimited(c.req.raw, limitBytes, early);
   // Behind something other than Node's parser (a test's `app.request`), a declared length may lie.
   if (declared && Buffer.byteLength(text) > limitBytes) throw tooLarge(limitBytes);
   if (optional && text === '') return undefined;
