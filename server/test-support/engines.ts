@@ -60,7 +60,14 @@ export async function openTestStore(engine: Engine = testEngine): Promise<TestSt
     store,
     close: async () => {
       await store.close();
-      if (reusing && (await emptySchema(schema).then(() => true, () => false))) idleSchemas.push(schema);
+      if (
+        reusing &&
+        (await emptySchema(schema).then(
+          () => true,
+          () => false,
+        ))
+      )
+        idleSchemas.push(schema);
       else await dropSchema(schema);
     },
   };

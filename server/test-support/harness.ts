@@ -21,6 +21,10 @@ const checker = new ResponseChecker();
  * one per test. Its validators are the contract's, whatever the server's store or config.
  */
 let sharedValidator: ContractValidator | undefined;
+function validatorOfTestServers(): ContractValidator {
+  sharedValidator ??= new ContractValidator(undefined, serverValidatorOptions);
+  return sharedValidator;
+}
 
 export interface TestServer {
   deps: Deps;
@@ -105,7 +109,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     logger: pino({ level: 'silent' }),
     resolveHost: options.resolveHost ?? tableResolver(),
     ...(options.now ? { now: options.now } : {}),
-    validator: options.validator ?? (sharedValidator ??= new ContractValidator(undefined, serverValidatorOptions)),
+    validator: options.validator ?? validatorOfTestServers(),
   });
   const app = createApp(deps);
   const a = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });

@@ -94,14 +94,23 @@ export function participants(operationId: string): Participants {
   const plan = planOperation(operationId);
   const handler = read(plan.handlerFile);
   const block = handlerBlock(handler, operationId);
-  const imports = [...handler.matchAll(/^import [^;]*? from '(\.[^']+)'/gm)].map((m) => rel(join(repoRoot, dirname(plan.handlerFile), m[1]!.replace(/\.js$/, '.ts'))));
+  const imports = [...handler.matchAll(/^import [^;]*? from '(\.[^']+)'/gm)].map((m) =>
+    rel(join(repoRoot, dirname(plan.handlerFile), m[1]!.replace(/\.js$/, '.ts'))),
+  );
   // The store methods the handler calls, itself or through the domain function it calls.
   const domainCalls = [...block.matchAll(/\b(\w+)\(deps\b/g)].map((m) => m[1]!);
   const domainSources = imports.filter((f) => f.startsWith('server/domain/') && existsSync(join(repoRoot, f))).map(read);
   const functionBody = (name: string) =>
-    domainSources.map((s) => { const at = s.search(new RegExp(`export (async )?function ${name}\\b`)); return at < 0 ? '' : s.slice(at, s.indexOf('\n}\n', at)); }).join('\n');
+    domainSources
+      .map((s) => {
+        const at = s.search(new RegExp(`export (async )?function ${name}\\b`));
+        return at < 0 ? '' : s.slice(at, s.indexOf('\n}\n', at));
+      })
+      .join('\n');
   const storeMethods = [...new Set([block, ...domainCalls.map(functionBody)].flatMap((text) => [...text.matchAll(/\bstore\.(\w+)\(/g)].map((m) => m[1]!)))];
-  const domainFiles = imports.filter((f) => f.startsWith('server/domain/') && domainCalls.some((name) => new RegExp(`export (async )?function ${name}\\b`).test(read(f))));
+  const domainFiles = imports.filter(
+    (f) => f.startsWith('server/domain/') && domainCalls.some((name) => new RegExp(`export (async )?function ${name}\\b`).test(read(f))),
+  );
   const storeSources = walkFiles('server/store', (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
   const storeFiles = storeSources.filter((file) => storeMethods.some((m) => new RegExp(`^\\s+(async\\s+)?${m}\\s*[(<]`, 'm').test(read(file))));
   // The statements those methods run (`sql.<name>`, in their bodies and the steps they call) and the files that hold them.
@@ -130,7 +139,14 @@ export function participants(operationId: string): Participants {
     const parameter = parse(read(file)) as { in?: unknown; name?: unknown };
     return file.startsWith('openapi/components/parameters/') && parameter.in === 'header' && typeof parameter.name === 'string' ? [parameter.name] : [];
   });
-  const terms = [operationId, `${method.toUpperCase()} ${path}`, ...storeMethods, ...statements, ...headers, ...distinct.filter((f) => !f.startsWith('openapi/components/schemas/')).map((f) => f.replace(/^.*\//, '').replace(/\.yaml$/, ''))];
+  const terms = [
+    operationId,
+    `${method.toUpperCase()} ${path}`,
+    ...storeMethods,
+    ...statements,
+    ...headers,
+    ...distinct.filter((f) => !f.startsWith('openapi/components/schemas/')).map((f) => f.replace(/^.*\//, '').replace(/\.yaml$/, '')),
+  ];
   return { required: [...new Set(required)].sort(), terms: [...new Set(terms)], reaches: [...op.reaches], handlerImports: imports };
 }
 
