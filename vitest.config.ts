@@ -47,7 +47,18 @@ export default defineConfig({
     projects: [
       { extends: true as const, test: { name: 'sqlite', include: everything } },
       ...(postgres
-        ? [{ extends: true as const, test: { name: 'postgres', include: ['server/**/*.test.ts'], exclude: runOnce, env: { TEST_ENGINE: 'postgres' } } }]
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['server/**/*.test.ts'],
+                exclude: runOnce,
+                env: { TEST_ENGINE: 'postgres' },
+                setupFiles: ['server/test-support/postgres-schemas.ts'],
+              },
+            },
+          ]
         : []),
     ],
   },

@@ -120,10 +120,7 @@ export class RunContext {
     deps: RunDeps = {},
   ) {
     this.contract = deps.contract ?? loadBundledContract();
-    this.seedContract = seedView(this.contract);
-    this.full = new ContractValidator(this.contract);
-    this.seed = new ContractValidator(this.seedContract);
-    this.contractView = new ContractView(this.contract, this.full);
+    ({ seedContract: this.seedContract, full: this.full, seed: this.seed, contractView: this.contractView } = contractViews(this.contract));
     const all = [...this.contractView.operations];
     const covered = options.only ? all.filter((op) => options.only!.includes(op.operationId)) : all;
     this.withheld = covered.filter((op) => op.operation['x-resets-company'] === true);
@@ -351,4 +348,22 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a run derives from its contract alone (the seed's view of it, their validators, the
+ * contract view), made once per contract in a process: runs in one process (the tests', `npm run
+ * test:operation`) share the compiled validators instead of compiling the contract's schemas again.
+ */
+const viewsByContract = new WeakMap<JsonObject, { seedContract: JsonObject; full: ContractValidator; seed: ContractValidator; contractView: ContractView }>();
+
+function contractViews(contract: JsonObject) {
+  let views = viewsByContract.get(contract);
+  if (!views) {
+    const seedContract = seedView(contract);
+    const full = new ContractValidator(contract);
+    views = { seedContract, full, seed: new ContractValidator(seedContract), contractView: new ContractView(contract, full) };
+    viewsByContract.set(contract, views);
+  }
+  return views;
 }

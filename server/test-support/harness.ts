@@ -2,17 +2,29 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import { isIPv6 } from 'node:net';
 import pino from 'pino';
 import type { paths } from '../../generated/openapi.js';
-import type { ContractValidator } from '../../lib/contract/ajv.js';
 import { createApp } from '../app.js';
 import { createCompanyWithKey, createDeps } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { serverValidatorOptions } from '../validation.js';
+import { ContractValidator } from '../../lib/contract/ajv.js';
 import type { HostResolver } from '../webhooks/url-policy.js';
 import { ResponseChecker } from './contract-check.js';
 import { openTestStore, type TestStore } from './engines.js';
 
 const checker = new ResponseChecker();
+
+/**
+ * One request validator for the test servers of a test file, as the server has one for its
+ * life: compiling the contract's schemas is most of a new server's start, and a test file starts
+ * one per test. Its validators are the contract's, whatever the server's store or config.
+ */
+let sharedValidator: ContractValidator | undefined;
+function validatorOfTestServers(): ContractValidator {
+  sharedValidator ??= new ContractValidator(undefined, serverValidatorOptions);
+  return sharedValidator;
+}
 
 export interface TestServer {
   deps: Deps;
@@ -97,7 +109,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     logger: pino({ level: 'silent' }),
     resolveHost: options.resolveHost ?? tableResolver(),
     ...(options.now ? { now: options.now } : {}),
-    ...(options.validator ? { validator: options.validator } : {}),
+    validator: options.validator ?? validatorOfTestServers(),
   });
   const app = createApp(deps);
   const a = await createCompanyWithKey(store, { name: 'Café Aurora Ltda', taxId: '45723174000110' });

@@ -7,7 +7,8 @@
  * the one an earlier sample made. Every sample must answer the status the page documents for
  * success, twice in a row (the second run finds the first run's records and must still work:
  * fresh idempotency keys, the webhook registration deleted last). Then the TypeScript samples
- * run the same way, one `tsx` after another, each given the ids the earlier ones printed.
+ * run the same way, one after another in one `tsx` (test/support/run-samples.ts), each given the
+ * ids the earlier ones printed.
  *
  * And the page's links to the contract it renders (openapi.yaml, openapi.json) are followed from
  * the served page: both are the bundled contract.
@@ -25,6 +26,7 @@ import { addressVariable, apiKeyVariable, idVariables, newKeyCommand } from '../
 import { type PageOperation, pageDefinition, pageOperations } from '../../scripts/docs/page-order.js';
 import { freePort, killAll, listening, printedKey, repoRoot, startBuiltServer, tsx } from '../../server/test-support/processes.js';
 import { runBashFromNode, runBashOnTerminal } from '../support/bash.js';
+import { runMark, type SampleRun } from '../support/run-samples.js';
 
 // `script` (util-linux) gives the samples a terminal, as a reader's.
 const missing = ['bash', 'curl', 'jq', 'script'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
@@ -196,15 +198,33 @@ describe.skipIf(missing.length > 0)('the docs page served by the reference serve
         compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', paths: { 'pix-payments-toolkit/client': [join(repoRoot, 'client', 'index.ts')] } },
       }),
     );
-    const env: NodeJS.ProcessEnv = { ...readerEnv() };
-    for (const [index, op] of page.entries()) {
+    const files = page.map((op, index) => {
       const file = join(project, `${String(index).padStart(2, '0')}-${op.operationId}.mts`);
       writeFileSync(file, op.samples.find((s) => s.label === 'TypeScript')!.source);
-      const ran = spawnSync(tsx, [file], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
-      expect(ran.status, `${op.operationId}:\n${ran.stdout}\n${ran.stderr}`).toBe(0);
-      expect(Number(/^(\d{3}) /.exec(ran.stdout)?.[1]), `${op.operationId}:\n${ran.stdout}`).toBe(documentedStatus(op));
-      for (const [, name, value] of ran.stdout.matchAll(/^export ([A-Z][A-Z0-9_]*)=(\S+)$/gm)) env[name!] = value!;
+      return file;
+    });
+    // One tsx for all of them (test/support/run-samples.ts), as one after another: each starts
+    // with the variables the ones before it printed, and its output is its own.
+    const ran = spawnSync(tsx, [join(repoRoot, 'test', 'support', 'run-samples.ts'), ...files], {
+      cwd: project,
+      env: readerEnv(),
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    const runs = ran.stdout
+      .split('\n')
+      .filter((line) => line.startsWith(runMark))
+      .map((line) => JSON.parse(line.slice(runMark.length)) as SampleRun);
+    for (const [index, op] of page.entries()) {
+      const run = runs[index];
+      expect(run?.file, `${op.operationId} did not run:\n${ran.stderr}`).toBe(files[index]);
+      expect(run!.error, `${op.operationId} threw:\n${run!.error}\n${run!.stdout}`).toBeUndefined();
+      expect(Number(/^(\d{3}) /.exec(run!.stdout)?.[1]), `${op.operationId}:\n${run!.stdout}`).toBe(documentedStatus(op));
     }
+    expect(runs).toHaveLength(page.length);
+    // The create samples printed the ids the samples after them read.
+    expect(runs.some((run) => /^export [A-Z][A-Z0-9_]*_ID=\S+$/m.test(run.stdout))).toBe(true);
     expect(await registrations()).toEqual([]);
   });
 

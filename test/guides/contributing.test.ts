@@ -2,7 +2,10 @@
  * docs/contributing.md cannot drift from the repository: every file it names exists, every npm
  * script and test file its commands name exists, and the commands of "Adding an operation" run
  * as written (the PostgreSQL one included: it skips, saying so, when TEST_DATABASE_URL is not
- * set). Its three walks (a read, a paged list, a write with an Idempotency-Key) are there.
+ * set). Its three walks (a read, a paged list, a write with an Idempotency-Key) each name exactly
+ * the files their operation takes part in, as the contract and the code say
+ * (test/support/operation-files.ts): the equivalent of making the addition in a scratch copy,
+ * which cannot drift.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +13,7 @@ import { describe, expect, test } from 'vitest';
 import { repoRoot } from '../../server/test-support/processes.js';
 import { runBash } from '../support/bash.js';
 import { fencedBlocks } from '../support/markdown.js';
+import { participants, walkDrift } from '../support/operation-files.js';
 
 const guide = readFileSync(join(repoRoot, 'docs', 'contributing.md'), 'utf8');
 const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -32,6 +36,16 @@ function commands(section: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 const sections = [...guide.matchAll(/^#{2} .+$/gm)].map((m) => m[0]);
+
+/**
+ * The guide's walks: a heading `#### <kind>: `METHOD /path` (`operationId`)` and its numbered
+ * steps, with the repository files the steps name.
+ */
+const walks = [...guide.matchAll(/^#### (A read by id|A paged list|A write with an Idempotency-Key): `[^`]+` \(`(\w+)`\)/gm)].map((m) => {
+  const steps = guide.slice(guide.indexOf('\n1. ', m.index));
+  const list = steps.slice(0, steps.search(/\n\n/) + 1 || undefined);
+  return { kind: m[1]!, operationId: m[2]!, files: namedFiles.filter((file) => list.includes(`\`${file}\``)) };
+});
 const allCommands = sections.flatMap((section) => commands(section));
 
 /** This process's environment without vitest's own variables: the command runs as from a shell. */
@@ -40,14 +54,28 @@ function shellEnv(): NodeJS.ProcessEnv {
 }
 
 describe('docs/contributing.md', () => {
-  test('walks a read, a paged list and a write with an Idempotency-Key, each naming its files', () => {
-    for (const walk of ['A read by id: `GET /client/{id}`', 'A paged list: `GET /client`', 'A write with an Idempotency-Key']) {
-      const at = guide.indexOf(`#### ${walk}`);
-      expect(at, `the walk "${walk}"`).toBeGreaterThan(0);
-      const next = guide.indexOf('\n#', at + 1);
-      const files = namedFiles.filter((file) => guide.slice(at, next).includes(`\`${file}\``));
-      expect(files.length, `files named in the walk "${walk}"`).toBeGreaterThanOrEqual(4);
-    }
+  test('walks a read, a paged list and a write with an Idempotency-Key, each naming its operation', () => {
+    expect(walks.map((w) => w.kind)).toEqual(['A read by id', 'A paged list', 'A write with an Idempotency-Key']);
+    expect(walks.map((w) => w.operationId)).toEqual(['getClient', 'listClients', 'createPaymentLink']);
+  });
+
+  // What each walk names is what its operation takes part in, derived from the contract and the
+  // code: a file a new operation of its kind must change that the walk omits, or a file it names
+  // that no longer takes part, fails here.
+  test.each(walks.map((w) => [w.kind, w] as const))('the walk "%s" names the files its operation takes part in, and only those', (_kind, walk) => {
+    const { missing, strays } = walkDrift(walk.files, participants(walk.operationId));
+    expect(missing, `files ${walk.operationId} takes part in that the walk does not name`).toEqual([]);
+    expect(strays, `files the walk names that take no part in ${walk.operationId}`).toEqual([]);
+  });
+
+  test('the walk check fails a walk that omits a file or names one that takes no part', () => {
+    const read = participants('getClient');
+    const { missing, strays } = walkDrift([...read.required.filter((file) => file !== 'server/routes/clients.test.ts'), 'server/routes/webhooks.ts'], read);
+    expect(missing).toEqual(['server/routes/clients.test.ts']);
+    expect(strays).toEqual(['server/routes/webhooks.ts']);
+    // The participants are the operation's own: a list's are not a read's.
+    expect(participants('listClients').required).toContain('openapi/components/parameters/PageLimit.yaml');
+    expect(read.required).not.toContain('openapi/components/parameters/PageLimit.yaml');
   });
 
   test.each(namedFiles)('names %s, which exists', (file) => {
