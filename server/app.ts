@@ -1,4 +1,6 @@
 import { Hono } from 'hono';
+import { SmartRouter } from 'hono/router/smart-router';
+import { TrieRouter } from 'hono/router/trie-router';
 import { HTTPException } from 'hono/http-exception';
 import type { Context, ErrorHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +12,7 @@ import { pathPattern } from '../lib/contract/paths.js';
 import { checkRequestLimits } from './http/request-limits.js';
 import { callerIdentifier, stampRateLimit } from './http/rate-limit.js';
 import { stampRequestId } from './http/request-id.js';
+import { SegmentRouter } from './http/router.js';
 import { requestLogWriter } from './http/access-log.js';
 import { echo, ProblemError, problemResponse, problemTypes } from './http/problems.js';
 import { chargeOperations } from './routes/charges.js';
@@ -32,7 +35,8 @@ const resources = [chargeOperations, clientOperations, productOperations, subscr
  */
 export function createApp(deps: Deps, catalog = new OperationCatalog(deps.validator)): Hono<AppEnv> {
   const checks = requestChecks(deps, catalog);
-  const app = new Hono<AppEnv>();
+  // Routes by segment (server/http/router.ts); a path it cannot take goes to Hono's TrieRouter.
+  const app = new Hono<AppEnv>({ router: new SmartRouter({ routers: [new SegmentRouter(), new TrieRouter()] }) });
   const logRequest = requestLogWriter(() => deps.logger);
   const onError: ErrorHandler<AppEnv> = (error, c) => {
     if (error instanceof ProblemError) return problem(c, error);

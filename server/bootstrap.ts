@@ -13,8 +13,8 @@ import { writeRequestLinesTo } from './http/access-log.js';
 import { LogDestination } from './log-destination.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  // Lines are written asynchronously and in bursts: held until 4 KiB have gathered (about
-  // sixteen request lines) or a quarter of a second has passed, then written with one call
+  // Lines are written asynchronously and in bursts: held until 16 KiB have gathered (about
+  // seventy request lines) or a quarter of a second has passed, then written with one call
   // (`flushLog` writes them at once where someone waits for a line, like `listening`). What is
   // held is written when the process exits. A write per line was a large part of a
   // create's cost: under load every line became a write of its own to the thread pool. A
@@ -27,7 +27,7 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 }
 
 /** Log lines are held until this many bytes have gathered… */
-const LOG_BURST_BYTES = 4_096;
+const LOG_BURST_BYTES = 16_384;
 /** …or this many milliseconds have passed. */
 const LOG_FLUSH_MS = 250;
 

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const connections = new ConnectionsPerAddress(config.connectionsPerAddress);
   const server = createAdaptorServer({
     fetch: (request, env) =>
-      connections.refusal(env?.incoming?.socket, new URL(request.url).pathname) ??
+      connections.refusal(env?.incoming?.socket, () => new URL(request.url).pathname) ??
       (handle ? handle(request, env) : appReady.then((fetch) => fetch(request, env))),
     hostname: config.host,
     // D34: slow or endless requests are closed (408) instead of holding a connection; header

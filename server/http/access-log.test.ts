@@ -25,6 +25,8 @@ describe('the request line', () => {
     ['with a company', line],
     ['without one', { ...line, companyId: undefined }],
     ['with a path that needs no escaping', { ...line, path: '/charge/char_k5x0bq3t8f2m9c7w1z4y6h0n' }],
+    ['with a plain path and a company id that needs escaping', { ...line, path: '/charge/char_k5x0bq3t8f2m9c7w1z4y6h0n', companyId: 'comp_"\\\u0002' }],
+    ['with a plain path and a method that needs escaping', { ...line, path: '/charge/char_k5x0bq3t8f2m9c7w1z4y6h0n', method: 'G"ET' }],
   ] as const)('%s, written straight to the destination, is the line pino writes: same fields, same order', ([, given]) => {
     const { logger, lines } = capturing();
     requestLogWriter(() => logger)(given);

@@ -98,13 +98,13 @@ export class ConnectionsPerAddress {
   }
 
   /** The answer to a request on a refused connection (then closed), or undefined for a counted one. */
-  refusal(socket: object | undefined, pathname: string): Response | undefined {
+  refusal(socket: object | undefined, pathname: () => string): Response | undefined {
     if (socket === undefined || !this.refused.has(socket)) return undefined;
     const error = new ProblemError(
       'rateLimited',
       `This address already has ${this.limit} connections open to this server; close some (or reuse them: keep-alive) and retry after 1 second.`,
       { headers: { 'Retry-After': '1', Connection: 'close' } },
     );
-    return problemResponse(error, pathname);
+    return problemResponse(error, pathname());
   }
 }
