@@ -5,6 +5,7 @@ import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js
 import type { CheckName, ConformanceOptions } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 import { createId } from '../../lib/ids/cuid2.js';
+import { OWN_DEFAULT_RESPONSE_TIME_MS } from '../options.js';
 
 /**
  * Deliberately broken deployments: each wraps the reference server's `fetch` and breaks
@@ -222,6 +223,28 @@ export const slowFaults: Fault[] = [
     wrap: (inner) => async (request) => {
       if (is(request, 'GET', /^\/order\/[^/]+$/)) await new Promise((resolve) => setTimeout(resolve, 1_500));
       return inner(request);
+    },
+  },
+  {
+    // What `--profile own` sets when no --max-response-time is given (options.ts): no flag needed.
+    name: "GET /product/{id} answering once after 1.6 s, --profile own's default budget",
+    expect: {
+      operationId: 'getProduct',
+      check: 'response_time',
+      message:
+        /^GET \/product\/\{id\}: 1 of \d+ answers slower than the 1000 ms budget \(--profile own's default; --max-response-time MS sets another\), the slowest 1[6-9]\d\d ms$/,
+    },
+    only: ['createProduct', 'getProduct'],
+    options: { maxResponseTimeMs: OWN_DEFAULT_RESPONSE_TIME_MS, maxResponseTimeDefault: true },
+    wrap: (inner) => {
+      let slowed = false;
+      return async (request) => {
+        if (!slowed && is(request, 'GET', /^\/product\/[^/]+$/)) {
+          slowed = true;
+          await new Promise((resolve) => setTimeout(resolve, 1_600));
+        }
+        return inner(request);
+      };
     },
   },
 ];

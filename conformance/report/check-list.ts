@@ -31,7 +31,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   webhook_signature: '--webhook-receiver: each delivery carries a valid Standard Webhooks signature and a fresh timestamp',
   webhook_schema: "--webhook-receiver: each delivery's body is valid against the contract's webhooks schema",
   webhook_delivery: '--webhook-receiver: every event of a charge arrives, in order, and a failed delivery is retried',
-  response_time: '--max-response-time: no answer is slower than the budget',
+  response_time: '--max-response-time (1000 ms under --profile own): no answer is slower than the budget',
 };
 
 /** The text of `--list-checks`: one line per check, in the matrix's order. */
