@@ -5,7 +5,9 @@
  * (conformance/data/mutations.ts: `limit` below its minimum or above its maximum, a word for
  * it, an `after` breaking its pattern or length …) is sent. A 4xx passes. A 2xx fails when the
  * mutation breaks the seed, and is information (profile `seed`) when it breaks only a decision
- * of the contract, named in the finding. A 5xx, or no answer, always fails. Against the
+ * of the contract, named in the finding. A 4xx other than 422, where the operation documents 422,
+ * departs from D02 (a request that parses but breaks the schema is 422; 400 is for malformed JSON,
+ * D34): information under `seed`, a failure under `reference`. A 5xx, or no answer, always fails. Against the
  * stateless mock the mutations are sent too: the mock validates requests against the contract.
  *
  * An operation that takes query parameters is also sent one it does not declare: the contract
@@ -51,6 +53,7 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
   const mutations = mutationsFor(ctx, opId, bodies);
   if (mutations.length === 0) return ctx.recorder.skip(opId, check, 'the contract gives no rule a request could break');
 
+  const documents422 = view.responses.some((r) => r.key === '422');
   for (const mutation of mutations) {
     // A path naming a record gets one of the run's, so that a refusal is about the mutation.
     const existing = await existingPathParams(ctx, op);
@@ -65,7 +68,20 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
     const what = `${mutation.name} (breaks ${mutation.breaks === 'seed' ? 'the seed' : `decision ${mutation.decision ?? '?'}`})`;
     // A target without the operation refuses every request alike: that is no verdict on the mutation.
     if (status !== undefined && targetLacks(ctx, op)) return ctx.recorder.skip(opId, check, missingOperationReason(op, status));
-    if (status !== undefined && status >= 400 && status < 500) {
+    if (status !== undefined && status >= 400 && status < 500 && status !== 422 && documents422) {
+      // Any 4xx refuses it, as the seed asks; the contract says which: a request that parses but
+      // breaks the schema is 422 (D02), 400 is for a body that is not JSON at all (D34).
+      ctx.judge(
+        opId,
+        check,
+        false,
+        `${what}: refused with ${status}, not 422 (a request that breaks the schema is 422, decision D02; 400 is for malformed JSON, D34)`,
+        {
+          decision: 'D02',
+          exchange,
+        },
+      );
+    } else if (status !== undefined && status >= 400 && status < 500) {
       ctx.recorder.pass(opId, check, `${what}: refused (${status})`, exchange);
     } else if (status !== undefined && status >= 200 && status < 300) {
       ctx.judge(opId, check, false, `${what}: an invalid request was accepted (${status})`, {

@@ -257,6 +257,19 @@ export const faults: Fault[] = [
   ...generatedFaults,
   ...slowFaults,
   {
+    name: 'schema-invalid JSON refused with 400, not 422 (POST /product)',
+    expect: {
+      operationId: 'createProduct',
+      check: 'negative_data_rejection',
+      message: /refused with 400, not 422 \(a request that breaks the schema is 422, decision D02/,
+    },
+    only: ['createProduct'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      return is(request, 'POST', /^\/product$/) && response.status === 422 ? new Response(response.body, { status: 400, headers: response.headers }) : response;
+    },
+  },
+  {
     name: 'a required field dropped (phone of listed clients)',
     expect: { operationId: 'listClients', check: 'response_schema_conformance' },
     only: ['listClients', 'createClient'],
