@@ -6,6 +6,7 @@ import type { CheckName, ConformanceOptions } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 import { createId } from '../../lib/ids/cuid2.js';
 import { OWN_DEFAULT_RESPONSE_TIME_MS } from '../options.js';
+import type { Config } from '../../server/config.js';
 
 /**
  * Deliberately broken deployments: each wraps the reference server's `fetch` and breaks
@@ -31,6 +32,8 @@ export interface Fault {
   deliveries?: (send: typeof fetch, secrets: ReadonlyMap<string, string>) => typeof fetch;
   /** Run options the check needs to be on (`--max-response-time`). */
   options?: Partial<ConformanceOptions>;
+  /** The reference server's configuration the fault needs (its rate limit on, which tests turn off). */
+  config?: Partial<Config>;
 }
 
 export type FetchLike = (request: Request) => Promise<Response>;
@@ -256,6 +259,26 @@ export const faults: Fault[] = [
   ...reuseFaults,
   ...generatedFaults,
   ...slowFaults,
+  {
+    // The suite's requests stay far below the quota: only the fields are looked at.
+    name: 'RateLimit fields on reads only, none on writes (rate limit on)',
+    expect: {
+      operationId: 'createProduct',
+      check: 'response_headers_conformance',
+      message:
+        /^POST \/product: \d+ of \d+ answers carry no RateLimit or RateLimit-Policy, though GET \S+ → \d+ did; every answer of a service that limits requests carries both \(D11\)$/,
+    },
+    only: ['createProduct', 'getProduct'],
+    config: { rateLimitRequests: 1_000_000, rateLimitAnonymousRequests: 1_000_000 },
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (request.method === 'GET') return response;
+      const headers = new Headers(response.headers);
+      headers.delete('RateLimit');
+      headers.delete('RateLimit-Policy');
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    },
+  },
   {
     name: 'schema-invalid JSON refused with 400, not 422 (POST /product)',
     expect: {
