@@ -22,6 +22,7 @@ import { mutationsFor, unknownParameter } from '../data/mutations.js';
 import { RunContext } from '../engine/context.js';
 import { missingOperationReason, targetLacks } from '../engine/preflight.js';
 import type { CheckModule } from '../engine/check-module.js';
+import type { Exchange } from '../engine/types.js';
 import { unnamedDecision } from './responses.js';
 import { getOnlyReason } from './stateful.js';
 
@@ -54,6 +55,8 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
   if (mutations.length === 0) return ctx.recorder.skip(opId, check, 'the contract gives no rule a request could break');
 
   const documents422 = view.responses.some((r) => r.key === '422');
+  const not422: Array<{ what: string; status: number; exchange: Exchange }> = [];
+  let refused = 0;
   for (const mutation of mutations) {
     // A path naming a record gets one of the run's, so that a refusal is about the mutation.
     const existing = await existingPathParams(ctx, op);
@@ -69,19 +72,11 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
     // A target without the operation refuses every request alike: that is no verdict on the mutation.
     if (status !== undefined && targetLacks(ctx, op)) return ctx.recorder.skip(opId, check, missingOperationReason(op, status));
     if (status !== undefined && status >= 400 && status < 500 && status !== 422 && documents422) {
-      // Any 4xx refuses it, as the seed asks; the contract says which: a request that parses but
-      // breaks the schema is 422 (D02), 400 is for a body that is not JSON at all (D34).
-      ctx.judge(
-        opId,
-        check,
-        false,
-        `${what}: refused with ${status}, not 422 (a request that breaks the schema is 422, decision D02; 400 is for malformed JSON, D34)`,
-        {
-          decision: 'D02',
-          exchange,
-        },
-      );
+      // Any 4xx refuses it, as the seed asks; the contract says which (judged once, below).
+      not422.push({ what, status, exchange });
+      refused++;
     } else if (status !== undefined && status >= 400 && status < 500) {
+      refused++;
       ctx.recorder.pass(opId, check, `${what}: refused (${status})`, exchange);
     } else if (status !== undefined && status >= 200 && status < 300) {
       ctx.judge(opId, check, false, `${what}: an invalid request was accepted (${status})`, {
@@ -92,6 +87,17 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
       ctx.recorder.fail(opId, check, `${what}: expected a 4xx refusal, got ${describeAnswer(exchange)}`, exchange);
     }
   }
+  // A request that parses but breaks the schema is 422 (D02); 400 is for a body that is not JSON
+  // at all (D34). One finding for the operation (one cause), with the first such refusal.
+  const first = not422[0];
+  if (first)
+    ctx.judge(
+      opId,
+      check,
+      false,
+      `${first.what}: refused with ${first.status}, not 422 (a request that breaks the schema is 422, decision D02; 400 is for malformed JSON, D34)`,
+      { decision: 'D02', exchange: first.exchange, detail: `${not422.length} of the ${refused} invalid requests refused were not answered 422` },
+    );
   if (hasQuery) await undeclaredParameter(ctx, op, bodies[0]);
 }
 

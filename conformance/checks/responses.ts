@@ -255,9 +255,11 @@ function checkRateLimitFields(ctx: RunContext, judge: Judge): void {
     judge.depart(
       opId,
       check,
-      `${op.method.toUpperCase()} ${op.path}: ${lacking.length} of ${exchanges.length} answers carry no ${missing.join(' or ')}, though ${describeExchange(carrier)} did; every answer of a service that limits requests carries both (${rateLimitDecision})`,
+      `${op.method.toUpperCase()} ${op.path}: answers carry no ${missing.join(' or ')}, though ${describeExchange(carrier)} did; every answer of a service that limits requests carries both (${rateLimitDecision})`,
       first,
       rateLimitDecision,
+      // How many is the detail, so that one cause on several operations is one finding (report/groups.ts).
+      `${lacking.length} of its ${exchanges.length} answers`,
     );
   }
 }
