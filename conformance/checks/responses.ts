@@ -251,11 +251,10 @@ function checkRateLimitFields(ctx: RunContext, judge: Judge): void {
     }
     const first = lacking[0]!;
     const missing = rateLimitFields.filter((name) => first.response!.headers[name.toLowerCase()] === undefined);
-    const op = ctx.operation(opId);
     judge.depart(
       opId,
       check,
-      `${op.method.toUpperCase()} ${op.path}: answers carry no ${missing.join(' or ')}, though ${describeExchange(carrier)} did; every answer of a service that limits requests carries both (${rateLimitDecision})`,
+      `answers carry no ${missing.join(' or ')}, though other answers of the run do (first ${carrier.operationId}'s); every answer of a service that limits requests carries both (${rateLimitDecision})`,
       first,
       rateLimitDecision,
       // How many is the detail, so that one cause on several operations is one finding (report/groups.ts).
