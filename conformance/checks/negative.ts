@@ -5,8 +5,8 @@
  * (conformance/data/mutations.ts: `limit` below its minimum or above its maximum, a word for
  * it, an `after` breaking its pattern or length …) is sent. A 4xx passes. A 2xx fails when the
  * mutation breaks the seed, and is information (profile `seed`) when it breaks only a decision
- * of the contract, named in the finding. A 4xx other than 422, where the operation documents 422,
- * departs from D02 (a request that parses but breaks the schema is 422; 400 is for malformed JSON,
+ * of the contract, named in the finding. A broken body refused with a 4xx other than 422, where the
+ * operation documents 422, departs from D02 (a request that parses but breaks the schema is 422; 400 is for malformed JSON,
  * D34): information under `seed`, a failure under `reference`. A 5xx, or no answer, always fails. Against the
  * stateless mock the mutations are sent too: the mock validates requests against the contract.
  *
@@ -71,7 +71,8 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
     const what = `${mutation.name} (breaks ${mutation.breaks === 'seed' ? 'the seed' : `decision ${mutation.decision ?? '?'}`})`;
     // A target without the operation refuses every request alike: that is no verdict on the mutation.
     if (status !== undefined && targetLacks(ctx, op)) return ctx.recorder.skip(opId, check, missingOperationReason(op, status));
-    if (status !== undefined && status >= 400 && status < 500 && status !== 422 && documents422) {
+    const bodyBroken = mutation.query === undefined && mutation.headers === undefined;
+    if (status !== undefined && status >= 400 && status < 500 && status !== 422 && documents422 && bodyBroken) {
       // Any 4xx refuses it, as the seed asks; the contract says which (judged once, below).
       not422.push({ what, status, exchange });
       refused++;
@@ -95,8 +96,8 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
       opId,
       check,
       false,
-      `${first.what}: refused with ${first.status}, not 422 (a request that breaks the schema is 422, decision D02; 400 is for malformed JSON, D34)`,
-      { decision: 'D02', exchange: first.exchange, detail: `${not422.length} of the ${refused} invalid requests refused were not answered 422` },
+      `a body that parses but breaks the schema refused with ${first.status}, not 422 (a validation failure is 422, decision D02; 400 is for malformed JSON, D34)`,
+      { decision: 'D02', exchange: first.exchange, detail: `${not422.length} of the ${refused} invalid requests refused; the first: ${first.what}` },
     );
   if (hasQuery) await undeclaredParameter(ctx, op, bodies[0]);
 }
