@@ -194,23 +194,6 @@ export const generatedFaults: Fault[] = [
     },
   },
   {
-    // The request's `items` is the answer's `orderItems` (x-also-named): what each line was sent is what it keeps.
-    name: "an order's lines stored with quantity 1 (orderItems[].quantity, whatever `items` sent)",
-    expect: {
-      operationId: 'createOrder',
-      check: 'ensure_resource_availability',
-      message: /POST \/order: `orderItems\[\d+\]\.quantity` reads 1, sent (?!1\b)\d+[\s\S]*GET \/order\/\S+: `orderItems\[\d+\]\.quantity` reads 1/,
-    },
-    only: ['createProduct', 'createOrder', 'getOrder'],
-    wrap: (inner) => async (request) => {
-      const response = await inner(request);
-      if (!response.ok || !/^\/order(\/[^/]+)?$/.test(new URL(request.url).pathname)) return response;
-      return rewriteJson(response, (order: Json) =>
-        Array.isArray(order.orderItems) ? { ...order, orderItems: order.orderItems.map((item: Json) => ({ ...item, quantity: 1 })) } : order,
-      );
-    },
-  },
-  {
     name: "an item's quantity truncated to two digits (a payment link for 100 units stores 10)",
     expect: { operationId: 'createPaymentLink', check: 'generated_values_kept', message: /`items\[0\]\.quantity` reads \d{1,2}, sent \d{3,}/ },
     only: ['createProduct', 'createPaymentLink', 'getCharge'],
@@ -276,6 +259,23 @@ export const faults: Fault[] = [
   ...reuseFaults,
   ...generatedFaults,
   ...slowFaults,
+  {
+    // The request's `items` is the answer's `orderItems` (x-also-named): what each line was sent is what it keeps.
+    name: "an order's lines stored with quantity 1 (orderItems[].quantity, whatever `items` sent)",
+    expect: {
+      operationId: 'createOrder',
+      check: 'ensure_resource_availability',
+      message: /POST \/order: `orderItems\[\d+\]\.quantity` reads 1, sent (?!1\b)\d+[\s\S]*GET \/order\/\S+: `orderItems\[\d+\]\.quantity` reads 1/,
+    },
+    only: ['createProduct', 'createOrder', 'getOrder'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!response.ok || !/^\/order(\/[^/]+)?$/.test(new URL(request.url).pathname)) return response;
+      return rewriteJson(response, (order: Json) =>
+        Array.isArray(order.orderItems) ? { ...order, orderItems: order.orderItems.map((item: Json) => ({ ...item, quantity: 1 })) } : order,
+      );
+    },
+  },
   {
     // The suite's requests stay far below the quota: only the fields are looked at.
     name: 'RateLimit fields on reads only, none on writes (rate limit on)',
