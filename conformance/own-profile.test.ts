@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { checkNames, type CheckResult } from './engine/types.js';
-import { ListChecksRequested, parseOptions, UsageError, usage } from './options.js';
+import { ListChecksRequested, OWN_DEFAULT_RESPONSE_TIME_MS, parseOptions, UsageError, usage } from './options.js';
 import { checkDescriptions, formatCheckList } from './report/check-list.js';
 import { closingLines, notRunForMissingFlags } from './report/not-run.js';
 
@@ -18,6 +18,19 @@ describe('--profile own', () => {
   test('is the reference profile with --strict, given a second key and a receiver', () => {
     const options = parseOptions([...minimal, '--profile', 'own', '--second-api-key', KEY2, '--webhook-receiver', '8099'], {});
     expect(options).toMatchObject({ profile: 'reference', strict: true, secondApiKey: KEY2, webhookReceiver: { host: '127.0.0.1', port: 8099 } });
+  });
+
+  test('sets a default latency budget that --max-response-time (flag or variable) overrides; other profiles have none', () => {
+    const own = [...minimal, '--profile', 'own', '--second-api-key', KEY2, '--webhook-receiver', '8099'];
+    expect(parseOptions(own, {})).toMatchObject({ maxResponseTimeMs: OWN_DEFAULT_RESPONSE_TIME_MS, maxResponseTimeDefault: true });
+    expect(OWN_DEFAULT_RESPONSE_TIME_MS).toBe(1000);
+    const given = parseOptions([...own, '--max-response-time', '5000'], {});
+    expect(given.maxResponseTimeMs).toBe(5000);
+    expect(given.maxResponseTimeDefault).toBeUndefined();
+    expect(parseOptions(own, { CONFORMANCE_MAX_RESPONSE_TIME: '2500' }).maxResponseTimeMs).toBe(2500);
+    expect(parseOptions([...minimal, '--profile', 'reference'], {}).maxResponseTimeMs).toBeUndefined();
+    expect(parseOptions(minimal, {}).maxResponseTimeMs).toBeUndefined();
+    expect(usage).toContain(`default: none, ${OWN_DEFAULT_RESPONSE_TIME_MS} with\n                          --profile own`);
   });
 
   test('asks for the second key and the receiver, naming flag and variable', () => {

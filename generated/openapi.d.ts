@@ -1812,7 +1812,7 @@ export interface components {
             /** @description The company the order belongs to. The `comp_` form is the source document's for the client list only; here it is this contract's (**D13**). */
             companyId: string & components["schemas"]["CompanyId"];
             company: components["schemas"]["Company"];
-            /** @description The lines of the order, each with its product. */
+            /** @description The lines of the order, each with its product; one per entry of the create request's `items`, in that order, with its `productId` and `quantity`. */
             orderItems: components["schemas"]["OrderItem"][];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];

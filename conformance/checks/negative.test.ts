@@ -156,6 +156,30 @@ describe('negative_data_rejection', () => {
         want: { outcome: 'info', message: /^info \(D23\): \/cpfCnpj: wrong check digit \(breaks decision D23\): an invalid request was accepted \(201\)$/m },
       },
     ],
+    ...(['seed', 'reference'] as const).map(
+      (profile): [string, { given: { profile: Profile; wrap: Wrapper; operationId: string }; want: { outcome: string; message: RegExp } }] => [
+        `schema-invalid JSON refused with 400, not 422: ${profile === 'seed' ? 'info naming D02 in the seed profile' : 'fails the reference profile'}`,
+        {
+          given: {
+            profile,
+            operationId: 'createProduct',
+            wrap: async (request, next) => {
+              const response = await next(request);
+              return is(request, 'POST', /^\/product$/) && response.status === 422
+                ? new Response(response.body, { status: 400, headers: response.headers })
+                : response;
+            },
+          },
+          want: {
+            outcome: profile === 'seed' ? 'info' : 'fail',
+            message: new RegExp(
+              `^${profile === 'seed' ? 'info \\(D02\\)' : 'fail'}: a body that parses but breaks the schema refused with 400, not 422 \\(a validation failure is 422, decision D02; 400 is for malformed JSON, D34\\)$`,
+              'm',
+            ),
+          },
+        },
+      ],
+    ),
   ])('%s', async (_name, { given, want }) => {
     const ctx = await contextOn(server, { profile: given.profile, wrap: given.wrap, only: [given.operationId] });
     await negativeCheck.run(ctx);

@@ -5,7 +5,9 @@
  * (conformance/data/mutations.ts: `limit` below its minimum or above its maximum, a word for
  * it, an `after` breaking its pattern or length …) is sent. A 4xx passes. A 2xx fails when the
  * mutation breaks the seed, and is information (profile `seed`) when it breaks only a decision
- * of the contract, named in the finding. A 5xx, or no answer, always fails. Against the
+ * of the contract, named in the finding. A broken body refused with a 4xx other than 422, where the
+ * operation documents 422, departs from D02 (a request that parses but breaks the schema is 422; 400 is for malformed JSON,
+ * D34): information under `seed`, a failure under `reference`. A 5xx, or no answer, always fails. Against the
  * stateless mock the mutations are sent too: the mock validates requests against the contract.
  *
  * An operation that takes query parameters is also sent one it does not declare: the contract
@@ -20,6 +22,7 @@ import { mutationsFor, unknownParameter } from '../data/mutations.js';
 import { RunContext } from '../engine/context.js';
 import { missingOperationReason, targetLacks } from '../engine/preflight.js';
 import type { CheckModule } from '../engine/check-module.js';
+import type { Exchange } from '../engine/types.js';
 import { unnamedDecision } from './responses.js';
 import { getOnlyReason } from './stateful.js';
 
@@ -51,6 +54,9 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
   const mutations = mutationsFor(ctx, opId, bodies);
   if (mutations.length === 0) return ctx.recorder.skip(opId, check, 'the contract gives no rule a request could break');
 
+  const documents422 = view.responses.some((r) => r.key === '422');
+  const not422: Array<{ what: string; status: number; exchange: Exchange }> = [];
+  let refused = 0;
   for (const mutation of mutations) {
     // A path naming a record gets one of the run's, so that a refusal is about the mutation.
     const existing = await existingPathParams(ctx, op);
@@ -65,7 +71,13 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
     const what = `${mutation.name} (breaks ${mutation.breaks === 'seed' ? 'the seed' : `decision ${mutation.decision ?? '?'}`})`;
     // A target without the operation refuses every request alike: that is no verdict on the mutation.
     if (status !== undefined && targetLacks(ctx, op)) return ctx.recorder.skip(opId, check, missingOperationReason(op, status));
-    if (status !== undefined && status >= 400 && status < 500) {
+    const bodyBroken = mutation.query === undefined && mutation.headers === undefined;
+    if (status !== undefined && status >= 400 && status < 500 && status !== 422 && documents422 && bodyBroken) {
+      // Any 4xx refuses it, as the seed asks; the contract says which (judged once, below).
+      not422.push({ what, status, exchange });
+      refused++;
+    } else if (status !== undefined && status >= 400 && status < 500) {
+      refused++;
       ctx.recorder.pass(opId, check, `${what}: refused (${status})`, exchange);
     } else if (status !== undefined && status >= 200 && status < 300) {
       ctx.judge(opId, check, false, `${what}: an invalid request was accepted (${status})`, {
@@ -76,6 +88,17 @@ async function operation(ctx: RunContext, op: ContractOperation): Promise<void> 
       ctx.recorder.fail(opId, check, `${what}: expected a 4xx refusal, got ${describeAnswer(exchange)}`, exchange);
     }
   }
+  // A request that parses but breaks the schema is 422 (D02); 400 is for a body that is not JSON
+  // at all (D34). One finding for the operation (one cause), with the first such refusal.
+  const first = not422[0];
+  if (first)
+    ctx.judge(
+      opId,
+      check,
+      false,
+      `a body that parses but breaks the schema refused with ${first.status}, not 422 (a validation failure is 422, decision D02; 400 is for malformed JSON, D34)`,
+      { decision: 'D02', exchange: first.exchange, detail: `${not422.length} of the ${refused} invalid requests refused; the first: ${first.what}` },
+    );
   if (hasQuery) await undeclaredParameter(ctx, op, bodies[0]);
 }
 

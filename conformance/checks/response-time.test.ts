@@ -29,6 +29,24 @@ test('a slow read fails once, naming the operation and the time; the others pass
   expect(verdict(ctx, 'createProduct', 'response_time').outcome).toBe('pass');
 });
 
+test("--profile own's default budget: the finding says it is the default and which flag sets another", async () => {
+  const ctx = await contextOn(server, {
+    fixtures: false,
+    more: { maxResponseTimeMs: 200, maxResponseTimeDefault: true },
+    wrap: async (request, next) => {
+      if (is(request, 'GET', /^\/client$/)) await new Promise((resolve) => setTimeout(resolve, 400));
+      return next(request);
+    },
+  });
+  await ctx.request('listClients');
+  await responseTimeCheck.run(ctx);
+  expect(verdict(ctx, 'listClients', 'response_time').messages).toEqual([
+    expect.stringMatching(
+      /^fail: GET \/client: 1 of 1 answers slower than the 200 ms budget \(--profile own's default; --max-response-time MS sets another\), the slowest [4-9]\d\d ms$/,
+    ),
+  ]);
+});
+
 test('without a budget nothing is recorded', async () => {
   const ctx = await contextOn(server, { fixtures: false });
   await ctx.request('listClients');

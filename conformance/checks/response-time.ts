@@ -1,5 +1,5 @@
 /**
- * response_time (`--max-response-time MS` only): every answer of the run came within the budget.
+ * response_time (`--max-response-time MS`, or `--profile own`'s default budget): every answer of the run came within the budget.
  * One finding per operation however many of its answers were slow (one cause, one finding): how
  * many, of how many, and the slowest, with its exchange (and so its curl line). Without a budget
  * it records nothing: the times are still reported (report/timings.ts).
@@ -14,6 +14,7 @@ export const responseTimeCheck: CheckModule = {
   async run(ctx: RunContext): Promise<void> {
     const budget = ctx.options.maxResponseTimeMs;
     if (budget === undefined) return;
+    const source = ctx.options.maxResponseTimeDefault ? "--profile own's default; --max-response-time MS sets another" : '--max-response-time';
     for (const op of ctx.operations) {
       const exchanges = ctx.exchanges.filter((e) => e.operationId === op.operationId);
       if (exchanges.length === 0) continue;
@@ -27,7 +28,7 @@ export const responseTimeCheck: CheckModule = {
       ctx.recorder.fail(
         op.operationId,
         check,
-        `${where}: ${slow.length} of ${exchanges.length} answers slower than the ${budget} ms budget (--max-response-time), the slowest ${Math.round(slowest.ms)} ms`,
+        `${where}: ${slow.length} of ${exchanges.length} answers slower than the ${budget} ms budget (${source}), the slowest ${Math.round(slowest.ms)} ms`,
         slowest,
       );
     }

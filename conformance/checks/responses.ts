@@ -220,8 +220,48 @@ export const responseChecks: CheckModule = {
       if (documented) checkHeaders(ctx, judge, op, exchange, documented);
       checkSecurityHeaders(judge, op, exchange);
     }
+    checkRateLimitFields(ctx, judge);
   },
 };
+
+/** The decision that every answer of a service that limits requests carries `RateLimit` and `RateLimit-Policy` (not marked on any operation). */
+export const rateLimitDecision = 'D11';
+
+const rateLimitFields = ['RateLimit', 'RateLimit-Policy'] as const;
+
+/**
+ * D11: a service that limits requests says so on every answer, not only on its `429`s: once any
+ * answer of the run carries `RateLimit` or `RateLimit-Policy`, each answer of every operation
+ * carries both. A service that sends neither anywhere limits nothing this run can see (the
+ * contract does not require a limit to be announced by a service without one). One finding per
+ * operation, with how many of its answers lacked them and the first one.
+ */
+function checkRateLimitFields(ctx: RunContext, judge: Judge): void {
+  const check = 'response_headers_conformance';
+  const answered = ctx.exchanges.filter((e) => e.response && ctx.covers(e.operationId));
+  const carrier = answered.find((e) => rateLimitFields.some((name) => e.response!.headers[name.toLowerCase()] !== undefined));
+  if (!carrier) return;
+  const byOperation = new Map<string, Exchange[]>();
+  for (const exchange of answered) byOperation.set(exchange.operationId, [...(byOperation.get(exchange.operationId) ?? []), exchange]);
+  for (const [opId, exchanges] of byOperation) {
+    const lacking = exchanges.filter((e) => rateLimitFields.some((name) => e.response!.headers[name.toLowerCase()] === undefined));
+    if (lacking.length === 0) {
+      judge.pass(opId, check, `every answer carries ${rateLimitFields.join(' and ')} (${rateLimitDecision})`, exchanges[0]!);
+      continue;
+    }
+    const first = lacking[0]!;
+    const missing = rateLimitFields.filter((name) => first.response!.headers[name.toLowerCase()] === undefined);
+    judge.depart(
+      opId,
+      check,
+      `answers carry no ${missing.join(' or ')}, though other answers of the run do (first ${carrier.operationId}'s); every answer of a service that limits requests carries both (${rateLimitDecision})`,
+      first,
+      rateLimitDecision,
+      // How many is the detail, so that one cause on several operations is one finding (report/groups.ts).
+      `${lacking.length} of its ${exchanges.length} answers`,
+    );
+  }
+}
 
 function sameClass(ctx: RunContext, op: ContractOperation, status: number): DocumentedResponse | undefined {
   return ctx.view(op).responses.find((r) => keyClass(r.key) === String(status)[0]);

@@ -188,6 +188,22 @@ describe("otherNames: the names a record's other forms give its fields, from the
     expect(compared).toEqual({ differences: [], compared: ['taxId', 'name'] });
   });
 
+  test("an order reads the items sent as its orderItems: each line's productId and quantity, in order", () => {
+    expect([...otherNames(contract, schema('Order'))]).toEqual([['items', 'orderItems']]);
+    const line = (productId: string, quantity: number) => ({ id: 'oitm_x', productId, quantity, product: { id: productId } });
+    const sent = {
+      items: [
+        { productId: 'prod_a', quantity: 2 },
+        { productId: 'prod_b', quantity: 3 },
+      ],
+      subtotal: 10,
+    };
+    const kept = compareRecord(contract, sent, { orderItems: [line('prod_a', 2), line('prod_b', 3)], subtotal: 10 }, { readSchema: schema('Order') });
+    expect(kept).toEqual({ differences: [], compared: ['orderItems', 'subtotal'] });
+    const dropped = compareRecord(contract, sent, { orderItems: [line('prod_a', 1), line('prod_b', 3)], subtotal: 10 }, { readSchema: schema('Order') });
+    expect(dropped.differences).toEqual([{ field: 'orderItems[0].quantity', want: 2, got: 1 }]);
+  });
+
   test('without the mark the field is not looked for under another name', () => {
     const unmarked = structuredClone(contract);
     const client = (unmarked.components as { schemas: Record<string, { properties: Record<string, JsonObject> }> }).schemas.Client!;

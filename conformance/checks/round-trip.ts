@@ -17,7 +17,8 @@
  * vocabulary, which response_schema_conformance reports: it is not compared here. A field the
  * read's schema names otherwise than the request and the create's answer (seed §2.4: `cpfCnpj`
  * sent and answered, `taxId` in the list form and the read by id) is compared under the read's
- * name, as the read's property says with `x-also-named` (`otherNames`).
+ * name, as the read's property says with `x-also-named` (`otherNames`); so is a field the read
+ * names otherwise than the request (an order's `items` sent, its `orderItems` read).
  *
  * Nothing here knows a field name: the schemas come from the contract.
  */

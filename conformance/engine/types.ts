@@ -78,8 +78,10 @@ export interface ConformanceOptions {
   seed?: number;
   /** How many generated bodies each create is sent (`--examples`); `defaultExamples` when not given. */
   examples?: number;
-  /** Answers slower than this fail `response_time` (`--max-response-time`); no budget when not given. */
+  /** Answers slower than this fail `response_time` (`--max-response-time`); no budget when not given, except under `--profile own`. */
   maxResponseTimeMs?: number;
+  /** The budget is `--profile own`'s default, not a `--max-response-time` the user gave (findings say so). */
+  maxResponseTimeDefault?: boolean;
   /** Per-request timeout. */
   timeoutMs: number;
   /**

@@ -5,6 +5,8 @@ import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js
 import type { CheckName, ConformanceOptions } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 import { createId } from '../../lib/ids/cuid2.js';
+import { OWN_DEFAULT_RESPONSE_TIME_MS } from '../options.js';
+import type { Config } from '../../server/config.js';
 
 /**
  * Deliberately broken deployments: each wraps the reference server's `fetch` and breaks
@@ -30,6 +32,8 @@ export interface Fault {
   deliveries?: (send: typeof fetch, secrets: ReadonlyMap<string, string>) => typeof fetch;
   /** Run options the check needs to be on (`--max-response-time`). */
   options?: Partial<ConformanceOptions>;
+  /** The reference server's configuration the fault needs (its rate limit on, which tests turn off). */
+  config?: Partial<Config>;
 }
 
 export type FetchLike = (request: Request) => Promise<Response>;
@@ -224,6 +228,28 @@ export const slowFaults: Fault[] = [
       return inner(request);
     },
   },
+  {
+    // What `--profile own` sets when no --max-response-time is given (options.ts): no flag needed.
+    name: "GET /product/{id} answering once after 1.6 s, --profile own's default budget",
+    expect: {
+      operationId: 'getProduct',
+      check: 'response_time',
+      message:
+        /^GET \/product\/\{id\}: 1 of \d+ answers slower than the 1000 ms budget \(--profile own's default; --max-response-time MS sets another\), the slowest 1[6-9]\d\d ms$/,
+    },
+    only: ['createProduct', 'getProduct'],
+    options: { maxResponseTimeMs: OWN_DEFAULT_RESPONSE_TIME_MS, maxResponseTimeDefault: true },
+    wrap: (inner) => {
+      let slowed = false;
+      return async (request) => {
+        if (!slowed && is(request, 'GET', /^\/product\/[^/]+$/)) {
+          slowed = true;
+          await new Promise((resolve) => setTimeout(resolve, 1_600));
+        }
+        return inner(request);
+      };
+    },
+  },
 ];
 
 export const faults: Fault[] = [
@@ -233,6 +259,56 @@ export const faults: Fault[] = [
   ...reuseFaults,
   ...generatedFaults,
   ...slowFaults,
+  {
+    // The request's `items` is the answer's `orderItems` (x-also-named): what each line was sent is what it keeps.
+    name: "an order's lines stored with quantity 1 (orderItems[].quantity, whatever `items` sent)",
+    expect: {
+      operationId: 'createOrder',
+      check: 'ensure_resource_availability',
+      message: /POST \/order: `orderItems\[\d+\]\.quantity` reads 1, sent (?!1\b)\d+[\s\S]*GET \/order\/\S+: `orderItems\[\d+\]\.quantity` reads 1/,
+    },
+    only: ['createProduct', 'createOrder', 'getOrder'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!response.ok || !/^\/order(\/[^/]+)?$/.test(new URL(request.url).pathname)) return response;
+      return rewriteJson(response, (order: Json) =>
+        Array.isArray(order.orderItems) ? { ...order, orderItems: order.orderItems.map((item: Json) => ({ ...item, quantity: 1 })) } : order,
+      );
+    },
+  },
+  {
+    // The suite's requests stay far below the quota: only the fields are looked at.
+    name: 'RateLimit fields on reads only, none on writes (rate limit on)',
+    expect: {
+      operationId: 'createProduct',
+      check: 'response_headers_conformance',
+      message:
+        /^answers carry no RateLimit or RateLimit-Policy, though other answers of the run do \(first \w+'s\); every answer of a service that limits requests carries both \(D11\)$/,
+    },
+    only: ['createProduct', 'getProduct'],
+    config: { rateLimitRequests: 1_000_000, rateLimitAnonymousRequests: 1_000_000 },
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (request.method === 'GET') return response;
+      const headers = new Headers(response.headers);
+      headers.delete('RateLimit');
+      headers.delete('RateLimit-Policy');
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    },
+  },
+  {
+    name: 'schema-invalid JSON refused with 400, not 422 (POST /product)',
+    expect: {
+      operationId: 'createProduct',
+      check: 'negative_data_rejection',
+      message: /^a body that parses but breaks the schema refused with 400, not 422 \(a validation failure is 422, decision D02/,
+    },
+    only: ['createProduct'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      return is(request, 'POST', /^\/product$/) && response.status === 422 ? new Response(response.body, { status: 400, headers: response.headers }) : response;
+    },
+  },
   {
     name: 'a required field dropped (phone of listed clients)',
     expect: { operationId: 'listClients', check: 'response_schema_conformance' },

@@ -34,8 +34,9 @@ async function run(
   only?: string[],
   deliveries?: Fault['deliveries'],
   options: Fault['options'] = {},
+  config: Fault['config'] = undefined,
 ): Promise<RunReport> {
-  server = await createTestServer();
+  server = await createTestServer(config ? { config } : {});
   const app = server.app;
   // The secret of each registration, as its answer carried it: what a re-signing fault needs.
   const secrets = new Map<string, string>();
@@ -67,6 +68,22 @@ function failures(report: RunReport): string[] {
 const optIn = ['webhook_url_policy', 'auth_flood_limited', 'response_time'];
 
 describe('the reference server conforms', () => {
+  test('with its rate limit on, no check fails in the reference profile: every answer carries the RateLimit fields (D11)', async () => {
+    let answers = 0;
+    let limited = 0;
+    const counting: (inner: FetchLike) => FetchLike = (inner) => async (request) => {
+      const response = await inner(request);
+      answers++;
+      if (response.headers.has('RateLimit') && response.headers.has('RateLimit-Policy')) limited++;
+      return response;
+    };
+    const report = await run('reference', counting, undefined, undefined, {}, { rateLimitRequests: 1_000_000, rateLimitAnonymousRequests: 1_000_000 });
+    expect(failures(report)).toEqual([]);
+    // The check had something to hold: the answers carried the fields.
+    expect(limited).toBeGreaterThan(100);
+    expect(limited).toBe(answers);
+  });
+
   test.each<Profile>(['reference', 'seed'])('no check fails in the %s profile', async (profile) => {
     const report = await run(profile, (inner) => inner);
     expect(failures(report)).toEqual([]);
@@ -204,6 +221,7 @@ describe('every fault is caught by its check', () => {
       fault.only,
       fault.deliveries,
       fault.options,
+      fault.config,
     );
     const result = report.results.find((r) => r.operationId === fault.expect.operationId && r.check === fault.expect.check);
     expect(result?.outcome, `${fault.expect.operationId} › ${fault.expect.check} should fail; failures were:\n${failures(report).join('\n')}`).toBe('fail');

@@ -11,7 +11,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   status_code_conformance: "every answer's status is one the contract documents for the operation",
   content_type_conformance: "every answer's media type is one documented for that status",
   response_schema_conformance: "every answer's body is valid against the documented schema",
-  response_headers_conformance: 'the documented response headers (Location, Link …) are present and valid; every answer says nosniff (D50)',
+  response_headers_conformance: 'documented headers (Location, Link …) valid; every answer says nosniff (D50), and carries RateLimit if any does (D11)',
   ignored_auth: 'a request without a key, with an unissued key or with garbage is refused with 401',
   negative_data_rejection: 'bodies, headers and query parameters the contract makes invalid (an INACTIVE record named, D45) are refused with a 4xx',
   positive_data_acceptance: "bodies the contract makes valid (examples, every enum value, D46's punctuation) are accepted",
@@ -31,7 +31,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   webhook_signature: '--webhook-receiver: each delivery carries a valid Standard Webhooks signature and a fresh timestamp',
   webhook_schema: "--webhook-receiver: each delivery's body is valid against the contract's webhooks schema",
   webhook_delivery: '--webhook-receiver: every event of a charge arrives, in order, and a failed delivery is retried',
-  response_time: '--max-response-time: no answer is slower than the budget',
+  response_time: '--max-response-time (1000 ms under --profile own): no answer is slower than the budget',
 };
 
 /** The text of `--list-checks`: one line per check, in the matrix's order. */
