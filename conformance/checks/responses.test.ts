@@ -172,6 +172,23 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
   ],
   // response_schema_conformance
   [
+    "a problem whose `status` member is not the answer's status (D02: the HTTP status of this response)",
+    {
+      given: [{ status: 401, contentType: problemJson, body: { ...unauthorized, status: 404 } }],
+      want: {
+        check: 'response_schema_conformance',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D02',
+        message: /→ 401: the problem's `status` member is 404, not the answer's status 401/,
+      },
+    },
+  ],
+  [
+    "a problem whose `status` member is the answer's status passes",
+    { given: [{ status: 401, contentType: problemJson, body: unauthorized }], want: { check: 'response_schema_conformance', seed: 'pass', reference: 'pass' } },
+  ],
+  [
     'the example body',
     { given: [{ status: 201, headers: location, body: created }], want: { check: 'response_schema_conformance', seed: 'pass', reference: 'pass' } },
   ],

@@ -317,6 +317,20 @@ function checkContentType(judge: Judge, op: ContractOperation, exchange: Exchang
   judge.depart(op.operationId, check, `${what}: Content-Type ${actual ?? '(none)'}, documented ${types.join(' or ')}`, exchange, decision);
 }
 
+/** The decision that errors are RFC 9457 problems, whose `status` member is the answer's status. */
+export const problemDecision = 'D02';
+
+/**
+ * The `status` member of a problem body (`application/problem+json`) when it is a number other
+ * than the answer's status; undefined when it matches, is absent or is not a number (the schema
+ * says what it must be), or the body is not a problem.
+ */
+export function problemStatusMismatch(response: { status: number; headers: Record<string, string> }, body: unknown): number | undefined {
+  if (!/^application\/problem\+json\b/i.test(response.headers['content-type'] ?? '')) return undefined;
+  if (!isObject(body) || typeof body.status !== 'number') return undefined;
+  return body.status === response.status ? undefined : body.status;
+}
+
 function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
   const check = 'response_schema_conformance';
   const response = exchange.response!;
@@ -333,8 +347,19 @@ function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, excha
     return;
   }
   const verdict = validateBoth(ctx, pointer, body);
+  const statusMember = problemStatusMismatch(response, body);
+  if (statusMember !== undefined) {
+    // The Problem schema: `status` is the HTTP status code of this response (D02).
+    judge.depart(
+      op.operationId,
+      check,
+      `${what}: the problem's \`status\` member is ${statusMember}, not the answer's status ${response.status} (a problem's \`status\` is the HTTP status of its response, D02)`,
+      exchange,
+      problemDecision,
+    );
+  }
   if (verdict.ok) {
-    judge.pass(op.operationId, check, 'every body matches its schema', exchange);
+    if (statusMember === undefined) judge.pass(op.operationId, check, 'every body matches its schema', exchange);
   } else if (verdict.seedErrors.length > 0) {
     // Wrong even for the seed; unless the whole response object is a decision (an error, D02).
     judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.seedErrors)}`, exchange, responseDecision, errorPlaces(verdict.seedErrors));

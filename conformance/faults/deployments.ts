@@ -226,7 +226,26 @@ export const slowFaults: Fault[] = [
   },
 ];
 
+/** A problem whose `status` member is not the answer's status (the Problem schema, D02): response_schema_conformance. */
+export const problemFaults: Fault[] = [
+  {
+    name: "a problem's `status` member other than the answer's status (every 404 says 400)",
+    expect: {
+      operationId: 'getClient',
+      check: 'response_schema_conformance',
+      message: /the problem's `status` member is 400, not the answer's status 404/,
+    },
+    only: ['createClient', 'getClient'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (response.status !== 404 || !/problem\+json/.test(response.headers.get('content-type') ?? '')) return response;
+      return rewriteJson(response, (problem: Json) => ({ ...problem, status: 400 }));
+    },
+  },
+];
+
 export const faults: Fault[] = [
+  ...problemFaults,
   ...pagingFaults,
   ...securityHeaderFaults,
   ...inactiveFaults,
