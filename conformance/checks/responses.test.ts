@@ -35,6 +35,9 @@ const paths: Record<string, [string, string]> = {
   listClients: ['GET', 'http://ref.test/client'],
   createSubscription: ['POST', 'http://alt.test/subscription'],
   getProduct: ['GET', 'http://alt.test/product/prod_ndvw35rd8w4vqozp8gqwwcxt'],
+  createWebhook: ['POST', 'http://ref.test/webhook'],
+  getWebhook: ['GET', 'http://ref.test/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt'],
+  listWebhooks: ['GET', 'http://ref.test/webhook'],
 };
 
 function exchange(answer: Answer): Exchange {
@@ -171,6 +174,41 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
     },
   ],
   // response_schema_conformance
+  [
+    "a webhook registration's secret in its create's answer (the only one that returns it, D40)",
+    {
+      given: [{ op: 'createWebhook', status: 201, headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' }, body: example('WebhookCreated') }],
+      want: { check: 'response_schema_conformance', op: 'createWebhook', seed: 'pass', reference: 'pass' },
+    },
+  ],
+  [
+    'a read of a webhook registration carrying its secret (D40: returned only by the create)',
+    {
+      given: [{ op: 'getWebhook', status: 200, body: example('WebhookCreated') }],
+      want: {
+        check: 'response_schema_conformance',
+        op: 'getWebhook',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D40',
+        message: /^GET \/webhook\/wbhk_\w+ → 200: a `secret` member \(at \/\) where the documented schema has none/,
+      },
+    },
+  ],
+  [
+    'a list of webhook registrations carrying their secrets',
+    {
+      given: [{ op: 'listWebhooks', status: 200, body: [{ ...example('WebhookCreated'), secret: undefined }, example('WebhookCreated')] }],
+      want: {
+        check: 'response_schema_conformance',
+        op: 'listWebhooks',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D40',
+        message: /a `secret` member \(at \/1\)/,
+      },
+    },
+  ],
   [
     "a problem whose `status` member is not the answer's status (D02: the HTTP status of this response)",
     {

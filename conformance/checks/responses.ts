@@ -331,6 +331,53 @@ export function problemStatusMismatch(response: { status: number; headers: Recor
   return body.status === response.status ? undefined : body.status;
 }
 
+/** The member that carries a signing secret, and the decision that only the create returns it. */
+export const secretName = 'secret';
+export const secretDecision = 'D40';
+
+/** True when the schema at `pointer` (through `$ref`s, compositions, items and properties) declares a property `name`. */
+export function declaresProperty(contract: JsonObject, pointer: string, name: string): boolean {
+  const seen = new Set<unknown>();
+  const visit = (value: unknown, at: string): boolean => {
+    const { node, pointer: here } = followRef(contract, value, at);
+    if (!isObject(node) || seen.has(node)) return false;
+    seen.add(node);
+    const properties = node.properties;
+    if (isObject(properties) && name in properties) return true;
+    const children: Array<[unknown, string]> = [];
+    if (isObject(properties)) for (const [key, child] of Object.entries(properties)) children.push([child, `${here}/properties/${escapeToken(key)}`]);
+    for (const keyword of composing)
+      if (Array.isArray(node[keyword])) for (const [i, child] of (node[keyword] as unknown[]).entries()) children.push([child, `${here}/${keyword}/${i}`]);
+    for (const keyword of ['items', 'additionalProperties']) if (isObject(node[keyword])) children.push([node[keyword], `${here}/${keyword}`]);
+    return children.some(([child, at]) => visit(child, at));
+  };
+  return visit(resolvePointer(contract, pointer), pointer);
+}
+
+/**
+ * Where `body` carries a `secret` member that the answer's documented schema does not declare
+ * (a JSON Pointer; `''` for the top level), or undefined.
+ */
+export function undeclaredSecret(contract: JsonObject, pointer: string, body: unknown): string | undefined {
+  const find = (value: unknown, at: string): string | undefined => {
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) {
+        const found = find(item, `${at}/${i}`);
+        if (found !== undefined) return found;
+      }
+    } else if (isObject(value)) {
+      if (secretName in value) return at;
+      for (const [key, child] of Object.entries(value)) {
+        const found = find(child, `${at}/${escapeToken(key)}`);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  };
+  const at = find(body, '');
+  return at === undefined || declaresProperty(contract, pointer, secretName) ? undefined : at;
+}
+
 function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
   const check = 'response_schema_conformance';
   const response = exchange.response!;
@@ -358,8 +405,20 @@ function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, excha
       problemDecision,
     );
   }
+  const secretAt = undeclaredSecret(ctx.contract, pointer, body);
+  if (secretAt !== undefined) {
+    // A signing secret is returned only by the request that creates it (D40): the schemas of reads,
+    // lists and updates do not declare one, and a body that carries one anyway leaks it.
+    judge.depart(
+      op.operationId,
+      check,
+      `${what}: a \`${secretName}\` member (at ${secretAt || '/'}) where the documented schema has none; a signing secret is returned only by the request that creates it (D40)`,
+      exchange,
+      secretDecision,
+    );
+  }
   if (verdict.ok) {
-    if (statusMember === undefined) judge.pass(op.operationId, check, 'every body matches its schema', exchange);
+    if (statusMember === undefined && secretAt === undefined) judge.pass(op.operationId, check, 'every body matches its schema', exchange);
   } else if (verdict.seedErrors.length > 0) {
     // Wrong even for the seed; unless the whole response object is a decision (an error, D02).
     judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.seedErrors)}`, exchange, responseDecision, errorPlaces(verdict.seedErrors));

@@ -244,7 +244,28 @@ export const problemFaults: Fault[] = [
   },
 ];
 
+/** A webhook registration's signing secret returned by reads and lists, not only by its create (D40): response_schema_conformance. */
+export const secretFaults: Fault[] = [
+  {
+    name: "a webhook registration's secret returned again by GET /webhook/{id} and GET /webhook",
+    expect: {
+      operationId: 'getWebhook',
+      check: 'response_schema_conformance',
+      message:
+        /^GET \/webhook\/\S+ → 200: a `secret` member \(at \/\) where the documented schema has none; a signing secret is returned only by the request that creates it \(D40\)$/m,
+    },
+    only: ['createWebhook', 'getWebhook', 'listWebhooks', 'deleteWebhook'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!is(request, 'GET', /^\/webhook(\/[^/]+)?$/) || !response.ok) return response;
+      const leak = (w: Json) => ({ ...w, secret: `whsec_${Buffer.from(String(w.id)).toString('base64')}` });
+      return rewriteJson(response, (body: Json | Json[]) => (Array.isArray(body) ? body.map(leak) : leak(body)));
+    },
+  },
+];
+
 export const faults: Fault[] = [
+  ...secretFaults,
   ...problemFaults,
   ...pagingFaults,
   ...securityHeaderFaults,
