@@ -175,6 +175,42 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
   ],
   // response_schema_conformance
   [
+    'a timestamp written with an offset and without milliseconds (D35: UTC, milliseconds, Z)',
+    {
+      given: [
+        {
+          op: 'createWebhook',
+          status: 201,
+          headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
+          body: { ...example('WebhookCreated'), createdAt: '2026-11-21T11:30:00-03:00', updatedAt: '2026-11-21T14:30:00Z' },
+        },
+      ],
+      want: {
+        check: 'response_schema_conformance',
+        op: 'createWebhook',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D35',
+        message:
+          /^POST \/webhook → 201: `\/createdAt` is written "2026-11-21T11:30:00-03:00" \(and 1 more timestamp\); timestamps are written in UTC with milliseconds and Z, as "2026-11-21T14:30:00\.000Z" \(D35\)$/,
+      },
+    },
+  ],
+  [
+    'a timestamp-like text in a field that is no timestamp is not judged as one',
+    {
+      given: [
+        {
+          op: 'createWebhook',
+          status: 201,
+          headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
+          body: { ...example('WebhookCreated'), name: '2026-11-21T11:30:00-03:00' },
+        },
+      ],
+      want: { check: 'response_schema_conformance', op: 'createWebhook', seed: 'pass', reference: 'pass' },
+    },
+  ],
+  [
     "a webhook registration's secret in its create's answer (the only one that returns it, D40)",
     {
       given: [{ op: 'createWebhook', status: 201, headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' }, body: example('WebhookCreated') }],

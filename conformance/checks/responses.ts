@@ -331,6 +331,37 @@ export function problemStatusMismatch(response: { status: number; headers: Recor
   return body.status === response.status ? undefined : body.status;
 }
 
+/** The decision on the form timestamps are written in: RFC 3339, UTC, milliseconds, `Z`. */
+export const timestampDecision = 'D35';
+const writtenTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The instant of an RFC 3339 date-time as the contract writes it, or the text itself when it is no date. */
+function utcForm(value: string): string {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? value : new Date(time).toISOString();
+}
+
+/**
+ * The strings of `body` at a `format: date-time` of the schema at `pointer` (through `$ref`s,
+ * compositions, items and properties) not written as D35 writes them (`2026-11-21T14:30:00.000Z`),
+ * each with its place (a JSON Pointer), in the body's order.
+ */
+export function timestampsOffForm(contract: JsonObject, pointer: string, body: unknown): Array<{ at: string; value: string }> {
+  const found = new Map<string, string>();
+  const visit = (schema: unknown, value: unknown, at: string, depth: number): void => {
+    if (depth > 64) return;
+    const { node } = followRef(contract, schema, pointer);
+    if (!isObject(node)) return;
+    if (node.format === 'date-time' && typeof value === 'string' && !writtenTimestamp.test(value)) found.set(at, value);
+    for (const keyword of composing) if (Array.isArray(node[keyword])) for (const branch of node[keyword] as unknown[]) visit(branch, value, at, depth + 1);
+    if (isObject(value) && isObject(node.properties))
+      for (const [key, child] of Object.entries(node.properties)) if (key in value) visit(child, value[key], `${at}/${escapeToken(key)}`, depth + 1);
+    if (Array.isArray(value) && isObject(node.items)) for (const [i, item] of value.entries()) visit(node.items, item, `${at}/${i}`, depth + 1);
+  };
+  visit(resolvePointer(contract, pointer), body, '', 0);
+  return [...found].map(([at, value]) => ({ at, value }));
+}
+
 /** The member that carries a signing secret, and the decision that only the create returns it. */
 export const secretName = 'secret';
 export const secretDecision = 'D40';
@@ -405,6 +436,18 @@ function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, excha
       problemDecision,
     );
   }
+  const timestamps = timestampsOffForm(ctx.contract, pointer, body);
+  if (timestamps.length > 0) {
+    const [first] = timestamps;
+    const others = timestamps.length > 1 ? ` (and ${timestamps.length - 1} more timestamp${timestamps.length === 2 ? '' : 's'})` : '';
+    judge.depart(
+      op.operationId,
+      check,
+      `${what}: \`${wildcardPath(first!.at)}\` is written ${JSON.stringify(first!.value)}${others}; timestamps are written in UTC with milliseconds and Z, as ${JSON.stringify(utcForm(first!.value))} (D35)`,
+      exchange,
+      timestampDecision,
+    );
+  }
   const secretAt = undeclaredSecret(ctx.contract, pointer, body);
   if (secretAt !== undefined) {
     // A signing secret is returned only by the request that creates it (D40): the schemas of reads,
@@ -418,7 +461,8 @@ function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, excha
     );
   }
   if (verdict.ok) {
-    if (statusMember === undefined && secretAt === undefined) judge.pass(op.operationId, check, 'every body matches its schema', exchange);
+    if (statusMember === undefined && secretAt === undefined && timestamps.length === 0)
+      judge.pass(op.operationId, check, 'every body matches its schema', exchange);
   } else if (verdict.seedErrors.length > 0) {
     // Wrong even for the seed; unless the whole response object is a decision (an error, D02).
     judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.seedErrors)}`, exchange, responseDecision, errorPlaces(verdict.seedErrors));

@@ -264,7 +264,30 @@ export const secretFaults: Fault[] = [
   },
 ];
 
+/** Timestamps written in local time without milliseconds, not as D35 writes them: response_schema_conformance. */
+export const timestampFaults: Fault[] = [
+  {
+    name: 'timestamps written at -03:00 without milliseconds (the same instants)',
+    expect: {
+      operationId: 'createClient',
+      check: 'response_schema_conformance',
+      message:
+        /^POST \/client → 201: `\/createdAt` is written "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-03:00" \(and 1 more timestamp\); timestamps are written in UTC with milliseconds and Z/m,
+    },
+    only: ['createClient', 'getClient', 'listClients'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!/^\/client(\/[^/]+)?$/.test(new URL(request.url).pathname) || !response.ok) return response;
+      const local = (text: unknown) =>
+        typeof text === 'string' && text.endsWith('Z') ? `${new Date(Date.parse(text) - 3 * 3_600_000).toISOString().slice(0, 19)}-03:00` : text;
+      const shift = (c: Json) => ({ ...c, createdAt: local(c.createdAt), updatedAt: local(c.updatedAt) });
+      return rewriteJson(response, (body: Json | Json[]) => (Array.isArray(body) ? body.map(shift) : shift(body)));
+    },
+  },
+];
+
 export const faults: Fault[] = [
+  ...timestampFaults,
   ...secretFaults,
   ...problemFaults,
   ...pagingFaults,

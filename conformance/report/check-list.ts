@@ -10,7 +10,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   not_a_server_error: 'no request of the run, valid or not, is answered with a 5xx or not at all',
   status_code_conformance: "every answer's status is one the contract documents for the operation",
   content_type_conformance: "every answer's media type is one documented for that status",
-  response_schema_conformance: "every body is valid against its schema; a problem's status is the answer's (D02); only a create returns a secret (D40)",
+  response_schema_conformance: 'bodies valid against their schema; timestamps UTC ms Z (D35); problem status = HTTP status (D02); secret on create only (D40)',
   response_headers_conformance: 'the documented response headers (Location, Link …) are present and valid; every answer says nosniff (D50)',
   ignored_auth: 'a request without a key, with an unissued key or with garbage is refused with 401',
   negative_data_rejection: 'bodies, headers and query parameters the contract makes invalid (an INACTIVE record named, D45) are refused with a 4xx',
