@@ -286,7 +286,36 @@ export const timestampFaults: Fault[] = [
   },
 ];
 
+/**
+ * A product's INACTIVE status looked at only once the client's has refused the request (D45):
+ * negative_data_rejection, by the request naming an INACTIVE product alone with an ACTIVE client.
+ */
+export const inactiveAloneFaults: Fault[] = [
+  {
+    name: 'an INACTIVE product sold when the client is ACTIVE (its status looked at only when the client is refused)',
+    expect: {
+      operationId: 'createPaymentLink',
+      check: 'negative_data_rejection',
+      message: /a request naming `\/items\/0\/productId` \(an INACTIVE product\) was accepted \(20\d\); an INACTIVE record cannot be sold or billed \(D45\)/,
+    },
+    only: ['createPaymentLink', 'createClient', 'createProduct'],
+    wrap: (inner) => async (request) => {
+      if (!isCreatePaymentLink(request)) return inner(request);
+      const body = (await request.clone().json()) as Json;
+      const refused = await inner(request);
+      if (refused.status !== 422) return refused;
+      const problem = (await refused.clone().json()) as { errors?: Json[] };
+      const onlyProducts = problem.errors?.length && problem.errors.every((e) => e.keyword === 'active' && e.pointer !== '/customerId');
+      if (!onlyProducts) return refused;
+      // The client is ACTIVE, so the products are never looked at: the link is made all the same.
+      const { customerId: _client, items: _items, ...rest } = body;
+      return inner(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify({ ...rest, total: 1000 }) }));
+    },
+  },
+];
+
 export const faults: Fault[] = [
+  ...inactiveAloneFaults,
   ...timestampFaults,
   ...secretFaults,
   ...problemFaults,
