@@ -182,7 +182,7 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
           op: 'createWebhook',
           status: 201,
           headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
-          body: { ...example('WebhookCreated'), createdAt: '2026-11-21T11:30:00-03:00', updatedAt: '2026-11-21T14:30:00Z' },
+          body: { ...example<Record<string, unknown>>('WebhookCreated'), createdAt: '2026-11-21T11:30:00-03:00', updatedAt: '2026-11-21T14:30:00Z' },
         },
       ],
       want: {
@@ -204,7 +204,7 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
           op: 'createWebhook',
           status: 201,
           headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
-          body: { ...example('WebhookCreated'), name: '2026-11-21T11:30:00-03:00' },
+          body: { ...example<Record<string, unknown>>('WebhookCreated'), name: '2026-11-21T11:30:00-03:00' },
         },
       ],
       want: { check: 'response_schema_conformance', op: 'createWebhook', seed: 'pass', reference: 'pass' },
@@ -234,7 +234,9 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
   [
     'a list of webhook registrations carrying their secrets',
     {
-      given: [{ op: 'listWebhooks', status: 200, body: [{ ...example('WebhookCreated'), secret: undefined }, example('WebhookCreated')] }],
+      given: [
+        { op: 'listWebhooks', status: 200, body: [{ ...example<Record<string, unknown>>('WebhookCreated'), secret: undefined }, example('WebhookCreated')] },
+      ],
       want: {
         check: 'response_schema_conformance',
         op: 'listWebhooks',
