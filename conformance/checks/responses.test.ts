@@ -191,8 +191,7 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
         seed: 'info',
         reference: 'fail',
         decision: 'D35',
-        message:
-          /^POST \/webhook → 201: `\/createdAt` is written "2026-11-21T11:30:00-03:00" \(and 1 more timestamp\); timestamps are written in UTC with milliseconds and Z, as "2026-11-21T14:30:00\.000Z" \(D35\)$/,
+        message: /^POST \/webhook → 201: timestamps not written in UTC with milliseconds and Z, as 2026-11-21T14:30:00\.000Z \(D35\)$/,
       },
     },
   ],
@@ -503,6 +502,23 @@ describe('responseChecks', () => {
     await responseChecks.run(ctx);
     expect(ctx.recorder.results(['createPaymentLink', 'listClients'])).toEqual([]);
   });
+});
+
+test("a timestamp off D35's form: the value, the form D35 writes it in and how many more are the detail, so one fault is one finding", async () => {
+  const read = (createdAt: string) =>
+    exchange({
+      op: 'createWebhook',
+      status: 201,
+      headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
+      body: { ...example<Record<string, unknown>>('WebhookCreated'), createdAt, updatedAt: createdAt },
+    });
+  const ctx = await judge('reference', [read('2026-11-21T11:30:00-03:00'), read('2026-11-22T09:00:00+00:00')]);
+  const findings = result(ctx, 'createWebhook', 'response_schema_conformance')!.findings.filter((f) => f.outcome === 'fail');
+  expect(new Set(findings.map((f) => f.message)).size).toBe(1);
+  expect(findings.map((f) => f.detail)).toEqual([
+    '`/createdAt` is "2026-11-21T11:30:00-03:00", which D35 writes "2026-11-21T14:30:00.000Z", and 1 more',
+    '`/createdAt` is "2026-11-22T09:00:00+00:00", which D35 writes "2026-11-22T09:00:00.000Z", and 1 more',
+  ]);
 });
 
 describe('helpers', () => {

@@ -439,13 +439,15 @@ function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, excha
   const timestamps = timestampsOffForm(ctx.contract, pointer, body);
   if (timestamps.length > 0) {
     const [first] = timestamps;
-    const others = timestamps.length > 1 ? ` (and ${timestamps.length - 1} more timestamp${timestamps.length === 2 ? '' : 's'})` : '';
+    const others = timestamps.length > 1 ? `, and ${timestamps.length - 1} more` : '';
+    // The values go to the detail: the message is the same on every answer, so one fault is one finding.
     judge.depart(
       op.operationId,
       check,
-      `${what}: \`${wildcardPath(first!.at)}\` is written ${JSON.stringify(first!.value)}${others}; timestamps are written in UTC with milliseconds and Z, as ${JSON.stringify(utcForm(first!.value))} (D35)`,
+      `${what}: timestamps not written in UTC with milliseconds and Z, as 2026-11-21T14:30:00.000Z (D35)`,
       exchange,
       timestampDecision,
+      `\`${first!.at}\` is ${JSON.stringify(first!.value)}, which D35 writes ${JSON.stringify(utcForm(first!.value))}${others}`,
     );
   }
   const secretAt = undeclaredSecret(ctx.contract, pointer, body);
