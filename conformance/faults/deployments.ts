@@ -170,11 +170,13 @@ export const generatedFaults: Fault[] = [
   },
   {
     name: 'accents dropped by an update (PATCH /webhook/{id} stores `name` without its accents)',
-    expect: { operationId: 'updateWebhook', check: 'generated_values_kept', message: /PATCH \/webhook\/\S+: `name` reads "[^"]*", sent "[^"]*[^\x00-\x7f]/ },
+    expect: { operationId: 'updateWebhook', check: 'generated_values_kept', message: /PATCH \/webhook\/\S+: `name` reads "[^"]*"?, sent "[^"]*[^\x00-\x7f]/ },
     only: ['createWebhook', 'getWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook'],
     wrap: (inner) => async (request) => {
       if (!is(request, 'PATCH', /^\/webhook\/[^/]+$/)) return inner(request);
-      const plain = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '');
+      // Composed again (NFD splits a Hangul syllable into letters that are no marks: a name could grow
+      // past its maxLength); a name of marks only would be left empty (minLength 1): a letter stands in.
+      const plain = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC') || 'a';
       return inner(await withRequest<Json>(request, { body: (body) => (typeof body.name === 'string' ? { ...body, name: plain(body.name) } : body) }));
     },
   },
