@@ -113,7 +113,11 @@ describe('renderHtml groups identical findings', () => {
   ]);
   test('one entry per group, with its count and operations; the section counts findings and groups', () => {
     expect(groups).toEqual([
-      ['fail', 'fail-1', '✗ not_a_server_error × 2 on 2 operations (getCharge, listClients) — GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error'],
+      [
+        'fail',
+        'fail-1',
+        '✗ not_a_server_error × 2 on 2 operations (getCharge, listClients) — GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error',
+      ],
       ['fail', 'fail-2', '✗ listClients › tenant_isolation — clnt_9x8y7z (conf1234abcd-B) of the other company is listed'],
       [
         'info',
