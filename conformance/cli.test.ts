@@ -283,7 +283,7 @@ test('a target that breaks: exit 1, each failure with its request and response, 
     expect(run.stdout).toMatch(/Checks: \d+ passed, [1-9]\d* failed/);
     // The same 500 on both operations is one entry naming both, with a curl line for each request.
     expect(run.stdout).toMatch(
-      /Failures \(\d+ checks; \d+ findings, \d+ distinct\)\n\n✗ not_a_server_error × \d+ on 2 operations \(getCharge ×\d+, listClients ×\d+\)\n {2}\{request\} → 500: a server error\n/,
+      /Failures \(\d+ checks; \d+ findings, \d+ distinct\)\n\n✗ not_a_server_error × \d+ on 2 operations \(getCharge ×\d+, listClients ×\d+\)\n {2}GET \/\S+ → 500: a server error\n/,
     );
     expect(run.stdout).toMatch(
       new RegExp(`→ GET http://127\\.0\\.0\\.1:${port}/client\\n {6}Accept: [^\\n]+\\n {6}X-API-KEY: sk_bro…\\*{4}\\n {4}← 500 \\(\\d+ ms\\)\\n`),

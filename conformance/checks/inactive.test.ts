@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';
 import { inactiveReferencesCheck, pointersOf } from './inactive.js';
-import { contextOn, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
+import { contextOn, is, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 
 const check = 'negative_data_rejection';
 const referring = ['createPaymentLink', 'createOrder', 'createSubscription'];
@@ -40,6 +40,20 @@ const refusesAsUnknown: Wrapper = async (request, next) => {
   return new Response(text, { status: 422, headers: response.headers });
 };
 
+/**
+ * A service that looks at the products' status only once the client's has refused the request:
+ * an INACTIVE product with an ACTIVE client is accepted (each product's refusal then carries no client error).
+ */
+const productCheckedOnlyWithClient: Wrapper = async (request, next) => {
+  const response = await next(request.clone());
+  if (response.status !== 422 || !is(request, 'POST', /^\/charge\/payment-link$/)) return response;
+  const problem = (await response.clone().json()) as { errors?: Array<{ keyword?: string; pointer?: string }> };
+  const active = problem.errors?.every((e) => e.keyword === 'active') ?? false;
+  return active && !problem.errors!.some((e) => e.pointer === '/customerId')
+    ? new Response('{"id":"accepted"}', { status: 201, headers: { 'Content-Type': 'application/json' } })
+    : response;
+};
+
 describe('a request naming an INACTIVE product or client', () => {
   test.each<Profile>(['reference', 'seed'])('the reference server refuses it with 422, keyword active at each reference (%s)', async (profile) => {
     const { ctx, sent } = await run(profile);
@@ -48,9 +62,11 @@ describe('a request naming an INACTIVE product or client', () => {
       expect(v.outcome, v.messages.join('\n')).toBe('pass');
       expect(v.messages.join('\n')).toMatch(/refused with 422, keyword `active` at each/);
     }
-    // One request per operation naming them, and at most one new INACTIVE record of each kind.
+    // Per operation, one request naming them all and, when they are of two kinds, one naming each
+    // kind alone (three: every referring operation names a client and a product); at most one new
+    // INACTIVE record of each kind.
     const named = sent.filter((e) => referring.includes(e.operationId));
-    expect(named.map((e) => e.operationId).sort()).toEqual([...referring].sort());
+    expect(named.map((e) => e.operationId).sort()).toEqual(referring.flatMap((op) => [op, op, op]).sort());
     expect(sent.length - named.length).toBeLessThanOrEqual(3);
     const payment = named.find((e) => e.operationId === 'createPaymentLink')!;
     expect(JSON.parse(payment.response!.body).errors.map((e: { pointer: string; keyword: string }) => `${e.pointer} ${e.keyword}`)).toContain(
@@ -76,6 +92,28 @@ describe('a request naming an INACTIVE product or client', () => {
     expect(v.outcome).toBe('fail');
     expect(v.messages).toEqual([
       'fail: a request naming `/customerId` (an INACTIVE client), `/items/0/productId` (an INACTIVE product) was refused with 422, but no field error with keyword `active` names `/customerId`, `/items/0/productId` (errors: /customerId exists, /items/0/productId exists) (D45)',
+      'fail: a request naming `/customerId` (an INACTIVE client) was refused with 422, but no field error with keyword `active` names `/customerId` (errors: /customerId exists) (D45)',
+      'fail: a request naming `/items/0/productId` (an INACTIVE product) was refused with 422, but no field error with keyword `active` names `/items/0/productId` (errors: /items/0/productId exists) (D45)',
+    ]);
+  });
+
+  test('an INACTIVE product with an ACTIVE client, and the other way round, each refused alone', async () => {
+    const { ctx } = await run('reference');
+    const v = verdict(ctx, 'createPaymentLink', check);
+    expect(v.messages).toEqual(
+      expect.arrayContaining([
+        'pass: a request naming `/customerId` (an INACTIVE client) was refused with 422, keyword `active` at each',
+        'pass: a request naming `/items/0/productId` (an INACTIVE product) was refused with 422, keyword `active` at each',
+      ]),
+    );
+  });
+
+  test("a product's status looked at only when the client's refuses the request: the product alone is accepted, a failure", async () => {
+    const { ctx } = await run('reference', productCheckedOnlyWithClient);
+    const v = verdict(ctx, 'createPaymentLink', check);
+    expect(v.outcome).toBe('fail');
+    expect(v.messages.filter((m) => m.startsWith('fail'))).toEqual([
+      'fail: a request naming `/items/0/productId` (an INACTIVE product) was accepted (201); an INACTIVE record cannot be sold or billed (D45)',
     ]);
   });
 

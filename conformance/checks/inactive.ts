@@ -7,7 +7,8 @@
  * and whether a record can be made `INACTIVE` is whether a valid body of its create can say
  * `status: INACTIVE`: an operation the contract links so is tried with no change here. One
  * request per operation: the valid body that names the run's records, each such record replaced
- * by an `INACTIVE` one of its kind. The `INACTIVE` records are those the run already made (the
+ * by an `INACTIVE` one of its kind; when it names records of more than one kind, one request more
+ * for each kind, its record alone replaced (an `INACTIVE` product with an `ACTIVE` client). The `INACTIVE` records are those the run already made (the
  * positive check sends every value of `status`), else one made here, once a run, of each kind.
  * Every finding rests on D45, so it is information in the `seed` profile.
  */
@@ -51,10 +52,18 @@ export const inactiveReferencesCheck: CheckModule = {
         .map((b) => b.body)
         .sort((a, b) => named(b) - named(a))[0];
       if (body === undefined || named(body) === 0) continue;
-      const sent = replaceValues(body, new Map([...replaced].map(([own, { inactiveId }]) => [own, inactiveId])));
-      const expected = [...replaced.values()].flatMap(({ inactiveId, noun }) => pointersOf(sent, inactiveId).map((pointer) => ({ pointer, noun })));
-      const exchange = await ctx.request(opId, { body: sent });
-      judgeAnswer(ctx, opId, exchange, expected);
+      // Every INACTIVE record at once, then, when the body names records of more than one kind, each
+      // alone among ACTIVE ones: a service that looks at one kind's status only when another's
+      // refuses the request (or at one kind only) is caught by the request naming the other alone.
+      const inBody = [...replaced].filter(([own]) => containsValue(body, own));
+      const kinds = [...new Set(inBody.map(([, { noun }]) => noun))];
+      const sets = kinds.length > 1 ? [inBody, ...kinds.map((kind) => inBody.filter(([, { noun }]) => noun === kind))] : [inBody];
+      for (const set of sets) {
+        const sent = replaceValues(body, new Map(set.map(([own, { inactiveId }]) => [own, inactiveId])));
+        const expected = set.flatMap(([, { inactiveId, noun }]) => pointersOf(sent, inactiveId).map((pointer) => ({ pointer, noun })));
+        const exchange = await ctx.request(opId, { body: sent });
+        judgeAnswer(ctx, opId, exchange, expected);
+      }
     }
   },
 };

@@ -35,6 +35,9 @@ const paths: Record<string, [string, string]> = {
   listClients: ['GET', 'http://ref.test/client'],
   createSubscription: ['POST', 'http://alt.test/subscription'],
   getProduct: ['GET', 'http://alt.test/product/prod_ndvw35rd8w4vqozp8gqwwcxt'],
+  createWebhook: ['POST', 'http://ref.test/webhook'],
+  getWebhook: ['GET', 'http://ref.test/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt'],
+  listWebhooks: ['GET', 'http://ref.test/webhook'],
 };
 
 function exchange(answer: Answer): Exchange {
@@ -171,6 +174,95 @@ const cases: Array<[string, { given: Answer[]; want: Want }]> = [
     },
   ],
   // response_schema_conformance
+  [
+    'a timestamp written with an offset and without milliseconds (D35: UTC, milliseconds, Z)',
+    {
+      given: [
+        {
+          op: 'createWebhook',
+          status: 201,
+          headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
+          body: { ...example<Record<string, unknown>>('WebhookCreated'), createdAt: '2026-11-21T11:30:00-03:00', updatedAt: '2026-11-21T14:30:00Z' },
+        },
+      ],
+      want: {
+        check: 'response_schema_conformance',
+        op: 'createWebhook',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D35',
+        message: /^POST \/webhook → 201: timestamps not written in UTC with milliseconds and Z, as 2026-11-21T14:30:00\.000Z \(D35\)$/,
+      },
+    },
+  ],
+  [
+    'a timestamp-like text in a field that is no timestamp is not judged as one',
+    {
+      given: [
+        {
+          op: 'createWebhook',
+          status: 201,
+          headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
+          body: { ...example<Record<string, unknown>>('WebhookCreated'), name: '2026-11-21T11:30:00-03:00' },
+        },
+      ],
+      want: { check: 'response_schema_conformance', op: 'createWebhook', seed: 'pass', reference: 'pass' },
+    },
+  ],
+  [
+    "a webhook registration's secret in its create's answer (the only one that returns it, D40)",
+    {
+      given: [{ op: 'createWebhook', status: 201, headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' }, body: example('WebhookCreated') }],
+      want: { check: 'response_schema_conformance', op: 'createWebhook', seed: 'pass', reference: 'pass' },
+    },
+  ],
+  [
+    'a read of a webhook registration carrying its secret (D40: returned only by the create)',
+    {
+      given: [{ op: 'getWebhook', status: 200, body: example('WebhookCreated') }],
+      want: {
+        check: 'response_schema_conformance',
+        op: 'getWebhook',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D40',
+        message: /^GET \/webhook\/wbhk_\w+ → 200: a `secret` member \(at \/\) where the documented schema has none/,
+      },
+    },
+  ],
+  [
+    'a list of webhook registrations carrying their secrets',
+    {
+      given: [
+        { op: 'listWebhooks', status: 200, body: [{ ...example<Record<string, unknown>>('WebhookCreated'), secret: undefined }, example('WebhookCreated')] },
+      ],
+      want: {
+        check: 'response_schema_conformance',
+        op: 'listWebhooks',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D40',
+        message: /a `secret` member \(at \/1\)/,
+      },
+    },
+  ],
+  [
+    "a problem whose `status` member is not the answer's status (D02: the HTTP status of this response)",
+    {
+      given: [{ status: 401, contentType: problemJson, body: { ...unauthorized, status: 404 } }],
+      want: {
+        check: 'response_schema_conformance',
+        seed: 'info',
+        reference: 'fail',
+        decision: 'D02',
+        message: /→ 401: the problem's `status` member is 404, not the answer's status 401/,
+      },
+    },
+  ],
+  [
+    "a problem whose `status` member is the answer's status passes",
+    { given: [{ status: 401, contentType: problemJson, body: unauthorized }], want: { check: 'response_schema_conformance', seed: 'pass', reference: 'pass' } },
+  ],
   [
     'the example body',
     { given: [{ status: 201, headers: location, body: created }], want: { check: 'response_schema_conformance', seed: 'pass', reference: 'pass' } },
@@ -410,6 +502,23 @@ describe('responseChecks', () => {
     await responseChecks.run(ctx);
     expect(ctx.recorder.results(['createPaymentLink', 'listClients'])).toEqual([]);
   });
+});
+
+test("a timestamp off D35's form: the value, the form D35 writes it in and how many more are the detail, so one fault is one finding", async () => {
+  const read = (createdAt: string) =>
+    exchange({
+      op: 'createWebhook',
+      status: 201,
+      headers: { location: '/webhook/wbhk_ndvw35rd8w4vqozp8gqwwcxt' },
+      body: { ...example<Record<string, unknown>>('WebhookCreated'), createdAt, updatedAt: createdAt },
+    });
+  const ctx = await judge('reference', [read('2026-11-21T11:30:00-03:00'), read('2026-11-22T09:00:00+00:00')]);
+  const findings = result(ctx, 'createWebhook', 'response_schema_conformance')!.findings.filter((f) => f.outcome === 'fail');
+  expect(new Set(findings.map((f) => f.message)).size).toBe(1);
+  expect(findings.map((f) => f.detail)).toEqual([
+    '`/createdAt` is "2026-11-21T11:30:00-03:00", which D35 writes "2026-11-21T14:30:00.000Z", and 1 more',
+    '`/createdAt` is "2026-11-22T09:00:00+00:00", which D35 writes "2026-11-22T09:00:00.000Z", and 1 more',
+  ]);
 });
 
 describe('helpers', () => {

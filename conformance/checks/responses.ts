@@ -357,6 +357,98 @@ function checkContentType(judge: Judge, op: ContractOperation, exchange: Exchang
   judge.depart(op.operationId, check, `${what}: Content-Type ${actual ?? '(none)'}, documented ${types.join(' or ')}`, exchange, decision);
 }
 
+/** The decision that errors are RFC 9457 problems, whose `status` member is the answer's status. */
+export const problemDecision = 'D02';
+
+/**
+ * The `status` member of a problem body (`application/problem+json`) when it is a number other
+ * than the answer's status; undefined when it matches, is absent or is not a number (the schema
+ * says what it must be), or the body is not a problem.
+ */
+export function problemStatusMismatch(response: { status: number; headers: Record<string, string> }, body: unknown): number | undefined {
+  if (!/^application\/problem\+json\b/i.test(response.headers['content-type'] ?? '')) return undefined;
+  if (!isObject(body) || typeof body.status !== 'number') return undefined;
+  return body.status === response.status ? undefined : body.status;
+}
+
+/** The decision on the form timestamps are written in: RFC 3339, UTC, milliseconds, `Z`. */
+export const timestampDecision = 'D35';
+const writtenTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The instant of an RFC 3339 date-time as the contract writes it, or the text itself when it is no date. */
+function utcForm(value: string): string {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? value : new Date(time).toISOString();
+}
+
+/**
+ * The strings of `body` at a `format: date-time` of the schema at `pointer` (through `$ref`s,
+ * compositions, items and properties) not written as D35 writes them (`2026-11-21T14:30:00.000Z`),
+ * each with its place (a JSON Pointer), in the body's order.
+ */
+export function timestampsOffForm(contract: JsonObject, pointer: string, body: unknown): Array<{ at: string; value: string }> {
+  const found = new Map<string, string>();
+  const visit = (schema: unknown, value: unknown, at: string, depth: number): void => {
+    if (depth > 64) return;
+    const { node } = followRef(contract, schema, pointer);
+    if (!isObject(node)) return;
+    if (node.format === 'date-time' && typeof value === 'string' && !writtenTimestamp.test(value)) found.set(at, value);
+    for (const keyword of composing) if (Array.isArray(node[keyword])) for (const branch of node[keyword] as unknown[]) visit(branch, value, at, depth + 1);
+    if (isObject(value) && isObject(node.properties))
+      for (const [key, child] of Object.entries(node.properties)) if (key in value) visit(child, value[key], `${at}/${escapeToken(key)}`, depth + 1);
+    if (Array.isArray(value) && isObject(node.items)) for (const [i, item] of value.entries()) visit(node.items, item, `${at}/${i}`, depth + 1);
+  };
+  visit(resolvePointer(contract, pointer), body, '', 0);
+  return [...found].map(([at, value]) => ({ at, value }));
+}
+
+/** The member that carries a signing secret, and the decision that only the create returns it. */
+export const secretName = 'secret';
+export const secretDecision = 'D40';
+
+/** True when the schema at `pointer` (through `$ref`s, compositions, items and properties) declares a property `name`. */
+export function declaresProperty(contract: JsonObject, pointer: string, name: string): boolean {
+  const seen = new Set<unknown>();
+  const visit = (value: unknown, at: string): boolean => {
+    const { node, pointer: here } = followRef(contract, value, at);
+    if (!isObject(node) || seen.has(node)) return false;
+    seen.add(node);
+    const properties = node.properties;
+    if (isObject(properties) && name in properties) return true;
+    const children: Array<[unknown, string]> = [];
+    if (isObject(properties)) for (const [key, child] of Object.entries(properties)) children.push([child, `${here}/properties/${escapeToken(key)}`]);
+    for (const keyword of composing)
+      if (Array.isArray(node[keyword])) for (const [i, child] of (node[keyword] as unknown[]).entries()) children.push([child, `${here}/${keyword}/${i}`]);
+    for (const keyword of ['items', 'additionalProperties']) if (isObject(node[keyword])) children.push([node[keyword], `${here}/${keyword}`]);
+    return children.some(([child, at]) => visit(child, at));
+  };
+  return visit(resolvePointer(contract, pointer), pointer);
+}
+
+/**
+ * Where `body` carries a `secret` member that the answer's documented schema does not declare
+ * (a JSON Pointer; `''` for the top level), or undefined.
+ */
+export function undeclaredSecret(contract: JsonObject, pointer: string, body: unknown): string | undefined {
+  const find = (value: unknown, at: string): string | undefined => {
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) {
+        const found = find(item, `${at}/${i}`);
+        if (found !== undefined) return found;
+      }
+    } else if (isObject(value)) {
+      if (secretName in value) return at;
+      for (const [key, child] of Object.entries(value)) {
+        const found = find(child, `${at}/${escapeToken(key)}`);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  };
+  const at = find(body, '');
+  return at === undefined || declaresProperty(contract, pointer, secretName) ? undefined : at;
+}
+
 function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, exchange: Exchange, documented: DocumentedResponse): void {
   const check = 'response_schema_conformance';
   const response = exchange.response!;
@@ -373,8 +465,46 @@ function checkSchema(ctx: RunContext, judge: Judge, op: ContractOperation, excha
     return;
   }
   const verdict = validateBoth(ctx, pointer, body);
+  const statusMember = problemStatusMismatch(response, body);
+  if (statusMember !== undefined) {
+    // The Problem schema: `status` is the HTTP status code of this response (D02).
+    judge.depart(
+      op.operationId,
+      check,
+      `${what}: the problem's \`status\` member is ${statusMember}, not the answer's status ${response.status} (a problem's \`status\` is the HTTP status of its response, D02)`,
+      exchange,
+      problemDecision,
+    );
+  }
+  const timestamps = timestampsOffForm(ctx.contract, pointer, body);
+  if (timestamps.length > 0) {
+    const [first] = timestamps;
+    const others = timestamps.length > 1 ? `, and ${timestamps.length - 1} more` : '';
+    // The values go to the detail: the message is the same on every answer, so one fault is one finding.
+    judge.depart(
+      op.operationId,
+      check,
+      `${what}: timestamps not written in UTC with milliseconds and Z, as 2026-11-21T14:30:00.000Z (D35)`,
+      exchange,
+      timestampDecision,
+      `\`${first!.at}\` is ${JSON.stringify(first!.value)}, which D35 writes ${JSON.stringify(utcForm(first!.value))}${others}`,
+    );
+  }
+  const secretAt = undeclaredSecret(ctx.contract, pointer, body);
+  if (secretAt !== undefined) {
+    // A signing secret is returned only by the request that creates it (D40): the schemas of reads,
+    // lists and updates do not declare one, and a body that carries one anyway leaks it.
+    judge.depart(
+      op.operationId,
+      check,
+      `${what}: a \`${secretName}\` member (at ${secretAt || '/'}) where the documented schema has none; a signing secret is returned only by the request that creates it (D40)`,
+      exchange,
+      secretDecision,
+    );
+  }
   if (verdict.ok) {
-    judge.pass(op.operationId, check, 'every body matches its schema', exchange);
+    if (statusMember === undefined && secretAt === undefined && timestamps.length === 0)
+      judge.pass(op.operationId, check, 'every body matches its schema', exchange);
   } else if (verdict.seedErrors.length > 0) {
     // Wrong even for the seed; unless the whole response object is a decision (an error, D02).
     judge.depart(op.operationId, check, `${what}: ${describeErrors(verdict.seedErrors)}`, exchange, responseDecision, errorPlaces(verdict.seedErrors));

@@ -88,12 +88,26 @@ export const decisionChecks: Readonly<Record<string, DecisionHold>> = {
   D32: { subject: 'product defaults', held: ['response_schema_conformance'] },
   D33: { subject: 'duplicate tax numbers', held: [['positive_data_acceptance', 'each `POST /client` creates']] },
   D34: { subject: 'malformed JSON, wrong type, big body', held: ['negative_data_rejection', 'content_type_conformance', 'bounded_input'] },
-  D35: { subject: 'timestamps', held: ['response_schema_conformance', ['ensure_resource_availability', 'compared as instants']] },
+  D35: {
+    subject: 'timestamps',
+    held: [
+      ['response_schema_conformance', 'the form written: UTC, milliseconds, Z'],
+      ['ensure_resource_availability', 'compared as instants'],
+    ],
+  },
   D36: { subject: 'base URL placeholders', held: [], notObserved: "a deployment's configuration (`--base-url`, `--base-url-alt`)" },
   D37: { subject: 'operations the seed does not list', held: ['ensure_resource_availability', 'unsupported_method', 'use_after_free'] },
   D38: { subject: 'subscription without `clientId`', held: ['positive_data_acceptance'] },
   D39: { subject: 'sandbox moves', held: ['webhook_delivery', 'positive_data_acceptance'] },
-  D40: { subject: 'webhook registration', held: ['positive_data_acceptance', 'use_after_free', ['webhook_url_policy', '`--production`']] },
+  D40: {
+    subject: 'webhook registration',
+    held: [
+      'positive_data_acceptance',
+      'use_after_free',
+      ['response_schema_conformance', "the secret in the create's answer only"],
+      ['webhook_url_policy', '`--production`'],
+    ],
+  },
   D41: { subject: 'deliveries seen by the merchant', held: [['ensure_resource_availability', '`GET /webhook/{id}/deliveries`']] },
   D42: { subject: 'hosted payment page', held: [], notObserved: "an HTML page for people, outside the contract's JSON" },
   D43: { subject: 'the Pix key of a BR Code', held: ['brcode_well_formed'], notObserved: "a live company's own key (development charges only)" },

@@ -109,7 +109,7 @@ test('the CLI in the seed profile passes a service answering seed-legal shapes t
     expect(Number(findings), output).toBeGreaterThan(500);
     expect(Number(distinct), output).toBeLessThanOrEqual(infoLineCap(listOperations().length));
     expect(run.stdout, output).not.toContain('more in the HTML or JUnit report');
-    expect(run.stdout, output).toMatch(/^i content_type_conformance × \d+ on \d+ operations \(createPaymentLink ×\d+, .*\): \{request\} → 400: /m);
+    expect(run.stdout, output).toMatch(/^i content_type_conformance × \d+ on \d+ operations \(createPaymentLink ×\d+, .*\): POST \/\S+ → 400: /m);
   } finally {
     await proxy.close();
   }

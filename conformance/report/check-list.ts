@@ -10,7 +10,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   not_a_server_error: 'no request of the run, valid or not, is answered with a 5xx or not at all',
   status_code_conformance: "every answer's status is one the contract documents for the operation",
   content_type_conformance: "every answer's media type is one documented for that status",
-  response_schema_conformance: "every answer's body is valid against the documented schema",
+  response_schema_conformance: 'bodies valid against their schema; timestamps UTC ms Z (D35); problem status = HTTP status (D02); secret on create only (D40)',
   response_headers_conformance: 'documented headers (Location, Link …) valid; every answer says nosniff (D50), and carries RateLimit if any does (D11)',
   ignored_auth: 'a request without a key, with an unissued key or with garbage is refused with 401',
   negative_data_rejection: 'bodies, headers and query parameters the contract makes invalid (an INACTIVE record named, D45) are refused with a 4xx',

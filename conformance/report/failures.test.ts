@@ -126,7 +126,7 @@ describe('formatFindings groups identical findings', () => {
     const group = text.slice(text.indexOf('✗ not_a_server_error'), text.indexOf('✗ listClients › tenant_isolation'));
     expect(group.split('\n').slice(0, 3)).toEqual([
       '✗ not_a_server_error × 2 on 2 operations (getCharge, listClients)',
-      '  {request} → 500: a server error',
+      '  GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error',
       '    → GET http://ref.test/charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af',
     ]);
     expect(group).toContain(
@@ -152,9 +152,12 @@ describe('formatFindings groups identical findings', () => {
   test('info: one line per group, with its count and the operations it touched; a decision of its own is another group', () => {
     expect(section('Departures').split('\n')).toEqual([
       "Departures from the contract's decisions, not failures under profile seed (6 findings, 2 distinct)",
-      'i content_type_conformance × 3 on 2 operations (createPaymentLink ×2, createOrder): {request} → 400: Content-Type application/json, documented application/problem+json (departs from D34)',
-      'i content_type_conformance × 3 on 3 operations (createPaymentLink, createOrder, getCharge): {request} → 401: Content-Type application/json, documented application/problem+json (departs from D02)',
+      'i content_type_conformance × 3 on 2 operations (createPaymentLink ×2, createOrder): POST /charge/payment-link → 400: Content-Type application/json, documented application/problem+json (departs from D34)',
+      'i content_type_conformance × 3 on 3 operations (createPaymentLink, createOrder, getCharge): POST /charge/payment-link → 401: Content-Type application/json, documented application/problem+json (departs from D02)',
     ]);
+  });
+  test("a group's first line is its first finding's message, word for word: no grouping placeholder ({request}, {id}, {run}) is printed", () => {
+    expect(text).not.toMatch(/\{(request|url|operation|run|id)\}/);
   });
   test('nothing to say: empty', () => {
     expect(formatFindings({ ...sampleReport(), results: [] })).toBe('');

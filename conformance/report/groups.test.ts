@@ -104,7 +104,7 @@ describe('groupFindings', () => {
     expect(groups.map((g) => [g.check, g.message, g.sameMessage, g.members.length, g.operations])).toEqual([
       [
         'not_a_server_error',
-        '{request} → 500: a server error',
+        'GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error',
         false,
         2,
         [

@@ -28,7 +28,10 @@ export interface FindingGroup {
   /** The checks its findings are of, in the report's order: more than one only for findings of one cause. */
   checks: CheckName[];
   outcome: 'fail' | 'info';
-  /** What the group says: its findings' message when they all say the same, else the normalised one. */
+  /**
+   * What the group says: its first finding's message, word for word (the first example, whose
+   * exchange is printed in full); the placeholders of the grouping key are never shown.
+   */
   message: string;
   /** True when every finding of the group has the same message word for word. */
   sameMessage: boolean;
@@ -113,7 +116,6 @@ export function groupFindings(results: readonly CheckResult[], outcome: 'fail' |
       }
       if (finding.message !== group.message && group.sameMessage) {
         group.sameMessage = false;
-        group.message = normalisedMessage(finding, result.operationId, runId);
       }
       group.members.push({ result, finding });
       if (!group.checks.includes(result.check)) group.checks.push(result.check);

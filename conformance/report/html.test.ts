@@ -113,17 +113,21 @@ describe('renderHtml groups identical findings', () => {
   ]);
   test('one entry per group, with its count and operations; the section counts findings and groups', () => {
     expect(groups).toEqual([
-      ['fail', 'fail-1', '✗ not_a_server_error × 2 on 2 operations (getCharge, listClients) — {request} → 500: a server error'],
+      [
+        'fail',
+        'fail-1',
+        '✗ not_a_server_error × 2 on 2 operations (getCharge, listClients) — GET /charge/6c4cc9f9-04ec-4ce0-935f-6411cb1089af → 500: a server error',
+      ],
       ['fail', 'fail-2', '✗ listClients › tenant_isolation — clnt_9x8y7z (conf1234abcd-B) of the other company is listed'],
       [
         'info',
         'info-1',
-        'i content_type_conformance × 3 on 2 operations (createPaymentLink ×2, createOrder) — {request} → 400: Content-Type application/json, documented application/problem+json (departs from D34)',
+        'i content_type_conformance × 3 on 2 operations (createPaymentLink ×2, createOrder) — POST /charge/payment-link → 400: Content-Type application/json, documented application/problem+json (departs from D34)',
       ],
       [
         'info',
         'info-2',
-        'i content_type_conformance × 3 on 3 operations (createPaymentLink, createOrder, getCharge) — {request} → 401: Content-Type application/json, documented application/problem+json (departs from D02)',
+        'i content_type_conformance × 3 on 3 operations (createPaymentLink, createOrder, getCharge) — POST /charge/payment-link → 401: Content-Type application/json, documented application/problem+json (departs from D02)',
       ],
     ]);
     expect(page).toContain('<h2>Failures (3 findings, 2 distinct)</h2>');
