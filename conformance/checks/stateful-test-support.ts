@@ -127,6 +127,11 @@ export async function rewriteJson<T = unknown>(response: Response, edit: (json: 
   return new Response(body, { status, headers });
 }
 
+/** The answer with `edit` applied to its record, or to each record of its list. */
+export function rewriteEachJson<T>(response: Response, edit: (record: T) => unknown): Promise<Response> {
+  return rewriteJson<T | T[]>(response, (body) => (Array.isArray(body) ? body.map(edit) : edit(body)));
+}
+
 /** The same request with other headers or another body. */
 export async function withRequest<T = unknown>(
   request: Request,

@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { Webhook } from 'standardwebhooks';
 import { unknownProperty } from '../data/mutations.js';
-import { is, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
+import { is, rewriteEachJson, rewriteJson, withRequest } from '../checks/stateful-test-support.js';
 import type { CheckName, ConformanceOptions } from '../engine/types.js';
 import { crc16CcittFalse, parseTlv } from '../pix/brcode-check.js';
 import { createId } from '../../lib/ids/cuid2.js';
@@ -169,7 +169,7 @@ export const generatedFaults: Fault[] = [
       const response = await inner(request);
       if (!response.ok || !/^\/client(\/[^/]+)?$/.test(new URL(request.url).pathname)) return response;
       const lower = (c: Json) => (typeof c.email === 'string' ? { ...c, email: c.email.toLowerCase() } : c);
-      return rewriteJson(response, (body: Json | Json[]) => (Array.isArray(body) ? body.map(lower) : lower(body)));
+      return rewriteEachJson(response, lower);
     },
   },
   {
@@ -287,7 +287,7 @@ export const secretFaults: Fault[] = [
       const response = await inner(request);
       if (!is(request, 'GET', /^\/webhook(\/[^/]+)?$/) || !response.ok) return response;
       const leak = (w: Json) => ({ ...w, secret: `whsec_${Buffer.from(String(w.id)).toString('base64')}` });
-      return rewriteJson(response, (body: Json | Json[]) => (Array.isArray(body) ? body.map(leak) : leak(body)));
+      return rewriteEachJson(response, leak);
     },
   },
 ];
@@ -308,7 +308,7 @@ export const timestampFaults: Fault[] = [
       const local = (text: unknown) =>
         typeof text === 'string' && text.endsWith('Z') ? `${new Date(Date.parse(text) - 3 * 3_600_000).toISOString().slice(0, 19)}-03:00` : text;
       const shift = (c: Json) => ({ ...c, createdAt: local(c.createdAt), updatedAt: local(c.updatedAt) });
-      return rewriteJson(response, (body: Json | Json[]) => (Array.isArray(body) ? body.map(shift) : shift(body)));
+      return rewriteEachJson(response, shift);
     },
   },
 ];
