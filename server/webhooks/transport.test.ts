@@ -23,6 +23,8 @@ import { RefusedByPolicy } from './url-policy.js';
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 /** Fast retries: 50 ms, then 100 ms, then given up (three attempts). */
 const FAST_SCHEDULE = [0.05, 0.1];
+/** For a single tick: a retry due a minute later is never claimed by the tick that failed (a fast one could be, on a slow store). */
+const ONE_ATTEMPT_SCHEDULE = [60, 60];
 
 interface Listener {
   port: number;
@@ -103,9 +105,10 @@ async function httpListener(answer: (index: number) => number | 'hang'): Promise
   return listener;
 }
 
+/** A server whose deliveries retry a minute later; a test that polls for retries passes FAST_SCHEDULE. */
 async function start(config: Partial<Config>, resolveHost?: HostResolver): Promise<TestServer> {
   server = await createTestServer({
-    config: { webhookRetryScheduleSeconds: FAST_SCHEDULE, webhookTimeoutMs: 2_000, webhookPollMs: 10, ...config },
+    config: { webhookRetryScheduleSeconds: ONE_ATTEMPT_SCHEDULE, webhookTimeoutMs: 2_000, webhookPollMs: 10, ...config },
     ...(resolveHost ? { resolveHost } : {}),
   });
   return server;
@@ -159,7 +162,7 @@ describe('the policy at delivery: nothing refused is connected to (D40)', () => 
       lookups.push(hostname);
       return table(hostname, options);
     };
-    const s = await start({ mode: 'production' }, resolve);
+    const s = await start({ mode: 'production', webhookRetryScheduleSeconds: FAST_SCHEDULE }, resolve);
     const webhookId = await registerWebhook(s, `https://receiver.example:${receiver.port}/hooks`);
     await createDevCharge(s);
 
@@ -257,7 +260,7 @@ describe('connections: one per delivery, closed after the answer and on a time-o
 
   test('a receiver that never answers: the timed-out connection is closed, and the retry comes on a new one', async () => {
     const receiver = await httpListener((index) => (index === 0 ? 'hang' : 204));
-    const s = await start({ webhookTimeoutMs: 200 });
+    const s = await start({ webhookTimeoutMs: 200, webhookRetryScheduleSeconds: FAST_SCHEDULE });
     const webhookId = await storeWebhook(s, `http://127.0.0.1:${receiver.port}/hooks`);
     await createDevCharge(s);
 
