@@ -627,7 +627,8 @@ describe('delivery of charge events (D14, D15)', () => {
   });
 
   test('a redirect is not followed and is a failure', async () => {
-    const s = await start();
+    // The retry a minute away: one tick makes exactly one attempt however slow the store is.
+    const s = await start({ webhookRetryScheduleSeconds: [60, 60] });
     const secret = newSecret();
     const target = await receiver(secret);
     const endpoint = await receiver(secret, () => ({ status: 307, headers: { location: target.url } }));
@@ -644,7 +645,7 @@ describe('delivery of charge events (D14, D15)', () => {
     ['a refused connection', { timeoutMs: 2_000, want: 'connection refused' }],
     ['no answer in time', { timeoutMs: 200, want: 'no answer within 0.2 s' }],
   ])('%s is recorded as an error without a status code, and retried', async (name, { timeoutMs, want }) => {
-    const s = await start({ webhookTimeoutMs: timeoutMs });
+    const s = await start({ webhookTimeoutMs: timeoutMs, webhookRetryScheduleSeconds: [60, 60] });
     const secret = newSecret();
     let url: string;
     if (want === 'connection refused') {
