@@ -27,6 +27,8 @@ declare module 'autocannon' {
       amount?: number;
       /** Requests per second over all connections (spread over them in whole numbers). */
       overallRate?: number;
+      /** Milliseconds between samples (1000 by default); a run ends on a sample, so this is also how late it may end. */
+      sampleInt?: number;
       /** Seconds a request may take before it counts as a timeout. */
       timeout?: number;
       requests?: Request[];

@@ -15,6 +15,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { clockTicksPerSecond, cpuMicrosPerRequest, cpuRatio, fixedRate, parseCpuTicks, readCpuTicks } from './cpu.js';
 import { fixedRateRequests } from './load.js';
+import { parseOptions, UsageError } from './options.js';
 import { scenarioRatios, type Results, type RunFigures } from './report.js';
 import { chargeScenario, orderScenario, pagedClientsScenario, paymentLinkScenario, scenarios, unpagedClientsScenario } from './scenarios.js';
 import { repoRoot } from './targets.js';
@@ -79,6 +80,9 @@ describe('CPU per request (cpu.ts)', () => {
     expect(() => fixedRate([], 16)).toThrow();
     expect(() => fixedRate([100, 0], 16)).toThrow();
     expect(fixedRateRequests({ connections: 16, duration: 10, rate: 752 })).toBe(7_520);
+    // A fraction of a second: rounded, never none.
+    expect(fixedRateRequests({ connections: 16, duration: 0.5, rate: 753 })).toBe(377);
+    expect(fixedRateRequests({ connections: 1, duration: 0.1, rate: 3 })).toBe(1);
   });
 
   test("each ratio is the other target's µs over the reference's", () => {
@@ -111,13 +115,30 @@ describe('CPU per request (cpu.ts)', () => {
   });
 });
 
+describe('the command line (options.ts)', () => {
+  test.each<[string, { given: string[]; want: { duration: number; warmup: number } | RegExp }]>([
+    ['the defaults', { given: [], want: { duration: 10, warmup: 1 } }],
+    ['whole seconds', { given: ['--duration', '5', '--warmup', '2'], want: { duration: 5, warmup: 2 } }],
+    ['decimal seconds, for a smoke run', { given: ['--duration=0.5', '--warmup', '.3'], want: { duration: 0.5, warmup: 0.3 } }],
+    ['less than a tenth', { given: ['--warmup', '0.05'], want: /^--warmup needs a number of seconds, 0\.1 or more, got "0\.05"$/ }],
+    ['zero', { given: ['--duration', '0'], want: /^--duration needs a number of seconds, 0\.1 or more, got "0"$/ }],
+    ['not a number', { given: ['--duration', '1s'], want: /^--duration needs a number of seconds, 0\.1 or more, got "1s"$/ }],
+    ['nothing', { given: ['--duration'], want: /^--duration needs a number of seconds, 0\.1 or more, got nothing$/ }],
+  ])('%s', (_name, { given, want }) => {
+    if (want instanceof RegExp) {
+      expect(() => parseOptions(given)).toThrow(UsageError);
+      expect(() => parseOptions(given)).toThrow(want);
+    } else expect(parseOptions(given)).toMatchObject(want);
+  });
+});
+
 test('one short round per phase measures every scenario on every target at one rate, reads its CPU and evaluates the targets', {
   timeout: 180_000,
 }, async () => {
   const out = join(folder, 'results.json');
   const scales = [200, 400];
-  // Small client scales: the smoke test checks the harness, not the history's cost.
-  const args = ['--duration', '1', '--warmup', '1', '--rounds', '1', '--client-scales', scales.join(','), '--out', out];
+  // Small client scales and short runs: the smoke test checks the harness, not the history's cost.
+  const args = ['--duration', '0.5', '--warmup', '0.3', '--rounds', '1', '--client-scales', scales.join(','), '--out', out];
   const { code, stdout, stderr } = await runBench(databaseUrl ? [...args, '--database-url', databaseUrl] : args);
   // 0: every target holds, 1: one fails; 2 (or a kill) would be a broken harness.
   expect([0, 1], `exit code ${code}\n${stderr}`).toContain(code);
@@ -149,7 +170,7 @@ test('one short round per phase measures every scenario on every target at one r
       for (const run of groups.flat()) {
         expect(run.offeredRate, name).toBeLessThan(run.maxReqPerSec);
         // Its requests, answered, and its CPU read from /proc: ticks over answers.
-        expect(run.requests, name).toBe(run.offeredRate * 1);
+        expect(run.requests, name).toBe(fixedRateRequests({ connections: 16, duration: 0.5, rate: run.offeredRate }));
         expect(Number.isInteger(run.cpuTicks), name).toBe(true);
         expect(run.cpuUsPerRequest, name).toBeCloseTo(cpuMicrosPerRequest(run.cpuTicks, run.requests), 6);
       }

@@ -31,9 +31,9 @@ phase 2 then seeds the larger histories and runs every round of their lists.
 
 Options:
   --duration <s>      seconds of each measured run at the fixed rate: it sends rate x this
-                      many requests (default 10)
+                      many requests (default 10; decimals allowed, 0.1 or more)
   --warmup <s>        seconds of each full-speed warm-up, which finds the targets' maximum
-                      req/s and so the fixed rate (default 1)
+                      req/s and so the fixed rate (default 1; decimals allowed, 0.1 or more)
   --rounds <n>        rounds of each phase; the report gives the median over rounds and its
                       spread (default 3; GET /charge/{id}'s target needs 3 or more)
   --connections <n>   concurrent connections of each load run (default 16)
@@ -56,6 +56,13 @@ export class UsageError extends Error {}
 function positiveInteger(flag: string, raw: string | undefined): number {
   if (raw === undefined || !/^[1-9][0-9]*$/.test(raw))
     throw new UsageError(`${flag} needs a positive whole number, got ${raw === undefined ? 'nothing' : `"${raw}"`}`);
+  return Number(raw);
+}
+
+/** Seconds, whole or decimal (0.5), at least a tenth: a smoke run of the harness uses fractions. */
+function positiveSeconds(flag: string, raw: string | undefined): number {
+  if (raw === undefined || !/^[0-9]*\.?[0-9]+$/.test(raw) || Number(raw) < 0.1)
+    throw new UsageError(`${flag} needs a number of seconds, 0.1 or more, got ${raw === undefined ? 'nothing' : `"${raw}"`}`);
   return Number(raw);
 }
 
@@ -92,11 +99,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
       case '-h':
         return 'help';
       case '--duration':
-        options.duration = positiveInteger(name, value());
+        options.duration = positiveSeconds(name, value());
         break;
       case '--warmup':
         // No 0: the warm-up finds the maximum the fixed rate is half of.
-        options.warmup = positiveInteger(name, value());
+        options.warmup = positiveSeconds(name, value());
         break;
       case '--rounds':
         options.rounds = positiveInteger(name, value());
