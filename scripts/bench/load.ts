@@ -93,5 +93,10 @@ export async function runLoad(what: string, baseUrl: string, request: LoadReques
   }
   // Answers over the run's own time: autocannon samples req/s once a second, so its average is 0
   // for a run shorter than a second (--warmup 0.5).
-  return { reqPerSec: result.duration > 0 ? result['2xx'] / result.duration : 0, p50Ms: result.latency.p50, p99Ms: result.latency.p99, requests: result['2xx'] };
+  return {
+    reqPerSec: result.duration > 0 ? result['2xx'] / result.duration : 0,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result['2xx'],
+  };
 }
