@@ -19,7 +19,7 @@ import {
   listening,
   startBuiltServer,
   startBuiltServerOnTerminal,
-  startTsx,
+  startKeys,
   useChildProcesses,
   WAIT_MS,
   within,
@@ -27,7 +27,6 @@ import {
   type Running,
 } from './test-support/processes.js';
 
-/** Starts `tsx server/main.ts` with the given configuration. */
 /**
  * The server as `npm start` runs it: the compiled dist/server/main.mjs, with no tsx in between
  * (tsx relays a SIGTERM to its child and could report 143 when the child exited at once).
@@ -197,7 +196,7 @@ describe('the first start on an empty database, by mode (stdout a pipe, as a log
  */
 describe('the deployment mode recorded in the database', () => {
   async function keysCommand(databasePath: string, args: string[], vars: ChildVars = {}) {
-    const running = startTsx('server/cli/keys.ts', args, { DATABASE_PATH: databasePath, ...vars });
+    const running = startKeys(args, { DATABASE_PATH: databasePath, ...vars });
     const exit = await within(running.exited, `keys ${args.join(' ')} to exit`);
     return { code: exit.code, stdout: running.stdout(), stderr: running.stderr() };
   }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { hasError, isStaticPix, parsePix, type PixStaticObject } from 'pix-utils';
 import { describe, expect, test } from 'vitest';
-import { freePort, listening, startBuiltServer, startTsx, useChildProcesses, WAIT_MS, within, type Running, printedKey } from './test-support/processes.js';
+import { freePort, listening, startBuiltServer, startKeys, useChildProcesses, WAIT_MS, within, type Running, printedKey } from './test-support/processes.js';
 
 const UNREGISTRABLE = 'sandbox@pix.invalid';
 const TEST_CODE_NOTICE = 'Código de teste:';
@@ -33,7 +33,7 @@ async function startDeployment(name: string): Promise<Deployment & { server: Run
 
 /** `npm run keys -- create …` on the deployment's database; the API key of the new company. */
 async function createCompany(deployment: Deployment, args: string[]): Promise<{ apiKey: string; stdout: string }> {
-  const running = startTsx('server/cli/keys.ts', ['create', ...args, '--json'], { DATABASE_PATH: deployment.databasePath });
+  const running = startKeys(['create', ...args, '--json'], { DATABASE_PATH: deployment.databasePath });
   const exit = await within(running.exited, 'keys create to exit');
   expect(exit.code, running.stderr()).toBe(0);
   return { apiKey: (JSON.parse(running.stdout()) as { apiKey: string }).apiKey, stdout: running.stdout() };

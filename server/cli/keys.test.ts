@@ -1,5 +1,5 @@
 /**
- * `tsx server/cli/keys.ts` as a process on a temporary database: the key it prints works
+ * The keys command as a process on a temporary database: the key it prints works
  * against an app on the same file, bad arguments exit 2 with a message, and the file holds
  * only the hash of the secret.
  */
@@ -9,16 +9,21 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createTestServer } from '../test-support/harness.js';
-import { freePort, haveTerminal, listening, startTsx, startTsxOnTerminal, useChildProcesses, within, type Exit } from '../test-support/processes.js';
+import { freePort, haveTerminal, listening, startKeys, startTsx, useChildProcesses, within, type Exit } from '../test-support/processes.js';
 
 interface Result extends Exit {
   stdout: string;
   stderr: string;
 }
 
-/** Runs the CLI on the given database (its output a pipe, or a terminal); a run that outlives the wait is killed and fails. */
-async function keys(args: string[], databasePath: string, on: 'pipe' | 'terminal' = 'pipe'): Promise<Result> {
-  const running = (on === 'terminal' ? startTsxOnTerminal : startTsx)('server/cli/keys.ts', args, { DATABASE_PATH: databasePath });
+/**
+ * Runs the CLI on the given database (its output a pipe, or a terminal), as the sandbox package
+ * ships it (bundled, see `startKeys`), or with `via: 'tsx'` as `npm run keys` runs it; a run that
+ * outlives the wait is killed and fails.
+ */
+async function keys(args: string[], databasePath: string, on: 'pipe' | 'terminal' = 'pipe', via: 'bundle' | 'tsx' = 'bundle'): Promise<Result> {
+  const vars = { DATABASE_PATH: databasePath };
+  const running = via === 'tsx' ? startTsx('server/cli/keys.ts', args, vars) : startKeys(args, vars, on);
   const exit = await within(running.exited, `keys ${args.join(' ')} to exit`);
   return { ...exit, stdout: running.stdout(), stderr: running.stderr() };
 }
@@ -39,7 +44,8 @@ const freshDatabase = () => join(folder(), `keys-${++counter}`, 'payments.db');
 describe('keys create', () => {
   test('--json prints the company id and a key that authenticates against an app on the same file', async () => {
     const databasePath = freshDatabase();
-    const result = await keys(['create', '--company', 'Acme', '--json'], databasePath);
+    // As `npm run keys -- create --company Acme --json` runs it (tsx); the other tests run the bundle.
+    const result = await keys(['create', '--company', 'Acme', '--json'], databasePath, 'pipe', 'tsx');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
 
@@ -386,7 +392,7 @@ describe('keys reset', () => {
   test('a production deployment refuses: exit 1, the reason, nothing deleted', async () => {
     const databasePath = freshDatabase();
     const { ana } = await twoCompanies(databasePath);
-    const running = startTsx('server/cli/keys.ts', ['reset', '--company', ana.companyId], { DATABASE_PATH: databasePath, NODE_ENV: 'production' });
+    const running = startKeys(['reset', '--company', ana.companyId], { DATABASE_PATH: databasePath, NODE_ENV: 'production' });
     const exit = await within(running.exited, 'keys reset to exit');
     expect(exit.code).toBe(1);
     expect(running.stderr()).toMatch(/^This deployment runs in production, .* Nothing was deleted\.\n$/);

@@ -6,10 +6,10 @@
  */
 import { startArguments } from '../start-command.js';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createHash } from 'node:crypto';
 import { configVariables, type ConfigVariable } from '../config.js';
@@ -86,6 +86,35 @@ function psql(sql: string): void {
 /** Starts `tsx <script> <args>` in its own process group, so that the group can be killed. */
 export function startTsx(script: string, args: readonly string[], vars: ChildVars): Running {
   return startChild(tsx, [script, ...args], vars);
+}
+
+let keysBundle: string | undefined;
+
+/**
+ * The keys command as the sandbox package ships it (`npx pix-keys`: server/cli/keys.ts bundled by
+ * scripts/bundle-node.mjs), bundled once per test process under node_modules/.cache (where it finds
+ * better-sqlite3) and removed when the process exits. It starts in about a fifth of the time tsx
+ * takes to compile the command at every run; `npm run keys` itself (tsx) is what `startTsx` runs.
+ */
+function keysCommand(): string {
+  if (keysBundle === undefined) {
+    const cache = join(repoRoot, 'node_modules', '.cache');
+    mkdirSync(cache, { recursive: true });
+    const folder = mkdtempSync(join(cache, 'keys-command-'));
+    const outfile = join(folder, 'keys.mjs');
+    const bundle = `import { bundleNodeCommand } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'scripts', 'bundle-node.mjs')).href)};
+await bundleNodeCommand({ entry: 'server/cli/keys.ts', outfile: process.argv[1], external: ['better-sqlite3'], sourcemap: false });`;
+    execFileSync(process.execPath, ['--input-type=module', '-e', bundle, outfile], { cwd: repoRoot, stdio: 'pipe' });
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    keysBundle = outfile;
+  }
+  return keysBundle;
+}
+
+/** Runs the keys command (`keys <args>`, see `keysCommand`) in its own process group, its output a pipe or a terminal. */
+export function startKeys(args: readonly string[], vars: ChildVars, on: 'pipe' | 'terminal' = 'pipe'): Running {
+  const words = [process.execPath, keysCommand(), ...args];
+  return on === 'terminal' ? startOnTerminal(words, vars) : startChild(words[0]!, words.slice(1), vars);
 }
 
 /** Starts `node <args>` (this process's Node) in its own process group. */
@@ -236,13 +265,13 @@ export function printedKey(running: Pick<Running, 'stdout'>): string {
 }
 
 /**
- * A company and its API key made as an operator makes them: `npm run keys -- create --company
- * <name> --json` on the database of `vars` (the server's DATABASE_PATH or DATABASE_URL; on the
+ * A company and its API key made as an operator makes them: the keys command's `create --company
+ * <name> --json` (`npm run keys --`, `npx pix-keys`; see `startKeys`) on the database of `vars` (the server's DATABASE_PATH or DATABASE_URL; on the
  * PostgreSQL run a DATABASE_PATH names the same schema as the server's). The way to a key for a
  * production server, which never makes a company itself.
  */
 export async function createCompanyKey(vars: Pick<ChildVars, 'DATABASE_PATH' | 'DATABASE_URL'>, name = 'Acme'): Promise<{ companyId: string; apiKey: string }> {
-  const keys = startTsx('server/cli/keys.ts', ['create', '--company', name, '--json'], vars);
+  const keys = startKeys(['create', '--company', name, '--json'], vars);
   const exit = await within(keys.exited, `npm run keys -- create --company ${JSON.stringify(name)} to exit`);
   if (exit.code !== 0) throw new Error(`npm run keys failed (${exit.code ?? exit.signal}):\n${keys.stdout()}\n${keys.stderr()}`);
   return JSON.parse(keys.stdout()) as { companyId: string; apiKey: string };

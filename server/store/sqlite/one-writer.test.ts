@@ -8,7 +8,7 @@
 import { existsSync, linkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { freePort, listening, printedKey, startBuiltServer, startTsx, useChildProcesses, within, type Running } from '../../test-support/processes.js';
+import { freePort, listening, printedKey, startBuiltServer, startKeys, useChildProcesses, within, type Running } from '../../test-support/processes.js';
 import { writerLockPath } from './writer-lock.js';
 
 const folder = useChildProcesses('pix-one-writer-');
@@ -19,7 +19,7 @@ async function exitOf(running: Running, what: string) {
 
 /** `npm run keys -- <args>` on the file, as an operator runs it beside the server. */
 async function keys(databasePath: string, args: string[]) {
-  const running = startTsx('server/cli/keys.ts', args, { DATABASE_PATH: databasePath });
+  const running = startKeys(args, { DATABASE_PATH: databasePath });
   const exit = await exitOf(running, `keys ${args.join(' ')} to exit`);
   return { code: exit.code, stdout: running.stdout(), stderr: running.stderr() };
 }
