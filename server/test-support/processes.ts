@@ -6,7 +6,7 @@
  */
 import { startArguments } from '../start-command.js';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -90,22 +90,31 @@ export function startTsx(script: string, args: readonly string[], vars: ChildVar
 
 let keysBundle: string | undefined;
 
+/** Where the keys command is bundled: a folder per test process, removed when the run ends (`removeKeysCommands`). */
+const KEYS_COMMAND_PREFIX = 'keys-command-';
+
+/** Removes every bundle of the keys command (the test run's global teardown: a test process's own exit is not waited for). */
+export function removeKeysCommands(): void {
+  const cache = join(repoRoot, 'node_modules', '.cache');
+  if (!existsSync(cache)) return;
+  for (const name of readdirSync(cache)) if (name.startsWith(KEYS_COMMAND_PREFIX)) rmSync(join(cache, name), { recursive: true, force: true });
+}
+
 /**
  * The keys command as the sandbox package ships it (`npx pix-keys`: server/cli/keys.ts bundled by
  * scripts/bundle-node.mjs), bundled once per test process under node_modules/.cache (where it finds
- * better-sqlite3) and removed when the process exits. It starts in about a fifth of the time tsx
+ * better-sqlite3) and removed when the test run ends. It starts in about a fifth of the time tsx
  * takes to compile the command at every run; `npm run keys` itself (tsx) is what `startTsx` runs.
  */
 function keysCommand(): string {
   if (keysBundle === undefined) {
     const cache = join(repoRoot, 'node_modules', '.cache');
     mkdirSync(cache, { recursive: true });
-    const folder = mkdtempSync(join(cache, 'keys-command-'));
+    const folder = mkdtempSync(join(cache, KEYS_COMMAND_PREFIX));
     const outfile = join(folder, 'keys.mjs');
     const bundle = `import { bundleNodeCommand } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'scripts', 'bundle-node.mjs')).href)};
 await bundleNodeCommand({ entry: 'server/cli/keys.ts', outfile: process.argv[1], external: ['better-sqlite3'], sourcemap: false });`;
     execFileSync(process.execPath, ['--input-type=module', '-e', bundle, outfile], { cwd: repoRoot, stdio: 'pipe' });
-    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
     keysBundle = outfile;
   }
   return keysBundle;

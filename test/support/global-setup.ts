@@ -7,7 +7,10 @@
  * server/test-support/processes.ts.
  */
 import { buildDocsIfChanged } from '../../scripts/docs/build.js';
+import { removeKeysCommands } from '../../server/test-support/processes.js';
 
-export default function setup(): void {
+/** Builds the docs page; the teardown removes the keys command bundled by the test processes. */
+export default function setup(): () => void {
   buildDocsIfChanged();
+  return removeKeysCommands;
 }
