@@ -79,8 +79,13 @@ export async function runLoad(what: string, baseUrl: string, request: LoadReques
     url: `${baseUrl}${path}`,
     ...(rate === undefined
       ? { connections: options.connections, duration: options.duration }
-      : // A rate below the connections would leave some idle: autocannon lowers them to the rate too.
-        { connections: Math.min(options.connections, rate), overallRate: rate, amount: fixedRateRequests({ ...options, rate }) }),
+      : // A rate below the connections would leave some idle: autocannon lowers them to the rate too;
+        // and it refuses more connections than requests (a short --duration at a slow rate).
+        {
+          connections: Math.min(options.connections, rate, fixedRateRequests({ ...options, rate })),
+          overallRate: rate,
+          amount: fixedRateRequests({ ...options, rate }),
+        }),
     // A run ends at the first sample after its time or its requests: every 100 ms rather than every
     // second, so a run lasts what it was asked to, not up to a second more (--duration 0.5).
     sampleInt: 100,
