@@ -1,5 +1,5 @@
 /**
- * `npm run conformance` as a user runs it: `tsx conformance/cli.ts` as a child process, against
+ * The conformance command as a user runs it (bundled as `npx pix-conformance` ships it) as a child process, against
  * a real reference server (`tsx server/main.ts` on a temporary database and a free port), a
  * closed port, and bad arguments. Every child is killed (its process group) after each test.
  */

@@ -1,9 +1,9 @@
 /**
- * The conformance command run as a user runs it, as a child process to its end: through tsx
- * (`npm run conformance` without npm), through npm, or through the package's `bin` entry.
+ * The conformance command run as a user runs it, as a child process to its end: bundled as the
+ * package ships it, through npm, or through the package's `bin` entry.
  */
 import { spawn } from 'node:child_process';
-import { repoRoot, tsx, within, type Exit } from '../../server/test-support/processes.js';
+import { bundledCommand, repoRoot, within, type Exit } from '../../server/test-support/processes.js';
 
 /** Longest a whole conformance run may take here (vitest start included). */
 export const RUN_MS = 45_000;
@@ -48,9 +48,13 @@ export async function runToEnd(command: string, args: readonly string[], vars: R
   }
 }
 
-/** `tsx conformance/cli.ts args`, with `vars` in its environment. */
+/**
+ * The conformance command with `args` and `vars` in its environment, bundled as QA's package ships
+ * it (`npx pix-conformance`; see `bundledCommand`). `npm run conformance` itself (tsx) is run by
+ * production.test.ts, as the README runs it.
+ */
 export function conformance(args: readonly string[], ms = RUN_MS, vars: Record<string, string> = {}): Promise<Done> {
-  return runToEnd(tsx, ['conformance/cli.ts', ...args], vars, ms);
+  return runToEnd(process.execPath, [bundledCommand('conformance/cli.ts'), ...args], vars, ms);
 }
 
 /**

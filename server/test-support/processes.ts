@@ -88,41 +88,41 @@ export function startTsx(script: string, args: readonly string[], vars: ChildVar
   return startChild(tsx, [script, ...args], vars);
 }
 
-let keysBundle: string | undefined;
+/** Where commands are bundled for the tests: a folder per command and test process, two levels below the repository (as dist/conformance/cli.mjs is). */
+const BUNDLED_PREFIX = 'test-command-';
+const bundles = new Map<string, string>();
 
-/** Where the keys command is bundled: a folder per test process, removed when the run ends (`removeKeysCommands`). */
-const KEYS_COMMAND_PREFIX = 'keys-command-';
-
-/** Removes every bundle of the keys command (the test run's global teardown: a test process's own exit is not waited for). */
-export function removeKeysCommands(): void {
-  const cache = join(repoRoot, 'node_modules', '.cache');
-  if (!existsSync(cache)) return;
-  for (const name of readdirSync(cache)) if (name.startsWith(KEYS_COMMAND_PREFIX)) rmSync(join(cache, name), { recursive: true, force: true });
+/** Removes every command bundled for the tests (the test run's global teardown: a test process's own exit is not waited for). */
+export function removeBundledCommands(): void {
+  const dist = join(repoRoot, 'dist');
+  if (!existsSync(dist)) return;
+  for (const name of readdirSync(dist)) if (name.startsWith(BUNDLED_PREFIX)) rmSync(join(dist, name), { recursive: true, force: true });
 }
 
 /**
- * The keys command as the sandbox package ships it (`npx pix-keys`: server/cli/keys.ts bundled by
- * scripts/bundle-node.mjs), bundled once per test process under node_modules/.cache (where it finds
- * better-sqlite3) and removed when the test run ends. It starts in about a fifth of the time tsx
- * takes to compile the command at every run; `npm run keys` itself (tsx) is what `startTsx` runs.
+ * A command of the repository bundled as its packages ship it (scripts/bundle-node.mjs: the
+ * sandbox's `npx pix-keys`, QA's `npx pix-conformance`), once per test process, into dist/ (from
+ * where it finds better-sqlite3 and the repository's package.json as the shipped bundles do);
+ * removed when the test run ends. It starts in about a fifth of the time tsx takes to compile the
+ * command at every run; the `npm run` forms themselves (tsx) are what `startTsx` runs.
  */
-function keysCommand(): string {
-  if (keysBundle === undefined) {
-    const cache = join(repoRoot, 'node_modules', '.cache');
-    mkdirSync(cache, { recursive: true });
-    const folder = mkdtempSync(join(cache, KEYS_COMMAND_PREFIX));
-    const outfile = join(folder, 'keys.mjs');
+export function bundledCommand(entry: 'server/cli/keys.ts' | 'conformance/cli.ts'): string {
+  let outfile = bundles.get(entry);
+  if (outfile === undefined) {
+    const dist = join(repoRoot, 'dist');
+    mkdirSync(dist, { recursive: true });
+    outfile = join(mkdtempSync(join(dist, BUNDLED_PREFIX)), 'command.mjs');
     const bundle = `import { bundleNodeCommand } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'scripts', 'bundle-node.mjs')).href)};
-await bundleNodeCommand({ entry: 'server/cli/keys.ts', outfile: process.argv[1], external: ['better-sqlite3'], sourcemap: false });`;
-    execFileSync(process.execPath, ['--input-type=module', '-e', bundle, outfile], { cwd: repoRoot, stdio: 'pipe' });
-    keysBundle = outfile;
+await bundleNodeCommand({ entry: process.argv[1], outfile: process.argv[2], external: ['better-sqlite3'], sourcemap: false });`;
+    execFileSync(process.execPath, ['--input-type=module', '-e', bundle, entry, outfile], { cwd: repoRoot, stdio: 'pipe' });
+    bundles.set(entry, outfile);
   }
-  return keysBundle;
+  return outfile;
 }
 
-/** Runs the keys command (`keys <args>`, see `keysCommand`) in its own process group, its output a pipe or a terminal. */
+/** Runs the keys command (`keys <args>`, bundled: see `bundledCommand`) in its own process group, its output a pipe or a terminal. */
 export function startKeys(args: readonly string[], vars: ChildVars, on: 'pipe' | 'terminal' = 'pipe'): Running {
-  const words = [process.execPath, keysCommand(), ...args];
+  const words = [process.execPath, bundledCommand('server/cli/keys.ts'), ...args];
   return on === 'terminal' ? startOnTerminal(words, vars) : startChild(words[0]!, words.slice(1), vars);
 }
 

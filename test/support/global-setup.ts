@@ -7,10 +7,10 @@
  * server/test-support/processes.ts.
  */
 import { buildDocsIfChanged } from '../../scripts/docs/build.js';
-import { removeKeysCommands } from '../../server/test-support/processes.js';
+import { removeBundledCommands } from '../../server/test-support/processes.js';
 
-/** Builds the docs page; the teardown removes the keys command bundled by the test processes. */
+/** Builds the docs page; the teardown removes the commands bundled by the test processes. */
 export default function setup(): () => void {
   buildDocsIfChanged();
-  return removeKeysCommands;
+  return removeBundledCommands;
 }
