@@ -1,6 +1,6 @@
 /**
  * The conformance command as a user runs it (bundled as `npx pix-conformance` ships it) as a child process, against
- * a real reference server (`tsx server/main.ts` on a temporary database and a free port), a
+ * a real reference server (the compiled server (`npm start`) on a temporary database and a free port), a
  * closed port, and bad arguments. Every child is killed (its process group) after each test.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -18,9 +18,9 @@ import {
   printedKey,
   repoRoot,
   startNode,
-  startTsx,
   useChildProcesses,
   within,
+  startBuiltServer,
 } from '../server/test-support/processes.js';
 import { conformance, matrixCell, RUN_MS } from './test-support/cli-process.js';
 import type { Har } from './report/har.js';
@@ -42,7 +42,7 @@ describe('against the reference server', () => {
     const databasePath = join(folder(), 'ref', 'payments.db');
     const port = await freePort();
     // A fast retry, so that the webhook check sees the delivery its receiver refused come again.
-    const server = startTsx('server/main.ts', [], {
+    const server = startBuiltServer({
       DATABASE_PATH: databasePath,
       PORT: String(port),
       WEBHOOK_RETRY_SCHEDULE: '0.5,0.5',
@@ -147,7 +147,7 @@ test('Ctrl-C in the middle of a run: exit 130, the webhook registrations it had 
   timeout: RUN_MS + 30_000,
 }, async () => {
   const port = await freePort();
-  const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'interrupt', 'payments.db'), PORT: String(port) });
+  const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'interrupt', 'payments.db'), PORT: String(port) });
   await listening(server);
   const apiKey = printedKey(server);
   const base = `http://127.0.0.1:${port}`;
@@ -187,7 +187,7 @@ test('a target that stops answering in the middle (its proxy killed): exit 2, on
   timeout: RUN_MS + 30_000,
 }, async () => {
   const port = await freePort();
-  const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'killed', 'payments.db'), PORT: String(port) });
+  const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'killed', 'payments.db'), PORT: String(port) });
   await listening(server);
   const apiKey = printedKey(server);
   const direct = `http://127.0.0.1:${port}`;
@@ -394,7 +394,7 @@ describe('exit code 2', () => {
 
   test('a wrong base path, on the reference server: nothing answers like this API there', { timeout: 60_000 }, async () => {
     const port = await freePort();
-    const server = startTsx('server/main.ts', [], { DATABASE_PATH: join(folder(), 'base-path', 'payments.db'), PORT: String(port) });
+    const server = startBuiltServer({ DATABASE_PATH: join(folder(), 'base-path', 'payments.db'), PORT: String(port) });
     await listening(server);
     const apiKey = printedKey(server);
     const base = `http://127.0.0.1:${port}`;

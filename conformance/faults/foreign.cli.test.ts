@@ -7,7 +7,17 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { createCompanyKey, freePort, listening, printedKey, repoRoot, startTsx, tsx, useChildProcesses, within } from '../../server/test-support/processes.js';
+import {
+  createCompanyKey,
+  freePort,
+  listening,
+  printedKey,
+  repoRoot,
+  tsx,
+  useChildProcesses,
+  within,
+  startBuiltServer,
+} from '../../server/test-support/processes.js';
 import { matrixCell } from '../test-support/cli-process.js';
 import { foreignDeployment } from './foreign.js';
 import { listOperations } from '../../lib/contract/bundled.js';
@@ -78,7 +88,7 @@ test('the CLI in the seed profile passes a service answering seed-legal shapes t
 }, async () => {
   const databasePath = join(folder(), 'foreign', 'payments.db');
   const port = await freePort();
-  const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port) });
+  const server = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(port) });
   await listening(server);
   const apiKey = printedKey(server);
   const { apiKey: secondApiKey } = await createCompanyKey({ DATABASE_PATH: databasePath }, 'B');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createTestServer } from '../test-support/harness.js';
-import { freePort, haveTerminal, listening, startKeys, startTsx, useChildProcesses, within, type Exit } from '../test-support/processes.js';
+import { freePort, haveTerminal, listening, startKeys, startTsx, useChildProcesses, within, type Exit, startBuiltServer } from '../test-support/processes.js';
 
 interface Result extends Exit {
   stdout: string;
@@ -368,7 +368,7 @@ describe('keys reset', () => {
       const databasePath = freshDatabase();
       const { ana } = await twoCompanies(databasePath);
       const port = await freePort();
-      const server = startTsx('server/main.ts', [], { DATABASE_PATH: databasePath, PORT: String(port), NODE_ENV: mode });
+      const server = startBuiltServer({ DATABASE_PATH: databasePath, PORT: String(port), NODE_ENV: mode });
       await listening(server);
       const result = await keys(['reset', '--company', ana.companyId], databasePath);
       expect(result.code).toBe(1);

@@ -1,5 +1,5 @@
 /**
- * Issue 34: no connection outlives its timeouts. Against `tsx server/main.ts` over raw TCP: a
+ * Issue 34: no connection outlives its timeouts. Against the compiled server (`npm start`) over raw TCP: a
  * request Node refuses before the app (here the 408 of headers that never finish, and the 400 of
  * bytes that are not HTTP) is answered with a problem carrying the RateLimit fields of the
  * address's anonymous quota, which it spends, and the connection is then destroyed, not left
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REFUSAL_LINGER_MS } from '../http/connections.js';
 import { exchange, get } from '../test-support/raw-http.js';
-import { dropChildSchemas, freePort, killAll, listening, printedKey, startTsx, within, type Running } from '../test-support/processes.js';
+import { dropChildSchemas, freePort, killAll, listening, printedKey, within, type Running, startBuiltServer } from '../test-support/processes.js';
 
 let folder: string;
 let running: Running;
@@ -24,7 +24,7 @@ const CAP = 3;
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'pix-connections-test-'));
   port = await freePort();
-  running = startTsx('server/main.ts', [], {
+  running = startBuiltServer({
     DATABASE_PATH: join(folder, 'payments.db'),
     PORT: String(port),
     LOG_LEVEL: 'info',

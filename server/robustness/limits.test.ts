@@ -1,5 +1,5 @@
 /**
- * Request limits of the running server (D11, D34), against `tsx server/main.ts` on a free port,
+ * Request limits of the running server (D11, D34), against the compiled server (`npm start`) on a free port,
  * spoken to over raw TCP so that what Node itself answers (before Hono sees a request) is seen
  * as it is: an over-long URL, a header section over our limit and over Node's, a request whose
  * body or headers never finish, a client that hangs up mid-body, and the rate limit. After
@@ -16,12 +16,12 @@ import {
   freePort,
   killAll,
   listening,
-  startTsx,
   WAIT_MS,
   within,
   type ChildVars,
   type Running,
   printedKey,
+  startBuiltServer,
 } from '../test-support/processes.js';
 
 let folder: string;
@@ -42,7 +42,7 @@ interface Started {
 
 async function startServer(name: string, vars: ChildVars = {}): Promise<Started> {
   const port = await freePort();
-  const running = startTsx('server/main.ts', [], {
+  const running = startBuiltServer({
     DATABASE_PATH: join(folder, name, 'payments.db'),
     PORT: String(port),
     LOG_LEVEL: 'info',

@@ -1,5 +1,5 @@
 /**
- * Crash safety of webhook delivery (D14), with real processes: `tsx server/main.ts` on a SQLite
+ * Crash safety of webhook delivery (D14), with real processes: the compiled server (`npm start`) on a SQLite
  * file, driven over HTTP as an integrator would. Events are produced while the receiver is down
  * (connection refused) and attempted several times; the server is killed with SIGKILL, restarted
  * on the same file, and only then the receiver comes up. Every event must still arrive, in order,
@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { processed, startReceiver, waitFor } from '../test-support/webhook-receiver.js';
-import { freePort, listening, startTsx, useChildProcesses, WAIT_MS, within, type ChildVars, type Running, printedKey } from '../test-support/processes.js';
+import {
+  freePort,
+  listening,
+  useChildProcesses,
+  WAIT_MS,
+  within,
+  type ChildVars,
+  type Running,
+  printedKey,
+  startBuiltServer,
+} from '../test-support/processes.js';
 
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
 type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
@@ -66,7 +76,7 @@ describe('webhook delivery survives a crash (D14)', () => {
     };
 
     // First start on an empty file: the development key is printed once.
-    const first: Running = startTsx('server/main.ts', [], vars);
+    const first: Running = startBuiltServer(vars);
     await listening(first);
     apiKey = printedKey(first);
     expect(apiKey, first.stdout()).not.toBe('');
@@ -101,7 +111,7 @@ describe('webhook delivery survives a crash (D14)', () => {
     expect(await within(first.exited, 'the killed server to exit')).toMatchObject({ signal: 'SIGKILL' });
 
     // Restart on the same file; the retries go on from where they were.
-    const second = startTsx('server/main.ts', [], vars);
+    const second = startBuiltServer(vars);
     await listening(second);
     expect(second.stdout()).not.toContain('Empty database');
     const attemptsAtRestart = (await deliveries(all.id)).length;
