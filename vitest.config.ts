@@ -1,5 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
 
 const everything = [
   'test/**/*.test.ts',
@@ -25,6 +29,31 @@ const runOnce = [
   'server/cli/keys.test.ts',
 ];
 
+/** Every test file under `dir` (relative to the repository). */
+function testFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...testFiles(path));
+    else if (entry.name.endsWith('.test.ts')) found.push(path);
+  }
+  return found;
+}
+
+/**
+ * Most test files share their worker's modules (vitest's `isolate: false`): the contract, the
+ * validators and the server's modules are imported and compiled once per worker rather than once
+ * per file, which halves the CPU of a run. A file that changes what other files would see gets a
+ * module graph of its own: it mocks modules or globals (`vi.*`), sets environment variables, or
+ * runs child processes (test-support/processes keeps the children and bundles of its file).
+ */
+const needsIsolation = /\bvi\.|process\.env\.\w+\s*=(?!=)|process\.env\[[^\]]+\]\s*=(?!=)|delete process\.env|test-support\/processes/;
+const isolated = everything
+  .map((pattern) => pattern.slice(0, pattern.indexOf('/')))
+  .flatMap(testFiles)
+  .filter((file) => needsIsolation.test(readFileSync(join(root, file), 'utf8')))
+  .map((file) => relative(root, join(root, file)));
+
 // The server tests run on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names one
 // (.ci/run sets it); without it the PostgreSQL run is skipped, and said so.
 const postgres = process.env.TEST_DATABASE_URL;
@@ -44,21 +73,23 @@ export default defineConfig({
     testTimeout: 30_000,
     globalSetup: ['test/support/global-setup.ts'],
     hookTimeout: 60_000,
+    // Each engine's files in two projects, `<engine>` sharing modules and `<engine>:isolated`
+    // (`--project 'sqlite*'` names both).
     projects: [
-      { extends: true as const, test: { name: 'sqlite', include: everything } },
+      { extends: true as const, test: { name: 'sqlite', include: everything, exclude: isolated, isolate: false } },
+      { extends: true as const, test: { name: 'sqlite:isolated', include: isolated } },
       ...(postgres
-        ? [
-            {
-              extends: true as const,
-              test: {
-                name: 'postgres',
-                include: ['server/**/*.test.ts'],
-                exclude: runOnce,
-                env: { TEST_ENGINE: 'postgres' },
-                setupFiles: ['server/test-support/postgres-schemas.ts'],
-              },
+        ? [false, true].map((isolate) => ({
+            extends: true as const,
+            test: {
+              name: isolate ? 'postgres:isolated' : 'postgres',
+              include: isolate ? isolated.filter((file) => file.startsWith('server/')) : ['server/**/*.test.ts'],
+              exclude: isolate ? runOnce : [...runOnce, ...isolated],
+              isolate,
+              env: { TEST_ENGINE: 'postgres' },
+              setupFiles: ['server/test-support/postgres-schemas.ts'],
             },
-          ]
+          }))
         : []),
     ],
   },

@@ -92,11 +92,28 @@ export function startTsx(script: string, args: readonly string[], vars: ChildVar
 const BUNDLED_PREFIX = 'test-command-';
 const bundles = new Map<string, string>();
 
-/** Removes every command bundled for the tests (the test run's global teardown: a test process's own exit is not waited for). */
+/** Whether a process of this pid runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the commands bundled for the tests by processes that have ended (a global teardown: a
+ * test process's own exit is not waited for, and a project's teardown may come while another
+ * project's files still run theirs). Each folder is named after the process that made it.
+ */
 export function removeBundledCommands(): void {
   const dist = join(repoRoot, 'dist');
   if (!existsSync(dist)) return;
-  for (const name of readdirSync(dist)) if (name.startsWith(BUNDLED_PREFIX)) rmSync(join(dist, name), { recursive: true, force: true });
+  for (const name of readdirSync(dist)) {
+    const pid = new RegExp(`^${BUNDLED_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (pid !== undefined && !alive(Number(pid))) rmSync(join(dist, name), { recursive: true, force: true });
+  }
 }
 
 /**
@@ -111,7 +128,7 @@ export function bundledCommand(entry: 'server/cli/keys.ts' | 'conformance/cli.ts
   if (outfile === undefined) {
     const dist = join(repoRoot, 'dist');
     mkdirSync(dist, { recursive: true });
-    outfile = join(mkdtempSync(join(dist, BUNDLED_PREFIX)), 'command.mjs');
+    outfile = join(mkdtempSync(join(dist, `${BUNDLED_PREFIX}${process.pid}-`)), 'command.mjs');
     const bundle = `import { bundleNodeCommand } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'scripts', 'bundle-node.mjs')).href)};
 await bundleNodeCommand({ entry: process.argv[1], outfile: process.argv[2], external: ['better-sqlite3'], sourcemap: false });`;
     execFileSync(process.execPath, ['--input-type=module', '-e', bundle, entry, outfile], { cwd: repoRoot, stdio: 'pipe' });
