@@ -53,19 +53,26 @@ const faults: Record<string, Fault> = {
   acceptsOversized: async (request, next) =>
     request.method === 'POST' && (await request.clone().text()).length > 100_000 ? next(withEvents(request)) : next(request),
   // Limits wrong keys after five requests, announcing the quota on every answer.
-  limitsWrongKeys: (() => {
-    let wrong = 0;
-    return async (request, next) => {
-      const response = await next(request);
-      if (response.status !== 401) return response;
-      wrong += 1;
-      const policy = { 'RateLimit-Policy': '"anonymous";q=5;w=60' };
-      return wrong > 5
-        ? json(429, { type: '/problems/rate-limited', title: 'Too many requests', status: 429, detail: 'Retry later.' }, { ...policy, 'Retry-After': '60' })
-        : new Response(response.body, { status: 401, headers: { ...Object.fromEntries(response.headers), ...policy } });
-    };
-  })(),
+  limitsWrongKeys: limitingWrongKeys('60'),
 };
+
+/** A deployment that answers 429 from the sixth request with a wrong key, with this Retry-After (none: undefined). */
+function limitingWrongKeys(retryAfter: string | undefined): Fault {
+  let wrong = 0;
+  return async (request, next) => {
+    const response = await next(request);
+    if (response.status !== 401) return response;
+    wrong += 1;
+    const policy = { 'RateLimit-Policy': '"anonymous";q=5;w=60' };
+    return wrong > 5
+      ? json(
+          429,
+          { type: '/problems/rate-limited', title: 'Too many requests', status: 429, detail: 'Retry later.' },
+          { ...policy, ...(retryAfter === undefined ? {} : { 'Retry-After': retryAfter }) },
+        )
+      : new Response(response.body, { status: 401, headers: { ...Object.fromEntries(response.headers), ...policy } });
+  };
+}
 
 /** The request with its oversized `events` cut to one valid event, so the real server stores it. */
 function withEvents(request: Request): Request {
@@ -192,6 +199,24 @@ describe('auth_flood_limited', () => {
     const ctx = await run('development', faults.limitsWrongKeys!, 'reference', { only: ['listClients'], flood: true });
     expect(outcomes(ctx, 'auth_flood_limited')).toEqual({ listClients: 'pass' });
     expect(seen.filter((r) => r.path === '/client')).toHaveLength(6);
+  });
+
+  test.each<[string, { retryAfter: string | undefined; want: 'pass' | RegExp }]>([
+    ['Retry-After in seconds', { retryAfter: '60', want: 'pass' }],
+    ['Retry-After as an HTTP-date', { retryAfter: 'Sat, 28 Nov 2026 14:31:00 GMT', want: 'pass' }],
+    ['no Retry-After', { retryAfter: undefined, want: /^requests with a key nobody issued were limited \(429\) without Retry-After; a 429 says when/ }],
+    ['a Retry-After that is no delay', { retryAfter: 'soon', want: /with a Retry-After that is neither seconds nor a date \("soon"\)/ }],
+  ])('a 429 with %s: %s in the reference profile, information in the seed profile (D11)', async (_name, { retryAfter, want }) => {
+    const ctx = await run('development', limitingWrongKeys(retryAfter), 'reference', { only: ['listClients'], flood: true });
+    const [result] = ctx.recorder.results(['listClients']).filter((r) => r.check === 'auth_flood_limited');
+    if (want === 'pass') {
+      expect(result?.outcome).toBe('pass');
+      return;
+    }
+    expect(result?.outcome).toBe('fail');
+    expect(result?.findings.filter((f) => f.outcome === 'fail').map((f) => f.message)).toEqual([expect.stringMatching(want)]);
+    const seed = await run('development', limitingWrongKeys(retryAfter), 'seed', { only: ['listClients'], flood: true });
+    expect(outcomes(seed, 'auth_flood_limited')).toEqual({ listClients: 'info' });
   });
 
   test('never limited: fails after at most FLOOD_MAX requests, information in the seed profile', async () => {

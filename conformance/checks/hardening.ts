@@ -17,7 +17,7 @@
  *   deleted at once, before any event could be delivered to it, so the run never makes a
  *   deployment send traffic to an internal address.
  * - `auth_flood_limited` (only with `--flood`): requests with a key nobody issued, sent one after
- *   another, are answered `429` within twice the quota their `RateLimit-Policy` announces
+ *   another, are answered `429` with a `Retry-After` within twice the quota their `RateLimit-Policy` announces
  *   (however a window's edge falls among them, one window sees more than the quota), or within
  *   `FLOOD_MAX` requests when none is announced.
  */
@@ -266,13 +266,18 @@ async function authFlood(ctx: RunContext): Promise<void> {
   }
   if (last) ctx.exchanges.push(last);
   const status = last?.response?.status;
+  // The 429 says when to come back (RFC 6585, RFC 9110: delay-seconds or an HTTP-date), as D11 decides.
+  const retryAfter = last?.response?.headers['retry-after'];
+  const validRetryAfter = retryAfter !== undefined && (/^\d+$/.test(retryAfter.trim()) || !Number.isNaN(Date.parse(retryAfter)));
   ctx.judge(
     op.operationId,
     check,
-    status === 429,
-    status === 429
-      ? `requests with a key nobody issued were limited (429${last!.response!.headers['retry-after'] ? `, Retry-After ${last!.response!.headers['retry-after']}` : ''})`
-      : `${limit} requests with a key nobody issued were all answered (the last ${last ? answered(last) : 'got no answer'}); failed-auth floods must be limited per client address`,
+    status === 429 && validRetryAfter,
+    status !== 429
+      ? `${limit} requests with a key nobody issued were all answered (the last ${last ? answered(last) : 'got no answer'}); failed-auth floods must be limited per client address`
+      : validRetryAfter
+        ? `requests with a key nobody issued were limited (429, Retry-After ${retryAfter})`
+        : `requests with a key nobody issued were limited (429) ${retryAfter === undefined ? 'without Retry-After' : `with a Retry-After that is neither seconds nor a date ("${retryAfter}")`}; a 429 says when to come back (Retry-After, RFC 6585 and RFC 9110)`,
     { decision, ...(last ? { exchange: last } : {}) },
   );
 }

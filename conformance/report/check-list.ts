@@ -27,7 +27,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   unsupported_method: 'a method a path does not define is answered 405 with an Allow header',
   bounded_input: 'an array of a request grown past its maxItems to about 512 KiB is refused with a 4xx within 2 s',
   webhook_url_policy: '--production: webhook registrations at internal addresses are refused',
-  auth_flood_limited: '--flood: requests with a wrong key are limited with 429 within the announced quota',
+  auth_flood_limited: '--flood: requests with a wrong key are limited with 429 and Retry-After within the announced quota',
   webhook_signature: '--webhook-receiver: each delivery carries a valid Standard Webhooks signature and a fresh timestamp',
   webhook_schema: "--webhook-receiver: each delivery's body is valid against the contract's webhooks schema",
   webhook_delivery: '--webhook-receiver: every event of a charge arrives, in order, and a failed delivery is retried',
