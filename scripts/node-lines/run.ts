@@ -11,8 +11,15 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { currentMajor, installNode, lineEnv, repoRoot, sqliteAddon, testedLines } from './lines.js';
 
-/** What CI runs on each line besides the install's: the packed packages (QA's and the sandbox's, each bin of it), the compiled server in production and every server test, on SQLite. */
-export const onEveryLine = ['--project', 'sqlite*', 'test/package/', 'conformance/production.test.ts', 'server/'];
+/**
+ * What CI runs on each line besides the install's, on SQLite: what runs as processes on that Node —
+ * the packed packages (QA's, whose README block runs the installed conformance command's whole
+ * suite against the compiled server, and the sandbox's, each bin of it) and every server test file
+ * that starts the server or its commands (vitest's `sqlite:isolated` project, see vitest.config.ts).
+ * The in-process server tests and conformance/production.test.ts run on the developer's line in
+ * `npm test`; `npm run test:node -- 22 server/ conformance/` runs them on another.
+ */
+export const onEveryLine = ['--project', 'sqlite:isolated', 'test/package/', 'server/'];
 
 async function onLine(major: number, vitestArgs: readonly string[]): Promise<number> {
   const started = Date.now();
