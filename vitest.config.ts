@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -51,8 +51,7 @@ const needsIsolation = /\bvi\.|process\.env\.\w+\s*=(?!=)|process\.env\[[^\]]+\]
 const isolated = everything
   .map((pattern) => pattern.slice(0, pattern.indexOf('/')))
   .flatMap(testFiles)
-  .filter((file) => needsIsolation.test(readFileSync(join(root, file), 'utf8')))
-  .map((file) => relative(root, join(root, file)));
+  .filter((file) => needsIsolation.test(readFileSync(join(root, file), 'utf8')));
 
 // The server tests run on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names one
 // (.ci/run sets it); without it the PostgreSQL run is skipped, and said so.

@@ -71,6 +71,15 @@ function failures(result: autocannon.Result): string | undefined {
   return `${result['2xx']} 2xx, ${result.non2xx} non-2xx (${statuses || 'no answers'}), ${result.errors} socket errors, ${result.timeouts} timeouts`;
 }
 
+/**
+ * autocannon's options for `amount` requests at `rate` a second: a rate below the connections would
+ * leave some idle (autocannon lowers them to the rate too), and it refuses more connections than
+ * requests (a short --duration at a slow rate).
+ */
+function atFixedRate(connections: number, rate: number, amount: number): { connections: number; overallRate: number; amount: number } {
+  return { connections: Math.min(connections, rate, amount), overallRate: rate, amount };
+}
+
 export async function runLoad(what: string, baseUrl: string, request: LoadRequest, options: LoadOptions): Promise<LoadFigures> {
   const { freshIdempotencyKey, path, ...params } = request;
   const { rate } = options;
@@ -79,13 +88,7 @@ export async function runLoad(what: string, baseUrl: string, request: LoadReques
     url: `${baseUrl}${path}`,
     ...(rate === undefined
       ? { connections: options.connections, duration: options.duration }
-      : // A rate below the connections would leave some idle: autocannon lowers them to the rate too;
-        // and it refuses more connections than requests (a short --duration at a slow rate).
-        {
-          connections: Math.min(options.connections, rate, fixedRateRequests({ ...options, rate })),
-          overallRate: rate,
-          amount: fixedRateRequests({ ...options, rate }),
-        }),
+      : atFixedRate(options.connections, rate, fixedRateRequests({ ...options, rate }))),
     // A run ends at the first sample after its time or its requests: every 100 ms rather than every
     // second, so a run lasts what it was asked to, not up to a second more (--duration 0.5).
     sampleInt: 100,

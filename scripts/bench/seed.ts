@@ -11,11 +11,26 @@ export interface SeededData {
   productIds: string[];
 }
 
+/**
+ * Whether a fetch failed on a kept-alive connection the server had just closed (its idle time-out,
+ * D34, can fall between two seeding requests on a loaded machine): the request was never read, so
+ * it is sent again on a new connection.
+ */
+function closedBeforeSent(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } }).cause?.code;
+  return error instanceof TypeError && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET');
+}
+
 async function post(baseUrl: string, apiKey: string, path: string, body: unknown, extraHeaders: Record<string, string> = {}): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: 'POST',
-    headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json', ...extraHeaders },
-    body: JSON.stringify(body),
+  const send = () =>
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json', ...extraHeaders },
+      body: JSON.stringify(body),
+    });
+  const response = await send().catch((error: unknown) => {
+    if (closedBeforeSent(error)) return send();
+    throw error;
   });
   const text = await response.text();
   if (response.status !== 201) throw new HarnessError(`seeding: POST ${path} answered ${response.status}: ${text.slice(0, 1_500)}`);

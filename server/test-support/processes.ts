@@ -90,6 +90,8 @@ export function startTsx(script: string, args: readonly string[], vars: ChildVar
 
 /** Where commands are bundled for the tests: a folder per command and test process, two levels below the repository (as dist/conformance/cli.mjs is). */
 const BUNDLED_PREFIX = 'test-command-';
+/** A bundle folder's name: the prefix, the pid of the test process that made it, a random part. */
+const BUNDLED_FOLDER = new RegExp(`^${BUNDLED_PREFIX}(\\d+)-`);
 const bundles = new Map<string, string>();
 
 /** Whether a process of this pid runs. */
@@ -111,7 +113,7 @@ export function removeBundledCommands(): void {
   const dist = join(repoRoot, 'dist');
   if (!existsSync(dist)) return;
   for (const name of readdirSync(dist)) {
-    const pid = new RegExp(`^${BUNDLED_PREFIX}(\\d+)-`).exec(name)?.[1];
+    const pid = BUNDLED_FOLDER.exec(name)?.[1];
     if (pid !== undefined && !alive(Number(pid))) rmSync(join(dist, name), { recursive: true, force: true });
   }
 }
