@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongFilesFirst from './test/support/sequencer.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -71,6 +72,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     globalSetup: ['test/support/global-setup.ts'],
+    // The long files (each says so: `// long-running: about N s`) start first, the longest first.
+    sequence: { sequencer: LongFilesFirst },
     hookTimeout: 60_000,
     // Each engine's files in two projects, `<engine>` sharing modules and `<engine>:isolated`
     // (`--project 'sqlite*'` names both).

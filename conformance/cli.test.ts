@@ -3,6 +3,7 @@
  * a real reference server (the compiled server (`npm start`) on a temporary database and a free port), a
  * closed port, and bad arguments. Every child is killed (its process group) after each test.
  */
+// long-running: about 60 s (the conformance command as a process against the compiled server); test/support/sequencer.ts starts it early
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';

@@ -3,6 +3,7 @@
  * mode (D40 refuses webhooks at loopback and private addresses there), run through the
  * commands the README documents, the keys in the environment only.
  */
+// long-running: about 70 s (the compiled server in production mode, the conformance command through npm); test/support/sequencer.ts starts it early
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { components } from '../generated/openapi.js';

@@ -5,6 +5,7 @@
  * start-up (a port in use, the lines on a terminal, `/`). Every child is killed (its whole process group) after
  * each test, whatever happened.
  */
+// long-running: about 40 s (the compiled server as a process, started again and again); test/support/sequencer.ts starts it early
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';

@@ -3,6 +3,7 @@
  * both profiles, and each deliberately broken deployment fails the run on the check that
  * should catch it.
  */
+// long-running: about 85 s (the suite against a reference server and each fault deployment); test/support/sequencer.ts starts it early
 import { afterEach, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker, type WebhookWorker } from '../../server/webhooks/worker.js';

@@ -3,6 +3,7 @@
  * with the default `seed` profile, over HTTP, against a server process behind a proxy that gives
  * every answer the foreign deployment's seed-legal shapes (foreign.ts). The run must pass.
  */
+// long-running: about 30 s (the conformance command against a server process behind a proxy); test/support/sequencer.ts starts it early
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';

@@ -7,6 +7,7 @@
  * server (--database-url) and checks the PostgreSQL row and that its schema is gone afterwards;
  * without, that the row is skipped, saying so.
  */
+// long-running: about 80 s (every phase of the bench, each target a process); test/support/sequencer.ts starts it early
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

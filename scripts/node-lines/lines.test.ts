@@ -4,6 +4,7 @@
  * it, the install's addon, built for this Node, is refused). Where the registry's Node cannot be
  * had here, that part is skipped with a NOTICE.
  */
+// long-running: about 60 s (another Node line from the registry and better-sqlite3's addon built for it); test/support/sequencer.ts starts it early
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';

@@ -5,6 +5,7 @@
  * guide's command, run as written, judges an operation: the contract lint, its tests and its
  * conformance checks, all passing.
  */
+// long-running: about 50 s (runs test:operation and the guide commands); test/support/sequencer.ts starts it early
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -3,6 +3,7 @@
  * against an app on the same file, bad arguments exit 2 with a message, and the file holds
  * only the hash of the secret.
  */
+// long-running: about 45 s (the keys command as a process); test/support/sequencer.ts starts it early
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

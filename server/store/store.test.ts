@@ -6,6 +6,7 @@
  * rate-limit counts; then, on PostgreSQL only, the same steps raced from two instances (two
  * pools on one schema, standing for two server processes).
  */
+// long-running: about 35 s (the store suite on each engine); test/support/sequencer.ts starts it early
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,6 +3,7 @@
  * (Debian's package, driven by playwright-core). Skipped, with a notice, where no Chromium is
  * installed; CI installs it (.ci/run).
  */
+// long-running: about 100 s (the docs page in Chromium); test/support/sequencer.ts starts it early
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';

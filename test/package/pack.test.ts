@@ -20,6 +20,7 @@
  * npm may reach the registry for the two dependencies and TypeScript (the cache is tried first);
  * without either, the test is skipped with a NOTICE.
  */
+// long-running: about 90 s (packs and installs QA's package, compiles and runs the guide's client, the README's conformance runs); test/support/sequencer.ts starts it early
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -179,7 +180,11 @@ describe('the packed package', () => {
     expect(tarball, 'the README installs the tarball npm pack writes').toBe(info!.filename);
     copyFileSync(join(work, info!.filename), join(project, info!.filename));
     const { apiKey: otherApiKey } = await createCompanyKey({ DATABASE_PATH: join(work, 'payments.db') }, 'B');
-    const readmeRun = await runBash(readmeQa!, {
+    // One thing is changed from the page: the receiver's port, the README's 8099, is a free one, so
+    // that this run cannot collide with another on the machine (each Node line's, or a reader's own).
+    const receiverFlag = '--webhook-receiver 127.0.0.1:8099';
+    expect(readmeQa, 'the README names its receiver as this test expects').toContain(receiverFlag);
+    const readmeRun = await runBash(readmeQa!.replace(receiverFlag, `--webhook-receiver 127.0.0.1:${await freePort()}`), {
       cwd: project,
       env: cleanEnv({ PIX_API_KEY: printedKey(server)!, PIX_OTHER_API_KEY: otherApiKey, PIX_BASE_URL: base }),
       timeoutMs: 180_000,

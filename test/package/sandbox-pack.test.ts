@@ -15,6 +15,7 @@
  * (`npm run test:node`) the line's own addon is loaded instead (scripts/node-lines/sqlite-addon.cjs).
  * Sizes and install times are printed (the README keeps them).
  */
+// long-running: about 130 s (packs, installs and runs every bin of the sandbox package, twice); test/support/sequencer.ts starts it early
 import { type ChildProcess, spawn, execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,6 +4,7 @@
  * tiny local "shop" server as successUrl/failedUrl. Skipped, with a notice, where no Chromium is
  * installed.
  */
+// long-running: about 45 s (the payment page in Chromium); test/support/sequencer.ts starts it early
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
