@@ -227,3 +227,33 @@ export async function wholeList(
   );
   return last ? { body, next: last } : { body };
 }
+
+/** A paged list's answer: its body (bytes, or a stream of a long whole list) and the `Link` to its next page when one follows. */
+export interface ListAnswer {
+  body: Uint8Array | ReadableStream<Uint8Array>;
+  link?: string;
+}
+
+/**
+ * The answer to a paged list's `GET` (D48), for any list: the page `query` asks for, or without
+ * `limit` and `after` the whole list (`wholeList`, cut at the list's bound, D49), with the `Link`
+ * to the next page; `table` is the list's (`pagedTables`), `path` the operation's own. A handler
+ * of a paged list is this and its status.
+ */
+export async function readList(
+  store: Pick<Store, 'listPageJson' | 'listPositionAt'>,
+  paging: ListPaging,
+  table: PagedTable,
+  companyId: string,
+  query: { limit?: number; after?: string },
+  path: string,
+): Promise<ListAnswer> {
+  const page = paging.request(query);
+  if (!page) {
+    const whole = await wholeList(store, table, companyId, paging.bound, { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART, inFlight: listsInFlight(store) });
+    // Past its bound the list goes on in pages of the largest size (D48, D49).
+    return whole.next ? { body: whole.body, link: paging.nextLink(path, paging.largestPage, whole.next) } : { body: whole.body };
+  }
+  const { json, next } = await store.listPageJson(table, companyId, page.limit, page.after);
+  return next ? { body: json, link: paging.nextLink(path, page.limit, next) } : { body: json };
+}
