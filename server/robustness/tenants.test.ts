@@ -11,8 +11,9 @@
  * for a reference: nothing about A is revealed), and change nothing: everything of A is read
  * again with A's key, and the whole database file is compared row by row, before and after.
  *
- * The tables are checked against the contract: an operation with an id in its path, or a new
- * `…Id` field in a request body, that no case covers fails the first tests of this file.
+ * The tables are checked against the contract: an operation with an id in its path that no case
+ * names gets one derived from the contract (A's record of the path's kind, the operation's request
+ * example); a new `…Id` field in a request body that no case covers fails the first tests of this file.
  *
  * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
@@ -83,31 +84,30 @@ interface Case {
 // ——— The tables ———
 
 /**
- * Which of A's records each creating operation made. Every read the contract links from a
- * create (a `GET` naming the created record in its path) is tried with A's record of it, so a
- * read added to the contract is covered here with no edit.
+ * A's record of the kind a path names by its first segment (`/product/{id}` → A's product; a
+ * charge's is the open one). Every read the contract links from a create (a `GET` naming the
+ * created record in its path) is tried with A's record of its kind, so a read or a create added
+ * to the contract is covered here with no edit.
  */
-const madeBy: Record<string, keyof Ids> = {
-  createClient: 'client',
-  createProduct: 'product',
-  createSubscription: 'subscription',
-  createPaymentLink: 'openCharge',
-  createOrder: 'order',
-  createWebhook: 'webhook',
-};
+function recordOf(path: string): keyof Ids | undefined {
+  const kind = path.split('/')[1];
+  if (kind === 'charge') return 'openCharge';
+  return kind === 'client' || kind === 'product' || kind === 'subscription' || kind === 'order' || kind === 'webhook' ? kind : undefined;
+}
 
 const readLinks = listLinks(loadBundledContract()).filter((link) => linkRole(link) === 'read');
 
-const readCases: Array<[string, Case]> = readLinks.map((link) => {
-  const record = madeBy[link.source.operationId];
+/** One case per read: the first create linking to it names it (several creates may make one kind of record). */
+const readCases: Array<[string, Case]> = [...new Map(readLinks.map((link) => [link.target.operationId, link])).values()].map((link) => {
   const { target } = link;
+  const record = recordOf(target.path);
   return [
     `${target.method.toUpperCase()} ${target.path} of A's record made by ${link.source.operationId}`,
     {
       operationId: target.operationId,
       references: [],
       request: (a) => {
-        if (!record) throw new Error(`A made no record with ${link.source.operationId}: add one to the fixture and to madeBy`);
+        if (!record) throw new Error(`${target.path} names no kind of record A made: add it to recordOf and to the fixture`);
         const values = Object.fromEntries(Object.keys(link.parameters).map((name) => [name.replace(/^path\./, ''), a[record]]));
         return { method: 'GET', path: fillPath(target.path, values) };
       },
@@ -164,6 +164,36 @@ const pathCases: Array<[string, Case]> = [
     { operationId: 'deleteWebhook', references: [], request: (a) => ({ method: 'DELETE', path: `/webhook/${a.webhook}` }), want: { status: 404 } },
   ],
 ];
+
+/**
+ * Every other operation with an id in its path, derived from the contract: B sends it naming A's
+ * record of the path's kind, with the body of the operation's first request example (404). A
+ * case above replaces it where the request needs more (each of A's charges, a body of its own).
+ */
+const handPathCases = new Set(pathCases.map(([, c]) => c.operationId));
+const contractDoc = loadBundledContract();
+for (const op of listOperations(contractDoc)) {
+  if (!/\{[^}]+\}/.test(op.path) || handPathCases.has(op.operationId)) continue;
+  const record = recordOf(op.path);
+  const content = (deref<JsonObject | undefined>(contractDoc, op.operation.requestBody)?.content as JsonObject | undefined)?.['application/json'] as
+    | JsonObject
+    | undefined;
+  const example = Object.values((content?.examples ?? {}) as JsonObject)[0];
+  const body = example === undefined ? undefined : deref<{ value?: unknown }>(contractDoc, example).value;
+  pathCases.push([
+    `${op.method.toUpperCase()} ${op.path} of A's ${record ?? 'record'}`,
+    {
+      operationId: op.operationId,
+      references: [],
+      request: (a) => {
+        if (!record) throw new Error(`${op.path} names no kind of record A made: add it to recordOf and to the fixture`);
+        const values = Object.fromEntries([...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => [m[1]!, a[record]]));
+        return { method: op.method.toUpperCase() as Call['method'], path: fillPath(op.path, values), ...(body === undefined ? {} : { body }) };
+      },
+      want: { status: 404 },
+    },
+  ]);
+}
 
 /** Cases whose request body names A's records: the subject (`PUT /subscription` id, 404) or references (422). */
 const bodyCases: Array<[string, Case]> = [
@@ -392,9 +422,10 @@ function idFields(operation: JsonObject): string[] {
 }
 
 describe('the tables cover the contract', () => {
-  test('A made a record of every create the contract links a read from', () => {
+  test('A made a record of the kind of every read the contract links from a create, and of every path with an id', () => {
     expect(readLinks.length).toBeGreaterThanOrEqual(6);
-    expect(readLinks.map((link) => link.source.operationId).filter((id) => !(id in madeBy))).toEqual([]);
+    expect(readLinks.filter((link) => recordOf(link.target.path) === undefined).map((link) => link.target.path)).toEqual([]);
+    expect(operations.filter((op) => /\{[^}]+\}/.test(op.path) && recordOf(op.path) === undefined).map((op) => op.path)).toEqual([]);
   });
 
   test('every operation with an id in its path has a case, and every case names an operation with one', () => {
