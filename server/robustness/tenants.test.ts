@@ -13,7 +13,9 @@
  *
  * The tables are checked against the contract: an operation with an id in its path that no case
  * names gets one derived from the contract (A's record of the path's kind, the operation's request
- * example); a new `…Id` field in a request body that no case covers fails the first tests of this file.
+ * example), and so does a reference at the top of a request body (`productId`: A's product in the
+ * operation's request example, 422); a reference deeper in a body (an item's `productId`) that no
+ * case covers fails the first tests of this file.
  *
  * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
@@ -390,6 +392,59 @@ const notReferences: Record<string, string> = {
 // ——— The contract's ids, to check the tables against ———
 
 const operations = listOperations();
+
+/** A's record of the kind a body field names (`productId` → A's product, `customerId` → A's client); none for a subject's `id`. */
+function recordOfField(name: string): keyof Ids | undefined {
+  const kind = name.replace(/Id$/, '');
+  if (kind === 'customer') return 'client';
+  if (kind === 'charge') return 'openCharge';
+  return kind === 'company' || kind === 'client' || kind === 'product' || kind === 'subscription' || kind === 'order' || kind === 'webhook' ? kind : undefined;
+}
+
+/**
+ * Every other top-level reference of a request body, derived from the contract: B sends the
+ * operation's first request example with A's record of the field's kind there and its own records
+ * in the body's other references (422 naming the field alone). A case above replaces it where
+ * the request needs more; a reference inside an array or an object needs a case of its own.
+ */
+{
+  const doc = loadBundledContract();
+  const referenced = new Set(bodyCases.flatMap(([, c]) => c.references.map((pointer) => `${c.operationId} ${pointer}`)));
+  for (const op of operations) {
+    const fields = idFields(op.operation).filter((pointer) => !(`${op.operationId} ${pointer}` in notReferences));
+    const content = (deref<JsonObject | undefined>(doc, op.operation.requestBody)?.content as JsonObject | undefined)?.['application/json'] as
+      | JsonObject
+      | undefined;
+    const example = Object.values((content?.examples ?? {}) as JsonObject)[0];
+    const base = example === undefined ? undefined : deref<{ value?: unknown }>(doc, example).value;
+    for (const pointer of fields) {
+      const record = recordOfField(pointer.slice(1));
+      if (referenced.has(`${op.operationId} ${pointer}`) || /\{/.test(op.path) || !/^\/\w+$/.test(pointer) || !record || !isObjectValue(base)) continue;
+      bodyCases.push([
+        `${op.method.toUpperCase()} ${op.path} with A's ${record} in ${pointer}`,
+        {
+          operationId: op.operationId,
+          references: [pointer],
+          request: (a, own) => {
+            const body: Record<string, unknown> = { ...base };
+            for (const other of fields) {
+              const kind = recordOfField(other.slice(1));
+              if (other !== pointer && /^\/\w+$/.test(other) && other.slice(1) in body && kind && kind in own) body[other.slice(1)] = own[kind as keyof OwnIds];
+            }
+            body[pointer.slice(1)] = a[record];
+            return { method: op.method.toUpperCase() as Call['method'], path: op.path, body };
+          },
+          want: { status: 422, fields: [pointer] },
+        },
+      ]);
+    }
+  }
+}
+
+function isObjectValue(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 const allCases = [...pathCases, ...bodyCases];
 /** The company's lists that name no record in their path (`GET /client`, `GET /webhook`): B reads each after every case. */
 const companyLists = listLists(loadBundledContract())
