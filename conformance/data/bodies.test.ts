@@ -2,6 +2,8 @@
  * Valid bodies against the current contract: none is dropped, every one validates, they are
  * the run's own (fixture ids, run-id tags, devMode) and make sense in the domain (order
  * amounts add up, D29); against the stateless mock the examples come back unchanged.
+ *
+ * @operation-wide: it enumerates the contract's operations with a body (each one's valid bodies), so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';

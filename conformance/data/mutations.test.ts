@@ -3,6 +3,8 @@
  * rightly whether the seed or only a decision forbids it (and which decision), names are
  * unique, the order is deterministic and the count bounded. The classification is read
  * from the contract's markings, not from a list.
+ *
+ * @operation-wide: it enumerates the contract's operations (each one's mutations), so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
