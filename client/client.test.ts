@@ -1,9 +1,12 @@
 /**
  * createPixClient against the reference server in this process (its app's fetch, no socket), and
  * against scripted answers where the server cannot be made to fail on cue.
+ *
+ * @operation-wide: it enumerates the contract's operations (the client's routes and Idempotency-Key senders), so `npm run test:operation` runs it whole.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyHeader, routes } from '../generated/client-routes.js';
+import { deref, listOperations, loadBundledContract } from '../lib/contract/bundled.js';
 import { createTestServer, type TestServer } from '../server/test-support/harness.js';
 import { createPixClient, type PixClientOptions } from './index.js';
 
@@ -105,12 +108,23 @@ describe('requests', () => {
   });
 
   test('every operation that takes an Idempotency-Key in the contract gets one', () => {
-    // The client decides from the generated table; this pins what the table says today.
+    // The client decides from the generated table: it holds exactly the contract's operations that take the header.
+    const contract = loadBundledContract();
+    const takers = listOperations(contract)
+      .filter((op) =>
+        ((op.operation.parameters ?? []) as unknown[]).some((p) => {
+          const parameter = deref<{ in?: string; name?: string }>(contract, p);
+          return parameter.in === 'header' && parameter.name?.toLowerCase() === 'idempotency-key';
+        }),
+      )
+      .map((op) => op.operationId);
     expect(
       Object.entries(routes)
         .filter(([, r]) => r.idempotencyKey)
-        .map(([id]) => id),
-    ).toEqual(['createPaymentLink']);
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(takers.sort());
+    expect(takers).toContain('createPaymentLink');
   });
 
   const optionCases: Array<[string, { given: Partial<PixClientOptions>; want: RegExp }]> = [

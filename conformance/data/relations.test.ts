@@ -3,6 +3,8 @@
  * from the contract's links: the current contract gives the expected relations, and a copy of
  * it with one more operation and its links gets that operation's relations, fixtures, bodies
  * and tenant checks with no change in conformance/.
+ *
+ * @operation-wide: it enumerates the contract's operations and links (the run's records and relations), so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';

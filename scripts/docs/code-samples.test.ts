@@ -2,7 +2,8 @@
  * @operation-wide: it enumerates the contract's operations (the docs samples), so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
-import { listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { deref, listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { linkedIdExpression, listLinks } from '../../lib/contract/links.js';
 import { captureOf, curlSample, idVariables, shellName, successStatus, typescriptSample } from './code-samples.js';
 
 const contract = loadBundledContract();
@@ -97,24 +98,31 @@ describe('curlSample', () => {
     for (const text of want.hasNot) expect(sample).not.toContain(text);
   });
 
-  test('only the operations that take an Idempotency-Key send one', () => {
+  // Properties of the contract's operations, not a roster: a new operation changes no line here.
+  test('exactly the operations whose parameters take an Idempotency-Key send one', () => {
     const takers = operations.filter((o) => curlSample(contract, o).includes('Idempotency-Key')).map((o) => o.operationId);
-    expect(takers).toEqual(['createPaymentLink']);
+    const declared = operations
+      .filter((o) =>
+        ((o.operation.parameters ?? []) as unknown[]).some((p) => {
+          const parameter = deref<{ in?: string; name?: string }>(contract, p);
+          return parameter.in === 'header' && parameter.name?.toLowerCase() === 'idempotency-key';
+        }),
+      )
+      .map((o) => o.operationId);
+    expect(takers).toEqual(declared);
+    expect(takers).toContain('createPaymentLink');
   });
 
-  test('the creates keep the id their links name the record by; nothing else keeps one', () => {
-    const kept = operations.flatMap((o) => {
-      const capture = captureOf(contract, o);
-      return capture ? [`${o.operationId} ${capture.variable} ${capture.pointer}`] : [];
-    });
-    expect(kept.sort()).toEqual([
-      'createClient CLIENT_ID /id',
-      'createOrder ORDER_ID /id',
-      'createPaymentLink CHARGE_ID /data/id',
-      'createProduct PRODUCT_ID /id',
-      'createSubscription SUBSCRIPTION_ID /id',
-      'createWebhook WEBHOOK_ID /id',
-    ]);
+  test('the operations whose links name the record they made keep its id, by its kind; nothing else keeps one', () => {
+    const links = listLinks(contract);
+    const naming = operations
+      .filter((o) => linkedIdExpression(links.filter((l) => l.source.operationId === o.operationId))?.startsWith('$response.body#/'))
+      .map((o) => o.operationId);
+    const kept = operations.filter((o) => captureOf(contract, o) !== undefined).map((o) => o.operationId);
+    expect(kept).toEqual(naming);
+    expect(captureOf(contract, op('createPaymentLink'))).toMatchObject({ variable: 'CHARGE_ID', pointer: '/data/id' });
+    expect(captureOf(contract, op('createClient'))).toMatchObject({ variable: 'CLIENT_ID', pointer: '/id' });
+    expect(captureOf(contract, op('getCharge'))).toBeUndefined();
   });
 });
 

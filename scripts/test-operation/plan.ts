@@ -154,7 +154,9 @@ export function planOperation(operationId: string, contract: JsonObject = loadBu
     const block = handlerBlock(readFileSync(join(routes, file), 'utf8'), operationId);
     if (block === undefined) continue;
     handlerFile = join(routes, file);
-    storeMethods = [...new Set([...block.matchAll(/\bstore\.(\w+)\(/g)].map((m) => m[1]!))].sort();
+    // Its own calls, and those of the domain functions it hands the store to (`readList(deps.store, …)`).
+    const bodies = [block, ...[...block.matchAll(/\b(\w+)\(deps\.store\b/g)].map((m) => domainFunction(root, m[1]!))];
+    storeMethods = [...new Set(bodies.flatMap((text) => [...text.matchAll(/\bstore\.(\w+)\(/g)].map((m) => m[1]!)))].sort();
     break;
   }
   if (!handlerFile)
@@ -193,4 +195,15 @@ export function planOperation(operationId: string, contract: JsonObject = loadBu
 export function resourceTestFile(plan: OperationPlan, root = repoRoot): string | undefined {
   const file = plan.handlerFile.replace(/\.ts$/, '.test.ts');
   return existsSync(join(root, file)) ? file : undefined;
+}
+
+/** The text of the exported function `name` of server/domain/, or '' when none has it. */
+function domainFunction(root: string, name: string): string {
+  const domain = join(root, 'server', 'domain');
+  for (const file of readdirSync(domain).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+    const source = readFileSync(join(domain, file), 'utf8');
+    const at = source.search(new RegExp(`export (async )?function ${name}\\b`));
+    if (at >= 0) return source.slice(at, source.indexOf('\n}\n', at));
+  }
+  return '';
 }

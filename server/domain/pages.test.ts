@@ -1,11 +1,11 @@
 /**
- * A whole client list past its at-once size is streamed in keyset parts (D48): the stream is the
+ * A whole list (of clients, here) past its at-once size is streamed in keyset parts (D48): the stream is the
  * same JSON array as the list read at once, on either engine, with every client once and in order.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestServer, type TestServer } from '../test-support/harness.js';
 import { client, later } from '../store/test-records.js';
-import { wholeClientList } from './pages.js';
+import { wholeList } from './pages.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ async function text(answer: string | Uint8Array | ReadableStream<Uint8Array>): P
   return new Response(answer).text();
 }
 
-describe('wholeClientList', () => {
+describe('wholeList of clients', () => {
   const companyOf = () => server.companyId;
 
   const sizes = { atOnce: 10, part: 7 };
@@ -32,16 +32,16 @@ describe('wholeClientList', () => {
   ] as const)('%s', async ([, { given, streamed }]) => {
     const store = server.deps.store;
     const companyId = companyOf();
-    const existing = JSON.parse(await text((await store.listClientsJson(companyId))!)) as unknown[];
+    const existing = JSON.parse(await text((await store.listPageJson('clients', companyId, 1_000_000)).json)) as unknown[];
     // Timestamps apart, so the order of the list is known.
     for (let i = existing.length; i < given; i++) await store.insertClient(client(companyId, `Cliente ${i}`, { createdAt: later(i), updatedAt: later(i) }));
-    const answer = await wholeClientList(store, companyId, 1000, sizes);
+    const answer = await wholeList(store, 'clients', companyId, 1000, sizes);
     expect(answer.body instanceof ReadableStream).toBe(streamed);
     expect(answer.next).toBeUndefined();
     const listed = JSON.parse(await text(answer.body)) as Array<{ name: string }>;
     expect(listed.map((c) => c.name)).toEqual(Array.from({ length: given }, (_, i) => `Cliente ${i}`));
-    expect(await text(answer.body instanceof ReadableStream ? (await wholeClientList(store, companyId, 1000, sizes)).body : answer.body)).toBe(
-      await text((await store.listClientsJson(companyId))!),
+    expect(await text(answer.body instanceof ReadableStream ? (await wholeList(store, 'clients', companyId, 1000, sizes)).body : answer.body)).toBe(
+      await text((await store.listPageJson('clients', companyId, 1_000_000)).json),
     );
   });
 
@@ -52,7 +52,7 @@ describe('wholeClientList', () => {
     ['a bound under the at-once size', { max: 5, listed: 5, next: 'Cliente 4' }],
   ] as const)('a list holds at most its bound (D49): %s', async ([, { max, listed, next }]) => {
     const store = server.deps.store;
-    const answer = await wholeClientList(store, companyOf(), max, sizes);
+    const answer = await wholeList(store, 'clients', companyOf(), max, sizes);
     const clients = JSON.parse(await text(answer.body)) as Array<{ name: string; id: string; createdAt: string }>;
     expect(clients.map((c) => c.name)).toEqual(Array.from({ length: listed }, (_, i) => `Cliente ${i}`));
     const last = clients.at(-1)!;

@@ -1,6 +1,6 @@
 import type { ContractValidator } from '../../lib/contract/ajv.js';
 import { ProblemError, validationProblem } from '../http/problems.js';
-import type { ListPosition, Store } from '../store/types.js';
+import type { ListPage, ListPosition, PagedTable, Store } from '../store/types.js';
 import { pagedList } from '../../lib/contract/lists.js';
 import { isWritableInstant } from './time.js';
 
@@ -77,19 +77,19 @@ function positionOf(cursor: string, isId: (value: unknown) => boolean): ListPosi
 }
 
 /**
- * Most clients of a whole list read at once; a longer list is sent in parts of `WHOLE_LIST_PART`
- * clients. Both bound the memory one answer holds whatever its reader does (issue 34): a client
- * at its fields' bounds is about 6.6 KB stored, so one part is at most about 6.6 MB.
+ * Most records of a whole list read at once; a longer list is sent in parts of `WHOLE_LIST_PART`
+ * records. Both bound the memory one answer holds whatever its reader does (issue 34): a client
+ * at its fields' bounds is about 6.6 KB stored, so one part of clients is at most about 6.6 MB.
  */
 export const WHOLE_LIST_AT_ONCE = 1_000;
 export const WHOLE_LIST_PART = 1_000;
-/** Streamed whole lists one company may have in flight in this instance; one more is a 429 (issue 34). */
+/** Streamed whole lists one company may have in flight in this instance, of all lists; one more is a 429 (issue 34). */
 export const WHOLE_LISTS_PER_COMPANY = 4;
 /** The bytes a streamed list puts around and between its parts' items. */
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => new TextEncoder().encode(text)) as [Uint8Array, Uint8Array, Uint8Array];
 
-/** A whole client list: its JSON bytes or stream, and where the list goes on when it was cut at its bound (D49). */
-export interface WholeClientList {
+/** A whole list: its JSON bytes or stream, and where the list goes on when it was cut at its bound (D49). */
+export interface WholeList {
   body: Uint8Array | ReadableStream<Uint8Array>;
   next?: ListPosition;
 }
@@ -110,13 +110,13 @@ export class ListsInFlight {
     return this.open.get(companyId) ?? 0;
   }
 
-  /** Takes a slot of `companyId`, or throws the 429; the returned function gives it back (once, however often it is called). */
-  take(companyId: string): () => void {
+  /** Takes a slot of `companyId`, or throws the 429 (`what`: the list's records, for its message); the returned function gives it back (once, however often it is called). */
+  take(companyId: string, what = 'record'): () => void {
     const count = this.count(companyId);
     if (count >= this.perCompany) {
       throw new ProblemError(
         'rateLimited',
-        `This company already has ${this.perCompany} unpaged client lists being sent; retry after 1 second, or read the list in pages (limit and after), which have no such bound.`,
+        `This company already has ${this.perCompany} unpaged ${what} lists being sent; retry after 1 second, or read the list in pages (limit and after), which have no such bound.`,
         { headers: { 'Retry-After': '1' } },
       );
     }
@@ -132,48 +132,76 @@ export class ListsInFlight {
   }
 }
 
-/** How a whole list is read: the clients read at once, those of each streamed part, and the slots its streams take. */
+const inFlightOfStore = new WeakMap<object, ListsInFlight>();
+
+/** The streamed whole lists in flight on `store` (one per server instance), of every list: a company's slots are shared by all its lists. */
+export function listsInFlight(store: object): ListsInFlight {
+  let inFlight = inFlightOfStore.get(store);
+  if (!inFlight) {
+    inFlight = new ListsInFlight();
+    inFlightOfStore.set(store, inFlight);
+  }
+  return inFlight;
+}
+
+/** How a whole list is read: the records read at once, those of each streamed part, and the slots its streams take. */
 export interface WholeListOptions {
   atOnce: number;
   part: number;
   inFlight?: ListsInFlight;
 }
 
+/** Its records' name in a message: `clients` → `client`. */
+const recordsOf = (table: PagedTable) => table.replace(/s$/, '');
+
 /**
- * A company's whole client list (the seed's answer to `GET /client` without paging): one JSON
- * array, read at once up to `atOnce` clients, and past that streamed in keyset parts written
- * only as fast as the socket takes them (backpressure: the next part is read from the store when
- * the reader has taken the one before, never ahead), so the server's memory holds one part per
- * answer however long the history and whatever its reader does (D48, issue 34). A client created
- * while the list streams is listed at its end, as the order puts it. A list holds at most `max`
- * clients (the contract's `maxItems`, D49): a company with more gets the first `max` and `next`,
- * where the list goes on, for a `Link` as D48's pages have.
+ * A company's whole list of `table`'s records (the seed's answer to a paged list's `GET` without
+ * paging, as `GET /client`): one JSON array, read at once up to `atOnce` records, and past that
+ * streamed in keyset parts written only as fast as the socket takes them (backpressure: the next
+ * part is read from the store when the reader has taken the one before, never ahead), so the
+ * server's memory holds one part per answer however long the history and whatever its reader does
+ * (D48, issue 34). A record created while the list streams is listed at its end, as the order puts
+ * it. A list holds at most `max` records (the contract's `maxItems`, D49): a company with more gets
+ * the first `max` and `next`, where the list goes on, for a `Link` as D48's pages have. Every
+ * list's store access is the one `listPageJson` (its bound's position, `listPositionAt`).
  */
-export async function wholeClientList(
-  store: Store,
+export async function wholeList(
+  store: Pick<Store, 'listPageJson' | 'listPositionAt'>,
+  table: PagedTable,
   companyId: string,
   max: number,
   { atOnce: atOnceSize, part: partSize, inFlight }: WholeListOptions = { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART },
-): Promise<WholeClientList> {
-  const atOnce = await store.listClientsJson(companyId, Math.min(atOnceSize, max));
-  if (atOnce !== undefined) return { body: atOnce };
-  const release = inFlight?.take(companyId) ?? (() => {});
+): Promise<WholeList> {
+  // The at-once read is the list's first page: the whole list when no page follows it, else the
+  // first part of the stream (read once, never twice).
+  const firstSize = Math.min(atOnceSize, max);
+  const first = await store.listPageJson(table, companyId, firstSize);
+  if (!first.next) return { body: first.json };
+  if (firstSize === max) return { body: first.json, next: first.next };
+  const release = inFlight?.take(companyId, recordsOf(table)) ?? (() => {});
   let last: ListPosition | undefined;
   try {
-    last = await store.lastClientBefore(companyId, max);
+    last = await store.listPositionAt(table, companyId, max);
   } catch (error) {
     release();
     throw error;
   }
+  let pending: ListPage | undefined = first;
   let after: ListPosition | undefined;
-  let left = max;
+  let left = max - firstSize;
   let started = false;
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          const part = await store.listClientsPageJson(companyId, Math.min(partSize, left), after);
-          left -= Math.min(partSize, left);
+          let part: ListPage;
+          if (pending) {
+            part = pending;
+            pending = undefined;
+          } else {
+            part = await store.listPageJson(table, companyId, Math.min(partSize, left), after);
+            left -= Math.min(partSize, left);
+          }
           // The part is an array: its items go on from the items before, and the last part closes it.
           const items = part.json.subarray(1, -1);
           if (!started) controller.enqueue(OPEN);
@@ -198,4 +226,34 @@ export async function wholeClientList(
     { highWaterMark: 0 },
   );
   return last ? { body, next: last } : { body };
+}
+
+/** A paged list's answer: its body (bytes, or a stream of a long whole list) and the `Link` to its next page when one follows. */
+export interface ListAnswer {
+  body: Uint8Array | ReadableStream<Uint8Array>;
+  link?: string;
+}
+
+/**
+ * The answer to a paged list's `GET` (D48), for any list: the page `query` asks for, or without
+ * `limit` and `after` the whole list (`wholeList`, cut at the list's bound, D49), with the `Link`
+ * to the next page; `table` is the list's (`pagedTables`), `path` the operation's own. A handler
+ * of a paged list is this and its status.
+ */
+export async function readList(
+  store: Pick<Store, 'listPageJson' | 'listPositionAt'>,
+  paging: ListPaging,
+  table: PagedTable,
+  companyId: string,
+  query: { limit?: number; after?: string },
+  path: string,
+): Promise<ListAnswer> {
+  const page = paging.request(query);
+  if (!page) {
+    const whole = await wholeList(store, table, companyId, paging.bound, { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART, inFlight: listsInFlight(store) });
+    // Past its bound the list goes on in pages of the largest size (D48, D49).
+    return whole.next ? { body: whole.body, link: paging.nextLink(path, paging.largestPage, whole.next) } : { body: whole.body };
+  }
+  const { json, next } = await store.listPageJson(table, companyId, page.limit, page.after);
+  return next ? { body: json, link: paging.nextLink(path, page.limit, next) } : { body: json };
 }

@@ -437,10 +437,10 @@ describe('unexpected faults (D02)', () => {
     | 'insertClient'
     | 'insertOrder'
     | 'insertProduct'
-    | 'listClientsJson'
+    | 'listPageJson'
   >;
   const faults: Array<[string, { given: { method: string; path: string; body?: unknown; fails: StoreMethod; sync?: boolean }; want: number }]> = [
-    ['GET /client when the store rejects', { given: { method: 'GET', path: '/client', fails: 'listClientsJson' }, want: 500 }],
+    ['GET /client when the store rejects', { given: { method: 'GET', path: '/client', fails: 'listPageJson' }, want: 500 }],
     [
       'POST /client when the store throws synchronously',
       {
@@ -508,7 +508,7 @@ describe('unexpected faults (D02)', () => {
   test('a 500 names the request id that the X-Request-Id header carries, so it can be reported', async () => {
     const own = await createTestServer();
     try {
-      vi.spyOn(own.deps.store, 'listClientsJson').mockRejectedValue(new TypeError(secret));
+      vi.spyOn(own.deps.store, 'listPageJson').mockRejectedValue(new TypeError(secret));
       const response = await own.request('/client');
       const problem = await expectProblem(response, 500, '/problems/internal-error', '/client');
       const requestId = response.headers.get('x-request-id');
@@ -528,7 +528,7 @@ describe('unexpected faults (D02)', () => {
   test('a rejection with a non-Error value still answers a 500 problem', async () => {
     const own = await createTestServer();
     try {
-      vi.spyOn(own.deps.store, 'listClientsJson').mockRejectedValue(secret);
+      vi.spyOn(own.deps.store, 'listPageJson').mockRejectedValue(secret);
       const response = await own.request('/client');
       await expectProblem(response, 500, '/problems/internal-error', '/client');
     } finally {

@@ -11,8 +11,11 @@
  * for a reference: nothing about A is revealed), and change nothing: everything of A is read
  * again with A's key, and the whole database file is compared row by row, before and after.
  *
- * The tables are checked against the contract: an operation with an id in its path, or a new
- * `…Id` field in a request body, that no case covers fails the first tests of this file.
+ * The tables are checked against the contract: an operation with an id in its path that no case
+ * names gets one derived from the contract (A's record of the path's kind, the operation's request
+ * example), and so does a reference at the top of a request body (`productId`: A's product in the
+ * operation's request example, 422); a reference deeper in a body (an item's `productId`) that no
+ * case covers fails the first tests of this file.
  *
  * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
@@ -83,31 +86,30 @@ interface Case {
 // ——— The tables ———
 
 /**
- * Which of A's records each creating operation made. Every read the contract links from a
- * create (a `GET` naming the created record in its path) is tried with A's record of it, so a
- * read added to the contract is covered here with no edit.
+ * A's record of the kind a path names by its first segment (`/product/{id}` → A's product; a
+ * charge's is the open one). Every read the contract links from a create (a `GET` naming the
+ * created record in its path) is tried with A's record of its kind, so a read or a create added
+ * to the contract is covered here with no edit.
  */
-const madeBy: Record<string, keyof Ids> = {
-  createClient: 'client',
-  createProduct: 'product',
-  createSubscription: 'subscription',
-  createPaymentLink: 'openCharge',
-  createOrder: 'order',
-  createWebhook: 'webhook',
-};
+function recordOf(path: string): keyof Ids | undefined {
+  const kind = path.split('/')[1];
+  if (kind === 'charge') return 'openCharge';
+  return kind === 'client' || kind === 'product' || kind === 'subscription' || kind === 'order' || kind === 'webhook' ? kind : undefined;
+}
 
 const readLinks = listLinks(loadBundledContract()).filter((link) => linkRole(link) === 'read');
 
-const readCases: Array<[string, Case]> = readLinks.map((link) => {
-  const record = madeBy[link.source.operationId];
+/** One case per read: the first create linking to it names it (several creates may make one kind of record). */
+const readCases: Array<[string, Case]> = [...new Map(readLinks.map((link) => [link.target.operationId, link])).values()].map((link) => {
   const { target } = link;
+  const record = recordOf(target.path);
   return [
     `${target.method.toUpperCase()} ${target.path} of A's record made by ${link.source.operationId}`,
     {
       operationId: target.operationId,
       references: [],
       request: (a) => {
-        if (!record) throw new Error(`A made no record with ${link.source.operationId}: add one to the fixture and to madeBy`);
+        if (!record) throw new Error(`${target.path} names no kind of record A made: add it to recordOf and to the fixture`);
         const values = Object.fromEntries(Object.keys(link.parameters).map((name) => [name.replace(/^path\./, ''), a[record]]));
         return { method: 'GET', path: fillPath(target.path, values) };
       },
@@ -164,6 +166,36 @@ const pathCases: Array<[string, Case]> = [
     { operationId: 'deleteWebhook', references: [], request: (a) => ({ method: 'DELETE', path: `/webhook/${a.webhook}` }), want: { status: 404 } },
   ],
 ];
+
+/**
+ * Every other operation with an id in its path, derived from the contract: B sends it naming A's
+ * record of the path's kind, with the body of the operation's first request example (404). A
+ * case above replaces it where the request needs more (each of A's charges, a body of its own).
+ */
+const handPathCases = new Set(pathCases.map(([, c]) => c.operationId));
+const contractDoc = loadBundledContract();
+for (const op of listOperations(contractDoc)) {
+  if (!/\{[^}]+\}/.test(op.path) || handPathCases.has(op.operationId)) continue;
+  const record = recordOf(op.path);
+  const content = (deref<JsonObject | undefined>(contractDoc, op.operation.requestBody)?.content as JsonObject | undefined)?.['application/json'] as
+    | JsonObject
+    | undefined;
+  const example = Object.values((content?.examples ?? {}) as JsonObject)[0];
+  const body = example === undefined ? undefined : deref<{ value?: unknown }>(contractDoc, example).value;
+  pathCases.push([
+    `${op.method.toUpperCase()} ${op.path} of A's ${record ?? 'record'}`,
+    {
+      operationId: op.operationId,
+      references: [],
+      request: (a) => {
+        if (!record) throw new Error(`${op.path} names no kind of record A made: add it to recordOf and to the fixture`);
+        const values = Object.fromEntries([...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => [m[1]!, a[record]]));
+        return { method: op.method.toUpperCase() as Call['method'], path: fillPath(op.path, values), ...(body === undefined ? {} : { body }) };
+      },
+      want: { status: 404 },
+    },
+  ]);
+}
 
 /** Cases whose request body names A's records: the subject (`PUT /subscription` id, 404) or references (422). */
 const bodyCases: Array<[string, Case]> = [
@@ -360,6 +392,59 @@ const notReferences: Record<string, string> = {
 // ——— The contract's ids, to check the tables against ———
 
 const operations = listOperations();
+
+/** A's record of the kind a body field names (`productId` → A's product, `customerId` → A's client); none for a subject's `id`. */
+function recordOfField(name: string): keyof Ids | undefined {
+  const kind = name.replace(/Id$/, '');
+  if (kind === 'customer') return 'client';
+  if (kind === 'charge') return 'openCharge';
+  return kind === 'company' || kind === 'client' || kind === 'product' || kind === 'subscription' || kind === 'order' || kind === 'webhook' ? kind : undefined;
+}
+
+/**
+ * Every other top-level reference of a request body, derived from the contract: B sends the
+ * operation's first request example with A's record of the field's kind there and its own records
+ * in the body's other references (422 naming the field alone). A case above replaces it where
+ * the request needs more; a reference inside an array or an object needs a case of its own.
+ */
+{
+  const doc = loadBundledContract();
+  const referenced = new Set(bodyCases.flatMap(([, c]) => c.references.map((pointer) => `${c.operationId} ${pointer}`)));
+  for (const op of operations) {
+    const fields = idFields(op.operation).filter((pointer) => !(`${op.operationId} ${pointer}` in notReferences));
+    const content = (deref<JsonObject | undefined>(doc, op.operation.requestBody)?.content as JsonObject | undefined)?.['application/json'] as
+      | JsonObject
+      | undefined;
+    const example = Object.values((content?.examples ?? {}) as JsonObject)[0];
+    const base = example === undefined ? undefined : deref<{ value?: unknown }>(doc, example).value;
+    for (const pointer of fields) {
+      const record = recordOfField(pointer.slice(1));
+      if (referenced.has(`${op.operationId} ${pointer}`) || /\{/.test(op.path) || !/^\/\w+$/.test(pointer) || !record || !isObjectValue(base)) continue;
+      bodyCases.push([
+        `${op.method.toUpperCase()} ${op.path} with A's ${record} in ${pointer}`,
+        {
+          operationId: op.operationId,
+          references: [pointer],
+          request: (a, own) => {
+            const body: Record<string, unknown> = { ...base };
+            for (const other of fields) {
+              const kind = recordOfField(other.slice(1));
+              if (other !== pointer && /^\/\w+$/.test(other) && other.slice(1) in body && kind && kind in own) body[other.slice(1)] = own[kind as keyof OwnIds];
+            }
+            body[pointer.slice(1)] = a[record];
+            return { method: op.method.toUpperCase() as Call['method'], path: op.path, body };
+          },
+          want: { status: 422, fields: [pointer] },
+        },
+      ]);
+    }
+  }
+}
+
+function isObjectValue(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 const allCases = [...pathCases, ...bodyCases];
 /** The company's lists that name no record in their path (`GET /client`, `GET /webhook`): B reads each after every case. */
 const companyLists = listLists(loadBundledContract())
@@ -392,9 +477,10 @@ function idFields(operation: JsonObject): string[] {
 }
 
 describe('the tables cover the contract', () => {
-  test('A made a record of every create the contract links a read from', () => {
+  test('A made a record of the kind of every read the contract links from a create, and of every path with an id', () => {
     expect(readLinks.length).toBeGreaterThanOrEqual(6);
-    expect(readLinks.map((link) => link.source.operationId).filter((id) => !(id in madeBy))).toEqual([]);
+    expect(readLinks.filter((link) => recordOf(link.target.path) === undefined).map((link) => link.target.path)).toEqual([]);
+    expect(operations.filter((op) => /\{[^}]+\}/.test(op.path) && recordOf(op.path) === undefined).map((op) => op.path)).toEqual([]);
   });
 
   test('every operation with an id in its path has a case, and every case names an operation with one', () => {

@@ -39,11 +39,10 @@ const PART_BYTES = 4 * 1024 * 1024;
 /** The store holds an endless list: every part is 4 MB and another follows. Returns the spy counting the parts read. */
 function endlessList() {
   const store = server.deps.store;
-  vi.spyOn(store, 'listClientsJson').mockResolvedValue(undefined);
-  vi.spyOn(store, 'lastClientBefore').mockResolvedValue(undefined);
+  vi.spyOn(store, 'listPositionAt').mockResolvedValue(undefined);
   const item = `{"name":"${'x'.repeat(PART_BYTES - 20)}"}`;
   const json = new TextEncoder().encode(`[${item}]`);
-  return vi.spyOn(store, 'listClientsPageJson').mockImplementation(async () => ({ json, next: { createdAt: '2026-01-01T00:00:00.000Z', id: 'x' } }));
+  return vi.spyOn(store, 'listPageJson').mockImplementation(async () => ({ json, next: { createdAt: '2026-01-01T00:00:00.000Z', id: 'x' } }));
 }
 
 /** A connection that sends `GET path` and never reads (its buffers fill, then the server's). */

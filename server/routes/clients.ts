@@ -1,26 +1,16 @@
 import { asSerialised, defineOperation, type ResourceOperations } from '../http/define-operation.js';
-import { ListsInFlight, listPaging, WHOLE_LIST_AT_ONCE, WHOLE_LIST_PART, wholeClientList } from '../domain/pages.js';
+import { listPaging, readList } from '../domain/pages.js';
 import { buildClient, clientCreateResult } from '../domain/clients.js';
 import { companyIdMustMatch } from '../domain/company-scope.js';
 import { notFound } from '../http/problems.js';
 
 export const clientOperations: ResourceOperations = (deps) => {
   const paging = listPaging(deps.validator, 'listClients');
-  // Each company's streamed whole lists in flight in this instance (D48).
-  const inFlight = new ListsInFlight();
   return [
     // The stored documents are sent as they are, without a parse and a stringify of each.
     defineOperation('listClients', async ({ company, query, path }) => {
-      const companyId = company.doc.id;
-      const page = paging.request(query);
-      if (!page) {
-        const whole = await wholeClientList(deps.store, companyId, paging.bound, { atOnce: WHOLE_LIST_AT_ONCE, part: WHOLE_LIST_PART, inFlight });
-        // Past its bound the list goes on in pages of the largest size (D48, D49).
-        const link = whole.next ? { headers: { Link: paging.nextLink(path, paging.largestPage, whole.next) } } : {};
-        return { status: 200, body: asSerialised(whole.body), ...link };
-      }
-      const { json, next } = await deps.store.listClientsPageJson(companyId, page.limit, page.after);
-      return { status: 200, body: asSerialised(json), ...(next ? { headers: { Link: paging.nextLink(path, page.limit, next) } } : {}) };
+      const { body, link } = await readList(deps.store, paging, 'clients', company.doc.id, query, path);
+      return { status: 200, body: asSerialised(body), ...(link ? { headers: { Link: link } } : {}) };
     }),
 
     defineOperation('createClient', async ({ body, company }) => {

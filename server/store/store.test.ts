@@ -42,6 +42,9 @@ const jsonText = (json: string | Uint8Array | undefined): string => {
   return typeof json === 'string' ? json : Buffer.from(json).toString('utf8');
 };
 
+/** The company's whole client list, as one page of the list (D48). */
+const clientsOf = async (store: Store, companyId: string): Promise<Uint8Array> => (await store.listPageJson('clients', companyId, 1_000_000)).json;
+
 const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
 if (!databaseUrl) {
   console.warn('NOTICE: server/store/store.test.ts: PostgreSQL store tests skipped: set TEST_DATABASE_URL=postgres://root@127.0.0.1:5432/test');
@@ -244,9 +247,9 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['getClient', { given: () => second.getClient(companyId, c.id), want: c }],
       ['getClient (created with the charge)', { given: () => second.getClient(companyId, newClient.id), want: newClient }],
       [
-        'listClientsJson',
+        'listPageJson',
         {
-          given: async () => (JSON.parse(jsonText(await second.listClientsJson(companyId))) as ClientDoc[]).map((x) => x.id).sort(),
+          given: async () => (JSON.parse(jsonText(await clientsOf(second, companyId))) as ClientDoc[]).map((x) => x.id).sort(),
           want: [c.id, newClient.id].sort(),
         },
       ],
@@ -322,10 +325,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await given(store, fx.b.doc.id, fx.ids)).toBeUndefined();
     });
 
-    test('listClientsJson returns only the own company’s clients, as one JSON array', async () => {
-      expect((JSON.parse(jsonText(await store.listClientsJson(fx.a.doc.id))) as ClientDoc[]).map((c) => c.id)).toEqual([fx.ids.client]);
-      expect((JSON.parse(jsonText(await store.listClientsJson(fx.b.doc.id))) as ClientDoc[]).map((c) => c.name)).toEqual(['Cliente da Padaria']);
-      expect(jsonText(await store.listClientsJson('comp_nobody'))).toBe('[]');
+    test('listPageJson returns only the own company’s clients, as one JSON array', async () => {
+      expect((JSON.parse(jsonText(await clientsOf(store, fx.a.doc.id))) as ClientDoc[]).map((c) => c.id)).toEqual([fx.ids.client]);
+      expect((JSON.parse(jsonText(await clientsOf(store, fx.b.doc.id))) as ClientDoc[]).map((c) => c.name)).toEqual(['Cliente da Padaria']);
+      expect(jsonText(await clientsOf(store, 'comp_nobody'))).toBe('[]');
     });
 
     test.each<[string, { given: (store: Store, foreign: string, ids: Fixture['ids']) => Promise<unknown>; want?: unknown }]>([
@@ -518,7 +521,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ).rejects.toThrow();
 
       expect(await store.getClient(companyId, customer.id)).toBeUndefined();
-      expect(jsonText(await store.listClientsJson(companyId))).toBe('[]');
+      expect(jsonText(await clientsOf(store, companyId))).toBe('[]');
       expect(await store.getCharge(companyId, existing.id)).toEqual(existing);
       if (failing.charge.id !== existing.id) expect(await store.findCharge(failing.charge.id)).toBeUndefined();
       expect(await outbox()).toEqual(outboxBefore);
@@ -560,7 +563,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       const pages: string[][] = [];
       let after: ListPosition | undefined;
       for (;;) {
-        const page = await store.listClientsPageJson(companyId, limit, after);
+        const page = await store.listPageJson('clients', companyId, limit, after);
         pages.push((JSON.parse(jsonText(page.json)) as ClientDoc[]).map((c) => c.id));
         if (!page.next) return pages;
         expect(pages.length, 'pages').toBeLessThan(100);
@@ -575,7 +578,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['one more than the limit', { given: { clients: 6, limit: 5 }, want: { sizes: [5, 1] } }],
       ['pages of one, across ties of createdAt', { given: { clients: 5, limit: 1 }, want: { sizes: [1, 1, 1, 1, 1] } }],
       ['an odd limit splitting ties', { given: { clients: 11, limit: 3 }, want: { sizes: [3, 3, 3, 2] } }],
-    ])('listClientsPageJson with %s: every client once, in the list order, and only the own company', async (_name, { given, want }) => {
+    ])('listPageJson with %s: every client once, in the list order, and only the own company', async (_name, { given, want }) => {
       const a = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
       const b = await addCompany(store, 'Padaria Bom Dia Ltda', '11222333000181');
       const ofA = await storeClients(a.doc.id, given.clients);
@@ -584,13 +587,13 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(pages.map((p) => p.length)).toEqual(want.sizes);
       expect(pages.flat()).toEqual(ofA.map((c) => c.id));
       // The whole list, unpaged, is the same order.
-      expect((JSON.parse(jsonText(await store.listClientsJson(a.doc.id))) as ClientDoc[]).map((c) => c.id)).toEqual(ofA.map((c) => c.id));
+      expect((JSON.parse(jsonText(await clientsOf(store, a.doc.id))) as ClientDoc[]).map((c) => c.id)).toEqual(ofA.map((c) => c.id));
     });
 
     test('a page holds the documents as stored, and its next position is its last client', async () => {
       const { doc } = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
       const ofA = await storeClients(doc.id, 3);
-      const first = await store.listClientsPageJson(doc.id, 2);
+      const first = await store.listPageJson('clients', doc.id, 2);
       expect(jsonText(first.json)).toBe(
         `[${ofA
           .slice(0, 2)
@@ -598,7 +601,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
           .join(',')}]`,
       );
       expect(first.next).toEqual({ createdAt: ofA[1]!.createdAt, id: ofA[1]!.id });
-      const last = await store.listClientsPageJson(doc.id, 2, first.next);
+      const last = await store.listPageJson('clients', doc.id, 2, first.next);
       expect(jsonText(last.json)).toBe(`[${JSON.stringify(ofA[2])}]`);
       expect(last.next).toBeUndefined();
     });
@@ -606,12 +609,12 @@ describe.each(engines)('Store on %s', (_name, engine) => {
     test('a walk sees a client created meanwhile once if it comes after the position, and never one before it', async () => {
       const { doc } = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
       const ofA = await storeClients(doc.id, 4);
-      const first = await store.listClientsPageJson(doc.id, 2);
+      const first = await store.listPageJson('clients', doc.id, 2);
       const early = client(doc.id, 'Antes', { createdAt: later(-60), updatedAt: later(-60) });
       const late = client(doc.id, 'Depois', { createdAt: later(60), updatedAt: later(60) });
       await store.insertClient(early);
       await store.insertClient(late);
-      const rest = await store.listClientsPageJson(doc.id, 10, first.next);
+      const rest = await store.listPageJson('clients', doc.id, 10, first.next);
       expect((JSON.parse(jsonText(rest.json)) as ClientDoc[]).map((c) => c.id)).toEqual([ofA[2]!.id, ofA[3]!.id, late.id]);
       expect(rest.next).toBeUndefined();
     });
@@ -621,11 +624,22 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       const b = await addCompany(store, 'Padaria Bom Dia Ltda', '11222333000181');
       const ofA = await storeClients(a.doc.id, 2);
       const ofB = await storeClients(b.doc.id, 2);
-      const past = await store.listClientsPageJson(a.doc.id, 5, { createdAt: later(3600), id: ofA[1]!.id });
+      const past = await store.listPageJson('clients', a.doc.id, 5, { createdAt: later(3600), id: ofA[1]!.id });
       expect(jsonText(past.json)).toBe('[]');
       expect(past.next).toBeUndefined();
-      const fromB = await store.listClientsPageJson(a.doc.id, 5, { createdAt: ofB[0]!.createdAt, id: ofB[0]!.id });
+      const fromB = await store.listPageJson('clients', a.doc.id, 5, { createdAt: ofB[0]!.createdAt, id: ofB[0]!.id });
       expect((JSON.parse(jsonText(fromB.json)) as ClientDoc[]).every((c) => c.companyId === a.doc.id)).toBe(true);
+    });
+
+    test('listPositionAt: the position of the count-th client when more follow, of the own company only (D49)', async () => {
+      const a = await addCompany(store, 'Café Aurora Ltda', '45723174000110');
+      const b = await addCompany(store, 'Padaria Bom Dia Ltda', '11222333000181');
+      const ofA = await storeClients(a.doc.id, 5);
+      await storeClients(b.doc.id, 4);
+      expect(await store.listPositionAt('clients', a.doc.id, 3)).toEqual({ createdAt: ofA[2]!.createdAt, id: ofA[2]!.id });
+      expect(await store.listPositionAt('clients', a.doc.id, 4)).toEqual({ createdAt: ofA[3]!.createdAt, id: ofA[3]!.id });
+      expect(await store.listPositionAt('clients', a.doc.id, 5), 'no client follows the fifth').toBeUndefined();
+      expect(await store.listPositionAt('clients', a.doc.id, 9)).toBeUndefined();
     });
 
     const taxId = '52998224725';
@@ -652,7 +666,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await store.insertCharge(ch, companyId, { customer });
 
       const own = existing.filter((c) => c.companyId === companyId).sort(byPosition);
-      const listed = JSON.parse(jsonText(await store.listClientsJson(companyId))) as ClientDoc[];
+      const listed = JSON.parse(jsonText(await clientsOf(store, companyId))) as ClientDoc[];
       expect(listed).toEqual(want.reused === undefined ? [...own, customer] : own);
       if (want.reused !== undefined) expect(await store.getClient(companyId, existing[want.reused]!.id)).toEqual(existing[want.reused]);
       expect(await store.getCharge(companyId, ch.id)).toEqual(ch);
@@ -665,10 +679,10 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       await store.insertProduct(p);
       const customers = Array.from({ length: 3 }, (_, i) => client(companyId, `Maria ${i}`, { createdAt: later(i), updatedAt: later(i) }));
       for (const customer of customers) await store.insertCharge(charge(company, p, { customer }), companyId, { customer });
-      expect(JSON.parse(jsonText(await store.listClientsJson(companyId)))).toEqual([customers[0]]);
+      expect(JSON.parse(jsonText(await clientsOf(store, companyId)))).toEqual([customers[0]]);
       const direct = client(companyId, 'Maria direta', { createdAt: later(30), updatedAt: later(30) });
       await store.insertClient(direct);
-      expect(JSON.parse(jsonText(await store.listClientsJson(companyId)))).toEqual([customers[0], direct]);
+      expect(JSON.parse(jsonText(await clientsOf(store, companyId)))).toEqual([customers[0], direct]);
     });
 
     test('migration 5 indexes the tax numbers of clients stored before it: they are reused too', async () => {
@@ -686,7 +700,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await db.rows('SELECT tax_id FROM clients')).toEqual([{ tax_id: before.taxId }]);
       const customer = client(companyId, 'Maria', { createdAt: later(5), updatedAt: later(5) });
       await upgraded.insertCharge(charge(company, p, { customer }), companyId, { customer });
-      expect(JSON.parse(jsonText(await upgraded.listClientsJson(companyId)))).toEqual([before]);
+      expect(JSON.parse(jsonText(await clientsOf(upgraded, companyId)))).toEqual([before]);
     });
   });
 
@@ -1091,7 +1105,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       const otherBefore = await perCompany(b.companyId);
       // Read once, so that an engine keeping reads in memory has them (the SQLite store keeps charges and client lists).
       expect(await store.getCharge(a.companyId, a.charge.id)).toBeDefined();
-      expect(JSON.parse(jsonText(await store.listClientsJson(a.companyId)))).toHaveLength(2);
+      expect(JSON.parse(jsonText(await clientsOf(store, a.companyId)))).toHaveLength(2);
 
       expect(await store.resetCompany(a.companyId)).toEqual({ charges: 1, clients: 2, products: 1, subscriptions: 1, orders: 1, webhooks: 1 });
 
@@ -1103,7 +1117,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       expect(await perCompany(b.companyId)).toEqual(otherBefore);
       const steps: Array<[string, { given: () => Promise<unknown>; want: unknown }]> = [
         ['the charge read again', { given: () => store.getCharge(a.companyId, a.charge.id), want: undefined }],
-        ['the client list read again', { given: async () => jsonText(await store.listClientsJson(a.companyId)), want: '[]' }],
+        ['the client list read again', { given: async () => jsonText(await clientsOf(store, a.companyId)), want: '[]' }],
         ['the webhooks', { given: () => store.listWebhooks(a.companyId), want: [] }],
         [
           'nothing of it is due',

@@ -11,6 +11,16 @@ export interface ListPosition {
   id: string;
 }
 
+/**
+ * The tables of the paged lists (D48): each has the columns `company_id`, `created_at`, `id` and
+ * `doc` (the list's item as its JSON text, holding its `createdAt` and `id`), and the index
+ * `(company_id, created_at, id)`. A new paged list adds its table here; its SQL is made from the
+ * name (`listStatements`, server/store/sql/statements.ts), and SQLite keeps its pages in memory
+ * until the table is written, as it does every list's.
+ */
+export const pagedTables = ['clients'] as const;
+export type PagedTable = (typeof pagedTables)[number];
+
 /** A page of a list as one JSON array, and where the next page starts when one follows. */
 export interface ListPage {
   /** The page's JSON array, as UTF-8 bytes. */
@@ -175,14 +185,14 @@ export interface Store {
   insertClient(client: ClientDoc): Promise<void>;
   getClient(companyId: string, id: string, options?: LookupOptions): Promise<ClientDoc | undefined>;
   /**
-   * The company's clients in the list's order (D48), as one JSON array of UTF-8 bytes, sent as it
-   * is and never parsed; undefined when the company has more than `atMost` clients.
+   * At most `limit` of the company's records of a paged list (D48), `table`'s, in the list's order
+   * (`createdAt`, then `id`), from the start or after `after`, as one JSON array of UTF-8 bytes sent
+   * as it is and never parsed, and where the next page starts if one follows. Every paged list
+   * reads through it: a list adds its table to `pagedTables`, not a method.
    */
-  listClientsJson(companyId: string, atMost?: number): Promise<Uint8Array | undefined>;
-  /** The position of the company's `count`-th client when more follow it; undefined when it has `count` clients or fewer (D49). */
-  lastClientBefore(companyId: string, count: number): Promise<ListPosition | undefined>;
-  /** At most `limit` of them in the same order, from the start or after `after` (D48), and where the next page starts if one follows. */
-  listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage>;
+  listPageJson(table: PagedTable, companyId: string, limit: number, after?: ListPosition): Promise<ListPage>;
+  /** The position of the company's `count`-th record of `table` when more follow it; undefined when it has `count` or fewer (D49's bound). */
+  listPositionAt(table: PagedTable, companyId: string, count: number): Promise<ListPosition | undefined>;
 
   insertProduct(product: ProductDoc): Promise<void>;
   /** The company's products among `ids`; unknown or foreign ids are absent from the map. */

@@ -9,15 +9,15 @@ export function docOf<T>(row: DocRow | undefined): T | undefined {
   return row ? (JSON.parse(row.doc) as T) : undefined;
 }
 
-/** A page of clients (D48) made by the engine: their JSON array as bytes. */
-export interface ClientPageRow {
+/** A page of a list (D48) made by the engine: its records' JSON array as bytes. */
+export interface ListPageRow {
   json: Uint8Array;
-  /** Clients on the page. */
+  /** Records on the page. */
   n: number;
 }
 
-/** A client's position in the list's order (D48). */
-export interface ClientPositionRow {
+/** A record's position in its list's order (D48). */
+export interface ListPositionRow {
   created_at: string;
   id: string;
 }

@@ -20,10 +20,12 @@ import type {
   SubscriptionDoc,
   WebhookDeliveryDoc,
   WebhookDoc,
+  PagedTable,
 } from '../types.js';
+import { pagedTables } from '../types.js';
 import { apiKeyOfRow, claimOfStoredKey, companyOfRow, docOf, dueDeliveryOf, type DueDeliveryRow } from './rows.js';
-import { sharedStatements, type Dialect, type SharedStatements } from './statements.js';
-import { all, column, get, lock, run, type Step } from './step.js';
+import { listStatements, sharedStatements, type Dialect, type ListStatements, type SharedStatements } from './statements.js';
+import { all, column, get, lock, run, type AnyStatement, type Step } from './step.js';
 import type { DeploymentMode } from '../../deployment-mode.js';
 
 export interface ReadOptions {
@@ -54,12 +56,20 @@ export abstract class SqlStore implements Store {
   protected readonly sql: SharedStatements;
   /** Products parsed from rows an engine kept in memory (SQLite's read cache): parsed once while kept. */
   private readonly productsOfRows = new WeakMap<object, Map<string, ProductDoc>>();
+  /** Each paged list's statements (D48), made from its table's name. */
+  protected readonly lists: Record<PagedTable, ListStatements>;
   /** Whether the engine makes lists one JSON array itself (`Dialect.listsInSql`). */
   private readonly listsInSql: boolean;
 
   constructor(dialect: Dialect) {
     this.sql = sharedStatements(dialect);
+    this.lists = Object.fromEntries(pagedTables.map((table) => [table, listStatements(dialect, table)])) as Record<PagedTable, ListStatements>;
     this.listsInSql = dialect.listsInSql;
+  }
+
+  /** Every statement the store runs: the shared ones and each list's. */
+  protected statements(): AnyStatement[] {
+    return [...Object.values<AnyStatement>(this.sql), ...Object.values(this.lists).flatMap((list) => Object.values<AnyStatement>(list))];
   }
 
   /** Runs a step that only reads. */
@@ -135,27 +145,13 @@ export abstract class SqlStore implements Store {
     return docOf(await this.read(get(this.sql.getClient, companyId, id), { beforeWrite: options.forWrite }));
   }
 
-  async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
-    const { sql, listsInSql } = this;
-    return this.read(
-      (function* () {
-        // Counted from the index first: a longer list is not made only to be dropped.
-        if (atMost < Number.MAX_SAFE_INTEGER) {
-          const counted = yield* get(sql.countClientsUpTo, companyId, atMost + 1);
-          if ((counted?.n ?? 0) > atMost) return undefined;
-        }
-        return (yield* clientPage(sql, listsInSql, companyId, atMost)).json;
-      })(),
-    );
+  async listPageJson(table: PagedTable, companyId: string, limit: number, after?: ListPosition): Promise<ListPage> {
+    return this.read(listPage(this.lists[table], this.listsInSql, companyId, limit, after));
   }
 
-  async lastClientBefore(companyId: string, count: number): Promise<ListPosition | undefined> {
-    const rows = await this.read(all(this.sql.clientAt, companyId, count - 1));
+  async listPositionAt(table: PagedTable, companyId: string, count: number): Promise<ListPosition | undefined> {
+    const rows = await this.read(all(this.lists[table].at, companyId, count - 1));
     return rows.length === 2 ? { createdAt: rows[0]!.created_at, id: rows[0]!.id } : undefined;
-  }
-
-  async listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage> {
-    return this.read(clientPage(this.sql, this.listsInSql, companyId, limit, after));
   }
 
   async insertProduct(product: ProductDoc): Promise<void> {
@@ -464,36 +460,32 @@ export abstract class SqlStore implements Store {
   }
 }
 
-/** D48: at most `limit` clients after `after` (or from the start), and where the next page starts if one follows. */
-function* clientPage(sql: SharedStatements, listsInSql: boolean, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
+/** D48: at most `limit` records of a list after `after` (or from the start), and where the next page starts if one follows. */
+function* listPage(sql: ListStatements, listsInSql: boolean, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
   return listsInSql ? yield* pageMadeInSql(sql, companyId, limit, after) : yield* pageJoinedHere(sql, companyId, limit, after);
 }
 
-/** A page as one value the engine made, then its last client and the one after it, from the index. */
-function* pageMadeInSql(sql: SharedStatements, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
-  const row = after ? yield* get(sql.clientsAfter, companyId, after.createdAt, after.id, limit) : yield* get(sql.firstClients, companyId, limit);
+/** A page as one value the engine made, then its last record and the one after it, from the index. */
+function* pageMadeInSql(sql: ListStatements, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
+  const row = after ? yield* get(sql.after, companyId, after.createdAt, after.id, limit) : yield* get(sql.first, companyId, limit);
   if (!row) throw new Error('An aggregate read answered no row.');
   // A view, not a copy: the drivers hand over a Buffer.
   const json = new Uint8Array(row.json.buffer, row.json.byteOffset, row.json.byteLength);
   if (row.n < limit) return { json };
-  // A next page exists when a client follows the page's last.
-  const [last, following] = after
-    ? yield* all(sql.clientAtAfter, companyId, after.createdAt, after.id, limit - 1)
-    : yield* all(sql.clientAt, companyId, limit - 1);
+  // A next page exists when a record follows the page's last.
+  const [last, following] = after ? yield* all(sql.atAfter, companyId, after.createdAt, after.id, limit - 1) : yield* all(sql.at, companyId, limit - 1);
   return last && following ? { json, next: { createdAt: last.created_at, id: last.id } } : { json };
 }
 
 /** A page read as its documents, one more than the page (then a next page exists), and joined here. */
-function* pageJoinedHere(sql: SharedStatements, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
-  const docs = after
-    ? yield* column(sql.clientDocsAfter, companyId, after.createdAt, after.id, limit + 1)
-    : yield* column(sql.firstClientDocs, companyId, limit + 1);
+function* pageJoinedHere(sql: ListStatements, companyId: string, limit: number, after?: ListPosition): Step<ListPage> {
+  const docs = after ? yield* column(sql.docsAfter, companyId, after.createdAt, after.id, limit + 1) : yield* column(sql.firstDocs, companyId, limit + 1);
   const page = docs.length > limit ? docs.slice(0, limit) : docs;
   const json = Buffer.from(`[${page.join(',')}]`);
   if (page === docs) return { json };
-  // The next page starts after the page's last client, whose document holds its position: the
-  // row's created_at and id are written from it (insertClientStep).
-  const { createdAt, id } = JSON.parse(page[limit - 1]!) as Pick<ClientDoc, 'createdAt' | 'id'>;
+  // The next page starts after the page's last record, whose document holds its position: a
+  // paged list's row's created_at and id are written from it (`pagedTables`).
+  const { createdAt, id } = JSON.parse(page[limit - 1]!) as ListPosition;
   return { json, next: { createdAt, id } };
 }
 

@@ -1,4 +1,5 @@
-import type { DueDeliveryRow, CompanyRow, ApiKeyRow, ClientPageRow, ClientPositionRow, DocRow, IdempotencyRow } from './rows.js';
+import type { PagedTable } from '../types.js';
+import type { DueDeliveryRow, CompanyRow, ApiKeyRow, ListPageRow, ListPositionRow, DocRow, IdempotencyRow } from './rows.js';
 import type { Param, Statement } from './step.js';
 
 /** The row locks PostgreSQL takes; see where each is used. */
@@ -33,6 +34,46 @@ export interface Dialect {
    */
   listsInSql: boolean;
 }
+
+/**
+ * The statements of one paged list (D48), made from its table's name (one of `pagedTables`, never
+ * input): every list is read the same way, by the index `(company_id, created_at, id)`.
+ */
+export function listStatements(d: Dialect, table: PagedTable) {
+  const q = <P extends readonly Param[], R = never>(sql: string): Statement<P, R> => ({ sql: d.parameters(sql) });
+  return {
+    /** A page of the list's order, from the start, as one JSON array (engines that make lists, `Dialect.listsInSql`). */
+    first: q<[companyId: string, limit: number], ListPageRow>(
+      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n FROM (
+        SELECT created_at, id, doc FROM ${table} WHERE company_id = ? ORDER BY created_at, id LIMIT ?) AS page`,
+    ),
+    /** A keyset page, read from the index of the list's order where the cursor left off. */
+    after: q<[companyId: string, createdAt: string, id: string, limit: number], ListPageRow>(
+      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n FROM (
+        SELECT created_at, id, doc FROM ${table} WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?) AS page`,
+    ),
+    /** The documents of a page in the list's order, from the start (engines whose lists the store joins). */
+    firstDocs: q<[companyId: string, limit: number], DocRow>(`SELECT doc FROM ${table} WHERE company_id = ? ORDER BY created_at, id LIMIT ?`),
+    /** The documents of a keyset page. */
+    docsAfter: q<[companyId: string, createdAt: string, id: string, limit: number], DocRow>(
+      `SELECT doc FROM ${table} WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
+    ),
+    /**
+     * D49: the record at a position of the list (an offset from the start) and the one after it,
+     * if any (two rows at most), read from the index: where a page that ends there leaves off, and
+     * whether a next page exists.
+     */
+    at: q<[companyId: string, offset: number], ListPositionRow>(
+      `SELECT created_at, id FROM ${table} WHERE company_id = ? ORDER BY created_at, id LIMIT 2 OFFSET ?`,
+    ),
+    /** The same from a cursor: the record `offset` places after it and the one after that. */
+    atAfter: q<[companyId: string, createdAt: string, id: string, offset: number], ListPositionRow>(
+      `SELECT created_at, id FROM ${table} WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 2 OFFSET ?`,
+    ),
+  };
+}
+
+export type ListStatements = ReturnType<typeof listStatements>;
 
 /** Every statement of the store, rendered for one engine (once, when the store is created). */
 export function sharedStatements(d: Dialect) {
@@ -83,38 +124,6 @@ export function sharedStatements(d: Dialect) {
       'INSERT INTO clients (id, company_id, tax_id, created_at, doc) VALUES (?, ?, ?, ?, ?)',
     ),
     getClient: q<[companyId: string, id: string], DocRow>('SELECT doc FROM clients WHERE company_id = ? AND id = ?'),
-    /** How many clients the company has, counted up to `limit` (from the index alone). */
-    countClientsUpTo: q<[companyId: string, limit: number], { n: number }>(
-      'SELECT CAST(COUNT(*) AS INTEGER) AS n FROM (SELECT 1 FROM clients WHERE company_id = ? LIMIT ?) AS upto',
-    ),
-    /** D48: a page of the list's order, from the start, as one JSON array (engines that make lists, `Dialect.listsInSql`). */
-    firstClients: q<[companyId: string, limit: number], ClientPageRow>(
-      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n FROM (
-        SELECT created_at, id, doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?) AS page`,
-    ),
-    /** D48: a keyset page, read from the index of the list's order where the cursor left off. */
-    clientsAfter: q<[companyId: string, createdAt: string, id: string, limit: number], ClientPageRow>(
-      `SELECT ${d.jsonArrayBytes('doc', 'created_at, id')} AS json, CAST(COUNT(*) AS INTEGER) AS n FROM (
-        SELECT created_at, id, doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?) AS page`,
-    ),
-    /** D48: the documents of a page in the list's order, from the start (engines whose lists the store joins). */
-    firstClientDocs: q<[companyId: string, limit: number], DocRow>('SELECT doc FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT ?'),
-    /** D48: the documents of a keyset page. */
-    clientDocsAfter: q<[companyId: string, createdAt: string, id: string, limit: number], DocRow>(
-      'SELECT doc FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?',
-    ),
-    /**
-     * D48, D49: the client at a position of the list (an offset from the start) and the one after
-     * it, if any (two rows at most), read from the index: where a page that ends there leaves off,
-     * and whether a next page exists.
-     */
-    clientAt: q<[companyId: string, offset: number], ClientPositionRow>(
-      'SELECT created_at, id FROM clients WHERE company_id = ? ORDER BY created_at, id LIMIT 2 OFFSET ?',
-    ),
-    /** D48: the same from a cursor: the client `offset` places after it and the one after that. */
-    clientAtAfter: q<[companyId: string, createdAt: string, id: string, offset: number], ClientPositionRow>(
-      'SELECT created_at, id FROM clients WHERE company_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 2 OFFSET ?',
-    ),
     /** D48: the client a payment link's customer reuses, the oldest ACTIVE one with the tax number. */
     reusableClient: q<[companyId: string, taxId: string], { id: string }>(
       `SELECT id FROM clients WHERE company_id = ? AND tax_id = ? AND ${d.jsonMember('doc', 'status')} = 'ACTIVE' ORDER BY created_at, id LIMIT 1`,

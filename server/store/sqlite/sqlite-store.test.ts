@@ -230,10 +230,10 @@ describe('migration 7: clients kept in the order of their list', () => {
     );
     for (const c of clients) await store.insertClient(c);
     const views = async (s: SqliteStore) => ({
-      listA: Buffer.from((await s.listClientsJson(a.doc.id))!).toString(),
-      listB: Buffer.from((await s.listClientsJson(b.doc.id))!).toString(),
-      firstPage: await s.listClientsPageJson(a.doc.id, 7),
-      secondPage: await s.listClientsPageJson(a.doc.id, 7, (await s.listClientsPageJson(a.doc.id, 7)).next),
+      listA: Buffer.from((await s.listPageJson('clients', a.doc.id, 1_000_000)).json).toString(),
+      listB: Buffer.from((await s.listPageJson('clients', b.doc.id, 1_000_000)).json).toString(),
+      firstPage: await s.listPageJson('clients', a.doc.id, 7),
+      secondPage: await s.listPageJson('clients', a.doc.id, 7, (await s.listPageJson('clients', a.doc.id, 7)).next),
       byId: await Promise.all(clients.map((c) => s.getClient(c.companyId, c.id))),
     });
     const before = await views(store);
@@ -249,9 +249,9 @@ describe('migration 7: clients kept in the order of their list', () => {
     // The id is still unique.
     await expect(store.insertClient({ ...clients[1]!, createdAt: later(60) })).rejects.toThrow(/UNIQUE/);
     // A page is one run of the table's rows; a position in the list is counted to on the small index.
-    const { sql } = store as unknown as { sql: Record<'clientDocsAfter' | 'clientAt', { sql: string }> };
-    expect(queryPlan(path, sql.clientDocsAfter.sql, [a.doc.id, later(0), '', 7])).toMatch(/USING PRIMARY KEY/);
-    expect(queryPlan(path, sql.clientAt.sql, [a.doc.id, 6])).toMatch(/USING COVERING INDEX clients_by_position/);
+    const { lists } = store as unknown as { lists: { clients: Record<'docsAfter' | 'at', { sql: string }> } };
+    expect(queryPlan(path, lists.clients.docsAfter.sql, [a.doc.id, later(0), '', 7])).toMatch(/USING PRIMARY KEY/);
+    expect(queryPlan(path, lists.clients.at.sql, [a.doc.id, 6])).toMatch(/USING COVERING INDEX clients_by_position/);
   });
 
   const queryPlan = (path: string, statement: string, params: unknown[]): string =>
@@ -280,16 +280,16 @@ describe('pages kept in memory', () => {
     const store = openStore(freshPath());
     const company = await addCompany(store, 'Café Aurora', '45723174000110');
     for (const name of ['Ana', 'Bruno', 'Carla']) await store.insertClient(client(company.doc.id, name));
-    const { prepared, sql } = store as unknown as { prepared: Map<unknown, { statement: Database.Statement }>; sql: { firstClientDocs: unknown } };
-    const reads = vi.spyOn(prepared.get(sql.firstClientDocs)!.statement, 'all');
-    const first = await store.listClientsPageJson(company.doc.id, 2);
-    expect(await store.listClientsPageJson(company.doc.id, 2)).toEqual(first);
+    const { prepared, lists } = store as unknown as { prepared: Map<unknown, { statement: Database.Statement }>; lists: { clients: { firstDocs: unknown } } };
+    const reads = vi.spyOn(prepared.get(lists.clients.firstDocs)!.statement, 'all');
+    const first = await store.listPageJson('clients', company.doc.id, 2);
+    expect(await store.listPageJson('clients', company.doc.id, 2)).toEqual(first);
     expect(reads, 'the same page again, from memory').toHaveBeenCalledTimes(1);
-    await store.listClientsPageJson(company.doc.id, 5_000);
-    await store.listClientsPageJson(company.doc.id, 5_000);
+    await store.listPageJson('clients', company.doc.id, 5_000);
+    await store.listPageJson('clients', company.doc.id, 5_000);
     expect(reads, 'pages past 1,000 are not kept').toHaveBeenCalledTimes(3);
     await store.insertClient(client(company.doc.id, 'Davi', { createdAt: later(60), updatedAt: later(60) }));
-    const after = await store.listClientsPageJson(company.doc.id, 2);
+    const after = await store.listPageJson('clients', company.doc.id, 2);
     expect(reads, 'a client written: the page is read again').toHaveBeenCalledTimes(4);
     expect(after).toEqual(first);
   });

@@ -6,7 +6,7 @@ import { SqlStore, type ReadOptions, type WriteOptions } from '../sql/sql-store.
 import type { Dialect } from '../sql/statements.js';
 import { claimOfStoredKey } from '../sql/rows.js';
 import { get, type AnyStatement, type Op, type Step } from '../sql/step.js';
-import type { ListPage, ListPosition, IdempotencyClaim, IdempotencyClaimInput } from '../types.js';
+import type { ListPage, ListPosition, IdempotencyClaim, IdempotencyClaimInput, PagedTable } from '../types.js';
 import { RateWindows } from './rate-windows.js';
 import { ReadCache, tableWritten } from './read-cache.js';
 import { WalFlusher } from './wal-flush.js';
@@ -21,8 +21,8 @@ const sqliteDialect: Dialect = {
   listsInSql: false,
 };
 
-/** Pages of at most this many clients are kept (the contract's largest page, D48); larger reads are streamed parts of a whole list. */
-const KEPT_PAGE_CLIENTS = 1_000;
+/** Pages of at most this many records are kept (the contracts' largest page, D48); larger reads are not. */
+const KEPT_PAGE_RECORDS = 1_000;
 
 /**
  * The embedded default store: one SQLite file in WAL mode. better-sqlite3 is synchronous, so
@@ -88,8 +88,7 @@ export class SqliteStore extends SqlStore {
     this.db.pragma('wal_autocheckpoint = 4000');
     migrate(this.db);
     this.inSavepoint = this.db.transaction((step: Step<unknown>) => this.run(step));
-    for (const statement of Object.values<AnyStatement>(this.sql))
-      this.prepared.set(statement, { statement: this.db.prepare(statement.sql), writes: tableWritten(statement.sql) });
+    for (const statement of this.statements()) this.prepared.set(statement, { statement: this.db.prepare(statement.sql), writes: tableWritten(statement.sql) });
   }
 
   async countRequest(keyId: string, windowStart: number): Promise<number> {
@@ -146,35 +145,23 @@ export class SqliteStore extends SqlStore {
   }
 
   /**
-   * A company's whole client list (D48's unpaged form), and the pages a client asks for, are
-   * kept as the JSON they were sent as until a client is written: reading the rows was most of
-   * the time of the answer. The parts of a streamed list (1,000 clients each) are pages too: kept
-   * within the cache's one budget and shared by every reader, so a reader holds no copy of its own.
+   * The pages of every paged list (D48), the first part of a whole list and the parts it streams
+   * in included, are kept as the JSON they were sent as until their table is written (any write
+   * of it: this process is the file's one writer): reading the rows was most of the time of the
+   * answer. Kept within the cache's one budget and shared by every reader, so a reader holds no
+   * copy of its own. A new list's pages are kept with nothing added: the key is its table.
    */
-  override async listClientsJson(companyId: string, atMost = Number.MAX_SAFE_INTEGER): Promise<Uint8Array | undefined> {
-    const page = await this.kept(`list ${atMost} ${companyId}`, async () => {
-      const json = await super.listClientsJson(companyId, atMost);
-      return json && { json };
-    });
-    return page?.json;
-  }
-
-  override async listClientsPageJson(companyId: string, limit: number, after?: ListPosition): Promise<ListPage> {
-    if (limit > KEPT_PAGE_CLIENTS) return super.listClientsPageJson(companyId, limit, after);
+  override async listPageJson(table: PagedTable, companyId: string, limit: number, after?: ListPosition): Promise<ListPage> {
+    if (limit > KEPT_PAGE_RECORDS) return super.listPageJson(table, companyId, limit, after);
     const key = `page ${limit} ${after ? `${after.createdAt} ${after.id}` : ''} ${companyId}`;
-    return (await this.kept(key, () => super.listClientsPageJson(companyId, limit, after)))!;
-  }
-
-  /** A value made from the clients table, from memory when kept, else made and kept (unless a client was written meanwhile). */
-  private async kept(key: string, make: () => Promise<ListPage | undefined>): Promise<ListPage | undefined> {
-    const kept = this.cache.lookupDerived('clients', key);
+    const kept = this.cache.lookupDerived(table, key);
     if (kept !== undefined) {
       await this.untilDurable();
       return kept;
     }
-    const version = this.cache.version('clients');
-    const made = await make();
-    if (made !== undefined) this.cache.keepDerived('clients', key, made, version);
+    const version = this.cache.version(table);
+    const made = await super.listPageJson(table, companyId, limit, after);
+    this.cache.keepDerived(table, key, made, version);
     return made;
   }
 
