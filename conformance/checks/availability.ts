@@ -39,7 +39,7 @@
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, linkRole, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
 import { validBodies } from '../data/bodies.js';
-import type { RunContext } from '../engine/context.js';
+import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { compareRecord, describeDifference } from './round-trip.js';
@@ -130,6 +130,7 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
   const sent: Expected = { values: isObject(created.sent) ? created.sent : {}, as: 'sent', sentSchema: ctx.view(op).requestBody?.schema };
   const where = `${op.method.toUpperCase()} ${op.path}`;
   report(ctx, source, compare(ctx, [sent], record, recordSchema, where), `${where} answers the values sent`, created.exchange);
+  for (const link of links.filter((l) => linkRole(l) === 'read')) locationNamesRecord(ctx, link, created.body, created.exchange);
   // What the create answered and the request did not set (the id, what the server fills) reads back as answered.
   const others = Object.fromEntries(Object.entries(record).filter(([name]) => sent.values[name] === undefined));
   const reads = links.filter((link) => linkRole(link) === 'read');
@@ -144,6 +145,50 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
     for (const read of reads) await readBack(ctx, read, created.body, [update.sent], after, update.exchange);
     for (const list of lists) await listed(ctx, list, id, update.sent, after, update.exchange);
   }
+}
+
+/**
+ * D01: a create's `Location` says where the record can be read, so it names the path its read
+ * link reads it by (`/charge/{id}`), whether relative to the base URL or to its origin, on any host
+ * (a gateway may answer with its public one). A missing `Location` is response_headers_conformance's.
+ */
+function locationNamesRecord(ctx: RunContext, link: ContractLink, createdBody: unknown, exchange: Exchange): void {
+  const location = exchange.response?.headers.location;
+  const params = linkParameters(link, createdBody);
+  if (location === undefined || !params) return;
+  const source = link.source.operationId;
+  const readUrl = new URL(ctx.url(link.target, params));
+  const ownPath = link.target.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  let path: string | undefined;
+  try {
+    path = new URL(location, exchange.request.url).pathname;
+  } catch {
+    path = undefined;
+  }
+  const what = `${exchange.request.method} ${new URL(exchange.request.url).pathname} → ${exchange.response?.status}`;
+  if (path === readUrl.pathname || path === ownPath) {
+    ctx.judge(source, check, true, `${what}: Location ${location} names the record just created`, { exchange });
+    return;
+  }
+  ctx.judge(
+    source,
+    check,
+    false,
+    `${what}: Location ${JSON.stringify(location)} does not name the record just created, which ${link.target.operationId} reads at ${ownPath}`,
+    {
+      decision: locationDecision(ctx, source, exchange.response?.status),
+      exchange,
+    },
+  );
+}
+
+/** The decision marked on the create's documented `Location` header (D01), if any. */
+function locationDecision(ctx: RunContext, operationId: string, status: number | undefined): string | undefined {
+  const responses = ctx.operation(operationId).operation.responses;
+  const response = isObject(responses) ? deref(ctx.contract, responses[String(status)]) : undefined;
+  const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
+  const header = Object.entries(headers).find(([name]) => name.toLowerCase() === 'location')?.[1];
+  return RunContext.decisionOf(deref(ctx.contract, header)) ?? RunContext.decisionOf(response);
 }
 
 /** Creates one record with the first valid body; undefined (and a skip) when that fails. */

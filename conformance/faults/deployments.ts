@@ -583,6 +583,23 @@ export const faults: Fault[] = [
     },
   },
   {
+    name: 'the Location header of a created payment link naming another path (/charges/{id})',
+    expect: {
+      operationId: 'createPaymentLink',
+      check: 'ensure_resource_availability',
+      message: /Location "\/charges\/char_\w+" does not name the record just created/,
+    },
+    only: ['createPaymentLink', 'getCharge'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      const location = response.headers.get('location');
+      if (!isCreatePaymentLink(request) || !location) return response;
+      const headers = new Headers(response.headers);
+      headers.set('location', location.replace('/charge/', '/charges/'));
+      return new Response(response.body, { status: response.status, headers });
+    },
+  },
+  {
     name: 'externalId truncated on the way in (kept as its first 20 characters, as a 20-character column would)',
     expect: {
       operationId: 'createPaymentLink',
