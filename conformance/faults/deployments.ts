@@ -600,6 +600,16 @@ export const faults: Fault[] = [
     },
   },
   {
+    name: 'a subscription cancelled without its cancelledAt (the status changes, no time is recorded)',
+    expect: { operationId: 'createSubscription', check: 'ensure_resource_availability', message: /answers no `cancelledAt`: setting `status` to CANCELLED/ },
+    only: ['createSubscription', 'updateSubscription', 'getSubscription'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!is(request, 'PUT', /^\/subscription$/) && !is(request, 'GET', /^\/subscription\/[^/]+$/)) return response;
+      return response.ok ? rewriteJson(response, ({ cancelledAt: _dropped, ...subscription }: Json) => subscription) : response;
+    },
+  },
+  {
     name: 'externalId truncated on the way in (kept as its first 20 characters, as a 20-character column would)',
     expect: {
       operationId: 'createPaymentLink',
