@@ -21,7 +21,7 @@
 import fc from 'fast-check';
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkedFields, linkParameters, linkRole, resolveLinkValue, type ContractLink } from '../../lib/contract/links.js';
-import { judgeBody, validBodies, type ValidBody } from '../data/bodies.js';
+import { judgeBody, validBodies, withDomainRules, type ValidBody } from '../data/bodies.js';
 import { prepareBodies } from '../data/fixtures.js';
 import { getAt, withAt } from '../data/schema.js';
 import { tagFormats } from '../data/templates.js';
@@ -199,7 +199,8 @@ async function drawAndJudge(
     calls += 1;
     // Past the budget, shrinking ends with the smallest failing body found so far.
     if (calls > budget) return true;
-    const body = withValues(base.body, fields, values);
+    // Drawn amounts that depend on each other (an order's, D29) are made to add up again.
+    const body = withDomainRules(ctx, operationId, withValues(base.body, fields, values));
     if (!judgeBody(ctx, requestBody.pointer, body).valid) return true;
     const failure = await attempt(body);
     if (failure && base.decision && failure.decision === undefined && failure.refused) failure.decision = base.decision;

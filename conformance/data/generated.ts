@@ -189,9 +189,10 @@ export interface DrawnField {
  * The fields of `body` (a valid body, walked with its schema) whose values are drawn: strings and
  * money of objects, nested objects and array items alike (a payment link's customer, an order's
  * items), none of `keep` (the values naming the run's records) and none named in `unique` (the
- * identifiers a service may hold unique per company, which the run numbers: templates.ts). Money
- * is drawn only where the body has one money field: two depend on each other (a subtotal and its
- * total, D29). A whole number of an array item (an item's quantity) is drawn only where the body
+ * identifiers a service may hold unique per company, which the run numbers: templates.ts). Every
+ * money field is drawn; where amounts depend on each other (an order's subtotal, discount, shipping
+ * cost and total, D29) the check makes them add up again after drawing (bodies.ts
+ * `withDomainRules`), so an order's discount and shipping cost take drawn values. A whole number of an array item (an item's quantity) is drawn only where the body
  * sends no money at all (an amount would have to follow it), from the value the valid body has
  * upward (fewer units could take a computed total under its minimum; `wholeFrom`).
  */
@@ -217,7 +218,7 @@ export function drawnFields(
       const arbitrary =
         inArray && Number.isInteger(v) && typesOf(prop).includes('integer') && moneyFields === 0
           ? wholeFrom(prop, v as number)
-          : arbitraryFor(prop, { drawMoney: moneyFields === 1 }, v);
+          : arbitraryFor(prop, { drawMoney: moneyFields >= 1 }, v);
       if (arbitrary) fields.push({ path, arbitrary });
     }
   };

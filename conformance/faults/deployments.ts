@@ -196,6 +196,16 @@ export const generatedFaults: Fault[] = [
     },
   },
   {
+    name: "an order's discount not stored (every answer shows a discount of 0)",
+    expect: { operationId: 'createOrder', check: 'generated_values_kept', message: /POST \/order: `discount` reads 0\b/ },
+    only: ['createProduct', 'createClient', 'createOrder', 'getOrder'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!response.ok || !/^\/order(\/[^/]+)?$/.test(new URL(request.url).pathname)) return response;
+      return rewriteJson(response, (order: Json) => ({ ...order, discount: 0 }));
+    },
+  },
+  {
     name: "an item's quantity truncated to two digits (a payment link for 100 units stores 10)",
     expect: { operationId: 'createPaymentLink', check: 'generated_values_kept', message: /`items\[0\]\.quantity` reads \d{1,2}, sent \d{3,}/ },
     only: ['createProduct', 'createPaymentLink', 'getCharge'],
