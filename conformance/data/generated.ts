@@ -44,8 +44,17 @@ export function freeText(min: number, max: number): fc.Arbitrary<string> {
   const low = Math.max(min, 1);
   const high = Math.max(low, max);
   const between = fc.integer({ min: low, max: Math.min(high, low + 40) });
-  return fc.oneof(fc.constant(low), fc.constant(high), between).chain((length) => textOf(length));
+  const arbitrary = fc.oneof(fc.constant(low), fc.constant(high), between).chain((length) => textOf(length));
+  longestOf.set(arbitrary, textOf(high));
+  return arbitrary;
 }
+
+/**
+ * The longest values of a free-text arbitrary (its `maxLength`): when no drawn body fails, one more
+ * holds every free text at it, so that a value cut on store is found whatever the seed (drawn at
+ * random, a field reaches its `maxLength` in a third of the bodies only).
+ */
+const longestOf = new WeakMap<fc.Arbitrary<unknown>, fc.Arbitrary<unknown>>();
 
 /** Mixed-case e-mail addresses: what a person types, not what a test usually sends. */
 export function email(max = 254): fc.Arbitrary<string> {
@@ -183,6 +192,8 @@ export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }, c
 export interface DrawnField {
   path: Array<string>;
   arbitrary: fc.Arbitrary<unknown>;
+  /** Where the field is free text: its values at `maxLength` (the body tried when no drawn one fails). */
+  longest?: fc.Arbitrary<unknown>;
 }
 
 /**
@@ -219,7 +230,8 @@ export function drawnFields(
         inArray && Number.isInteger(v) && typesOf(prop).includes('integer') && moneyFields === 0
           ? wholeFrom(prop, v as number)
           : arbitraryFor(prop, { drawMoney: moneyFields >= 1 }, v);
-      if (arbitrary) fields.push({ path, arbitrary });
+      const longest = arbitrary ? longestOf.get(arbitrary) : undefined;
+      if (arbitrary) fields.push({ path, arbitrary, ...(longest ? { longest } : {}) });
     }
   };
   const walk = (view: SchemaView, value: unknown, path: string[], inArray: boolean) => {

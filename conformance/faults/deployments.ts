@@ -196,6 +196,19 @@ export const generatedFaults: Fault[] = [
     },
   },
   {
+    name: 'product names cut to 100 characters on store (a shorter column than maxLength), caught whatever the seed',
+    expect: { operationId: 'createProduct', check: 'generated_values_kept', message: /`name` reads ".*, the first 100 of the \d+ characters sent/ },
+    only: ['createProduct', 'getProduct'],
+    wrap: (inner) => async (request) =>
+      is(request, 'POST', /^\/product$/)
+        ? inner(
+            await withRequest<Json>(request, {
+              body: (body) => (typeof body.name === 'string' ? { ...body, name: [...body.name].slice(0, 100).join('') } : body),
+            }),
+          )
+        : inner(request),
+  },
+  {
     name: "an order's discount not stored (every answer shows a discount of 0)",
     expect: { operationId: 'createOrder', check: 'generated_values_kept', message: /POST \/order: `discount` reads 0\b/ },
     only: ['createProduct', 'createClient', 'createOrder', 'getOrder'],
