@@ -39,7 +39,7 @@
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, linkRole, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
 import { validBodies } from '../data/bodies.js';
-import type { RunContext } from '../engine/context.js';
+import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
 import type { Exchange } from '../engine/types.js';
 import { compareRecord, describeDifference } from './round-trip.js';
@@ -130,6 +130,7 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
   const sent: Expected = { values: isObject(created.sent) ? created.sent : {}, as: 'sent', sentSchema: ctx.view(op).requestBody?.schema };
   const where = `${op.method.toUpperCase()} ${op.path}`;
   report(ctx, source, compare(ctx, [sent], record, recordSchema, where), `${where} answers the values sent`, created.exchange);
+  for (const link of links.filter((l) => linkRole(l) === 'read')) locationNamesRecord(ctx, link, created.body, created.exchange);
   // What the create answered and the request did not set (the id, what the server fills) reads back as answered.
   const others = Object.fromEntries(Object.entries(record).filter(([name]) => sent.values[name] === undefined));
   const reads = links.filter((link) => linkRole(link) === 'read');
@@ -144,6 +145,139 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
     for (const read of reads) await readBack(ctx, read, created.body, [update.sent], after, update.exchange);
     for (const list of lists) await listed(ctx, list, id, update.sent, after, update.exchange);
   }
+  for (const link of links.filter(isUpdate)) await statusStamped(ctx, link, reads);
+}
+
+/**
+ * Statuses whose update stamps the record with when it happened, when the request does not send
+ * the time itself (D09: `status: CANCELLED` sets `cancelledAt` to now; sending `CANCELLED` again
+ * keeps the first). Checked where the update's request can send the status and its answer
+ * declares the stamp.
+ */
+const statusStamps = [{ field: 'status', value: 'CANCELLED', stamp: 'cancelledAt', decision: 'D09' }] as const;
+
+/**
+ * On a record of its own (the one the other updates changed stays as they left it), the update
+ * moves it to a stamping status twice: the first answer, and the reads after it, show the stamp;
+ * the second answer keeps the first stamp.
+ */
+async function statusStamped(ctx: RunContext, link: ContractLink, reads: ContractLink[]): Promise<void> {
+  const source = link.source.operationId;
+  const op = link.target;
+  const requestProps = propertiesOf(ctx, ctx.view(op).requestBody?.schema);
+  const answerProps = propertiesOf(ctx, successSchema(ctx, op));
+  for (const rule of statusStamps) {
+    const statusSchema = deref(ctx.contract, requestProps[rule.field]);
+    const values = isObject(statusSchema) && Array.isArray(statusSchema.enum) ? statusSchema.enum : [];
+    if (!values.includes(rule.value) || requestProps[rule.stamp] === undefined || answerProps[rule.stamp] === undefined) continue;
+    const made = await create(ctx, source);
+    if (!made) return;
+    const params = linkParameters(link, made.body);
+    const named = link.requestBody !== undefined ? resolveLinkValue(link.requestBody, made.body) : undefined;
+    if (!params) return;
+    // Only what names the record (`id` in the body of `PUT /subscription`), and the status.
+    const body = { ...(isObject(named) && named[identity] !== undefined ? { [identity]: named[identity] } : {}), [rule.field]: rule.value };
+    const path = ctx.url(op, params).replace(/^https?:\/\/[^/]+/, '');
+    const where = `${op.method.toUpperCase()} ${path} ${show(body)}`;
+    const first = await ctx.request(op, { body, pathParams: params });
+    const stampOf = (exchange: Exchange): unknown => {
+      const answer = jsonOf(exchange);
+      const record = isObject(envelopeData(answer)) ? envelopeData(answer) : answer;
+      return isObject(record) ? record[rule.stamp] : undefined;
+    };
+    if (!isSuccess(first)) {
+      ctx.judge(source, check, false, `${where} ${answered(first)} for the record just created`, { exchange: first, related: [made.exchange] });
+      return;
+    }
+    const stamp = stampOf(first);
+    if (typeof stamp !== 'string') {
+      ctx.judge(
+        source,
+        check,
+        false,
+        `${where} answers no \`${rule.stamp}\`: setting \`${rule.field}\` to ${rule.value} without one sets it to now (${rule.decision})`,
+        {
+          decision: rule.decision,
+          exchange: first,
+        },
+      );
+      return;
+    }
+    const sameInstant = (other: unknown) => typeof other === 'string' && Date.parse(other) === Date.parse(stamp);
+    let ok = true;
+    for (const read of reads) {
+      const readParams = linkParameters(read, made.body);
+      if (!readParams) continue;
+      const again = await ctx.request(read.target, { pathParams: readParams });
+      if (!isSuccess(again)) continue; // the reads' own findings are followLinks'
+      const readStamp = stampOf(again);
+      if (!sameInstant(readStamp)) {
+        ok = false;
+        const readWhere = `after ${where}, GET ${ctx.url(read.target, readParams).replace(/^https?:\/\/[^/]+/, '')}`;
+        ctx.judge(source, check, false, `${readWhere}: \`${rule.stamp}\` reads ${show(readStamp)}, the update answered ${show(stamp)} (${rule.decision})`, {
+          decision: rule.decision,
+          exchange: again,
+          related: [first],
+        });
+      }
+    }
+    const second = await ctx.request(op, { body, pathParams: params });
+    if (isSuccess(second) && !sameInstant(stampOf(second))) {
+      ok = false;
+      ctx.judge(
+        source,
+        check,
+        false,
+        `${where} sent again answers \`${rule.stamp}\` ${show(stampOf(second))}, not the first ${show(stamp)}: setting ${rule.value} again keeps the first (${rule.decision})`,
+        { decision: rule.decision, exchange: second, related: [first] },
+      );
+    }
+    if (ok) ctx.judge(source, check, true, `${where} stamps \`${rule.stamp}\`, the reads show it, and sending it again keeps it`, { exchange: first });
+  }
+}
+
+/**
+ * D01: a create's `Location` says where the record can be read, so it names the path its read
+ * link reads it by (`/charge/{id}`), whether relative to the base URL or to its origin, on any host
+ * (a gateway may answer with its public one). A missing `Location` is response_headers_conformance's.
+ */
+function locationNamesRecord(ctx: RunContext, link: ContractLink, createdBody: unknown, exchange: Exchange): void {
+  const location = exchange.response?.headers.location;
+  const params = linkParameters(link, createdBody);
+  if (location === undefined || !params) return;
+  const source = link.source.operationId;
+  const readUrl = new URL(ctx.url(link.target, params));
+  const ownPath = link.target.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  let path: string | undefined;
+  try {
+    path = new URL(location, exchange.request.url).pathname;
+  } catch {
+    path = undefined;
+  }
+  const what = `${exchange.request.method} ${new URL(exchange.request.url).pathname} → ${exchange.response?.status}`;
+  if (path === readUrl.pathname || path === ownPath) {
+    ctx.judge(source, check, true, `${what}: Location ${location} names the record just created`, { exchange });
+    return;
+  }
+  ctx.judge(
+    source,
+    check,
+    false,
+    `${what}: Location ${JSON.stringify(location)} does not name the record just created, which ${link.target.operationId} reads at ${ownPath}`,
+    {
+      decision: locationDecision(ctx, source, exchange.response?.status),
+      exchange,
+    },
+  );
+}
+
+/** The decision marked on the create's documented `Location` header (D01), if any. */
+function locationDecision(ctx: RunContext, operationId: string, status: number | undefined): string | undefined {
+  const responses = ctx.operation(operationId).operation.responses;
+  const response = isObject(responses) ? deref(ctx.contract, responses[String(status)]) : undefined;
+  const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
+  const header = Object.entries(headers).find(([name]) => name.toLowerCase() === 'location')?.[1];
+  return RunContext.decisionOf(deref(ctx.contract, header)) ?? RunContext.decisionOf(response);
 }
 
 /** Creates one record with the first valid body; undefined (and a skip) when that fails. */

@@ -5,7 +5,7 @@
  * information naming D48 in the seed profile), and in --stateless / --read-only runs.
  */
 import { describe, expect, test } from 'vitest';
-import { nextLink, pagedOperations, pageSize, pagingCheck, recordsNeeded } from './paging.js';
+import { maxPages, nextLink, pagedOperations, pageSize, pagingCheck, recordsNeeded } from './paging.js';
 import { statelessReason } from './stateful.js';
 import { contextOn, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
 import { pagingFaults } from '../faults/deployments.js';
@@ -30,12 +30,19 @@ describe('what the contract pages', () => {
 
   test('a page size makes at least three pages of a small list, and stays within the bounds', () => {
     const limit = { name: 'limit', minimum: 1, maximum: 1000 };
-    for (const count of [recordsNeeded, 6, 9, 40, 1000, 100_000]) {
+    for (const count of [recordsNeeded, 6, 9, 40, 400, 700, 1000, 100_000]) {
       const size = pageSize(count, limit);
       expect(size).toBeGreaterThanOrEqual(1);
-      expect(size).toBeLessThanOrEqual(100);
+      expect(size).toBeLessThanOrEqual(count <= 700 ? 100 : limit.maximum);
       expect(Math.ceil(count / size)).toBeGreaterThanOrEqual(3);
     }
+  });
+
+  test('a list past maxPages - 1 pages of 100 gets pages large enough to be walked to its end and one page on, as far as the maximum allows', () => {
+    const limit = { name: 'limit', minimum: 1, maximum: 1000 };
+    for (const count of [801, 880, 1000, 5000, (maxPages - 1) * limit.maximum])
+      expect(Math.ceil(count / pageSize(count, limit)), `${count} records`).toBeLessThanOrEqual(maxPages - 1);
+    expect(pageSize(100_000, limit)).toBe(limit.maximum);
   });
 
   test('the next link is read as RFC 8288 says', () => {

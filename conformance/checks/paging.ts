@@ -62,9 +62,15 @@ export function pagedOperations(ctx: RunContext): Paging[] {
   return found;
 }
 
-/** The page size a walk of `count` records uses: about four pages, within the parameter's bounds. */
+/**
+ * The page size a walk of `count` records uses: about four pages of at most 100, within the
+ * parameter's bounds; a list too long for `maxPages` such pages (a company the suite has run
+ * against many times: creates leave their records) gets pages large enough for `maxPages - 1` to
+ * hold it, so that the walk reaches its end and can follow a last page's `Link` onward (which
+ * fails), as far as the parameter's maximum allows.
+ */
 export function pageSize(count: number, limit: Paging['limit']): number {
-  return Math.min(Math.max(Math.ceil(count / 4), limit.minimum, 2), limit.maximum, 100);
+  return Math.min(Math.max(Math.ceil(count / 4), limit.minimum, 2), limit.maximum, Math.max(100, Math.ceil(count / (maxPages - 1))));
 }
 
 /** The target of a `Link` header's `rel="next"` (RFC 8288), or undefined when it names none. */

@@ -229,6 +229,16 @@ const eventsEndpointField = 'url';
 
 const cents = (reais: number): number => Math.round(reais * 100);
 
+/**
+ * `body` (a copy) made valid in meaning again after values were drawn into it (checks/generated.ts):
+ * an order's drawn discount and shipping cost with its subtotal and total made to add up (D29).
+ */
+export function withDomainRules(ctx: RunContext, operationId: string, body: unknown): unknown {
+  const copy = structuredClone(body);
+  applyDomainRules(ctx, ctx.view(operationId).requestBody, copy);
+  return copy;
+}
+
 /** Rules of the domain a schema cannot express, so that a generated body is valid in meaning too. */
 function applyDomainRules(ctx: RunContext, requestBody: RequestBody | undefined, body: unknown): void {
   if (!isPlainObject(body)) return;

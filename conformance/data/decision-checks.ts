@@ -26,7 +26,14 @@ export interface DecisionHold {
 }
 
 export const decisionChecks: Readonly<Record<string, DecisionHold>> = {
-  D01: { subject: 'success statuses', held: ['status_code_conformance'] },
+  D01: {
+    subject: 'success statuses',
+    held: [
+      'status_code_conformance',
+      ['response_headers_conformance', "a create's Location present"],
+      ['ensure_resource_availability', "a create's Location names the record"],
+    ],
+  },
   D02: {
     subject: 'error statuses and bodies',
     held: ['status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'negative_data_rejection'],

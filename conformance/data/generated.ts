@@ -44,8 +44,17 @@ export function freeText(min: number, max: number): fc.Arbitrary<string> {
   const low = Math.max(min, 1);
   const high = Math.max(low, max);
   const between = fc.integer({ min: low, max: Math.min(high, low + 40) });
-  return fc.oneof(fc.constant(low), fc.constant(high), between).chain((length) => textOf(length));
+  const arbitrary = fc.oneof(fc.constant(low), fc.constant(high), between).chain((length) => textOf(length));
+  longestOf.set(arbitrary, textOf(high));
+  return arbitrary;
 }
+
+/**
+ * The longest values of a free-text arbitrary (its `maxLength`): when no drawn body fails, one more
+ * holds every free text at it, so that a value cut on store is found whatever the seed (drawn at
+ * random, a field reaches its `maxLength` in a third of the bodies only).
+ */
+const longestOf = new WeakMap<fc.Arbitrary<unknown>, fc.Arbitrary<unknown>>();
 
 /** Mixed-case e-mail addresses: what a person types, not what a test usually sends. */
 export function email(max = 254): fc.Arbitrary<string> {
@@ -183,15 +192,18 @@ export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }, c
 export interface DrawnField {
   path: Array<string>;
   arbitrary: fc.Arbitrary<unknown>;
+  /** Where the field is free text: its values at `maxLength` (the body tried when no drawn one fails). */
+  longest?: fc.Arbitrary<unknown>;
 }
 
 /**
  * The fields of `body` (a valid body, walked with its schema) whose values are drawn: strings and
  * money of objects, nested objects and array items alike (a payment link's customer, an order's
  * items), none of `keep` (the values naming the run's records) and none named in `unique` (the
- * identifiers a service may hold unique per company, which the run numbers: templates.ts). Money
- * is drawn only where the body has one money field: two depend on each other (a subtotal and its
- * total, D29). A whole number of an array item (an item's quantity) is drawn only where the body
+ * identifiers a service may hold unique per company, which the run numbers: templates.ts). Every
+ * money field is drawn; where amounts depend on each other (an order's subtotal, discount, shipping
+ * cost and total, D29) the check makes them add up again after drawing (bodies.ts
+ * `withDomainRules`), so an order's discount and shipping cost take drawn values. A whole number of an array item (an item's quantity) is drawn only where the body
  * sends no money at all (an amount would have to follow it), from the value the valid body has
  * upward (fewer units could take a computed total under its minimum; `wholeFrom`).
  */
@@ -217,8 +229,9 @@ export function drawnFields(
       const arbitrary =
         inArray && Number.isInteger(v) && typesOf(prop).includes('integer') && moneyFields === 0
           ? wholeFrom(prop, v as number)
-          : arbitraryFor(prop, { drawMoney: moneyFields === 1 }, v);
-      if (arbitrary) fields.push({ path, arbitrary });
+          : arbitraryFor(prop, { drawMoney: moneyFields >= 1 }, v);
+      const longest = arbitrary ? longestOf.get(arbitrary) : undefined;
+      if (arbitrary) fields.push({ path, arbitrary, ...(longest ? { longest } : {}) });
     }
   };
   const walk = (view: SchemaView, value: unknown, path: string[], inArray: boolean) => {

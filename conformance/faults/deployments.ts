@@ -196,6 +196,29 @@ export const generatedFaults: Fault[] = [
     },
   },
   {
+    name: 'product names cut to 100 characters on store (a shorter column than maxLength), caught whatever the seed',
+    expect: { operationId: 'createProduct', check: 'generated_values_kept', message: /`name` reads ".*, the first 100 of the \d+ characters sent/ },
+    only: ['createProduct', 'getProduct'],
+    wrap: (inner) => async (request) =>
+      is(request, 'POST', /^\/product$/)
+        ? inner(
+            await withRequest<Json>(request, {
+              body: (body) => (typeof body.name === 'string' ? { ...body, name: [...body.name].slice(0, 100).join('') } : body),
+            }),
+          )
+        : inner(request),
+  },
+  {
+    name: "an order's discount not stored (every answer shows a discount of 0)",
+    expect: { operationId: 'createOrder', check: 'generated_values_kept', message: /POST \/order: `discount` reads 0\b/ },
+    only: ['createProduct', 'createClient', 'createOrder', 'getOrder'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!response.ok || !/^\/order(\/[^/]+)?$/.test(new URL(request.url).pathname)) return response;
+      return rewriteJson(response, (order: Json) => ({ ...order, discount: 0 }));
+    },
+  },
+  {
     name: "an item's quantity truncated to two digits (a payment link for 100 units stores 10)",
     expect: { operationId: 'createPaymentLink', check: 'generated_values_kept', message: /`items\[0\]\.quantity` reads \d{1,2}, sent \d{3,}/ },
     only: ['createProduct', 'createPaymentLink', 'getCharge'],
@@ -580,6 +603,33 @@ export const faults: Fault[] = [
       const headers = new Headers(response.headers);
       headers.delete('location');
       return new Response(response.body, { status: response.status, headers });
+    },
+  },
+  {
+    name: 'the Location header of a created payment link naming another path (/charges/{id})',
+    expect: {
+      operationId: 'createPaymentLink',
+      check: 'ensure_resource_availability',
+      message: /Location "\/charges\/char_\w+" does not name the record just created/,
+    },
+    only: ['createPaymentLink', 'getCharge'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      const location = response.headers.get('location');
+      if (!isCreatePaymentLink(request) || !location) return response;
+      const headers = new Headers(response.headers);
+      headers.set('location', location.replace('/charge/', '/charges/'));
+      return new Response(response.body, { status: response.status, headers });
+    },
+  },
+  {
+    name: 'a subscription cancelled without its cancelledAt (the status changes, no time is recorded)',
+    expect: { operationId: 'createSubscription', check: 'ensure_resource_availability', message: /answers no `cancelledAt`: setting `status` to CANCELLED/ },
+    only: ['createSubscription', 'updateSubscription', 'getSubscription'],
+    wrap: (inner) => async (request) => {
+      const response = await inner(request);
+      if (!is(request, 'PUT', /^\/subscription$/) && !is(request, 'GET', /^\/subscription\/[^/]+$/)) return response;
+      return response.ok ? rewriteJson(response, ({ cancelledAt: _dropped, ...subscription }: Json) => subscription) : response;
     },
   },
   {

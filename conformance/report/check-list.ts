@@ -15,7 +15,7 @@ export const checkDescriptions: Record<CheckName, string> = {
   ignored_auth: 'a request without a key, with an unissued key or with garbage is refused with 401',
   negative_data_rejection: 'bodies, headers and query parameters the contract makes invalid (an INACTIVE record named, D45) are refused with a 4xx',
   positive_data_acceptance: "bodies the contract makes valid (examples, every enum value, D46's punctuation) are accepted",
-  ensure_resource_availability: 'what a create made reads back (by id, in the list, after an update) with the values sent; one tax number, one client (D48)',
+  ensure_resource_availability: 'a create reads back as sent: by id, listed, updated, at its Location (D01); cancelledAt on CANCELLED (D09); reuse by tax id',
   idempotency_replay: 'a retry with the same Idempotency-Key answers the first response; another body with it is refused',
   tenant_isolation: "one company's records are invisible and unusable with another company's key; lists hold only the caller's",
   brcode_well_formed: "a charge's brCode is a valid Pix BR Code (TLV, CRC16) whose amount is the total",
