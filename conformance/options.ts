@@ -96,7 +96,7 @@ CI logs (npm echoes it unless run with -s) and in ps.
   --profile seed|reference|own
                           seed (default): hold the target to the source document only, report
                           departures from the contract's decisions as info; reference: assert
-                          the decisions too; own: reference with --strict, a
+                          the decisions too; own: reference with --strict and --flood, a
                           ${OWN_DEFAULT_RESPONSE_TIME_MS} ms --max-response-time unless given, and
                           --second-api-key and --webhook-receiver required (CONFORMANCE_PROFILE)
   --strict                checks that did not run for a missing flag (--second-api-key,
@@ -108,7 +108,7 @@ CI logs (npm echoes it unless run with -s) and in ps.
                           registrations at internal addresses are refused (only registrations
                           are sent; one accepted is deleted at once) (CONFORMANCE_PRODUCTION=1)
   --flood                 send up to 300 requests with a wrong key and check they are limited
-                          with 429 (CONFORMANCE_FLOOD=1)
+                          with 429 and a Retry-After (CONFORMANCE_FLOOD=1; on under --profile own)
   --junit FILE            write a JUnit XML report (CONFORMANCE_JUNIT)
   --html FILE             write a self-contained HTML report (CONFORMANCE_HTML)
   --har FILE              write every request of the run and its answer as a HAR 1.2 file,
@@ -234,7 +234,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, contract: J
   if (secondApiKey) options.secondApiKey = secondApiKey.value;
   if (bool('production')) options.production = true;
   if (own || bool('strict')) options.strict = true;
-  if (bool('flood')) options.flood = true;
+  // Your own service's limits are yours to flood: the own profile runs every check.
+  if (own || bool('flood')) options.flood = true;
   const only = text('only');
   if (only) options.only = onlyOf(only, contract);
   for (const flag of ['junit', 'html', 'har'] as const) {

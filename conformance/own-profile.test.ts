@@ -15,9 +15,11 @@ const KEY2 = 'sk_cccccccccccccccccccccccc_dddddddddddddddddddddddddddddddddddddd
 const minimal = ['--base-url', 'http://127.0.0.1:3000', '--api-key', KEY];
 
 describe('--profile own', () => {
-  test('is the reference profile with --strict, given a second key and a receiver', () => {
+  test('is the reference profile with --strict and --flood, given a second key and a receiver', () => {
     const options = parseOptions([...minimal, '--profile', 'own', '--second-api-key', KEY2, '--webhook-receiver', '8099'], {});
-    expect(options).toMatchObject({ profile: 'reference', strict: true, secondApiKey: KEY2, webhookReceiver: { host: '127.0.0.1', port: 8099 } });
+    expect(options).toMatchObject({ profile: 'reference', strict: true, flood: true, secondApiKey: KEY2, webhookReceiver: { host: '127.0.0.1', port: 8099 } });
+    // Every check runs: the flood too (a 429 without Retry-After is caught by no other check).
+    expect(parseOptions([...minimal, '--profile', 'reference'], {}).flood).toBeUndefined();
   });
 
   test('sets a default latency budget that --max-response-time (flag or variable) overrides; other profiles have none', () => {

@@ -113,6 +113,12 @@ describe('CPU per request (cpu.ts)', () => {
       run(10),
     );
     expect(atTheirRate).toMatchObject({ sameBytesToReference: 0.5, prismToReference: 9, postgresToSqlite: 3 });
+    // A reference run at their rate that cost no tick gives them no ratio (not an infinite one).
+    const noTick = scenarioRatios(
+      { reference: run(50), sameBytes: run(25), prism: run(900), postgres: run(300), referenceAtComparisonRate: { ...run(0), cpuTicks: 0 } },
+      run(10),
+    );
+    expect(noTick).toEqual({ sameBytesToReference: 0.5, smallArrayToReference: 0.2 });
   });
 });
 
@@ -182,8 +188,12 @@ test('one short round per phase measures every scenario on every target at one r
       const ratios = round.ratios[name]!;
       expect(ratios.sameBytesToReference, name).toBeCloseTo(sameBytes.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
       if (durableWrite) expect(ratios.durableWriteToReference, name).toBeCloseTo(durableWrite.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
-      if (prism && referenceAtComparisonRate)
-        expect(ratios.prismToReference, name).toBeCloseTo(prism.cpuUsPerRequest / referenceAtComparisonRate.cpuUsPerRequest, 10);
+      if (prism && referenceAtComparisonRate) {
+        // A reference run that cost no tick (half a second at Prism's slow rate can) gives no ratio rather than an infinite one.
+        if (referenceAtComparisonRate.cpuTicks > 0)
+          expect(ratios.prismToReference, name).toBeCloseTo(prism.cpuUsPerRequest / referenceAtComparisonRate.cpuUsPerRequest, 10);
+        else expect(ratios.prismToReference, name).toBeUndefined();
+      }
     }
   }
   // Phase 1 holds the smallest history's lists and nothing of the larger one.
