@@ -124,6 +124,15 @@ describe('the receiver cannot be registered: skipped, saying what to do', () => 
       },
     ],
     [
+      'refused at the registration limit: no tunnel advice, the limit named (deleted registrations still counted are the likely bug)',
+      {
+        status: 409,
+        body: { status: 409, title: 'Conflict', detail: 'This company already has 16 webhook registrations, the most allowed.' },
+        reason:
+          /^the target refused to register the receiver at http:\/\/127\.0\.0\.1:\d+\/\S+ \(409: This company already has 16 webhook registrations, the most allowed\.\): the company holds the most webhook registrations it may; list them \(GET \/webhook\) and delete those no one uses\. If the list holds fewer than the limit, deleted registrations are still counted against it$/,
+      },
+    ],
+    [
       'a target without webhook registrations',
       {
         status: 404,

@@ -155,6 +155,10 @@ function registrationRefused(ctx: RunContext, url: string, exchange: Exchange): 
     return `the target has no webhook registration (${op.method.toUpperCase()} ${op.path} answered ${status}), so no delivery can be received`;
   }
   const refused = `the target refused to register the receiver at ${url} (${describeAnswer(exchange)})`;
+  if (status === 409) {
+    // The registration limit (D49), not the address: the run deletes its own registrations when it ends.
+    return `${refused}: the company holds the most webhook registrations it may; list them (GET /webhook) and delete those no one uses. If the list holds fewer than the limit, deleted registrations are still counted against it`;
+  }
   if (status === undefined || status < 400 || status >= 500 || ctx.options.webhookUrl) return refused;
   return `${refused}: a production deployment sends webhooks only to https at a public name (D40); put a tunnel or a TLS-terminating proxy in front of the receiver and give its https address as --webhook-url`;
 }
