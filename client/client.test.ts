@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyHeader, routes } from '../generated/client-routes.js';
-import { deref, listOperations, loadBundledContract } from '../lib/contract/bundled.js';
+import { listOperations, loadBundledContract, takesIdempotencyKey } from '../lib/contract/bundled.js';
 import { createTestServer, type TestServer } from '../server/test-support/harness.js';
 import { createPixClient, type PixClientOptions } from './index.js';
 
@@ -111,12 +111,7 @@ describe('requests', () => {
     // The client decides from the generated table: it holds exactly the contract's operations that take the header.
     const contract = loadBundledContract();
     const takers = listOperations(contract)
-      .filter((op) =>
-        ((op.operation.parameters ?? []) as unknown[]).some((p) => {
-          const parameter = deref<{ in?: string; name?: string }>(contract, p);
-          return parameter.in === 'header' && parameter.name?.toLowerCase() === 'idempotency-key';
-        }),
-      )
+      .filter((op) => takesIdempotencyKey(contract, op))
       .map((op) => op.operationId);
     expect(
       Object.entries(routes)

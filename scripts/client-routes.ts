@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { deref, isJsonObject, listOperations, loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
+import { deref, isJsonObject, listOperations, loadBundledContract, takesIdempotencyKey, type JsonObject } from '../lib/contract/bundled.js';
 
 export interface ClientRoute {
   operationId: string;
@@ -23,16 +23,6 @@ export interface ClientRoute {
   path: string;
   server: string;
   idempotencyKey: boolean;
-}
-
-const idempotencyHeader = 'idempotency-key';
-
-function takesIdempotencyKey(doc: JsonObject, parameters: unknown): boolean {
-  if (!Array.isArray(parameters)) return false;
-  return parameters.some((p) => {
-    const parameter = deref(doc, p);
-    return parameter.in === 'header' && String(parameter.name).toLowerCase() === idempotencyHeader;
-  });
 }
 
 /** The `type` of every example of a problem response. */
@@ -52,8 +42,7 @@ export function clientRoutes(doc: JsonObject): { routes: ClientRoute[]; inProgre
   const routes: ClientRoute[] = [];
   const inProgress = new Set<string>();
   for (const op of listOperations(doc)) {
-    const item = deref(doc, (doc.paths as JsonObject)[op.path]);
-    const keyed = takesIdempotencyKey(doc, op.operation.parameters) || takesIdempotencyKey(doc, item.parameters);
+    const keyed = takesIdempotencyKey(doc, op);
     if (!op.server) throw new Error(`${op.operationId} names no server: the client cannot tell which base URL serves it`);
     routes.push({ operationId: op.operationId, method: op.method, path: op.path, server: op.server, idempotencyKey: keyed });
     const conflict = ((op.operation.responses ?? {}) as JsonObject)['409'];

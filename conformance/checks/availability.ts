@@ -38,6 +38,7 @@
  */
 import { deref, type JsonObject } from '../../lib/contract/bundled.js';
 import { linkParameters, linkRole, resolveLinkValue, linkedIdOf, type ContractLink } from '../../lib/contract/links.js';
+import { fillPath } from '../../lib/contract/paths.js';
 import { validBodies } from '../data/bodies.js';
 import { RunContext } from '../engine/context.js';
 import type { CheckModule } from '../engine/check-module.js';
@@ -148,6 +149,9 @@ async function followLinks(ctx: RunContext, source: string, links: ContractLink[
   for (const link of links.filter(isUpdate)) await statusStamped(ctx, link, reads);
 }
 
+/** A request URL as a finding shows it: without its scheme and host. */
+const pathOf = (url: string): string => url.replace(/^https?:\/\/[^/]+/, '');
+
 /**
  * Statuses whose update stamps the record with when it happened, when the request does not send
  * the time itself (D09: `status: CANCELLED` sets `cancelledAt` to now; sending `CANCELLED` again
@@ -177,7 +181,7 @@ async function statusStamped(ctx: RunContext, link: ContractLink, reads: Contrac
     if (!params) return;
     // Only what names the record (`id` in the body of `PUT /subscription`), and the status.
     const body = { ...(isObject(named) && named[identity] !== undefined ? { [identity]: named[identity] } : {}), [rule.field]: rule.value };
-    const path = ctx.url(op, params).replace(/^https?:\/\/[^/]+/, '');
+    const path = pathOf(ctx.url(op, params));
     const where = `${op.method.toUpperCase()} ${path} ${show(body)}`;
     const first = await ctx.request(op, { body, pathParams: params });
     const stampOf = (exchange: Exchange): unknown => {
@@ -213,7 +217,7 @@ async function statusStamped(ctx: RunContext, link: ContractLink, reads: Contrac
       const readStamp = stampOf(again);
       if (!sameInstant(readStamp)) {
         ok = false;
-        const readWhere = `after ${where}, GET ${ctx.url(read.target, readParams).replace(/^https?:\/\/[^/]+/, '')}`;
+        const readWhere = `after ${where}, GET ${pathOf(ctx.url(read.target, readParams))}`;
         ctx.judge(source, check, false, `${readWhere}: \`${rule.stamp}\` reads ${show(readStamp)}, the update answered ${show(stamp)} (${rule.decision})`, {
           decision: rule.decision,
           exchange: again,
@@ -247,7 +251,7 @@ function locationNamesRecord(ctx: RunContext, link: ContractLink, createdBody: u
   if (location === undefined || !params) return;
   const source = link.source.operationId;
   const readUrl = new URL(ctx.url(link.target, params));
-  const ownPath = link.target.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  const ownPath = fillPath(link.target.path, params);
   let path: string | undefined;
   try {
     path = new URL(location, exchange.request.url).pathname;
@@ -342,7 +346,7 @@ async function readBack(ctx: RunContext, link: ContractLink, createdBody: unknow
     return;
   }
   const read = await ctx.request(readOp, { pathParams: params });
-  const where = `${after}GET ${ctx.url(readOp, params).replace(/^https?:\/\/[^/]+/, '')}`;
+  const where = `${after}GET ${pathOf(ctx.url(readOp, params))}`;
   if (!isSuccess(read)) {
     ctx.judge(source, check, false, `${where} ${answered(read)} for the record just created`, { exchange: read, related: [writtenBy] });
     return;
@@ -403,7 +407,7 @@ async function changed(ctx: RunContext, link: ContractLink, createdBody: unknown
     return undefined;
   }
   const update = await ctx.request(op, { body, pathParams: params });
-  const path = ctx.url(op, params).replace(/^https?:\/\/[^/]+/, '');
+  const path = pathOf(ctx.url(op, params));
   const where = `${op.method.toUpperCase()} ${path} ${show(body)}`;
   if (!isSuccess(update)) {
     ctx.judge(source, check, false, `${where} ${answered(update)} for the record just created`, { exchange: update });

@@ -106,6 +106,23 @@ export function listOperations(doc: JsonObject = loadBundledContract()): Contrac
   return result;
 }
 
+/**
+ * Whether the operation takes an `Idempotency-Key` header (D10), among its own parameters or its
+ * path's: what makes the server run the protocol for it, the client send a key and the docs'
+ * sample send a new one.
+ */
+export function takesIdempotencyKey(doc: JsonObject, op: Pick<ContractOperation, 'path' | 'operation'>): boolean {
+  const item = deref<JsonObject | undefined>(doc, (doc.paths as JsonObject | undefined)?.[op.path]);
+  return [op.operation.parameters, item?.parameters].some(
+    (parameters) =>
+      Array.isArray(parameters) &&
+      parameters.some((p) => {
+        const parameter = deref<{ in?: unknown; name?: unknown }>(doc, p);
+        return parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key';
+      }),
+  );
+}
+
 /** A server object as the contract writes it. */
 export interface ServerObject {
   url: string;

@@ -2,7 +2,7 @@
  * @operation-wide: it enumerates the contract's operations (the docs samples), so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
-import { deref, listOperations, loadBundledContract } from '../../lib/contract/bundled.js';
+import { listOperations, loadBundledContract, takesIdempotencyKey } from '../../lib/contract/bundled.js';
 import { linkedIdExpression, listLinks } from '../../lib/contract/links.js';
 import { captureOf, curlSample, idVariables, shellName, successStatus, typescriptSample } from './code-samples.js';
 
@@ -101,14 +101,7 @@ describe('curlSample', () => {
   // Properties of the contract's operations, not a roster: a new operation changes no line here.
   test('exactly the operations whose parameters take an Idempotency-Key send one', () => {
     const takers = operations.filter((o) => curlSample(contract, o).includes('Idempotency-Key')).map((o) => o.operationId);
-    const declared = operations
-      .filter((o) =>
-        ((o.operation.parameters ?? []) as unknown[]).some((p) => {
-          const parameter = deref<{ in?: string; name?: string }>(contract, p);
-          return parameter.in === 'header' && parameter.name?.toLowerCase() === 'idempotency-key';
-        }),
-      )
-      .map((o) => o.operationId);
+    const declared = operations.filter((o) => takesIdempotencyKey(contract, o)).map((o) => o.operationId);
     expect(takers).toEqual(declared);
     expect(takers).toContain('createPaymentLink');
   });

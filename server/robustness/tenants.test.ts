@@ -174,14 +174,20 @@ const pathCases: Array<[string, Case]> = [
  */
 const handPathCases = new Set(pathCases.map(([, c]) => c.operationId));
 const contractDoc = loadBundledContract();
-for (const op of listOperations(contractDoc)) {
-  if (!/\{[^}]+\}/.test(op.path) || handPathCases.has(op.operationId)) continue;
-  const record = recordOf(op.path);
-  const content = (deref<JsonObject | undefined>(contractDoc, op.operation.requestBody)?.content as JsonObject | undefined)?.['application/json'] as
+
+/** The value of the operation's first JSON request example, if it has one. */
+function requestExample(operation: JsonObject): unknown {
+  const content = (deref<JsonObject | undefined>(contractDoc, operation.requestBody)?.content as JsonObject | undefined)?.['application/json'] as
     | JsonObject
     | undefined;
   const example = Object.values((content?.examples ?? {}) as JsonObject)[0];
-  const body = example === undefined ? undefined : deref<{ value?: unknown }>(contractDoc, example).value;
+  return example === undefined ? undefined : deref<{ value?: unknown }>(contractDoc, example).value;
+}
+
+for (const op of listOperations(contractDoc)) {
+  if (!/\{[^}]+\}/.test(op.path) || handPathCases.has(op.operationId)) continue;
+  const record = recordOf(op.path);
+  const body = requestExample(op.operation);
   pathCases.push([
     `${op.method.toUpperCase()} ${op.path} of A's ${record ?? 'record'}`,
     {
@@ -408,15 +414,10 @@ function recordOfField(name: string): keyof Ids | undefined {
  * the request needs more; a reference inside an array or an object needs a case of its own.
  */
 {
-  const doc = loadBundledContract();
   const referenced = new Set(bodyCases.flatMap(([, c]) => c.references.map((pointer) => `${c.operationId} ${pointer}`)));
   for (const op of operations) {
     const fields = idFields(op.operation).filter((pointer) => !(`${op.operationId} ${pointer}` in notReferences));
-    const content = (deref<JsonObject | undefined>(doc, op.operation.requestBody)?.content as JsonObject | undefined)?.['application/json'] as
-      | JsonObject
-      | undefined;
-    const example = Object.values((content?.examples ?? {}) as JsonObject)[0];
-    const base = example === undefined ? undefined : deref<{ value?: unknown }>(doc, example).value;
+    const base = requestExample(op.operation);
     for (const pointer of fields) {
       const record = recordOfField(pointer.slice(1));
       if (referenced.has(`${op.operationId} ${pointer}`) || /\{/.test(op.path) || !/^\/\w+$/.test(pointer) || !record || !isObjectValue(base)) continue;
