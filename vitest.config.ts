@@ -54,6 +54,14 @@ const isolated = everything
   .flatMap(testFiles)
   .filter((file) => needsIsolation.test(readFileSync(join(root, file), 'utf8')));
 
+/**
+ * The Node lines' own test installs the other tested Node lines from the registry and builds
+ * better-sqlite3's addon for each: `npm run test:node` runs it (as the project `node-lines`, which
+ * exists only when TEST_NODE_LINES=1) before the tests on those lines, which use what it made.
+ * `npm test` downloads no Node binary.
+ */
+const nodeLinesTest = 'scripts/node-lines/lines.test.ts';
+
 // The server tests run on SQLite, and again on PostgreSQL when TEST_DATABASE_URL names one
 // (.ci/run sets it); without it the PostgreSQL run is skipped, and said so.
 const postgres = process.env.TEST_DATABASE_URL;
@@ -78,8 +86,9 @@ export default defineConfig({
     // Each engine's files in two projects, `<engine>` sharing modules and `<engine>:isolated`
     // (`--project 'sqlite*'` names both).
     projects: [
-      { extends: true as const, test: { name: 'sqlite', include: everything, exclude: isolated, isolate: false } },
-      { extends: true as const, test: { name: 'sqlite:isolated', include: isolated } },
+      { extends: true as const, test: { name: 'sqlite', include: everything, exclude: [...isolated, nodeLinesTest], isolate: false } },
+      { extends: true as const, test: { name: 'sqlite:isolated', include: isolated, exclude: [nodeLinesTest] } },
+      ...(process.env.TEST_NODE_LINES === '1' ? [{ extends: true as const, test: { name: 'node-lines', include: [nodeLinesTest] } }] : []),
       ...(postgres
         ? [false, true].map((isolate) => ({
             extends: true as const,

@@ -2,7 +2,8 @@
  * `npm run test:node -- [<major>] [vitest arguments…]`: the tests on another tested Node line
  * (engines.node), with the registry's Node binary and better-sqlite3's addon built for it (see
  * lines.ts); without a major, on each tested line other than the running one, one after the
- * other. Without vitest arguments it runs what CI runs there (`onEveryLine`).
+ * other. Without vitest arguments it runs what CI runs there (`onEveryLine`); without a major
+ * either (CI's run), the lines' own test first (`linesTest`).
  *
  * Where a line's Node cannot be had (not linux-x64, no registry), it prints a NOTICE and goes on,
  * except under CI, where that is a failure.
@@ -21,6 +22,8 @@ import { currentMajor, installNode, lineEnv, repoRoot, sqliteAddon, testedLines 
  * `npm run test:node -- 22 server/ conformance/` runs them on another. Each line's set takes about
  * two minutes of the full run here, against four and a half with every process test of the server.
  */
+const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+
 export const onEveryLine = ['--project', 'sqlite:isolated', 'test/package/', 'server/main.test.ts', 'server/shutdown.test.ts'];
 
 async function onLine(major: number, vitestArgs: readonly string[]): Promise<number> {
@@ -33,13 +36,30 @@ async function onLine(major: number, vitestArgs: readonly string[]): Promise<num
   const addon = await sqliteAddon(node);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`Node ${node.version} (ABI ${node.abi}), better-sqlite3's addon ${addon.built ? 'built' : 'already built'} (${seconds} s): ${addon.path}`);
-  const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
   // CI's set runs on SQLite only: without TEST_DATABASE_URL, the store and two-instance tests (which
   // choose their engines themselves) do not run on PostgreSQL again.
   const { TEST_DATABASE_URL: _postgres, ...sqliteOnly } = process.env;
   const args = vitestArgs.length > 0 ? vitestArgs : onEveryLine;
   const env = lineEnv(node, vitestArgs.length > 0 ? process.env : sqliteOnly);
-  const child = spawn(node.node, [vitest, 'run', ...args], { cwd: repoRoot, env, stdio: 'inherit' });
+  return exitOf(spawn(node.node, [vitest, 'run', ...args], { cwd: repoRoot, env, stdio: 'inherit' }));
+}
+
+/**
+ * The Node lines' own test (scripts/node-lines/lines.test.ts, the vitest project `node-lines`), on
+ * the running Node: the tested lines read from engines.node, and on each other line the registry's
+ * Node installed and better-sqlite3 opening a database through the preload. It makes what the
+ * lines' runs use, so it goes first; `npm test` does not run it (it downloads Node binaries).
+ */
+function linesTest(): Promise<number> {
+  const child = spawn(process.execPath, [vitest, 'run', '--project', 'node-lines'], {
+    cwd: repoRoot,
+    env: { ...process.env, TEST_NODE_LINES: '1' },
+    stdio: 'inherit',
+  });
+  return exitOf(child);
+}
+
+function exitOf(child: ReturnType<typeof spawn>): Promise<number> {
   return new Promise((resolve) => {
     child.once('error', (error) => {
       console.error(error.message);
@@ -62,6 +82,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const majors = named ? [Number(first)] : lines.filter((major) => major !== currentMajor());
   const vitestArgs = named ? rest : argv;
   let failed = 0;
+  // CI's run (no line named, no vitest arguments) starts with the lines' own test.
+  if (!named && vitestArgs.length === 0) {
+    console.log(`\n=== The Node lines' own test, on Node ${currentMajor()} ===`);
+    failed = await linesTest();
+  }
   for (const major of majors) {
     console.log(`\n=== The tests on Node ${major} ===`);
     const code = await onLine(major, vitestArgs);
