@@ -145,8 +145,7 @@ test('one short round per phase measures every scenario on every target at one r
   const out = join(folder, 'results.json');
   const scales = [200, 400];
   // Small client scales and short runs: the smoke test checks the harness, not the history's cost.
-  // A second of warm-up: on a loaded machine Prism may answer nothing in less.
-  const args = ['--duration', '0.5', '--warmup', '1', '--rounds', '1', '--client-scales', scales.join(','), '--out', out];
+  const args = ['--duration', '0.5', '--warmup', '0.5', '--rounds', '1', '--client-scales', scales.join(','), '--out', out];
   const { code, stdout, stderr } = await runBench(databaseUrl ? [...args, '--database-url', databaseUrl] : args);
   // 0: every target holds, 1: one fails; 2 (or a kill) would be a broken harness.
   expect([0, 1], `exit code ${code}\n${stderr}`).toContain(code);

@@ -49,7 +49,7 @@ function withFreshKey(headers: Record<string, string>): Record<string, string> {
 }
 
 /** One answer to the same request, fetched on its own, to show what went wrong. */
-async function sampleAnswer(baseUrl: string, request: LoadRequest): Promise<string> {
+export async function sampleAnswer(baseUrl: string, request: LoadRequest): Promise<string> {
   try {
     const response = await fetch(`${baseUrl}${request.path}`, {
       method: request.method,

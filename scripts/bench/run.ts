@@ -30,7 +30,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { HarnessError } from './harness-error.js';
 import { cpuMicrosPerRequest, fixedRate, readCpuTicks } from './cpu.js';
-import { runLoad, type LoadOptions, type LoadRequest } from './load.js';
+import { runLoad, sampleAnswer, type LoadOptions, type LoadRequest } from './load.js';
 import { parseOptions, usage, UsageError, type BenchOptions } from './options.js';
 import { qrMicroBenchmark } from './qr.js';
 import { createBenchSchema, type BenchSchema } from './postgres.js';
@@ -77,6 +77,9 @@ const FEW_TICKS = 20;
 async function warmUp(leg: Leg, connections: number, seconds: number): Promise<{ maxReqPerSec: number; peakRssMb: number }> {
   const label = `${targetLabels[leg.target.name]}, ${leg.what}, warm-up at full speed`;
   progress(`  ${label}`);
+  // One request first, outside the warm-up: a target's first answer to a request can take longer
+  // than a short warm-up (Prism's took more than 0.3 s on a loaded machine), which then fails on no answer.
+  await sampleAnswer(leg.target.baseUrl, leg.request);
   const rss = startPeakRss(leg.target.pid);
   const figures = await runLoad(label, leg.target.baseUrl, leg.request, { connections, duration: seconds });
   const peakRssMb = rss.stop();
