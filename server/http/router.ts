@@ -99,9 +99,9 @@ const ANY = '\u0000any';
 
 /** `/a/b` → `['a', 'b']`, `/` → `['']`, `/a/` → `['a', '']`: as Hono splits a path. */
 function splitPath(path: string): string[] {
-  const parts = path.split('/');
-  if (parts[0] === '') parts.shift();
-  return parts;
+  // Split after the leading `/`, not shifted off after: shifting moves the array's start, every request.
+  if (path === '') return [];
+  return path.charCodeAt(0) === 47 ? path.slice(1).split('/') : path.split('/');
 }
 
 /** The route's parameters if `parts` is one of its paths. */
