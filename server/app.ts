@@ -9,7 +9,7 @@ import { OperationCatalog } from './http/operations.js';
 import { requestChecks } from './http/operation.js';
 import { mountOperations } from './http/mount-operations.js';
 import { pathPattern } from '../lib/contract/paths.js';
-import { checkRequestLimits } from './http/request-limits.js';
+import { checkRequestLimits, readRequestHead } from './http/request-limits.js';
 import { callerIdentifier, stampRateLimit } from './http/rate-limit.js';
 import { stampRequestId } from './http/request-id.js';
 import { SegmentRouter } from './http/router.js';
@@ -63,8 +63,9 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
     const requestId = randomUUID();
     c.set('requestId', requestId);
     try {
-      await identifyCaller(c);
-      checkRequestLimits(c);
+      const head = readRequestHead(c);
+      await identifyCaller(c, head.apiKey);
+      checkRequestLimits(c, head);
       await next();
     } catch (thrown) {
       // The door's own refusals, and anything thrown that is not an Error (which Hono hands to no

@@ -62,8 +62,16 @@ const powersOf36 = Array.from({ length: 102 }, (_, k) => 36n ** BigInt(k));
  * SHA3-512 are never written out (a third of the time of making an id).
  */
 export function base36Head(value: bigint, digits: number): string {
-  let length = 1;
-  while (length < powersOf36.length - 1 && value >= powersOf36[length]!) length++;
+  // Its number of digits: the least length (1 to the table's last) whose power of 36 exceeds
+  // it, found by halving (seven comparisons of big numbers where counting up took a hundred).
+  let low = 1;
+  let high = powersOf36.length - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (value >= powersOf36[middle]!) low = middle + 1;
+    else high = middle;
+  }
+  const length = low;
   return (length <= digits ? value : value / powersOf36[length - digits]!).toString(36);
 }
 

@@ -27,6 +27,8 @@ const MAX_CACHED_KEYS = 10_000;
 export class Authenticator {
   private readonly known = new Map<string, { record: ApiKeyRecord; hash: Buffer; company: CompanyRecord; until: number }>();
   private readonly connections = new WeakMap<object, { key: Buffer; authenticated: Authenticated; until: number }>();
+  /** Where a presented key is encoded to be compared with a connection's last one. */
+  private readonly scratch = Buffer.alloc(256);
 
   constructor(
     private readonly store: Store,
@@ -42,8 +44,11 @@ export class Authenticator {
     const now = this.clock();
     const last = connection && this.connections.get(connection);
     if (last && last.until > now) {
-      const given = Buffer.from(presented);
-      if (given.length === last.key.length && timingSafeEqual(given, last.key)) return last.authenticated;
+      // Encoded into one buffer kept for it, not a new one per request (a key that does not fit is not the one kept).
+      if (Buffer.byteLength(presented) === last.key.length && last.key.length <= this.scratch.length) {
+        const given = this.scratch.subarray(0, this.scratch.write(presented));
+        if (timingSafeEqual(given, last.key)) return last.authenticated;
+      }
     }
     const parsed = parseApiKey(presented.trim());
     if (!parsed) return undefined;

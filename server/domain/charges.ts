@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import { toFieldErrors } from '../../lib/contract/ajv.js';
 import { buildBrCode } from '../../lib/pix/brcode.js';
 import type { Deps } from '../deps.js';
-import { serialise, type Serialised } from '../http/define-operation.js';
+import { WithJson } from '../http/define-operation.js';
 import { validationProblem } from '../http/problems.js';
 import type { ChargeDoc, ClientDoc, CompanyRecord, IdempotencyClaimInput, StoredCharge, StoredResponse } from '../store/types.js';
 import { namedSchemas } from '../validation.js';
@@ -29,7 +29,7 @@ export async function createCharge(
   company: CompanyRecord,
   body: PaymentLinkCreate,
   claim: IdempotencyClaimInput | undefined,
-): Promise<Serialised<PaymentLinkResponse>> {
+): Promise<WithJson<PaymentLinkResponse>> {
   const companyId = company.doc.id;
   const now = deps.now();
 
@@ -119,13 +119,14 @@ export async function createCharge(
       ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
     },
   };
-  const text = serialise(response);
-  const stored: StoredResponse | undefined = claim ? { ...claim, status: 201, body: text } : undefined;
+  // Serialised once: sent as the answer, and stored as what a retry with the key is answered.
+  const answer = new WithJson(response);
+  const stored: StoredResponse | undefined = claim ? { ...claim, status: 201, body: answer.json } : undefined;
   // D15: a new charge emits charge.pending, in the transaction that stores it.
   await deps.store.insertCharge(charge, companyId, {
     ...(customerClient ? { customer: customerClient } : {}),
     ...(stored ? { response: stored } : {}),
     events: [chargeEvent(charge, now)],
   });
-  return text;
+  return answer;
 }

@@ -2,6 +2,7 @@ import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../../lib/contract/ajv.js';
 import { percentOfCents, toCents, toReais } from './money.js';
 import type { Deps } from '../deps.js';
+import { asSerialised, type SerialisedText } from '../http/define-operation.js';
 import { validationProblem } from '../http/problems.js';
 import type { CompanyRecord, OrderDoc } from '../store/types.js';
 import { clientCreateResult } from './clients.js';
@@ -46,6 +47,7 @@ export function saleFees(totalCents: number, method: PaymentMethod): { checkoutF
 }
 
 type OrderCreate = components['schemas']['OrderCreate'];
+type OrderCreated = components['schemas']['OrderCreated'];
 type ShippingAddress = components['schemas']['ShippingAddress'];
 
 /** Fields of the request that the order keeps as they were sent. */
@@ -83,7 +85,7 @@ function shippingAddress(body: OrderCreate): ShippingAddress | undefined {
  * A new order (seed §4.8, D07, D26, D27, D29, D30, D45): its references checked, its amounts
  * adding up, its number the company's next, its sale and fees computed; stored and answered.
  */
-export async function createOrder(deps: Deps, company: CompanyRecord, body: OrderCreate) {
+export async function createOrder(deps: Deps, company: CompanyRecord, body: OrderCreate): Promise<SerialisedText<OrderCreated>> {
   const companyId = company.doc.id;
   companyIdMustMatch(body.companyId, companyId, '/companyId');
   body.items?.forEach((item, i) => {
@@ -106,7 +108,7 @@ export async function createOrder(deps: Deps, company: CompanyRecord, body: Orde
 
   const at = deps.now().toISOString();
   const paymentMethod = body.paymentMethod ?? 'PIX';
-  const order = await deps.store.insertOrder(companyId, (orderNumber) => {
+  const { json } = await deps.store.insertOrder(companyId, (orderNumber) => {
     const id = newId('order');
     const fees = saleFees(toCents(body.total), paymentMethod);
     const doc: OrderDoc = {
@@ -158,5 +160,6 @@ export async function createOrder(deps: Deps, company: CompanyRecord, body: Orde
     }
     return doc;
   });
-  return { ...order, ...newOrderState };
+  // The order as stored is the answer: a new order is in `newOrderState`. Serialised once, by the store.
+  return asSerialised<OrderCreated>(json);
 }

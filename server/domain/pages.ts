@@ -4,6 +4,9 @@ import type { ListPage, ListPosition, PagedTable, Store } from '../store/types.j
 import { pagedList } from '../../lib/contract/lists.js';
 import { isWritableInstant } from './time.js';
 
+/** Most cursors whose position is kept decoded, per list. */
+const KEPT_CURSORS = 10_000;
+
 /** D48: the size of a page asked for with `after` alone. */
 export const DEFAULT_PAGE_SIZE = 100;
 
@@ -36,6 +39,9 @@ export interface ListPaging {
 export function listPaging(validator: ContractValidator, operationId: string): ListPaging {
   const list = pagedList(validator.contract, operationId);
   const isId = validator.at(list.idSchema!);
+  // A cursor's position is a function of its text alone: a cursor asked for again (a page read
+  // again, by one client or many) is decoded and checked once. Bounded: past it, it starts over.
+  const positions = new Map<string, ListPosition>();
   return {
     largestPage: list.largestPage,
     bound: list.bound,
@@ -43,7 +49,14 @@ export function listPaging(validator: ContractValidator, operationId: string): L
       if (query.limit === undefined && query.after === undefined) return undefined;
       const limit = query.limit ?? DEFAULT_PAGE_SIZE;
       if (query.after === undefined) return { limit };
-      const after = positionOf(query.after, isId);
+      let after = positions.get(query.after);
+      if (after === undefined) {
+        after = positionOf(query.after, isId);
+        if (after !== undefined) {
+          if (positions.size >= KEPT_CURSORS) positions.clear();
+          positions.set(query.after, after);
+        }
+      }
       if (!after) {
         throw validationProblem([
           { parameter: 'after', detail: 'is not a cursor of this service; send the `after` of a `Link` header as it came', keyword: 'cursor' },

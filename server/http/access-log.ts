@@ -78,10 +78,10 @@ function writerFor(logger: Logger): (line: RequestLine) => void {
   const head = `{"level":${logger.levels.values.info},"time":`;
   return (line) => {
     const { requestId, method, path, companyId } = line;
-    // The texts are tested together, once: a line whose id, method, path and company id need no
-    // escaping (every request of a client that follows the contract) is written as it is.
-    const plain = !needsEscape.test(companyId === undefined ? requestId + method + path : requestId + method + path + companyId);
-    const q = plain ? asIs : quoted;
+    // Each text is tested on its own: joined to be tested once, they were a new string to flatten
+    // on every request. A text that needs no escaping (every one of a client that follows the
+    // contract) is written as it is.
+    const q = quoted;
     destination.write(
       `${head}${Date.now()}${bindings},"requestId":${q(requestId)},"method":${q(method)},"path":${q(path)},"status":${line.status},"ms":${line.ms}${companyId === undefined ? '' : `,"companyId":${q(companyId)}`},"msg":"request"}\n`,
     );
@@ -90,11 +90,6 @@ function writerFor(logger: Logger): (line: RequestLine) => void {
 
 /** Characters a JSON string must escape, and any that is not ASCII (left to JSON.stringify too). */
 const needsEscape = /["\\\u0000-\u001f\u007f-\uffff]/;
-
-/** A JSON string of `text` that needs no escaping. */
-function asIs(text: string): string {
-  return `"${text}"`;
-}
 
 /** A JSON string of `text`: quoted as it is when nothing in it needs escaping (ids, methods, most paths). */
 function quoted(text: string): string {

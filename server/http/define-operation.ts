@@ -39,6 +39,17 @@ export function serialise<T>(value: T): SerialisedText<T> {
   return asSerialised<T>(JSON.stringify(value));
 }
 
+/**
+ * A value and its JSON, made once: the answer sends the JSON as it is, and what the contract
+ * reads from the answer (its `Location`) is read from the value, not parsed back from the text.
+ */
+export class WithJson<T> {
+  readonly json: SerialisedText<T>;
+  constructor(readonly value: T) {
+    this.json = serialise(value);
+  }
+}
+
 /** The value a `Serialised` text holds. */
 export function parseSerialised<T>(json: Serialised<T>): T {
   if (json instanceof ReadableStream) throw new Error('A streamed answer cannot be parsed here.');
@@ -49,7 +60,11 @@ export function parseSerialised<T>(json: Serialised<T>): T {
 export type Answer<Id extends OperationId> = {
   [S in SuccessStatus<Id>]: [JsonOf<Responses<Id>[S]>] extends [never]
     ? { status: S; body?: never; headers?: Record<string, string> }
-    : { status: S; body: JsonOf<Responses<Id>[S]> | Serialised<JsonOf<Responses<Id>[S]>>; headers?: Record<string, string> };
+    : {
+        status: S;
+        body: JsonOf<Responses<Id>[S]> | Serialised<JsonOf<Responses<Id>[S]>> | WithJson<JsonOf<Responses<Id>[S]>>;
+        headers?: Record<string, string>;
+      };
 }[SuccessStatus<Id>];
 
 type Parameters<Id extends OperationId> = operations[Id]['parameters'];
@@ -115,17 +130,37 @@ export function defineOperation<Id extends OperationId>(operationId: Id, handler
 /**
  * The answer as a Response of its own with plain headers, not through `c.body`: with more than
  * one header Hono would build a `Headers` object, which the Node server then copies back into a
- * plain one to write.
+ * plain one to write. Its headers are one object, filled in order.
  */
 function respond(c: Context<AppEnv>, answer: { status: number; body?: unknown; headers?: Record<string, string> }, location?: LocationOf): Response {
-  const requestId = { [REQUEST_ID_HEADER]: c.get('requestId'), ...c.get('rateLimit') };
-  if (answer.body === undefined) return stampedResponse(null, answer.status, { ...requestId, ...answer.headers });
+  const { body } = answer;
+  const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': 'application/json' };
+  headers[REQUEST_ID_HEADER] = c.get('requestId');
+  const rateLimit = c.get('rateLimit');
+  if (rateLimit !== undefined) Object.assign(headers, rateLimit);
+  if (body === undefined) {
+    if (answer.headers !== undefined) Object.assign(headers, answer.headers);
+    return stampedResponse(null, answer.status, headers);
+  }
   // No operation answers a bare JSON string: a string (or bytes) body is a `Serialised` answer, already JSON.
-  const serialised = typeof answer.body === 'string' || answer.body instanceof Uint8Array || answer.body instanceof ReadableStream;
-  const json = serialised ? (answer.body as Serialised<unknown>) : JSON.stringify(answer.body);
-  const at = location?.(answer.status, serialised ? parseSerialised(json as Serialised<unknown>) : answer.body);
-  const headers = { 'Content-Type': 'application/json', ...requestId, ...(at ? { Location: at } : {}), ...answer.headers };
-  return stampedResponse(json as string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, answer.status, headers);
+  let json: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
+  let value: unknown;
+  if (body instanceof WithJson) {
+    json = body.json;
+    value = body.value;
+  } else if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ReadableStream) {
+    json = body as string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
+    value = undefined;
+  } else {
+    json = JSON.stringify(body);
+    value = body;
+  }
+  if (location !== undefined) {
+    const at = location(answer.status, value === undefined ? parseSerialised(asSerialised<unknown>(json)) : value);
+    if (at) headers.Location = at;
+  }
+  if (answer.headers !== undefined) Object.assign(headers, answer.headers);
+  return stampedResponse(json, answer.status, headers);
 }
 
 /** A resource's handlers, built from the app's dependencies. */

@@ -26,7 +26,9 @@ export function requestChecks(deps: Deps, catalog: OperationCatalog) {
       if (rules.secured && c.get('company') === undefined)
         throw new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
       const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired, shape }) : undefined;
-      const query = rules.hasQuery ? (name: string) => c.req.queries(name) ?? [] : undefined;
+      // The query string parsed once, for every parameter (Hono parses it again for each name asked).
+      const sent = rules.hasQuery ? c.req.queries() : undefined;
+      const query = sent ? (name: string) => sent[name] ?? [] : undefined;
       const { errors, omitted, malformedPath } = catalog.check(rules, {
         path: c.req.param() as Record<string, string>,
         header: (name) => c.req.header(name),

@@ -89,18 +89,17 @@ export class RateLimiter {
 
 /**
  * Who is calling, and their quota, for every request (operations, docs, payment pages, unknown
- * paths): a presented `X-API-KEY` is authenticated here once (the operation's checks read the
+ * paths): the `X-API-KEY` it presented (`readRequestHead`) is authenticated here once (the operation's checks read the
  * result: a secured operation without a company is a 401); a valid key spends its company's quota,
  * anything else the quota of its client address, so a flood of missing or wrong keys is refused
  * with 429 before it costs more. The answer, whatever it is, carries the RateLimit fields of the
  * quota it spent (`stampRateLimit`).
  */
-export function callerIdentifier(deps: Deps): (c: Context<AppEnv>) => Promise<void> {
+export function callerIdentifier(deps: Deps): (c: Context<AppEnv>, presented: string | undefined) => Promise<void> {
   const { config } = deps;
   const limiter = rateLimiterOf(deps);
   const authenticator = new Authenticator(deps.store);
-  return async (c) => {
-    const presented = c.req.header('x-api-key');
+  return async (c, presented) => {
     const authenticated = presented === undefined ? undefined : await authenticator.authenticate(presented, c.env?.incoming?.socket);
     if (authenticated) c.set('company', authenticated.company);
     if (limiter.enabled) {

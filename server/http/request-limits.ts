@@ -20,31 +20,66 @@ export const NODE_MAX_HEADER_BYTES = 65_536;
 export const NODE_MAX_HEADERS_COUNT = 0;
 
 /**
- * Refuses over-long URLs and header sections with RFC 9457 problems, before any other work. The
- * header section is judged from the raw field lines Node received (`rawHeaders`), not from the
- * `Headers` Hono sees, where repeated names are joined into one and Node's count has dropped the rest.
+ * What the front door reads of a request's header section: its field lines and their bytes as
+ * sent (D34's limits), and the `X-API-KEY` it presents, if any (as `c.req.header` reads it: the
+ * values of every line of that name joined by `, `, without surrounding whitespace).
  */
-export function checkRequestLimits(c: Context<AppEnv>): void {
-  // The request target is what follows the origin in the URL (the path and the query).
-  const url = c.req.url;
-  const target = url.length - url.indexOf('/', url.indexOf('//') + 2);
-  if (target > MAX_URL_BYTES) {
-    throw new ProblemError('uriTooLong', `The request target is ${target} bytes long; at most ${MAX_URL_BYTES} are served.`);
-  }
+export interface RequestHead {
+  fields: number;
+  headerBytes: number;
+  apiKey: string | undefined;
+}
+
+const API_KEY_HEADER = 'x-api-key';
+
+/**
+ * The request's head in one pass over the raw field lines Node received (`rawHeaders`), not the
+ * `Headers` Hono sees, where repeated names are joined into one and Node's count has dropped the
+ * rest. Reading the key here too spares Node building its header object for a request that reads
+ * no other header (a GET).
+ */
+export function readRequestHead(c: Context<AppEnv>): RequestHead {
   const raw = c.env?.incoming?.rawHeaders;
   let fields = 0;
   let headerBytes = 0;
+  let apiKey: string | undefined;
   if (raw) {
     // [name, value, name, value, …]; Node reads header bytes as latin1, one character a byte.
     fields = raw.length >> 1;
-    for (let i = 0; i < raw.length; i++) headerBytes += raw[i]!.length;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!;
+      const value = raw[i + 1]!;
+      headerBytes += name.length + value.length;
+      if (name.length === API_KEY_HEADER.length && name.toLowerCase() === API_KEY_HEADER) apiKey = apiKey === undefined ? value : `${apiKey}, ${value}`;
+    }
     headerBytes += fields * 4;
+    if (apiKey !== undefined && (isHttpWhitespace(apiKey.charCodeAt(0)) || isHttpWhitespace(apiKey.charCodeAt(apiKey.length - 1))))
+      apiKey = apiKey.replace(surroundingWhitespace, '');
   } else {
     // Not behind Node's server (app.request in tests): the Headers are all there is.
     c.req.raw.headers.forEach((value, name) => {
       fields++;
       headerBytes += name.length + value.length + 4;
     });
+    apiKey = c.req.header(API_KEY_HEADER);
+  }
+  return { fields, headerBytes, apiKey };
+}
+
+/** HTTP's whitespace around a field value (RFC 9110 §5.5), as the Fetch standard strips it. */
+const surroundingWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+const isHttpWhitespace = (code: number) => code === 9 || code === 10 || code === 13 || code === 32;
+
+/**
+ * Refuses over-long URLs and header sections (`head`, from `readRequestHead`) with RFC 9457
+ * problems, before any other work.
+ */
+export function checkRequestLimits(c: Context<AppEnv>, { fields, headerBytes }: RequestHead): void {
+  // The request target is what follows the origin in the URL (the path and the query).
+  const url = c.req.url;
+  const target = url.length - url.indexOf('/', url.indexOf('//') + 2);
+  if (target > MAX_URL_BYTES) {
+    throw new ProblemError('uriTooLong', `The request target is ${target} bytes long; at most ${MAX_URL_BYTES} are served.`);
   }
   if (fields > MAX_HEADER_COUNT) {
     throw new ProblemError('headersTooLarge', `The request has more than ${MAX_HEADER_COUNT} header fields; at most ${MAX_HEADER_COUNT} are served.`);

@@ -51,11 +51,14 @@ export class SegmentRouter<T> implements Router<T> {
     this.#groups ??= this.#group();
     const groups = this.#groups;
     const group = groups.get(method) ?? groups.get(ANY)!;
-    const parts = splitPath(path);
-    const candidates = group.byFirst.get(parts[0]!) ?? group.other;
+    // The path is read in place, segment by segment, not split into a new array per request.
+    const start = path.charCodeAt(0) === 47 ? 1 : 0;
+    const firstEnd = path.indexOf('/', start);
+    const first = path === '' ? undefined : path.slice(start, firstEnd === -1 ? path.length : firstEnd);
+    const candidates = (first === undefined ? undefined : group.byFirst.get(first)) ?? group.other;
     const found: [T, Params][] = [];
     for (const route of candidates) {
-      const params = matchSegments(route.segments, parts);
+      const params = path === '' ? matchSegments(route.segments, []) : matchPath(route.segments, path, start);
       if (params !== undefined) found.push([route.handler, params]);
     }
     return [found];
@@ -99,9 +102,33 @@ const ANY = '\u0000any';
 
 /** `/a/b` → `['a', 'b']`, `/` → `['']`, `/a/` → `['a', '']`: as Hono splits a path. */
 function splitPath(path: string): string[] {
-  const parts = path.split('/');
-  if (parts[0] === '') parts.shift();
-  return parts;
+  // Split after the leading `/`, not shifted off after: shifting moves the array's start, every request.
+  if (path === '') return [];
+  return path.charCodeAt(0) === 47 ? path.slice(1).split('/') : path.split('/');
+}
+
+/**
+ * The route's parameters if `path`, from `start` (after its leading `/`), is one of its paths: as
+ * `matchSegments` on the path's parts, read where they are in the text.
+ */
+function matchPath(segments: readonly Segment[], path: string, start: number): Params | undefined {
+  const params: Params = {};
+  // Where the next part starts; past the end once the last part was read.
+  let at = start;
+  for (const segment of segments) {
+    if ('rest' in segment) return params;
+    if (at > path.length) return undefined;
+    const slash = path.indexOf('/', at);
+    const end = slash === -1 ? path.length : slash;
+    if ('text' in segment) {
+      if (segment.text.length !== end - at || !path.startsWith(segment.text, at)) return undefined;
+    } else {
+      if (end === at) return undefined;
+      params[segment.param] = path.slice(at, end);
+    }
+    at = end + 1;
+  }
+  return at > path.length ? params : undefined;
 }
 
 /** The route's parameters if `parts` is one of its paths. */

@@ -218,7 +218,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       response: { ...claimAt(companyId, 'order-42', 'fp-1', 0), status: 201, body: responseBody },
       events: [pending],
     });
-    const o = await store.insertOrder(companyId, (n) => order(company, n));
+    const { order: o } = await store.insertOrder(companyId, (n) => order(company, n));
 
     const [due] = await store.claimDueDeliveries(later(2), later(32), 10);
     expect(due).toEqual({
@@ -271,7 +271,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
       ['listWebhooks', { given: () => second.listWebhooks(companyId), want: [renamed] }],
       ['listDeliveryAttempts', { given: () => second.listDeliveryAttempts(companyId, w.id, 100), want: [delivered] }],
       ['nothing left to deliver', { given: () => second.claimDueDeliveries(later(3600), later(3630), 10), want: [] }],
-      ['the next order number', { given: async () => (await second.insertOrder(companyId, (n) => order(company, n))).orderNumber, want: '000002' }],
+      ['the next order number', { given: async () => (await second.insertOrder(companyId, (n) => order(company, n))).order.orderNumber, want: '000002' }],
     ];
     expect(o.orderNumber).toBe('000001');
     for (const [name, { given, want }] of reads) expect(await given(), name).toEqual(want);
@@ -380,7 +380,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
         return order(company, n);
       });
       expect(given, company.doc.name).toBe(want);
-      expect(stored.orderNumber).toBe(String(want).padStart(6, '0'));
+      expect(stored.order.orderNumber).toBe(String(want).padStart(6, '0'));
     }
   });
 
@@ -1126,7 +1126,7 @@ describe.each(engines)('Store on %s', (_name, engine) => {
         ['the other company’s charge', { given: async () => (await store.getCharge(b.companyId, b.charge.id))?.id, want: b.charge.id }],
         [
           'an order after it is number 1 again',
-          { given: async () => (await store.insertOrder(a.companyId, (n) => order(a.company, n))).orderNumber, want: '000001' },
+          { given: async () => (await store.insertOrder(a.companyId, (n) => order(a.company, n))).order.orderNumber, want: '000001' },
         ],
         ['its idempotency key is free', { given: () => store.claimIdempotencyKey(claimAt(a.companyId, 'key-1', 'other', 30)), want: { kind: 'claimed' } }],
         [
@@ -1237,7 +1237,7 @@ describe.skipIf(!databaseUrl)('PgStore: two instances (two processes) on one dat
     const other = await addCompany(one, 'Padaria Bom Dia', '11222333000181');
     const orders = await Promise.all(Array.from({ length: 50 }, (_, i) => either(i).insertOrder(company.doc.id, (n) => order(company, n))));
     await Promise.all(Array.from({ length: 6 }, (_, i) => either(i).insertOrder(other.doc.id, (n) => order(other, n))));
-    expect(orders.map((o) => Number(o.orderNumber)).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(orders.map(({ order: o }) => Number(o.orderNumber)).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(await db.rows(`SELECT order_number FROM orders WHERE company_id = '${other.doc.id}' ORDER BY order_number`)).toEqual(
       [1, 2, 3, 4, 5, 6].map((n) => ({ order_number: n })),
     );

@@ -202,8 +202,11 @@ export interface Store {
   getSubscription(companyId: string, id: string): Promise<SubscriptionDoc | undefined>;
   replaceSubscription(companyId: string, subscription: SubscriptionDoc): Promise<void>;
 
-  /** Stores the order under the company's next order number, which `build` receives. */
-  insertOrder(companyId: string, build: (orderNumber: number) => OrderDoc): Promise<OrderDoc>;
+  /**
+   * Stores the order under the company's next order number, which `build` receives; answers it
+   * with the JSON text it was stored as (made once: the answer of its create is that text).
+   */
+  insertOrder(companyId: string, build: (orderNumber: number) => OrderDoc): Promise<{ order: OrderDoc; json: string }>;
   getOrder(companyId: string, id: string): Promise<OrderDoc | undefined>;
 
   /**

@@ -190,7 +190,7 @@ export abstract class SqlStore implements Store {
     await this.write(run(this.sql.replaceSubscription, JSON.stringify(subscription), companyId, subscription.id), { single: true });
   }
 
-  async insertOrder(companyId: string, build: (orderNumber: number) => OrderDoc): Promise<OrderDoc> {
+  async insertOrder(companyId: string, build: (orderNumber: number) => OrderDoc): Promise<{ order: OrderDoc; json: string }> {
     return this.write(this.insertOrderStep(companyId, build));
   }
 
@@ -332,13 +332,14 @@ export abstract class SqlStore implements Store {
     return true;
   }
 
-  private *insertOrderStep(companyId: string, build: (orderNumber: number) => OrderDoc): Step<OrderDoc> {
+  private *insertOrderStep(companyId: string, build: (orderNumber: number) => OrderDoc): Step<{ order: OrderDoc; json: string }> {
     // Orders of one company are numbered one at a time, whichever instance stores them.
     yield* lock(this.sql.lockCompany, companyId);
     const orderNumber = (yield* get(this.sql.nextOrderNumber, companyId))?.n ?? 1;
     const order = build(orderNumber);
-    yield* run(this.sql.insertOrder, order.id, companyId, orderNumber, JSON.stringify(order));
-    return order;
+    const json = JSON.stringify(order);
+    yield* run(this.sql.insertOrder, order.id, companyId, orderNumber, json);
+    return { order, json };
   }
 
   private *insertChargeStep(charge: StoredCharge, companyId: string, extras: ChargeExtras): Step<void> {

@@ -15,8 +15,16 @@ function tableRead(sql: string): string {
 
 /** Reads are kept; writes and locks never are. */
 const kept = (op: Op) => op.kind === 'get' || op.kind === 'all';
-/** An answer is kept by its kind and its parameters. */
-const keyOf = (op: Op) => `${op.kind}\u0000${op.params.join('\u0000')}`;
+/** An answer is kept by its kind and its parameters (joined by hand: most reads have one or two). */
+function keyOf(op: Op): string {
+  const { params } = op;
+  let key = op.kind;
+  for (let i = 0; i < params.length; i++) key += `\u0000${params[i] ?? ''}`;
+  return key;
+}
+
+/** What is kept for a read that found no row (a kept `undefined` is told from nothing kept by one lookup). */
+const NO_ROW = Symbol('no row');
 
 /** Most rows kept per table; past it the table's rows start over (unknown ids cannot fill the memory). */
 const MAX_ROWS = 10_000;
@@ -47,9 +55,8 @@ export class ReadCache {
   lookup(op: Op): { row: unknown } | undefined {
     const table = this.tables.get(op.statement);
     if (table === undefined || !kept(op)) return undefined;
-    const rows = this.rows.get(table);
-    const key = keyOf(op);
-    return rows?.has(key) ? { row: rows.get(key) } : undefined;
+    const row = this.rows.get(table)?.get(keyOf(op));
+    return row === undefined ? undefined : { row: row === NO_ROW ? undefined : row };
   }
 
   keep(op: Op, row: unknown): void {
@@ -60,7 +67,7 @@ export class ReadCache {
       rows = new Map();
       this.rows.set(table, rows);
     }
-    rows.set(keyOf(op), row);
+    rows.set(keyOf(op), row === undefined ? NO_ROW : row);
   }
 
   /** A write of `table` ran: its rows are read again. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { addCompany, charge, client, event, later, product, webhook } from '../test-records.js';
+import { addCompany, charge, claimAt, client, event, later, product, webhook } from '../test-records.js';
 import { SqliteStore } from './sqlite-store.js';
 import { WalFlusher } from './wal-flush.js';
 
@@ -292,5 +292,45 @@ describe('pages kept in memory', () => {
     const after = await store.listPageJson('clients', company.doc.id, 2);
     expect(reads, 'a client written: the page is read again').toHaveBeenCalledTimes(4);
     expect(after).toEqual(first);
+  });
+});
+
+describe('migration 9: idempotency keys kept by their key', () => {
+  test("rebuilds the table without rowid, keeping every key's answer; a stored answer is replayed, a new key claimed", async () => {
+    const path = freshPath();
+    let store = openStore(path);
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    await closeStore(store);
+    // The table as versions 1 to 8 left it (a rowid table and the index of its key), with one answered key.
+    const db = new Database(path);
+    try {
+      db.transaction(() => {
+        db.exec('DROP TABLE idempotency_keys');
+        db.exec(`CREATE TABLE idempotency_keys (
+          company_id TEXT NOT NULL REFERENCES companies(id), key TEXT NOT NULL, fingerprint TEXT NOT NULL, lease_until TEXT NOT NULL,
+          expires_at TEXT NOT NULL, status INTEGER, body TEXT, PRIMARY KEY (company_id, key))`);
+        const { fingerprint, leaseUntil, expiresAt } = claimAt(company.doc.id, 'order-42', 'fp-1', 0);
+        db.prepare('INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          company.doc.id,
+          'order-42',
+          fingerprint,
+          leaseUntil,
+          expiresAt,
+          201,
+          '{"status":201}',
+        );
+        db.exec('DELETE FROM schema_migrations WHERE version = 9');
+      })();
+    } finally {
+      db.close();
+    }
+
+    store = openStore(path);
+    expect(
+      committed(path, (reader) => reader.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'idempotency_keys'").get()?.sql),
+    ).toMatch(/WITHOUT ROWID\s*$/);
+    expect(await store.claimIdempotencyKey(claimAt(company.doc.id, 'order-42', 'fp-1', 1))).toEqual({ kind: 'replay', status: 201, body: '{"status":201}' });
+    expect(await store.claimIdempotencyKey(claimAt(company.doc.id, 'order-42', 'fp-2', 1))).toEqual({ kind: 'mismatch' });
+    expect(await store.claimIdempotencyKey(claimAt(company.doc.id, 'order-43', 'fp-1', 1))).toEqual({ kind: 'claimed' });
   });
 });

@@ -131,17 +131,26 @@ export class SqliteStore extends SqlStore {
    * event sent) is never ahead of the disk. A read `beforeWrite` does not wait: the write it
    * leads to waits, and is committed with or after everything the read saw.
    */
-  protected async read<T>(step: Step<T>, options: ReadOptions = {}): Promise<T> {
-    const result = this.run(step);
-    if (!options.beforeWrite) await this.untilDurable();
-    return result;
+  protected read<T>(step: Step<T>, options: ReadOptions = {}): Promise<T> {
+    let result: T;
+    try {
+      result = this.run(step);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Not an async function: a read with nothing to wait for (most) settles without extra turns.
+    const durable = options.beforeWrite ? undefined : this.untilDurable();
+    return durable === undefined ? Promise.resolve(result) : durable.then(() => result);
   }
 
-  /** Resolves once every write made so far, the open group's included, is on disk. */
-  private async untilDurable(): Promise<void> {
+  /**
+   * Resolves once every write made so far, the open group's included, is on disk; undefined when
+   * nothing waits for the disk.
+   */
+  private untilDurable(): Promise<void> | undefined {
     const group = this.group;
-    if (group) await new Promise<void>((resolve) => group.push({ resolve, reject: () => resolve() }));
-    else if (this.flusher?.pending) await this.flusher.pending.catch(() => undefined);
+    if (group) return new Promise<void>((resolve) => group.push({ resolve, reject: () => resolve() }));
+    return this.flusher?.pending?.catch(() => undefined);
   }
 
   /**
