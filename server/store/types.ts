@@ -6,9 +6,10 @@ type Schemas = components['schemas'];
 export type ClientDoc = Schemas['Client'];
 
 /** A record's place in its list's order (`createdAt`, then `id`), where a page of the list starts after (D48). */
+/** Read-only: a decoded cursor's position is kept and shared by the requests that send it again (server/domain/pages.ts). */
 export interface ListPosition {
-  createdAt: string;
-  id: string;
+  readonly createdAt: string;
+  readonly id: string;
 }
 
 /**
