@@ -52,13 +52,14 @@ export class SegmentRouter<T> implements Router<T> {
     const groups = this.#groups;
     const group = groups.get(method) ?? groups.get(ANY)!;
     // The path is read in place, segment by segment, not split into a new array per request.
-    const start = path.charCodeAt(0) === 47 ? 1 : 0;
+    // An empty path has no part: reading starts past its end.
+    const start = path === '' ? 1 : path.charCodeAt(0) === 47 ? 1 : 0;
     const firstEnd = path.indexOf('/', start);
     const first = path === '' ? undefined : path.slice(start, firstEnd === -1 ? path.length : firstEnd);
     const candidates = (first === undefined ? undefined : group.byFirst.get(first)) ?? group.other;
     const found: [T, Params][] = [];
     for (const route of candidates) {
-      const params = path === '' ? matchSegments(route.segments, []) : matchPath(route.segments, path, start);
+      const params = matchPath(route.segments, path, start);
       if (params !== undefined) found.push([route.handler, params]);
     }
     return [found];
@@ -108,8 +109,9 @@ function splitPath(path: string): string[] {
 }
 
 /**
- * The route's parameters if `path`, from `start` (after its leading `/`), is one of its paths: as
- * `matchSegments` on the path's parts, read where they are in the text.
+ * The route's parameters if `path`, from `start` (after its leading `/`; past its end: no part at
+ * all), is one of its paths, its parts read where they are in the text (`/a/b`: `a`, `b`; `/`: one
+ * empty part; `/a/`: `a` and an empty part, as Hono splits a path).
  */
 function matchPath(segments: readonly Segment[], path: string, start: number): Params | undefined {
   const params: Params = {};
@@ -129,22 +131,4 @@ function matchPath(segments: readonly Segment[], path: string, start: number): P
     at = end + 1;
   }
   return at > path.length ? params : undefined;
-}
-
-/** The route's parameters if `parts` is one of its paths. */
-function matchSegments(segments: readonly Segment[], parts: readonly string[]): Params | undefined {
-  const params: Params = {};
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    if ('rest' in segment) return params;
-    const part = parts[i];
-    if (part === undefined) return undefined;
-    if ('text' in segment) {
-      if (segment.text !== part) return undefined;
-    } else {
-      if (part === '') return undefined;
-      params[segment.param] = part;
-    }
-  }
-  return segments.length === parts.length ? params : undefined;
 }
