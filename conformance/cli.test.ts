@@ -234,9 +234,11 @@ test('a target that stops answering in the middle (its proxy killed): exit 2, on
       `^conformance: target unreachable: ${literal(proxied)}/\\S+ and the 4 requests before it got no answer \\(last: connection refused: .*\\); the run stops; (a record it made could not be deleted; to delete it|\\d+ records it made could not be deleted; to delete them), send \\(with the run's API key unless marked\\): DELETE ${literal(proxied)}/webhook/wbhk_`,
     ),
   );
-  // The line names every registration left, and nothing else, as the request that deletes it.
+  // The line names registrations left, and nothing else, each as the request that deletes it. A
+  // create the server took whose answer the cut lost is left too, but no run can know its id.
   const named = [...last.matchAll(/DELETE (\S+)\/webhook\/(\w+)/g)].map((m) => m[2]!);
-  expect(named.sort()).toEqual([...left].sort());
+  expect(named.length, failed).toBeGreaterThan(0);
+  for (const id of named) expect(left, failed).toContain(id);
 
   // The reports: what the run had found, and why it stopped.
   // The reports' own directory was missing: the first made it, and said so.
