@@ -241,17 +241,25 @@ export const generatedFaults: Fault[] = [
 export const slowFaults: Fault[] = [
   {
     // Every read of an order is slow (about a dozen in a run): 0.7 s each, over a 0.5 s budget.
-    name: 'GET /order/{id} answering after 0.7 s (budget 0.5 s)',
+    name: 'GET /order/{id} answering twice after 0.7 s (budget 0.5 s)',
     expect: {
       operationId: 'getOrder',
       check: 'response_time',
-      message: /^GET \/order\/\{id\}: \d+ of \d+ answers slower than the 500 ms budget \(--max-response-time\), the slowest ([7-9]\d\d|1\d\d\d) ms$/,
+      message: /^GET \/order\/\{id\}: 2 of \d+ answers slower than the 500 ms budget \(--max-response-time\), the slowest ([7-9]\d\d|1\d\d\d) ms$/,
     },
     only: ['createOrder', 'getOrder'],
     options: { maxResponseTimeMs: 500 },
-    wrap: (inner) => async (request) => {
-      if (is(request, 'GET', /^\/order\/[^/]+$/)) await new Promise((resolve) => setTimeout(resolve, 700));
-      return inner(request);
+    // The first two reads are slow (a whole run of reads at 0.7 s each takes ten seconds): two
+    // answers over the budget, the others within it.
+    wrap: (inner) => {
+      let slowed = 0;
+      return async (request) => {
+        if (slowed < 2 && is(request, 'GET', /^\/order\/[^/]+$/)) {
+          slowed++;
+          await new Promise((resolve) => setTimeout(resolve, 700));
+        }
+        return inner(request);
+      };
     },
   },
   {

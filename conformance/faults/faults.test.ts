@@ -108,15 +108,16 @@ describe("a deployment that departs from the contract's decisions only (built fr
   });
 
   test('the reference profile fails it', async () => {
-    const report = await run('reference', decisionDepartures.wrap);
-    const failed = new Set(report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.operationId} › ${r.check}`));
-    for (const expected of [
+    const expected = [
       'createPaymentLink › status_code_conformance',
       'createPaymentLink › idempotency_replay',
       'createClient › negative_data_rejection',
       'getCharge › brcode_well_formed',
-    ])
-      expect([...failed]).toContain(expected);
+    ];
+    // The operations those failures are on: the seed profile's run above went through all of them.
+    const report = await run('reference', decisionDepartures.wrap, [...new Set(expected.map((e) => e.split(' › ')[0]!))]);
+    const failed = new Set(report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.operationId} › ${r.check}`));
+    for (const failure of expected) expect([...failed]).toContain(failure);
   });
 });
 
@@ -155,7 +156,8 @@ describe('a fault-free foreign deployment: seed-legal shapes that differ from ev
   });
 
   test('the reference profile fails it: it really departs from the decisions', async () => {
-    const report = await run('reference', foreignDeployment.wrap);
+    // The operations these failures are on: the seed profile's run above went through all of them.
+    const report = await run('reference', foreignDeployment.wrap, ['createProduct', 'getCharge', 'createOrder']);
     const failed = failures(report).join('\n');
     for (const expected of [
       /createProduct › response_schema_conformance: .*\/id must match pattern "\^prod_/,
