@@ -4,18 +4,19 @@
  * their reason, not passed. Without --stateless, the CLI stops before any check and says to
  * give it (the same mock: it takes seconds to start).
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMock, type RunningMock } from '../../test/support/mock-process.js';
+import { beforeAll, expect, test } from 'vitest';
+import { type SharedMock, sharedMock } from '../../test/support/mock-process.js';
 import { statelessAuthReason } from '../checks/auth.js';
 import { runConformance, withheldReason } from '../engine/run.js';
 import type { RunReport } from '../engine/types.js';
 import { conformance } from '../test-support/cli-process.js';
 
-let mock: RunningMock;
+// The run's shared mock: this file only sends it requests.
+let mock: SharedMock;
 let report: RunReport;
 
 beforeAll(async () => {
-  mock = await startMock();
+  mock = await sharedMock();
   report = await runConformance({
     baseUrl: mock.url,
     baseUrlAlt: mock.url,
@@ -26,10 +27,6 @@ beforeAll(async () => {
     timeoutMs: 10_000,
   });
 }, 120_000);
-
-afterAll(async () => {
-  expect((await mock?.stop())?.leaked ?? false).toBe(false);
-});
 
 test('no check fails against the mock', () => {
   const failed = report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.operationId} › ${r.check}: ${r.findings.map((f) => f.message).join('; ')}`);

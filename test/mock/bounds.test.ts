@@ -11,13 +11,13 @@
  * `maxItems`, grown from the operation's own request example.
  */
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { fillPath } from '../../lib/contract/paths.js';
 import { problemTypes } from '../../server/http/problems.js';
 import { ResponseChecker } from '../../server/test-support/contract-check.js';
 import { expectProblem, type Problem } from '../../server/test-support/fixtures.js';
-import { startMock, type RunningMock } from '../support/mock-process.js';
+import { type SharedMock, sharedMock } from '../support/mock-process.js';
 
 const contract = loadBundledContract();
 const checker = new ResponseChecker();
@@ -123,14 +123,11 @@ const webhookExample = deref<{ value: JsonObject }>(
 
 // --- the mock ----------------------------------------------------------------------------------
 
-let mock: RunningMock;
+// The run's shared mock: this file only sends it requests (what it sends is refused before Prism sees it).
+let mock: SharedMock;
 
 beforeAll(async () => {
-  mock = await startMock();
-});
-
-afterAll(async () => {
-  expect((await mock?.stop())?.leaked ?? false).toBe(false);
+  mock = await sharedMock();
 });
 
 interface Timed {

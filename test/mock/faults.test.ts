@@ -10,7 +10,7 @@
  *     `Prefer` header and listing what the operation has, not a 404 that reads like "charge not
  *     found" (nor, with `code=`, a 500).
  *
- * The mock is started once (scripts/mock.mjs, as `npm run mock`).
+ * The mock is the run's shared one (scripts/mock.mjs, as `npm run mock`; test/support/mock-process.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
@@ -19,7 +19,7 @@ import { fillPath, pathParameters } from '../../lib/contract/paths.js';
 import { problemTypes } from '../../server/http/problems.js';
 import { expectProblem, type Problem } from '../../server/test-support/fixtures.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
-import { startMock, type RunningMock } from '../support/mock-process.js';
+import { type SharedMock, sharedMock } from '../support/mock-process.js';
 
 const contract = loadBundledContract();
 const kinds = idKinds(contract);
@@ -69,16 +69,16 @@ function malformedRequest(op: ContractOperation): { path: string; init: RequestI
 
 const withIds = listOperations(contract).filter((op) => idParameters(op).length > 0);
 
-let mock: RunningMock;
+// The run's shared mock: this file only sends it requests.
+let mock: SharedMock;
 let server: TestServer;
 
 beforeAll(async () => {
-  [mock, server] = await Promise.all([startMock(), createTestServer()]);
+  [mock, server] = await Promise.all([sharedMock(), createTestServer()]);
 }, 60_000);
 
 afterAll(async () => {
   await server?.close();
-  expect((await mock?.stop())?.leaked ?? false).toBe(false);
 });
 
 describe('a malformed path id is the 404 problem the server gives', () => {

@@ -21,10 +21,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { runBash } from '../support/bash.js';
 import { fencedBlocks } from '../support/markdown.js';
-import { startMock, type RunningMock } from '../support/mock-process.js';
+import { type SharedMock, sharedMock } from '../support/mock-process.js';
 import { repoRoot } from '../contract/support.js';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { idKinds } from '../../lib/contract/ids.js';
@@ -438,17 +438,13 @@ const unauthorizedCases = missingApiKeyCases();
 
 // --- the mock process --------------------------------------------------------------------------
 
-let mock: RunningMock | undefined;
+// The run's shared mock: this file only sends it requests.
+let mock: SharedMock | undefined;
 let baseUrl = '';
 
 beforeAll(async () => {
-  mock = await startMock();
+  mock = await sharedMock();
   baseUrl = mock.url;
-});
-
-afterAll(async () => {
-  const stopped = await mock?.stop();
-  expect(stopped?.leaked ?? false, 'mock process group still alive after SIGTERM').toBe(false);
 });
 
 // --- requests and assertions -------------------------------------------------------------------

@@ -6,12 +6,12 @@
  *
  * Bodies start from the contract's own request examples; each case breaks one thing.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { deref, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';
 import { problemTypes } from '../../server/http/problems.js';
 import { ResponseChecker } from '../../server/test-support/contract-check.js';
 import { expectProblem, expectValidation, type Problem } from '../../server/test-support/fixtures.js';
-import { startMock, type RunningMock } from '../support/mock-process.js';
+import { type SharedMock, sharedMock } from '../support/mock-process.js';
 
 const contract = loadBundledContract();
 const checker = new ResponseChecker();
@@ -92,14 +92,11 @@ const invalidBodies: Array<[string, string, string, JsonObject, string, string]>
   ['a simulated payment with settle "yes"', 'POST', `${CHARGE}/simulate-payment`, { settle: 'yes' }, '/settle', 'type'],
 ];
 
-let mock: RunningMock;
+// The run's shared mock: this file only sends it requests.
+let mock: SharedMock;
 
 beforeAll(async () => {
-  mock = await startMock();
-});
-
-afterAll(async () => {
-  expect((await mock?.stop())?.leaked ?? false).toBe(false);
+  mock = await sharedMock();
 });
 
 function send(method: string, path: string, init: { body?: string; headers?: Record<string, string>; apiKey?: string | null } = {}): Promise<Response> {

@@ -5,12 +5,49 @@
  * are. It takes two to eight seconds, so a run whose sources are those of the last build keeps that
  * build (`buildDocsIfChanged`: the inputs' hash is kept beside the page). The compiled server is built on demand by
  * server/test-support/processes.ts.
+ *
+ * The shared mock (test/support/mock-process.ts `sharedMock`) is started by the first file that
+ * asks for it, in the folder provided here; the teardown stops it. vitest runs this setup once per
+ * project, in its own process: the folder is named after that process, so every project of the
+ * run gets the same one.
  */
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
 import { buildDocsIfChanged } from '../../scripts/docs/build.js';
 import { removeBundledCommands } from '../../server/test-support/processes.js';
+import { processGroupAlive, sharedMockFiles } from './mock-process.js';
 
-/** Builds the docs page; the teardown removes the commands bundled by the test processes. */
-export default function setup(): () => void {
+const sharedMockFolder = join(tmpdir(), `pix-shared-mock-${process.pid}`);
+
+/** Stops the shared mock if a file started it; fails the run if any of it outlives SIGTERM. */
+async function stopSharedMock(): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(sharedMockFolder, sharedMockFiles.pid), 'utf8'));
+  } catch {
+    rmSync(sharedMockFolder, { recursive: true, force: true });
+    return;
+  }
+  rmSync(sharedMockFolder, { recursive: true, force: true });
+  if (!processGroupAlive(pid)) return;
+  process.kill(-pid, 'SIGTERM');
+  const until = Date.now() + 5_000;
+  while (processGroupAlive(pid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (processGroupAlive(pid)) {
+    process.kill(-pid, 'SIGKILL');
+    throw new Error(`the shared mock (process group ${pid}) was still alive 5 s after SIGTERM`);
+  }
+}
+
+/** Builds the docs page and provides the shared mock's folder; the teardown stops the mock and removes the commands bundled by the test processes. */
+export default function setup(project: TestProject): () => Promise<void> {
   buildDocsIfChanged();
-  return removeBundledCommands;
+  mkdirSync(sharedMockFolder, { recursive: true });
+  project.provide('sharedMockFolder', sharedMockFolder);
+  return async () => {
+    await stopSharedMock();
+    removeBundledCommands();
+  };
 }

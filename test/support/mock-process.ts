@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { bundledContractPath } from '../../lib/contract/bundled.js';
 import { freePort } from '../../server/test-support/processes.js';
 
 const mockScript = fileURLToPath(new URL('../../scripts/mock.mjs', import.meta.url));
 
-function processGroupAlive(pid: number): boolean {
+export function processGroupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
     return true;
@@ -26,31 +29,39 @@ export interface RunningMock {
   stop: () => Promise<{ leaked: boolean }>;
 }
 
-/** `scripts/mock.mjs` (Prism on the bundled contract) on a free port, answering once it returns. */
-export async function startMock(): Promise<RunningMock> {
+/**
+ * `scripts/mock.mjs` (Prism on the bundled contract) on a free port, answering once it returns.
+ * `logFile`: the mock's output goes to that file, not to this process, and the mock outlives this
+ * process (the shared mock, which the run's teardown stops: its log lines into a pipe of a test
+ * process that has ended would end it).
+ */
+export async function startMock({ logFile }: { logFile?: string } = {}): Promise<RunningMock> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  let output = '';
+  let piped = '';
+  const log = logFile === undefined ? undefined : openSync(logFile, 'a');
   // Own process group (detached), so stop() ends the script and Prism together.
   const mock = spawn(process.execPath, [mockScript], {
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: log === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', log, log],
     env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1', MOCK_SPEC: bundledContractPath, FORCE_COLOR: '0' },
   });
+  if (log !== undefined) closeSync(log);
+  const output = () => (logFile === undefined ? piped : readFileSync(logFile, 'utf8'));
   const pid = mock.pid;
   // Safety net if the worker dies before stop(): a detached group would otherwise outlive it.
-  if (pid !== undefined) process.once('exit', () => processGroupAlive(pid) && process.kill(-pid, 'SIGKILL'));
-  mock.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  mock.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  if (pid !== undefined && logFile === undefined) process.once('exit', () => processGroupAlive(pid) && process.kill(-pid, 'SIGKILL'));
+  mock.stdout?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
+  mock.stderr?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
 
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (mock.exitCode !== null || mock.signalCode !== null) throw new Error(`mock exited early (${mock.exitCode ?? mock.signalCode}):\n${output}`);
+    if (mock.exitCode !== null || mock.signalCode !== null) throw new Error(`mock exited early (${mock.exitCode ?? mock.signalCode}):\n${output()}`);
     try {
       await fetch(`${url}/`, { signal: AbortSignal.timeout(1_000) });
       break; // any HTTP answer (Prism says 404 for `/`) means it is serving
     } catch {
-      if (Date.now() > deadline) throw new Error(`mock did not answer on ${url} within 30 s:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`mock did not answer on ${url} within 30 s:\n${output()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -60,7 +71,7 @@ export async function startMock(): Promise<RunningMock> {
     url,
     pid,
     exited,
-    output: () => output,
+    output,
     async stop() {
       if (pid === undefined) return { leaked: false };
       if (mock.exitCode === null && mock.signalCode === null) {
@@ -78,4 +89,66 @@ export async function startMock(): Promise<RunningMock> {
       return { leaked };
     },
   };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder where the run's shared mock says where it listens (test/support/global-setup.ts). */
+    sharedMockFolder: string;
+  }
+}
+
+/** The shared mock's files in its folder: its address once it answers, its process group, why it failed to start, its output. */
+export const sharedMockFiles = { url: 'url', pid: 'pid', failed: 'failed', starting: 'starting', log: 'mock.log' } as const;
+
+/** The run's shared mock: where it listens, and what it has printed so far (its banner first). */
+export interface SharedMock {
+  url: string;
+  output: () => string;
+}
+
+/**
+ * The mock the files that only send it requests share, one per test run: each start costs about
+ * five seconds of CPU (Prism's modules, the contract, the front), and five files asked for one
+ * each. The first file to ask starts it; the others wait for its address. It is stopped when the
+ * run ends (global-setup.ts), which fails the run if anything of it outlives SIGTERM; the stop of
+ * a mock of one's own is tested by test/mock/survival.test.ts. A file that stops, floods or
+ * breaks its mock starts its own (`startMock`).
+ */
+export async function sharedMock(): Promise<SharedMock> {
+  const folder = inject('sharedMockFolder');
+  if (typeof folder !== 'string') throw new Error("the shared mock needs the run's global setup (vitest.config.ts globalSetup: test/support/global-setup.ts)");
+  const file = (name: keyof typeof sharedMockFiles) => join(folder, sharedMockFiles[name]);
+  const known = (): SharedMock | undefined =>
+    existsSync(file('url')) ? { url: readFileSync(file('url'), 'utf8'), output: () => readFileSync(file('log'), 'utf8') } : undefined;
+  const already = known();
+  if (already) return already;
+  let starter = true;
+  try {
+    mkdirSync(file('starting'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    starter = false;
+  }
+  if (starter) {
+    try {
+      const mock = await startMock({ logFile: file('log') });
+      writeFileSync(file('pid'), String(mock.pid));
+      // Written whole, then named: a file that waits never reads half an address.
+      writeFileSync(`${file('url')}.part`, mock.url);
+      renameSync(`${file('url')}.part`, file('url'));
+      return { url: mock.url, output: mock.output };
+    } catch (error) {
+      writeFileSync(file('failed'), String(error));
+      throw error;
+    }
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const started = known();
+    if (started) return started;
+    if (existsSync(file('failed'))) throw new Error(`the shared mock did not start: ${readFileSync(file('failed'), 'utf8')}`);
+    if (Date.now() > deadline) throw new Error(`the shared mock did not start within 60 s (${folder})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
