@@ -46,6 +46,7 @@ export default function setup(project: TestProject): () => Promise<void> {
   buildDocsIfChanged();
   mkdirSync(sharedMockFolder, { recursive: true });
   project.provide('sharedMockFolder', sharedMockFolder);
+  project.provide('testRunPid', process.pid);
   return async () => {
     await stopSharedMock();
     removeBundledCommands();

@@ -30,27 +30,46 @@ export interface RunningMock {
 }
 
 /**
- * `scripts/mock.mjs` (Prism on the bundled contract) on a free port, answering once it returns.
- * `logFile`: the mock's output goes to that file, not to this process, and the mock outlives this
- * process (the shared mock, which the run's teardown stops: its log lines into a pipe of a test
- * process that has ended would end it).
+ * The shared mock's parent (`node -e`, arguments: the mock script, the owner's pid, the shared
+ * mock's folder): runs the script, passes SIGTERM and SIGINT on, exits with it, and once the owner
+ * is gone removes the folder and ends its process group (itself, the script, Prism).
  */
-export async function startMock({ logFile }: { logFile?: string } = {}): Promise<RunningMock> {
+const ownerWatch = `
+const { spawn } = require('node:child_process');
+const { rmSync } = require('node:fs');
+const [script, owner, folder] = process.argv.slice(1);
+const child = spawn(process.execPath, [script], { stdio: 'inherit' });
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
+setInterval(() => {
+  try { process.kill(Number(owner), 0); } catch { rmSync(folder, { recursive: true, force: true }); process.kill(0, 'SIGTERM'); }
+}, 1000).unref();
+`;
+
+/**
+ * `scripts/mock.mjs` (Prism on the bundled contract) on a free port, answering once it returns.
+ * `shared`: the mock's output goes to `logFile`, not to this process, and the mock outlives this
+ * process (the shared mock: its log lines into the pipe of a test process that has ended would end
+ * it) until the run's teardown stops it, or until the process `ownerPid` is gone (a run stopped by
+ * Ctrl-C has no teardown): it runs under a small parent in its group that checks once a second and
+ * then removes `folder` too.
+ */
+export async function startMock({ shared }: { shared?: { folder: string; logFile: string; ownerPid: number } } = {}): Promise<RunningMock> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let piped = '';
-  const log = logFile === undefined ? undefined : openSync(logFile, 'a');
+  const log = shared === undefined ? undefined : openSync(shared.logFile, 'a');
   // Own process group (detached), so stop() ends the script and Prism together.
-  const mock = spawn(process.execPath, [mockScript], {
+  const mock = spawn(process.execPath, shared === undefined ? [mockScript] : ['-e', ownerWatch, mockScript, String(shared.ownerPid), shared.folder], {
     detached: true,
     stdio: log === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', log, log],
     env: { ...process.env, MOCK_PORT: String(port), MOCK_HOST: '127.0.0.1', MOCK_SPEC: bundledContractPath, FORCE_COLOR: '0' },
   });
   if (log !== undefined) closeSync(log);
-  const output = () => (logFile === undefined ? piped : readFileSync(logFile, 'utf8'));
+  const output = () => (shared === undefined ? piped : readFileSync(shared.logFile, 'utf8'));
   const pid = mock.pid;
   // Safety net if the worker dies before stop(): a detached group would otherwise outlive it.
-  if (pid !== undefined && logFile === undefined) process.once('exit', () => processGroupAlive(pid) && process.kill(-pid, 'SIGKILL'));
+  if (pid !== undefined && shared === undefined) process.once('exit', () => processGroupAlive(pid) && process.kill(-pid, 'SIGKILL'));
   mock.stdout?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
   mock.stderr?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
 
@@ -95,6 +114,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The folder where the run's shared mock says where it listens (test/support/global-setup.ts). */
     sharedMockFolder: string;
+    /** The test run's own process (vitest's), which the shared mock does not outlive. */
+    testRunPid: number;
   }
 }
 
@@ -132,7 +153,7 @@ export async function sharedMock(): Promise<SharedMock> {
   }
   if (starter) {
     try {
-      const mock = await startMock({ logFile: file('log') });
+      const mock = await startMock({ shared: { folder, logFile: file('log'), ownerPid: inject('testRunPid') } });
       writeFileSync(file('pid'), String(mock.pid));
       // Written whole, then named: a file that waits never reads half an address.
       writeFileSync(`${file('url')}.part`, mock.url);
