@@ -4,7 +4,8 @@
  *
  *   1. the brCodeBase64 PNG micro-benchmark, in this process, before anything else runs;
  *   2. start-up to the first answer, reference and Prism, once per round;
- *   3. the reference and Prism started side by side, the reference seeded through its API with
+ *   3. the reference, Prism and the mock as `npm run mock` runs it (its front, Prism behind it)
+ *      started side by side, the reference seeded through its API with
  *      products, a charge and one company (made with the keys CLI) holding the smallest history
  *      of clients; with --database-url, a second reference server too, on a PostgreSQL schema
  *      made for the run, with a company of its own and the same products;
@@ -18,9 +19,12 @@
  *      at one fixed rate, half the slowest one's maximum, for a fixed number of requests (Prism
  *      and PostgreSQL with the reference again at a second rate, half the slowest of them), each
  *      one's own CPU time read from /proc/<pid>/stat before and after (µs of CPU per request;
- *      cpu.ts). The reference's peak
+ *      cpu.ts). Where a scenario says `withMockFront`, Prism alone and the mock through its front
+ *      are then driven at full speed for `--duration` seconds each (the mock warmed up first), in
+ *      alternating order: their req/s. The reference's peak
  *      RSS here is that of a small company's work. The PostgreSQL server is then stopped and its
- *      schema dropped (as `cleanUpEverything` drops it if the run fails or is interrupted);
+ *      schema dropped (as `cleanUpEverything` drops it if the run fails or is interrupted), and Prism
+ *      and the mock are stopped;
  *   5. phase 2: one company per larger history seeded, their answers captured, bare Hono
  *      restarted with every answer, then every round of the larger histories' lists;
  *   6. tables on stdout (progress on stderr), bench/results.json, exit 0 / 1 / 2.
