@@ -217,6 +217,17 @@ test('one short round per phase measures every scenario on every target at one r
       expect(figures[target]?.cpuUsPerRequest, `${target} ${scenario.name}`).toBeGreaterThan(0);
       expect(figures[target]?.maxReqPerSec, `${target} ${scenario.name}`).toBeGreaterThan(0);
     }
+    // The mock through its front and Prism alone, at full speed, where the scenario says so.
+    if (scenario.withMockFront) {
+      for (const run of [figures.prismFullSpeed, figures.mockFrontFullSpeed]) {
+        expect(run?.reqPerSec, `full speed, ${scenario.name}`).toBeGreaterThan(0);
+        expect(run?.cpuUsPerRequest, `full speed, ${scenario.name}`).toBeCloseTo(cpuMicrosPerRequest(run?.cpuTicks ?? 0, run?.requests ?? 1), 6);
+      }
+      expect(ratios.mockFrontToPrism?.median, scenario.name).toBeCloseTo(figures.mockFrontFullSpeed!.reqPerSec / figures.prismFullSpeed!.reqPerSec, 10);
+    } else {
+      expect(figures.mockFrontFullSpeed, scenario.name).toBeUndefined();
+      expect(ratios.mockFrontToPrism, scenario.name).toBeUndefined();
+    }
     if (scenario.write) {
       writes++;
       expect(Number.isFinite(ratios.durableWriteToReference?.median), `durable write / reference, ${scenario.name}`).toBe(true);
@@ -290,6 +301,14 @@ test('one short round per phase measures every scenario on every target at one r
       [`${orderScenario} CPU per request, bare Hono (same bytes written durably) / reference`, 0.5],
     ]),
   );
+  // The mock's front, in req/s against Prism alone's (POST /charge/payment-link).
+  expect(plan.filter((scenario) => scenario.withMockFront).map((scenario) => scenario.name)).toEqual([paymentLinkScenario]);
+  expect(results.targets.find((target) => target.name === `${paymentLinkScenario} req/s at full speed, mock through its front / Prism alone`)).toMatchObject({
+    comparison: '>=',
+    limit: 0.8,
+    unit: 'x',
+  });
+  expect(stdout).toMatch(/mock through its front \/ Prism alone, req\/s: [0-9.]+ \([0-9.]+–[0-9.]+\)/);
   expect(results.targets.find((target) => target.name.startsWith(unpagedClientsScenario(400)))).toMatchObject({ comparison: '<=', limit: 350, unit: 'ms' });
   // One round is too few to judge GET /charge/{id} against its same bytes: it fails, saying why.
   const charge = results.targets.find((target) => target.name.startsWith(`${chargeScenario} CPU per request, bare Hono (same bytes)`));

@@ -32,6 +32,19 @@ export interface RunFigures {
   peakRssMb: number;
 }
 
+/**
+ * A run at full speed (a fixed number of connections for `--duration` seconds), judged on its
+ * throughput, with the CPU the target's own process spent on it (the mock's front: its process,
+ * not Prism's behind it).
+ */
+export interface FullSpeedRun {
+  reqPerSec: number;
+  /** Answers in the run. */
+  requests: number;
+  cpuTicks: number;
+  cpuUsPerRequest: number;
+}
+
 export interface ScenarioFigures {
   reference: RunFigures;
   /** Bare Hono answering the bytes the reference answered to this scenario, from memory. */
@@ -49,6 +62,10 @@ export interface ScenarioFigures {
    * slowest of them and the reference), which their ratios are taken against.
    */
   referenceAtComparisonRate?: RunFigures;
+  /** Scenarios `withMockFront`: Prism alone at full speed, after its warm-up. */
+  prismFullSpeed?: FullSpeedRun;
+  /** Scenarios `withMockFront`: the mock through its front (`npm run mock`) at full speed, after its warm-up. */
+  mockFrontFullSpeed?: FullSpeedRun;
 }
 
 /** Ratios of CPU per request, each the other target's µs over the reference's (higher: the reference is nearer). */
@@ -63,6 +80,8 @@ export interface ScenarioRatios {
   prismToReference?: number;
   /** The reference on PostgreSQL over the reference on SQLite, where it is measured (informative; the PostgreSQL server's own CPU is not in it). */
   postgresToSqlite?: number;
+  /** Not CPU: req/s at full speed of the mock through its front over Prism alone's, where measured (higher: the front costs less). */
+  mockFrontToPrism?: number;
 }
 
 /** A figure over the rounds: the median the targets judge, and the lowest and highest round. */
@@ -149,7 +168,7 @@ export function spread(values: readonly number[]): Spread {
 }
 
 export function scenarioRatios(figures: ScenarioFigures, smallArray: RunFigures): ScenarioRatios {
-  const { reference, sameBytes, durableWrite, prism, postgres, referenceAtComparisonRate } = figures;
+  const { reference, sameBytes, durableWrite, prism, postgres, referenceAtComparisonRate, prismFullSpeed, mockFrontFullSpeed } = figures;
   const over = (other: RunFigures, base = reference) => cpuRatio(other.cpuUsPerRequest, base.cpuUsPerRequest);
   // Prism and PostgreSQL against the reference at their own rate, where it was measured. At a slow
   // rate a short run of the reference may cost less than one tick (10 ms): no ratio, not an infinite one.
@@ -161,6 +180,7 @@ export function scenarioRatios(figures: ScenarioFigures, smallArray: RunFigures)
     smallArrayToReference: over(smallArray),
     ...(prism && comparable ? { prismToReference: over(prism, compared) } : {}),
     ...(postgres && comparable ? { postgresToSqlite: over(postgres, compared) } : {}),
+    ...(prismFullSpeed && mockFrontFullSpeed ? { mockFrontToPrism: mockFrontFullSpeed.reqPerSec / prismFullSpeed.reqPerSec } : {}),
   };
 }
 
@@ -183,6 +203,16 @@ function medianRun(runs: readonly RunFigures[]): RunFigures {
   };
 }
 
+function medianFullSpeed(runs: readonly FullSpeedRun[]): FullSpeedRun {
+  const of = (pick: (run: FullSpeedRun) => number) => median(runs.map(pick));
+  return {
+    reqPerSec: of((run) => run.reqPerSec),
+    requests: of((run) => run.requests),
+    cpuTicks: of((run) => run.cpuTicks),
+    cpuUsPerRequest: of((run) => run.cpuUsPerRequest),
+  };
+}
+
 function ratioSpreads(perRound: readonly ScenarioRatios[]): RatioSpreads {
   const over = (pick: (ratios: ScenarioRatios) => number | undefined) => {
     const values = perRound.flatMap((ratios) => {
@@ -194,12 +224,14 @@ function ratioSpreads(perRound: readonly ScenarioRatios[]): RatioSpreads {
   const durableWrite = over((r) => r.durableWriteToReference);
   const prism = over((r) => r.prismToReference);
   const postgresToSqlite = over((r) => r.postgresToSqlite);
+  const mockFrontToPrism = over((r) => r.mockFrontToPrism);
   return {
     sameBytesToReference: spread(perRound.map((r) => r.sameBytesToReference)),
     ...(durableWrite ? { durableWriteToReference: durableWrite } : {}),
     smallArrayToReference: spread(perRound.map((r) => r.smallArrayToReference)),
     ...(prism ? { prismToReference: prism } : {}),
     ...(postgresToSqlite ? { postgresToSqlite } : {}),
+    ...(mockFrontToPrism ? { mockFrontToPrism } : {}),
   };
 }
 
@@ -238,23 +270,24 @@ export interface TargetInputs {
  */
 export function targetChecks(inputs: TargetInputs): TargetCheck[] {
   const { plan, rounds, clientScales, ratios, qr } = inputs;
-  const limits: { key: 'sameBytes' | 'durableWrite' | 'prism'; ratio: keyof ScenarioRatios; over: string }[] = [
-    { key: 'sameBytes', ratio: 'sameBytesToReference', over: 'bare Hono (same bytes)' },
-    { key: 'durableWrite', ratio: 'durableWriteToReference', over: 'bare Hono (same bytes written durably)' },
-    { key: 'prism', ratio: 'prismToReference', over: 'Prism' },
+  const limits: { key: 'sameBytes' | 'durableWrite' | 'prism' | 'mockFront'; ratio: keyof ScenarioRatios; what: string }[] = [
+    { key: 'sameBytes', ratio: 'sameBytesToReference', what: 'CPU per request, bare Hono (same bytes) / reference' },
+    { key: 'durableWrite', ratio: 'durableWriteToReference', what: 'CPU per request, bare Hono (same bytes written durably) / reference' },
+    { key: 'prism', ratio: 'prismToReference', what: 'CPU per request, Prism / reference' },
+    { key: 'mockFront', ratio: 'mockFrontToPrism', what: 'req/s at full speed, mock through its front / Prism alone' },
   ];
-  const ratioTarget = (scenario: Scenario, target: RatioTarget, ratio: keyof ScenarioRatios, over: string) => {
+  const ratioTarget = (scenario: Scenario, target: RatioTarget, ratio: keyof ScenarioRatios, what: string) => {
     const measured = ratios.scenarios[scenario.name]?.[ratio] ?? Number.NaN;
     const tooFew = target.minRounds !== undefined && rounds < target.minRounds ? `needs --rounds ${target.minRounds} or more` : undefined;
-    return check(`${scenario.name} CPU per request, ${over} / reference`, measured, '>=', target.atLeast, 'x', tooFew);
+    return check(`${scenario.name} ${what}`, measured, '>=', target.atLeast, 'x', tooFew);
   };
   const fewest = clientScales[0]!;
   const most = clientScales.at(-1)!;
   return [
     ...plan.flatMap((scenario) => [
-      ...limits.flatMap(({ key, ratio, over }) => {
+      ...limits.flatMap(({ key, ratio, what }) => {
         const target = scenario.targets[key];
-        return target ? [ratioTarget(scenario, target, ratio, over)] : [];
+        return target ? [ratioTarget(scenario, target, ratio, what)] : [];
       }),
       ...(scenario.targets.p50CeilingMs === undefined
         ? []
@@ -298,6 +331,8 @@ export function summarise(
       const prismRuns = runs.flatMap((run) => (run.prism ? [run.prism] : []));
       const postgresRuns = runs.flatMap((run) => (run.postgres ? [run.postgres] : []));
       const comparisonRateRuns = runs.flatMap((run) => (run.referenceAtComparisonRate ? [run.referenceAtComparisonRate] : []));
+      const prismFullSpeedRuns = runs.flatMap((run) => (run.prismFullSpeed ? [run.prismFullSpeed] : []));
+      const mockFrontRuns = runs.flatMap((run) => (run.mockFrontFullSpeed ? [run.mockFrontFullSpeed] : []));
       const medians: ScenarioFigures = {
         reference: medianRun(runs.map((run) => run.reference)),
         sameBytes: medianRun(runs.map((run) => run.sameBytes)),
@@ -305,6 +340,8 @@ export function summarise(
         ...(prismRuns.length > 0 ? { prism: medianRun(prismRuns) } : {}),
         ...(postgresRuns.length > 0 ? { postgres: medianRun(postgresRuns) } : {}),
         ...(comparisonRateRuns.length > 0 ? { referenceAtComparisonRate: medianRun(comparisonRateRuns) } : {}),
+        ...(prismFullSpeedRuns.length > 0 ? { prismFullSpeed: medianFullSpeed(prismFullSpeedRuns) } : {}),
+        ...(mockFrontRuns.length > 0 ? { mockFrontFullSpeed: medianFullSpeed(mockFrontRuns) } : {}),
       };
       return [scenario.name, medians];
     }),
@@ -440,6 +477,17 @@ export function formatResults(results: Results): string {
       )}`,
     );
   }
+  for (const [scenario, figures] of Object.entries(medians.scenarios)) {
+    const { prismFullSpeed, mockFrontFullSpeed } = figures;
+    if (!prismFullSpeed || !mockFrontFullSpeed) continue;
+    const row = (label: string, run: FullSpeedRun) => [label, fixed(run.reqPerSec, 0), fixed(run.requests, 0), fixed(run.cpuUsPerRequest, 1)];
+    sections.push(
+      `${scenario} at full speed (${connections} connections, ${duration} s each after a warm-up): the mock through its front (npm run mock) and Prism alone\n${table(
+        ['target', 'req/s', 'answers', "CPU µs/req of the target's own process"],
+        [row('Prism alone', prismFullSpeed), row('mock through its front (its process; Prism behind it not counted)', mockFrontFullSpeed)],
+      )}\nmock through its front / Prism alone, req/s: ${spreadText(ratios.scenarios[scenario]?.mockFrontToPrism ?? spread([Number.NaN]), 2)}`,
+    );
+  }
   sections.push(
     `Bare Hono, a small JSON array (GET /): ${fixed(medians.smallArray.phase1.cpuUsPerRequest, 1)} µs of CPU per request and ${fixed(medians.smallArray.phase1.maxReqPerSec, 0)} req/s at full speed in phase 1, ${fixed(medians.smallArray.phase2.cpuUsPerRequest, 1)} µs and ${fixed(medians.smallArray.phase2.maxReqPerSec, 0)} req/s in phase 2`,
   );
@@ -467,8 +515,16 @@ export function formatResults(results: Results): string {
   );
   const ratioCell = (figure: Spread | undefined, digits: number) => (figure === undefined ? '-' : fixed(figure.median, digits));
   sections.push(
-    `CPU per request ratios, floor µs / reference µs (median of per-round ratios; the targets below give their spread)\n${table(
-      ['scenario', 'same bytes / reference', 'durable write / reference', 'small array / reference', 'Prism / reference', 'PostgreSQL / SQLite'],
+    `CPU per request ratios, floor µs / reference µs, and the mock's front in req/s (median of per-round ratios; the targets below give their spread)\n${table(
+      [
+        'scenario',
+        'same bytes / reference',
+        'durable write / reference',
+        'small array / reference',
+        'Prism / reference',
+        'PostgreSQL / SQLite',
+        'mock front / Prism (req/s)',
+      ],
       Object.entries(ratios.scenarios).map(([scenario, ratio]) => [
         scenario,
         ratioCell(ratio.sameBytesToReference, 2),
@@ -476,6 +532,7 @@ export function formatResults(results: Results): string {
         ratioCell(ratio.smallArrayToReference, 3),
         ratioCell(ratio.prismToReference, 2),
         ratioCell(ratio.postgresToSqlite, 2),
+        ratioCell(ratio.mockFrontToPrism, 2),
       ]),
     )}\nPaged GET /client, the reference's CPU per request at ${fewest} clients / at ${larger.at(-1) ?? fewest} (information): ${spreadText(ratios.pagedSmallestToLargest, 2)}`,
   );

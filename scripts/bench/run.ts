@@ -4,7 +4,8 @@
  *
  *   1. the brCodeBase64 PNG micro-benchmark, in this process, before anything else runs;
  *   2. start-up to the first answer, reference and Prism, once per round;
- *   3. the reference and Prism started side by side, the reference seeded through its API with
+ *   3. the reference, Prism and the mock as `npm run mock` runs it (its front, Prism behind it)
+ *      started side by side, the reference seeded through its API with
  *      products, a charge and one company (made with the keys CLI) holding the smallest history
  *      of clients; with --database-url, a second reference server too, on a PostgreSQL schema
  *      made for the run, with a company of its own and the same products;
@@ -18,9 +19,12 @@
  *      at one fixed rate, half the slowest one's maximum, for a fixed number of requests (Prism
  *      and PostgreSQL with the reference again at a second rate, half the slowest of them), each
  *      one's own CPU time read from /proc/<pid>/stat before and after (µs of CPU per request;
- *      cpu.ts). The reference's peak
+ *      cpu.ts). Where a scenario says `withMockFront`, Prism alone and the mock through its front
+ *      are then driven at full speed for `--duration` seconds each (the mock warmed up first), in
+ *      alternating order: their req/s. The reference's peak
  *      RSS here is that of a small company's work. The PostgreSQL server is then stopped and its
- *      schema dropped (as `cleanUpEverything` drops it if the run fails or is interrupted);
+ *      schema dropped (as `cleanUpEverything` drops it if the run fails or is interrupted), and Prism
+ *      and the mock are stopped;
  *   5. phase 2: one company per larger history seeded, their answers captured, bare Hono
  *      restarted with every answer, then every round of the larger histories' lists;
  *   6. tables on stdout (progress on stderr), bench/results.json, exit 0 / 1 / 2.
@@ -34,7 +38,17 @@ import { runLoad, sampleAnswer, type LoadOptions, type LoadRequest } from './loa
 import { parseOptions, usage, UsageError, type BenchOptions } from './options.js';
 import { qrMicroBenchmark } from './qr.js';
 import { createBenchSchema, type BenchSchema } from './postgres.js';
-import { formatResults, roundRatios, summarise, type PostgresRow, type RoundFigures, type RunFigures, type ScenarioFigures, type Startup } from './report.js';
+import {
+  formatResults,
+  roundRatios,
+  summarise,
+  type FullSpeedRun,
+  type PostgresRow,
+  type RoundFigures,
+  type RunFigures,
+  type ScenarioFigures,
+  type Startup,
+} from './report.js';
 import { startPeakRss } from './rss.js';
 import { contractExampleChargeId, scenarios, smallArrayRequest, type Scenario, type ScenarioData } from './scenarios.js';
 import { seedClientCompany, seedProducts, seedReference } from './seed.js';
@@ -45,6 +59,7 @@ import {
   makeTempDir,
   createCompany,
   spawnBareHono,
+  spawnMockFront,
   spawnPrism,
   spawnReference,
   stopAllTargets,
@@ -59,8 +74,10 @@ import {
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 /** One target's part in a scenario: where its figures go, the process and what it is sent. */
+type RunKey = Exclude<keyof ScenarioFigures, 'prismFullSpeed' | 'mockFrontFullSpeed'>;
+
 interface Leg {
-  key: keyof ScenarioFigures;
+  key: RunKey;
   target: Target;
   what: string;
   request: LoadRequest;
@@ -135,7 +152,7 @@ async function measureLegs(legs: readonly Leg[], connections: number, options: B
   const reference = legs.find((leg) => leg.key === 'reference');
   const comparisons = reference && legs.some(compared) ? legs.filter((leg) => leg === reference || compared(leg)) : [];
   const figures: Partial<ScenarioFigures> = {};
-  const runGroup = async (group: readonly Leg[], keyOf: (leg: Leg) => keyof ScenarioFigures) => {
+  const runGroup = async (group: readonly Leg[], keyOf: (leg: Leg) => RunKey) => {
     const rate = fixedRate(
       group.map((leg) => warmOf(leg).maxReqPerSec),
       connections,
@@ -145,6 +162,31 @@ async function measureLegs(legs: readonly Leg[], connections: number, options: B
   await runGroup(floors, (leg) => leg.key);
   if (comparisons.length > 0) await runGroup(comparisons, (leg) => (leg === reference ? 'referenceAtComparisonRate' : leg.key));
   return figures;
+}
+
+/** A run at full speed for `--duration` seconds, judged on req/s, with the target process's own CPU over it. */
+async function fullSpeed(leg: Leg, connections: number, options: BenchOptions): Promise<FullSpeedRun> {
+  const label = `${targetLabels[leg.target.name]}, ${leg.what}, full speed`;
+  progress(`  ${label}`);
+  const ticksBefore = readCpuTicks(leg.target.pid);
+  const figures = await runLoad(label, leg.target.baseUrl, leg.request, { connections, duration: options.duration });
+  const cpuTicks = readCpuTicks(leg.target.pid) - ticksBefore;
+  if (leg.target.exit) throw exitedDuring(leg.target, leg.what);
+  progress(`    ${figures.reqPerSec.toFixed(0)} req/s`);
+  return { reqPerSec: figures.reqPerSec, requests: figures.requests, cpuTicks, cpuUsPerRequest: cpuMicrosPerRequest(cpuTicks, figures.requests) };
+}
+
+/**
+ * The mock through its front against Prism alone, at full speed (issue 38 judges the front on
+ * throughput): the front (and its Prism) warmed up, then each run once, in the order given (the
+ * caller alternates it). Prism alone is already warm: its warm-up and run at a fixed rate came first.
+ */
+async function measureMockFront(prism: Leg, mockFront: Leg, frontFirst: boolean, connections: number, options: BenchOptions) {
+  await warmUp(mockFront, connections, options.warmup);
+  const order = frontFirst ? [mockFront, prism] : [prism, mockFront];
+  const runs = new Map<Leg, FullSpeedRun>();
+  for (const leg of order) runs.set(leg, await fullSpeed(leg, connections, options));
+  return { prismFullSpeed: runs.get(prism)!, mockFrontFullSpeed: runs.get(mockFront)! };
 }
 
 async function measureStartups(rounds: number): Promise<Startup[]> {
@@ -201,13 +243,18 @@ async function bench(options: BenchOptions): Promise<boolean> {
   buildReference();
   const startups = await measureStartups(options.rounds);
 
-  progress('starting the reference server and Prism');
+  const plan = scenarios(options.clientScales);
+  progress('starting the reference server, Prism and the mock through its front');
   const dir = makeTempDir('bench-');
   const database: ReferenceDatabase = { kind: 'sqlite', path: join(dir, 'bench.db') };
   // Production makes no company of its own: the key is made first, as an operator makes one.
   const apiKey = createCompany(database, 'Bench company');
-  const [reference, prism] = await Promise.all([spawnReference(dir, database), spawnPrism(dir)]);
-  await Promise.all([reference, prism].map(waitUntilAnswering));
+  const [reference, prism, mockFront] = await Promise.all([
+    spawnReference(dir, database),
+    spawnPrism(dir),
+    plan.some((scenario) => scenario.withMockFront) ? spawnMockFront(dir) : undefined,
+  ]);
+  await Promise.all([reference, prism, ...(mockFront ? [mockFront] : [])].map(waitUntilAnswering));
   progress('seeding the reference server: 3 products, 1 charge');
   const seeded = await seedReference(reference.baseUrl, apiKey);
   const clientCompanies = new Map<number, { apiKey: string; lastPagePath: string }>();
@@ -220,7 +267,6 @@ async function bench(options: BenchOptions): Promise<boolean> {
   const prismData: ScenarioData = { ...referenceData, chargeId: contractExampleChargeId() };
   const postgres = schema && (await startPostgresReference(dir, schema, referenceData));
 
-  const plan = scenarios(options.clientScales);
   // What the reference answered to each scenario, in the file bare Hono reads; bare Hono serves
   // answer n at /same/<n> (and /durable/<n> for a write).
   const answers: CapturedAnswer[] = [];
@@ -266,10 +312,23 @@ async function bench(options: BenchOptions): Promise<boolean> {
       // Alternating order: the reference first in one scenario of a round, last in the next, and
       // the other way round in the next round.
       if ((round + i) % 2 === 0) legs.reverse();
-      const measured = await measureLegs(legs, scenario.connections ?? options.connections, options);
+      const connections = scenario.connections ?? options.connections;
+      const measured = await measureLegs(legs, connections, options);
       const { reference: referenceRun, sameBytes } = measured;
       if (!referenceRun || !sameBytes) throw new HarnessError(`${scenario.name} was not measured on the reference and its same bytes`);
-      figures[scenario.name] = { ...measured, reference: referenceRun, sameBytes };
+      let front: Pick<ScenarioFigures, 'prismFullSpeed' | 'mockFrontFullSpeed'> = {};
+      if (scenario.withMockFront) {
+        if (!mockFront || prism.exit) throw new HarnessError(`${scenario.name}: the mock through its front is measured only in phase 1, with Prism`);
+        const request = scenario.request(prismData);
+        front = await measureMockFront(
+          { key: 'prism', target: prism, what: scenario.name, request },
+          { key: 'prism', target: mockFront, what: scenario.name, request },
+          (round + i) % 2 === 0,
+          connections,
+          options,
+        );
+      }
+      figures[scenario.name] = { ...measured, ...front, reference: referenceRun, sameBytes };
     }
     return { phase, round, smallArray, scenarios: figures, ratios: roundRatios(smallArray, figures) };
   };
@@ -282,6 +341,7 @@ async function bench(options: BenchOptions): Promise<boolean> {
   let bare = await captureAnswers(1, phase1);
   for (let round = 1; round <= options.rounds; round++) rounds.push(await runRound(1, round, phase1, bare));
   await stopTarget(prism);
+  if (mockFront) await stopTarget(mockFront);
   if (postgres) {
     await stopTarget(postgres.target);
     postgres.schema.drop();

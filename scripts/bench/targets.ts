@@ -23,13 +23,14 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** How long a target may take to answer its first request before the run gives up. */
 export const READY_TIMEOUT_MS = 20_000;
 
-export type TargetName = 'reference' | 'referencePostgres' | 'bare' | 'prism';
+export type TargetName = 'reference' | 'referencePostgres' | 'bare' | 'prism' | 'mockFront';
 
 export const targetLabels: Record<TargetName, string> = {
   reference: 'reference server',
   referencePostgres: 'reference server on PostgreSQL',
   bare: 'bare Hono (limit)',
   prism: 'Prism mock',
+  mockFront: 'mock through its front (npm run mock)',
 };
 
 export interface Target {
@@ -171,6 +172,17 @@ export async function spawnPrism(dir: string): Promise<Target> {
   const port = await freePort();
   const args = [prismBin(), 'mock', spec, '--host', '127.0.0.1', '--port', String(port), '--errors'];
   return spawnTarget('prism', args, { ...process.env }, port, join(dir, 'prism.log'));
+}
+
+/**
+ * The mock as integrators run it (`npm run mock`: scripts/mock.mjs, its front in this process and
+ * Prism behind it, the same arguments as `spawnPrism`'s), on a free port. Its pid is the front's
+ * process; Prism is its child, in its process group, and ends with it.
+ */
+export async function spawnMockFront(dir: string): Promise<Target> {
+  const port = await freePort();
+  const env = { ...process.env, MOCK_HOST: '127.0.0.1', MOCK_PORT: String(port), MOCK_SPEC: '' };
+  return spawnTarget('mockFront', [join(repoRoot, 'scripts', 'mock.mjs')], env, port, join(dir, 'mock-front.log'));
 }
 
 /** The end of a target's log, for error messages. */

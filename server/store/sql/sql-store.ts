@@ -259,6 +259,10 @@ export abstract class SqlStore implements Store {
   }
 
   async claimDueDeliveries(now: string, leaseUntil: string, limit: number, share?: DeliveryShare): Promise<DueDelivery[]> {
+    // Most polls find nothing due: a read says so without a write transaction (on SQLite, a
+    // commit and an fsync four times a second, and reads waiting for them). Whatever it finds,
+    // the claim reads the due deliveries again under its write.
+    if (limit <= 0 || !(await this.read(get(this.sql.anyDueDelivery, now)))) return [];
     return this.write(this.claimDueDeliveriesStep(now, leaseUntil, limit, share ?? { perCompany: limit }));
   }
 

@@ -207,6 +207,14 @@ export function sharedStatements(d: Dialect) {
      * SKIP LOCKED: a delivery another worker is claiming right now is left to it. One it claimed and
      * committed is re-read at its new next_attempt_at (the lease) and is not due.
      */
+    // Whether any delivery may be due at all: the worker's poll reads this first and opens a write
+    // transaction (a commit and an fsync on SQLite) only when it finds one.
+    anyDueDelivery: q<[now: string], { due: number }>(
+      `SELECT 1 AS due FROM webhook_deliveries p
+       JOIN webhooks h ON h.id = p.webhook_id AND h.status = 'ACTIVE'
+       WHERE p.state = 'PENDING' AND p.next_attempt_at <= ?
+       LIMIT 1`,
+    ),
     dueDeliveries: q<[now: string, fullJson: string, turns: number, now: string, limit: number], DueDeliveryRow>(
       `SELECT d.event_id, d.webhook_id, e.company_id, e.type, e.body, d.attempts, ${d.jsonMember('w.doc', 'url')} AS url, w.secret
        FROM (

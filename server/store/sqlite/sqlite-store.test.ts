@@ -171,6 +171,32 @@ describe('reads and the disk', () => {
     }
   });
 
+  test("the webhook worker's poll opens a write transaction (a commit and a WAL flush) only when a delivery is due", async () => {
+    const store = openStore(freshPath());
+    const company = await addCompany(store, 'Café Aurora', '45723174000110');
+    const db = (store as unknown as { db: Database.Database }).db;
+    const exec = vi.spyOn(db, 'exec');
+    const flushes = vi.spyOn(WalFlusher.prototype, 'flush');
+    try {
+      expect(await store.claimDueDeliveries(later(10), later(40), 10), 'nothing due').toEqual([]);
+      expect(exec, 'no transaction for a poll that finds nothing').not.toHaveBeenCalled();
+      expect(flushes, 'no WAL flush for a poll that finds nothing').not.toHaveBeenCalled();
+      const p = product(company.doc.id);
+      await store.insertProduct(p);
+      await store.insertWebhook(webhook(company.doc.id, ['charge.pending']), 'whsec_secret');
+      await store.insertCharge(charge(company, p), company.doc.id, { events: [event('charge.pending')] });
+      exec.mockClear();
+      expect(await store.claimDueDeliveries(later(10), later(40), 10), 'the due delivery is claimed').toHaveLength(1);
+      expect(exec).toHaveBeenCalledWith('BEGIN IMMEDIATE');
+      exec.mockClear();
+      expect(await store.claimDueDeliveries(later(20), later(50), 10), 'leased: not due again within its lease').toEqual([]);
+      expect(exec).not.toHaveBeenCalled();
+    } finally {
+      exec.mockRestore();
+      flushes.mockRestore();
+    }
+  });
+
   test("a create's lookups (its products, the company's subscribers) are read once, until a write of their table", async () => {
     const store = openStore(freshPath());
     const company = await addCompany(store, 'Café Aurora', '45723174000110');
