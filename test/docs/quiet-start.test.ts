@@ -3,12 +3,15 @@
  * first (prestart); each builds again only when what it is made from changed (a stamp of its
  * inputs' contents beside its output), and the docs build prints none of Redocly's boxed notices
  * (on Node 20: "Node.js 20 reached end-of-life…", which contradicts the README).
+ *
+ * The builds' stamps are the repository's own (dist/), which this file changes: every test of
+ * them is here, one after the other, not in a file that could run beside these.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { withoutNotices } from '../../scripts/docs/build.js';
+import { buildDocsIfChanged, docsDir, withoutNotices } from '../../scripts/docs/build.js';
 import { repoRoot, tsx } from '../../server/test-support/processes.js';
 
 /** Runs `command args` from the repository root; its exit status and output. */
@@ -31,6 +34,15 @@ function pretendChanged(stamp: string): string {
 }
 
 describe('the builds npm start runs first', () => {
+  // The test run's global setup built the page (or kept it): the same inputs keep it.
+  test('the same inputs keep the page the last build made, and its stamp names every input', () => {
+    const again = buildDocsIfChanged();
+    expect(again.built).toBe(false);
+    const stamp = JSON.parse(readFileSync(join(docsDir, '.stamp.json'), 'utf8')) as { inputs: Record<string, string> };
+    expect(Object.keys(stamp.inputs)).toEqual(expect.arrayContaining(['generated/openapi.yaml', 'openapi/DECISIONS.md', 'redocly.yaml']));
+    expect(readFileSync(again.output, 'utf8')).toContain('<html');
+  });
+
   test('the server is compiled again only when an input changed', () => {
     execFileSync(process.execPath, ['scripts/build-server.mjs', '--force'], { cwd: repoRoot, stdio: 'pipe' });
     const built = modified('dist/server/main.mjs');
