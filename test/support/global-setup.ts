@@ -7,11 +7,11 @@
  * server/test-support/processes.ts.
  *
  * The shared mock (test/support/mock-process.ts `sharedMock`) is started by the first file that
- * asks for it, in the folder provided here; the teardown stops it. vitest runs this setup once per
+ * asks for it, in the folder named here (made only then); the teardown stops it and removes the folder. vitest runs this setup once per
  * project, in its own process: the folder is named after that process, so every project of the
  * run gets the same one.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -44,7 +44,6 @@ async function stopSharedMock(): Promise<void> {
 /** Builds the docs page and provides the shared mock's folder; the teardown stops the mock and removes the commands bundled by the test processes. */
 export default function setup(project: TestProject): () => Promise<void> {
   buildDocsIfChanged();
-  mkdirSync(sharedMockFolder, { recursive: true });
   project.provide('sharedMockFolder', sharedMockFolder);
   project.provide('testRunPid', process.pid);
   return async () => {

@@ -146,6 +146,7 @@ export async function sharedMock(): Promise<SharedMock> {
   if (already) return already;
   let starter = true;
   try {
+    mkdirSync(folder, { recursive: true });
     mkdirSync(file('starting'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
