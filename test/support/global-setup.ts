@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildDocsIfChanged } from '../../scripts/docs/build.js';
 import { removeBundledCommands } from '../../server/test-support/processes.js';
-import { processGroupAlive, sharedMockFiles } from './mock-process.js';
+import { processGroupAlive, reapGroup, sharedMockFiles } from './mock-process.js';
 
 const sharedMockFolder = join(tmpdir(), `pix-shared-mock-${process.pid}`);
 
@@ -33,12 +33,7 @@ async function stopSharedMock(): Promise<void> {
   rmSync(sharedMockFolder, { recursive: true, force: true });
   if (!processGroupAlive(pid)) return;
   process.kill(-pid, 'SIGTERM');
-  const until = Date.now() + 5_000;
-  while (processGroupAlive(pid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (processGroupAlive(pid)) {
-    process.kill(-pid, 'SIGKILL');
-    throw new Error(`the shared mock (process group ${pid}) was still alive 5 s after SIGTERM`);
-  }
+  if (await reapGroup(pid)) throw new Error(`the shared mock (process group ${pid}) was still alive 5 s after SIGTERM`);
 }
 
 /** Builds the docs page and provides the shared mock's folder; the teardown stops the mock and removes the commands bundled by the test processes. */

@@ -18,6 +18,15 @@ export function processGroupAlive(pid: number): boolean {
   }
 }
 
+/** Waits up to 5 s for a process group to end, then kills what is left of it; whether anything was left. */
+export async function reapGroup(pid: number): Promise<boolean> {
+  const until = Date.now() + 5_000;
+  while (processGroupAlive(pid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  const leaked = processGroupAlive(pid);
+  if (leaked) process.kill(-pid, 'SIGKILL');
+  return leaked;
+}
+
 export interface RunningMock {
   url: string;
   /** The script's process (Prism is its child). */
@@ -101,11 +110,7 @@ export async function startMock({ shared }: { shared?: { folder: string; logFile
         clearTimeout(timer);
       }
       // Prism shares the script's process group: nothing of it may outlive the script.
-      const until = Date.now() + 5_000;
-      while (processGroupAlive(pid) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-      const leaked = processGroupAlive(pid);
-      if (leaked) process.kill(-pid, 'SIGKILL');
-      return { leaked };
+      return { leaked: await reapGroup(pid) };
     },
   };
 }
