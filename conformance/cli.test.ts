@@ -2,6 +2,8 @@
  * The conformance command as a user runs it (bundled as `npx pix-conformance` ships it) as a child process, against
  * a real reference server (the compiled server (`npm start`) on a temporary database and a free port), a
  * closed port, and bad arguments. Every child is killed (its process group) after each test.
+ *
+ * @full-run-only: it enumerates the contract's operations, but `npm run test:operation` leaves it to `npm test`: the installed command against whole deployments, in processes of its own (half a minute); the checks it runs are judged in the loop by the conformance step and the checks' own tests.
  */
 // long-running: about 60 s (the conformance command as a process against the compiled server); test/support/sequencer.ts starts it early
 import { execFile, spawnSync } from 'node:child_process';

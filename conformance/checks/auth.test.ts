@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, resolvePointer } from '../../lib/contract/bundled.js';
 import { parseApiKey } from '../../server/auth/api-keys.js';

@@ -2,6 +2,8 @@
  * ensure_resource_availability against the in-process reference server (passes in both
  * profiles), against broken wrappers of it (fails, or info for a decision in the seed profile),
  * and in --stateless / --read-only runs (skips with the reason).
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';

@@ -2,6 +2,8 @@
  * idempotency_replay against the in-process reference server (passes in both profiles),
  * against broken wrappers of it (fails; info in the seed profile where only D10 is broken),
  * and in --stateless / --read-only runs (skips with the reason).
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';

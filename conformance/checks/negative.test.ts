@@ -5,6 +5,8 @@
  * (an accepted seed violation or a 5xx fails), on query parameters (out of range, a word for a
  * number, a malformed cursor, one the operation does not declare), and in --read-only /
  * --stateless runs.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { ContractValidator } from '../../lib/contract/ajv.js';

@@ -4,6 +4,8 @@
  * operation for what they read of it (its request body, parameters, documented responses), and
  * its links are listed once. The readers are counted where every caller reaches them, their
  * modules, so whichever helper asks, the count says whether it asked the contract again.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';

@@ -2,6 +2,8 @@
  * The way a QA engineer meets a foreign service: `npm run conformance` (the CLI, its own process)
  * with the default `seed` profile, over HTTP, against a server process behind a proxy that gives
  * every answer the foreign deployment's seed-legal shapes (foreign.ts). The run must pass.
+ *
+ * @full-run-only: it enumerates the contract's operations, but `npm run test:operation` leaves it to `npm test`: the command against deliberately broken deployments, in processes of its own; the loop judges the operation's checks in process.
  */
 // long-running: about 30 s (the conformance command against a server process behind a proxy); test/support/sequencer.ts starts it early
 import { spawn } from 'node:child_process';

@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ */
 import { describe, expect, test } from 'vitest';
 import { listOperations } from '../../lib/contract/bundled.js';
 import { checkNames, type RunReport } from '../engine/types.js';

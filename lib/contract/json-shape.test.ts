@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deref, type JsonObject, loadBundledContract, listOperations, requestBodySchemaPointer } from './bundled.js';

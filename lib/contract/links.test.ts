@@ -3,6 +3,8 @@
  * contract holds the seed's relations and reaches every operation that names a record by id (an
  * operation added with its link needs no edit here), and a link added to a copy of the contract
  * is followed by the conformance suite with no change in conformance/.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, type JsonObject } from './bundled.js';

@@ -5,6 +5,8 @@
  * base URL break it; additions do not. A break passes only when acknowledged with a decision;
  * the command as `npm run` runs it fails, then passes once the break is acknowledged; a release
  * is never made twice under one version.
+ *
+ * @full-run-only: it enumerates the contract's operations, but `npm run test:operation` leaves it to `npm test`: it tests the breaking-change checker itself on made-up releases; the loop runs `npm run lint`, whose lint:breaking judges the contract.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';

@@ -13,7 +13,8 @@
  *   lists or decisions (tenant isolation, the validators' walks, the decisions' marks, the docs'
  *   samples…), which a new operation can break without any test being named after it. A file is
  *   one when its header says so with the marker `@operation-wide` (found by a walk of the test
- *   folders, never listed here).
+ *   folders, never listed here). A file that walks the contract and is too slow for the loop says
+ *   `@full-run-only` and why instead; a test fails any file that walks it and says neither.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -45,17 +46,42 @@ export const testFolders = ['test', 'server', 'conformance', 'lib', 'scripts', '
 /** The marker, in a test file's opening comment, of a test that enumerates operations, lists or decisions. */
 export const operationWideMarker = '@operation-wide';
 
-/** The test files marked `@operation-wide` (in their opening comment, before the first import). */
-export function operationWideTests(root = repoRoot): string[] {
+/**
+ * The marker, in a test file's opening comment, of a test that enumerates them but is left to
+ * `npm test` (it needs a browser, or runs whole deployments or the loop itself), with the reason.
+ */
+export const fullRunOnlyMarker = '@full-run-only';
+
+/**
+ * A call that walks the whole contract (its operations, links, lists, decisions, servers or id
+ * kinds): a test file making one can be broken by a new operation with no test named after it.
+ */
+export const enumeratesContract =
+  /\b(?:listOperations|listLinks|listLists|listPagedLists|readDecisions|parseDecisions|idempotentOperations|takesIdempotencyKey|idKinds|allServers|operationServers)\(/;
+
+/** Each test file under the test folders, from the repository root, with its opening comment (before the first import). */
+function testHeaders(root: string): { file: string; source: string; header: string }[] {
   return testFolders
     .flatMap((folder) => (existsSync(join(root, folder)) ? listTests(join(root, folder)) : []))
-    .filter((file) => {
+    .map((file) => {
       const source = readFileSync(file, 'utf8');
-      const header = source.slice(0, Math.max(0, source.search(/^import /m)));
-      return header.includes(operationWideMarker);
+      return { file: relative(root, file).split(sep).join('/'), source, header: source.slice(0, Math.max(0, source.search(/^import /m))) };
     })
-    .map((file) => relative(root, file).split(sep).join('/'))
-    .sort();
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/** The test files marked `@operation-wide` (in their opening comment, before the first import). */
+export function operationWideTests(root = repoRoot): string[] {
+  return testHeaders(root)
+    .filter(({ header }) => header.includes(operationWideMarker))
+    .map(({ file }) => file);
+}
+
+/** The test files that walk the whole contract and whose opening comment says neither `@operation-wide` nor `@full-run-only`. */
+export function unmarkedContractWalkers(root = repoRoot): string[] {
+  return testHeaders(root)
+    .filter(({ source, header }) => enumeratesContract.test(source) && !header.includes(operationWideMarker) && !header.includes(fullRunOnlyMarker))
+    .map(({ file }) => file);
 }
 
 export class UnknownOperationError extends Error {}

@@ -1,12 +1,13 @@
 /**
  * `npm run test:operation -- <operationId>`: everything that judges one operation, in well under
- * half a minute: the contract lint, the tests named after the operation (its handler's, the
+ * half a minute: npm test's lint and type check, the tests named after the operation (its handler's, the
  * store's for the store methods it calls) on SQLite, and the conformance checks of the operation
  * (and of the creates whose links read it back) against the reference server in this process,
  * and the operation-wide tests (marked `@operation-wide`: those that enumerate the contract's
  * operations, lists or decisions) whole. What it runs comes from plan.ts.
  */
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { createTestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker } from '../../server/webhooks/worker.js';
@@ -22,9 +23,21 @@ interface Step {
   note?: string;
 }
 
-function spawnStep(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * Runs one step. The steps run side by side and the operation-wide tests take longest, so the
+ * others yield the CPU to them (`background`: a lower scheduling priority), which ends the loop
+ * when those tests end rather than later.
+ */
+function spawnStep(command: string, args: readonly string[], env: NodeJS.ProcessEnv, { background = false } = {}): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: repoRoot, env, stdio: 'inherit' });
+    if (background && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, 10);
+      } catch {
+        // Not allowed here: the step runs at the same priority, only slower.
+      }
+    }
     child.once('error', () => resolve(1));
     child.once('close', (code) => resolve(code ?? 1));
   });
@@ -88,11 +101,17 @@ async function main(argv: readonly string[]): Promise<number> {
   // The docs page the tests read, made once here rather than by both vitest runs at once.
   buildDocsIfChanged();
   const steps = await Promise.all([
-    timed('contract lint', async () => ({ ok: (await spawnStep('npm', ['run', '-s', 'lint:contract'], env)) === 0 })),
+    // npm test's own lint and type check, whole: a handler that type-checks badly, or a file the
+    // code lint or the import rules refuse, fails there whatever the tests say.
+    timed('lint', async () => ({ ok: (await spawnStep('npm', ['run', '-s', 'lint'], env, { background: true })) === 0 })),
+    timed('type check', async () => ({ ok: (await spawnStep('npm', ['run', '-s', 'typecheck'], env, { background: true })) === 0 })),
     plan.testFiles.length === 0
       ? Promise.resolve<Step>({ name: 'tests', ok: false, seconds: 0, note: 'no test is named after it' })
       : timed('tests on SQLite', async () => ({
-          ok: (await spawnStep(process.execPath, [vitest, 'run', '--project', 'sqlite*', '-t', plan.namePattern, ...plan.testFiles], env)) === 0,
+          ok:
+            (await spawnStep(process.execPath, [vitest, 'run', '--project', 'sqlite*', '-t', plan.namePattern, ...plan.testFiles], env, {
+              background: true,
+            })) === 0,
         })),
     plan.wideTestFiles.length === 0
       ? Promise.resolve<Step>({ name: 'operation-wide tests', ok: false, seconds: 0, note: `no test file is marked @operation-wide` })

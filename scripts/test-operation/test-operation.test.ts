@@ -2,8 +2,10 @@
  * `npm run test:operation -- <operationId>` picks what judges the operation from the contract and
  * the code: the handler, the tests named after it (and no others), the store methods it calls.
  * An unknown operationId fails with the list of the contract's operations. The contributing
- * guide's command, run as written, judges an operation: the contract lint, its tests and its
+ * guide's command, run as written, judges an operation: the lint, the type check, its tests and its
  * conformance checks, all passing.
+ *
+ * @full-run-only: it enumerates the contract's operations, but `npm run test:operation` leaves it to `npm test`: it runs `npm run test:operation` itself.
  */
 // long-running: about 50 s (runs test:operation and the guide commands); test/support/sequencer.ts starts it early
 import { execFile } from 'node:child_process';
@@ -15,7 +17,18 @@ import { runBash } from '../../test/support/bash.js';
 import { fencedBlocks } from '../../test/support/markdown.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { namePatternFor, operationWideMarker, operationWideTests, planOperation, repoRoot, testTitles, UnknownOperationError } from './plan.js';
+import {
+  enumeratesContract,
+  fullRunOnlyMarker,
+  namePatternFor,
+  operationWideMarker,
+  operationWideTests,
+  planOperation,
+  repoRoot,
+  testTitles,
+  UnknownOperationError,
+  unmarkedContractWalkers,
+} from './plan.js';
 
 /** This process's environment without vitest's own variables: the command runs as from a shell. */
 function shellEnv(): NodeJS.ProcessEnv {
@@ -136,6 +149,29 @@ describe('what judges an operation', () => {
     }
   });
 
+  test('every test file that walks the whole contract is in the loop, or says why it is left to npm test', () => {
+    // A file that calls listOperations (or another walk of the contract) can be broken by a new
+    // operation that no test is named after: the loop runs it, or its header gives the reason it does not.
+    expect(unmarkedContractWalkers(), `mark each with ${operationWideMarker} (or ${fullRunOnlyMarker}: why) in its opening comment`).toEqual([]);
+    expect(operationWideTests().length).toBeGreaterThan(0);
+
+    const root = mkdtempSync(join(tmpdir(), 'pix-test-operation-'));
+    try {
+      mkdirSync(join(root, 'server'), { recursive: true });
+      const walk = "import { listOperations } from '../lib/contract/bundled.js';\nfor (const op of listOperations()) test(op.operationId, () => {});\n";
+      expect(enumeratesContract.test(walk)).toBe(true);
+      writeFileSync(join(root, 'server', 'walks.test.ts'), walk);
+      writeFileSync(join(root, 'server', 'wide.test.ts'), `/**\n * ${operationWideMarker}: every operation.\n */\n${walk}`);
+      writeFileSync(join(root, 'server', 'slow.test.ts'), `/**\n * ${fullRunOnlyMarker}: a browser.\n */\n${walk}`);
+      // The marker in a test's text, after the imports, is not the file's.
+      writeFileSync(join(root, 'server', 'late.test.ts'), `${walk}// ${operationWideMarker}\n`);
+      writeFileSync(join(root, 'server', 'one.test.ts'), "import { test } from 'vitest';\ntest('getClient', () => {});\n");
+      expect(unmarkedContractWalkers(root)).toEqual(['server/late.test.ts', 'server/walks.test.ts']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   test('an unknown operationId names every operation of the contract', () => {
     const error = (() => {
       try {
@@ -175,7 +211,8 @@ describe('npm run test:operation', () => {
     for (const line of lines) {
       const ran = await runBash(line, { cwd: repoRoot, env: shellEnv(), timeoutMs: 280_000 });
       expect(ran.code, ran.stdout + ran.stderr).toBe(0);
-      expect(ran.stdout).toMatch(/^ {2}ok {3}contract lint/m);
+      expect(ran.stdout).toMatch(/^ {2}ok {3}lint/m);
+      expect(ran.stdout).toMatch(/^ {2}ok {3}type check/m);
       expect(ran.stdout).toMatch(/^ {2}ok {3}tests on SQLite/m);
       expect(ran.stdout).toMatch(/^ {2}ok {3}operation-wide tests on SQLite/m);
       expect(ran.stdout).toMatch(/^ {2}ok {3}conformance checks \([\d.]+ s\): [1-9]\d* pass/m);

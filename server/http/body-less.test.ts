@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

@@ -2,6 +2,8 @@
  * The error model (D02, D03, D27, D34, D37) across every operation of the contract. The
  * operations are read from the bundled contract, so an operation added to it is covered here
  * without changing this file.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';

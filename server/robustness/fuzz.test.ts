@@ -21,6 +21,8 @@
  * Replay: FUZZ_SEED=<seed> [FUZZ_PATH=<path>] npx vitest run server/robustness/fuzz.test.ts
  * (fast-check prints both on a failure, with the failing request). FUZZ_RUNS raises the number of
  * requests (never below 2,000).
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';

@@ -2,6 +2,8 @@
  * Every "not shown" statement of the seed is settled by a decision of the contract.
  * The mapping lives in not-shown.yaml; the seed itself sits beside the repository
  * (../shared/seeds/…, or SEED_PATH) and is only read when it is there.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

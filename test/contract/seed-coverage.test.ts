@@ -7,6 +7,8 @@
  * understands `$ref` (also with sibling keywords), `allOf` (merged), `oneOf`/`anyOf`
  * (null branches dropped; every remaining branch must satisfy the row), `items`, and
  * `type` given as a string or an array.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import {

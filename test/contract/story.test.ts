@@ -6,6 +6,8 @@
  * docs' samples send these examples in page order against a fresh company
  * (test/docs/samples-story.test.ts); here they are checked as data. Each check is first shown to
  * fail on a small broken world.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { idKinds } from '../../lib/contract/ids.js';

@@ -14,6 +14,8 @@
  * the served page: both are the bundled contract.
  *
  * Skipped with a NOTICE where bash, curl or jq is missing.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';

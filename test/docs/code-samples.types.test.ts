@@ -4,6 +4,8 @@
  * import mapped to client/index.ts, and type-checked strictly (tsc's API, one program for all of
  * them, so the client's types are read once). A sample whose body or path does not fit the
  * contract's types, or that calls an operation on the wrong base URL, fails here.
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

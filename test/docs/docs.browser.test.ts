@@ -2,6 +2,8 @@
  * The docs as a reader gets them: /docs of a running reference server in headless Chromium
  * (Debian's package, driven by playwright-core). Skipped, with a notice, where no Chromium is
  * installed; CI installs it (.ci/run).
+ *
+ * @full-run-only: it enumerates the contract's operations, but `npm run test:operation` leaves it to `npm test`: it needs Chromium and half a minute; the docs samples it runs are checked in the loop by the code-samples tests.
  */
 // long-running: about 100 s (the docs page in Chromium); test/support/sequencer.ts starts it early
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';

@@ -11,6 +11,8 @@
  *     found" (nor, with `code=`, a 500).
  *
  * The mock is the run's shared one (scripts/mock.mjs, as `npm run mock`; test/support/mock-process.ts).
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';

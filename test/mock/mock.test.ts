@@ -16,6 +16,8 @@
  *   - self-checks proving the violation check can fail, and MOCK_PORT validation of the script.
  *
  * Prism is started once for the whole file (through the script, so the script is what is tested).
+ *
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
