@@ -171,16 +171,14 @@ export function spread(values: readonly number[]): Spread {
 export function scenarioRatios(figures: ScenarioFigures, smallArray: RunFigures): ScenarioRatios {
   const { reference, sameBytes, durableWrite, prism, postgres, referenceAtComparisonRate, prismFullSpeed, mockFrontFullSpeed } = figures;
   const over = (other: RunFigures, base = reference) => cpuRatio(other.cpuUsPerRequest, base.cpuUsPerRequest);
-  // Prism and PostgreSQL against the reference at their own rate, where it was measured. At a slow
-  // rate a short run of the reference may cost less than one tick (10 ms): no ratio, not an infinite one.
+  // Prism and PostgreSQL against the reference at their own rate, where it was measured.
   const compared = referenceAtComparisonRate ?? reference;
-  const comparable = compared.cpuMs > 0;
   return {
     sameBytesToReference: over(sameBytes),
     ...(durableWrite ? { durableWriteToReference: over(durableWrite) } : {}),
     smallArrayToReference: over(smallArray),
-    ...(prism && comparable ? { prismToReference: over(prism, compared) } : {}),
-    ...(postgres && comparable ? { postgresToSqlite: over(postgres, compared) } : {}),
+    ...(prism ? { prismToReference: over(prism, compared) } : {}),
+    ...(postgres ? { postgresToSqlite: over(postgres, compared) } : {}),
     ...(prismFullSpeed && mockFrontFullSpeed ? { mockFrontToPrism: mockFrontFullSpeed.reqPerSec / prismFullSpeed.reqPerSec } : {}),
   };
 }
