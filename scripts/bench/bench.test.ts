@@ -9,12 +9,13 @@
  */
 // long-running: about 80 s (every phase of the bench, each target a process); test/support/sequencer.ts starts it early
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
-import { clockTicksPerSecond, cpuMicrosPerRequest, cpuRatio, fixedRate, parseCpuTicks, readCpuTicks } from './cpu.js';
+import { cpuMicrosPerRequest, cpuRatio, fixedRate, parseSchedstatNs, readCpuNs } from './cpu.js';
+import { HarnessError } from './harness-error.js';
 import { fixedRateRequests } from './load.js';
 import { parseOptions, UsageError } from './options.js';
 import { scenarioRatios, type Results, type RunFigures } from './report.js';
@@ -41,34 +42,68 @@ function runBench(args: readonly string[]): Promise<{ code: number | null; stdou
 }
 
 describe('CPU per request (cpu.ts)', () => {
-  test('utime + stime are read after the command name, whatever it holds', () => {
-    // Fields 14 (utime) and 15 (stime) of proc(5); the name has a space and a bracket of its own.
-    const stat = '4242 (node (bench) x) S 1 4242 4242 0 -1 4194560 5000 0 0 0 1234 56 0 0 20 0 11 0 451975 1000 427 18446744073709551615';
-    expect(parseCpuTicks(stat)).toBe(1234 + 56);
-    expect(() => parseCpuTicks('4242 (node) S 1')).toThrow(/no utime and stime/);
+  // A thread's schedstat (proc(5)): ns on the CPU, ns waiting to run, slices run.
+  test.each<[string, string, number | RegExp]>([
+    ['a line as the kernel writes it', '18033447 11943482 70\n', 18_033_447],
+    ['without its newline', '18033447 11943482 70', 18_033_447],
+    ['a thread that has not run yet', '0 0 0\n', 0],
+    ['an hour of CPU', '3600000000000 5 1\n', 3_600_000_000_000],
+    ['empty', '', /not a schedstat line/],
+    ['two fields', '18033447 11943482\n', /not a schedstat line/],
+    ['four fields', '1 2 3 4\n', /not a schedstat line/],
+    ['a negative time', '-5 0 1\n', /not a schedstat line/],
+    ['a fraction', '1.5 0 1\n', /not a schedstat line/],
+    ['words', 'time on cpu\n', /not a schedstat line/],
+    ["beyond a double's whole numbers", '18446744073709551615 0 1\n', /not a schedstat line/],
+  ])('schedstat: %s', (_name, line, want) => {
+    if (want instanceof RegExp) {
+      expect(() => parseSchedstatNs(line)).toThrow(HarnessError);
+      expect(() => parseSchedstatNs(line)).toThrow(want);
+    } else expect(parseSchedstatNs(line)).toBe(want);
   });
 
-  test("a process's own CPU is read from /proc/<pid>/stat and grows with the work it does", () => {
-    expect(clockTicksPerSecond()).toBeGreaterThan(0);
-    const before = readCpuTicks(process.pid);
-    expect(Number.isInteger(before)).toBe(true);
-    // Work until the kernel has counted at least one more tick (a bounded loop, not a timing).
+  test("a process's CPU is its threads' summed; a thread gone since the listing is skipped, a malformed one is an error", () => {
+    const proc = join(folder, 'proc');
+    const thread = (pid: number, tid: number, schedstat?: string) => {
+      mkdirSync(join(proc, String(pid), 'task', String(tid)), { recursive: true });
+      if (schedstat !== undefined) writeFileSync(join(proc, String(pid), 'task', String(tid), 'schedstat'), schedstat);
+    };
+    thread(4242, 4242, '1000000 5 10\n');
+    thread(4242, 4243, '250 0 1\n');
+    // Listed, then exited before its file was read: no schedstat any more.
+    thread(4242, 4244);
+    expect(readCpuNs(4242, proc)).toBe(1_000_250);
+    thread(4343, 4343, '1000 0 1\n');
+    thread(4343, 4344, 'garbage\n');
+    expect(() => readCpuNs(4343, proc)).toThrow(/task\/4344\/schedstat: not a schedstat line/);
+    // Every thread gone: the process has exited.
+    thread(4444, 4445);
+    expect(() => readCpuNs(4444, proc)).toThrow(/no thread of process 4444/);
+    expect(() => readCpuNs(4545, proc)).toThrow(/cannot read .*4545\/task/);
+  });
+
+  test("a process's own CPU is read from /proc in ns and grows with the work it does", () => {
+    const before = readCpuNs(process.pid);
+    expect(before).toBeGreaterThan(0);
+    // Work until the kernel has counted more (a bounded loop, not a timing): a running thread's
+    // time is brought up to date at its next switch or tick.
     let after = before;
     let sum = 0;
     for (let i = 0; i < 200 && after === before; i++) {
       for (let j = 0; j < 1_000_000; j++) sum += j % 7;
-      after = readCpuTicks(process.pid);
+      after = readCpuNs(process.pid);
     }
     expect(sum).toBeGreaterThan(0);
     expect(after).toBeGreaterThan(before);
-    expect(() => readCpuTicks(2 ** 22 + 1)).toThrow(/cannot read \/proc/);
+    expect(() => readCpuNs(2 ** 22 + 1)).toThrow(/cannot read \/proc/);
   });
 
-  test('µs per request: ticks over answers at the kernel clock', () => {
-    // 150 ticks of 10 ms over 50,000 answers: 1.5 s of CPU, 30 µs each.
-    expect(cpuMicrosPerRequest(150, 50_000, 100)).toBeCloseTo(30, 10);
-    expect(cpuMicrosPerRequest(3, 1_000, 250)).toBeCloseTo(12, 10);
-    expect(() => cpuMicrosPerRequest(3, 0, 100)).toThrow(/without answers/);
+  test('µs per request: ns over answers', () => {
+    // 1.5 s of CPU over 50,000 answers: 30 µs each.
+    expect(cpuMicrosPerRequest(1_500_000_000, 50_000)).toBeCloseTo(30, 10);
+    // Less than a clock tick's 10 ms still reads: 3.6 ms over 300 answers.
+    expect(cpuMicrosPerRequest(3_600_000, 300)).toBeCloseTo(12, 10);
+    expect(() => cpuMicrosPerRequest(3, 0)).toThrow(/without answers/);
   });
 
   test('the fixed rate is half the slowest maximum, a multiple of the connections, at least 1', () => {
@@ -93,7 +128,7 @@ describe('CPU per request (cpu.ts)', () => {
       p50Ms: 1,
       p99Ms: 1,
       requests: 1,
-      cpuTicks: 1,
+      cpuMs: 1,
       cpuUsPerRequest,
       peakRssMb: 1,
     });
@@ -113,12 +148,6 @@ describe('CPU per request (cpu.ts)', () => {
       run(10),
     );
     expect(atTheirRate).toMatchObject({ sameBytesToReference: 0.5, prismToReference: 9, postgresToSqlite: 3 });
-    // A reference run at their rate that cost no tick gives them no ratio (not an infinite one).
-    const noTick = scenarioRatios(
-      { reference: run(50), sameBytes: run(25), prism: run(900), postgres: run(300), referenceAtComparisonRate: { ...run(0), cpuTicks: 0 } },
-      run(10),
-    );
-    expect(noTick).toEqual({ sameBytesToReference: 0.5, smallArrayToReference: 0.2 });
   });
 });
 
@@ -160,6 +189,7 @@ test('one short round per phase measures every scenario on every target at one r
   ]);
   for (const round of results.rounds) {
     expect(Object.keys(round.scenarios), `phase ${round.phase}`).toEqual(plan.filter((scenario) => scenario.phase === round.phase).map((s) => s.name));
+    expect(round.smallArray.cpuMs, `small array, phase ${round.phase}`).toBeGreaterThan(0);
     expect(round.smallArray.cpuUsPerRequest, `small array, phase ${round.phase}`).toBeGreaterThan(0);
     for (const [name, figures] of Object.entries(round.scenarios)) {
       const { reference, sameBytes, durableWrite, referenceAtComparisonRate, prism, postgres } = figures;
@@ -176,27 +206,17 @@ test('one short round per phase measures every scenario on every target at one r
         ).toEqual(group.map(() => group[0]!.offeredRate));
       for (const run of groups.flat()) {
         expect(run.offeredRate, name).toBeLessThan(run.maxReqPerSec);
-        // Its requests, answered, and its CPU read from /proc: ticks over answers.
+        // Its requests, answered, and its CPU read from /proc in ns: some for every run, however
+        // short and slow, over its answers.
         expect(run.requests, name).toBe(fixedRateRequests({ connections: 16, duration: 0.5, rate: run.offeredRate }));
-        expect(Number.isInteger(run.cpuTicks), name).toBe(true);
-        expect(run.cpuUsPerRequest, name).toBeCloseTo(cpuMicrosPerRequest(run.cpuTicks, run.requests), 6);
+        expect(run.cpuMs, name).toBeGreaterThan(0);
+        expect(run.cpuUsPerRequest, name).toBeCloseTo(cpuMicrosPerRequest(run.cpuMs * 1e6, run.requests), 6);
       }
-      // Positive for every target judged or compared; the reference's second run, at Prism's slow
-      // rate for 1 s, may cost it less than the 10 ms of one tick.
-      // Half a second at a slow rate may cost a target less than one tick; the scenario's runs together cost some.
-      expect(
-        [...floors, ...compared].reduce((sum, run) => sum + run.cpuTicks, 0),
-        name,
-      ).toBeGreaterThan(0);
       const ratios = round.ratios[name]!;
       expect(ratios.sameBytesToReference, name).toBeCloseTo(sameBytes.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
       if (durableWrite) expect(ratios.durableWriteToReference, name).toBeCloseTo(durableWrite.cpuUsPerRequest / reference.cpuUsPerRequest, 10);
-      if (prism && referenceAtComparisonRate) {
-        // A reference run that cost no tick (half a second at Prism's slow rate can) gives no ratio rather than an infinite one.
-        if (referenceAtComparisonRate.cpuTicks > 0)
-          expect(ratios.prismToReference, name).toBeCloseTo(prism.cpuUsPerRequest / referenceAtComparisonRate.cpuUsPerRequest, 10);
-        else expect(ratios.prismToReference, name).toBeUndefined();
-      }
+      if (prism) expect(ratios.prismToReference, name).toBeCloseTo(prism.cpuUsPerRequest / referenceAtComparisonRate!.cpuUsPerRequest, 10);
+      if (postgres) expect(ratios.postgresToSqlite, name).toBeCloseTo(postgres.cpuUsPerRequest / referenceAtComparisonRate!.cpuUsPerRequest, 10);
     }
   }
   // Phase 1 holds the smallest history's lists and nothing of the larger one.
@@ -221,7 +241,8 @@ test('one short round per phase measures every scenario on every target at one r
     if (scenario.withMockFront) {
       for (const run of [figures.prismFullSpeed, figures.mockFrontFullSpeed]) {
         expect(run?.reqPerSec, `full speed, ${scenario.name}`).toBeGreaterThan(0);
-        expect(run?.cpuUsPerRequest, `full speed, ${scenario.name}`).toBeCloseTo(cpuMicrosPerRequest(run?.cpuTicks ?? 0, run?.requests ?? 1), 6);
+        expect(run?.cpuMs, `full speed, ${scenario.name}`).toBeGreaterThan(0);
+        expect(run?.cpuUsPerRequest, `full speed, ${scenario.name}`).toBeCloseTo(cpuMicrosPerRequest((run?.cpuMs ?? 0) * 1e6, run?.requests ?? 1), 6);
       }
       expect(ratios.mockFrontToPrism?.median, scenario.name).toBeCloseTo(figures.mockFrontFullSpeed!.reqPerSec / figures.prismFullSpeed!.reqPerSec, 10);
     } else {

@@ -1,66 +1,79 @@
 /**
- * The CPU a target spends per request (issue 38): its own user + system time, read from
- * /proc/<pid>/stat before and after a load run at a fixed offered rate, over the answers of that
- * run. The load generator's CPU is its own process's, and waiting on the disk costs none, so the
- * figure depends neither on autocannon's ceiling nor on the speed of fsync.
+ * The CPU a target spends per request (issue 38): the time its threads spent on a CPU, read from
+ * /proc/<pid>/task/<tid>/schedstat of each thread before and after a load run at a fixed offered
+ * rate, over the answers of that run. The load generator's CPU is its own process's, and waiting
+ * on the disk costs none, so the figure depends neither on autocannon's ceiling nor on the speed
+ * of fsync.
  *
- * /proc/<pid>/stat counts every thread of the process (libuv's pool, V8's helpers) in clock ticks
- * (`getconf CLK_TCK`, 100 on Linux: 10 ms a tick), so a run must last long enough for the
- * target to spend many ticks; each run's tick count is kept with its figures for that reason.
+ * The first field of a thread's schedstat is its time on the CPU in nanoseconds, user and kernel
+ * alike (proc(5)), where /proc/<pid>/stat's utime and stime count whole clock ticks of 10 ms: a
+ * short run at a slow rate could cost a target less than one tick and read as no CPU at all. The
+ * figure is summed over the process's threads, each read on its own. A thread that exits takes its
+ * time with it, but a Node process's threads (the main one, libuv's pool, V8's workers) live as
+ * long as the process, so nothing is lost over a run. A thread running at the moment it is read
+ * has its current slice counted only at its next switch or tick; a target is idle once the last
+ * answer of a run is sent, so little if anything is read late.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { HarnessError } from './harness-error.js';
 
-let ticksPerSecond: number | undefined;
-
-/** The kernel's clock ticks per second (`getconf CLK_TCK`), read once. */
-export function clockTicksPerSecond(): number {
-  if (ticksPerSecond === undefined) {
-    let raw: string;
-    try {
-      raw = execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    } catch (error) {
-      throw new HarnessError(`cannot run \`getconf CLK_TCK\` for the CPU figures (Linux only): ${(error as Error).message}`);
-    }
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value <= 0) throw new HarnessError(`\`getconf CLK_TCK\` printed "${raw}", not a positive whole number`);
-    ticksPerSecond = value;
-  }
-  return ticksPerSecond;
+/**
+ * A thread's time on the CPU, in ns: the first of the three whole numbers of a
+ * /proc/<pid>/task/<tid>/schedstat (time on the CPU, time waiting to run, slices run).
+ */
+export function parseSchedstatNs(schedstat: string): number {
+  const match = /^(\d+) \d+ \d+\n?$/.exec(schedstat);
+  const ns = Number(match?.[1]);
+  if (!match || !Number.isSafeInteger(ns))
+    throw new HarnessError(`not a schedstat line (three whole numbers, the first ns on the CPU): "${schedstat.slice(0, 200)}"`);
+  return ns;
 }
+
+const gone = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ESRCH';
+};
 
 /**
- * utime + stime of a /proc/<pid>/stat line, in clock ticks. The command name (field 2) is in
- * brackets and may hold spaces or brackets itself, so fields are counted after its last `)`:
- * utime and stime are fields 14 and 15 of the line, the 12th and 13th after the name.
+ * The process's time on the CPU so far, in ns: the sum over its threads. A thread that exits
+ * between the listing of the threads and the reading of its own file is skipped (its time is gone
+ * with it either way); a process with no thread left to read is an error. `proc` is where procfs
+ * is, for the tests.
  */
-export function parseCpuTicks(stat: string): number {
-  const afterName = stat
-    .slice(stat.lastIndexOf(')') + 1)
-    .trim()
-    .split(/\s+/);
-  const utime = Number(afterName[11]);
-  const stime = Number(afterName[12]);
-  if (!Number.isInteger(utime) || !Number.isInteger(stime)) throw new HarnessError(`no utime and stime in a /proc stat line: ${stat.slice(0, 200)}`);
-  return utime + stime;
-}
-
-/** The process's user + system CPU so far, in clock ticks. */
-export function readCpuTicks(pid: number): number {
-  let stat: string;
+export function readCpuNs(pid: number, proc = '/proc'): number {
+  const tasks = `${proc}/${pid}/task`;
+  let threads: string[];
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    threads = readdirSync(tasks);
   } catch (error) {
-    throw new HarnessError(`cannot read /proc/${pid}/stat for the CPU figures (Linux only): ${(error as Error).message}`);
+    throw new HarnessError(`cannot read ${tasks} for the CPU figures (Linux only): ${(error as Error).message}`);
   }
-  return parseCpuTicks(stat);
+  let ns = 0;
+  let read = 0;
+  for (const thread of threads) {
+    const file = `${tasks}/${thread}/schedstat`;
+    let schedstat: string;
+    try {
+      schedstat = readFileSync(file, 'utf8');
+    } catch (error) {
+      if (gone(error)) continue;
+      throw new HarnessError(`cannot read ${file} for the CPU figures: ${(error as Error).message}`);
+    }
+    try {
+      ns += parseSchedstatNs(schedstat);
+    } catch (error) {
+      throw new HarnessError(`${file}: ${(error as Error).message}`);
+    }
+    read++;
+  }
+  if (read === 0) throw new HarnessError(`no thread of process ${pid} left to read in ${tasks} (has it exited?)`);
+  return ns;
 }
 
-/** µs of CPU per request, from the ticks a run cost and the answers it got. */
-export function cpuMicrosPerRequest(ticks: number, requests: number, hz: number = clockTicksPerSecond()): number {
+/** µs of CPU per request, from the ns a run cost and the answers it got. */
+export function cpuMicrosPerRequest(ns: number, requests: number): number {
   if (requests <= 0) throw new HarnessError('CPU per request of a run without answers');
-  return (ticks * 1_000_000) / hz / requests;
+  return ns / 1_000 / requests;
 }
 
 /**

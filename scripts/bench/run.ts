@@ -18,11 +18,11 @@
  *      each warmed up at full speed (its maximum req/s), then the reference and its floors driven
  *      at one fixed rate, half the slowest one's maximum, for a fixed number of requests (Prism
  *      and PostgreSQL with the reference again at a second rate, half the slowest of them), each
- *      one's own CPU time read from /proc/<pid>/stat before and after (µs of CPU per request;
- *      cpu.ts). Where a scenario says `withMockFront`, Prism alone and the mock through its front
- *      are then driven at full speed for `--duration` seconds each (the mock warmed up first), in
- *      alternating order: their req/s. The reference's peak
- *      RSS here is that of a small company's work. The PostgreSQL server is then stopped and its
+ *      one's own CPU time read from /proc/<pid>/task/<tid>/schedstat before and after, in ns
+ *      (µs of CPU per request; cpu.ts). Where a scenario says `withMockFront`, Prism alone and
+ *      the mock through its front are then driven at full speed for `--duration` seconds each
+ *      (the mock warmed up first), in alternating order: their req/s. The reference's peak RSS
+ *      here is that of a small company's work. The PostgreSQL server is then stopped and its
  *      schema dropped (as `cleanUpEverything` drops it if the run fails or is interrupted), and Prism
  *      and the mock are stopped;
  *   5. phase 2: one company per larger history seeded, their answers captured, bare Hono
@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { HarnessError } from './harness-error.js';
-import { cpuMicrosPerRequest, fixedRate, readCpuTicks } from './cpu.js';
+import { cpuMicrosPerRequest, fixedRate, readCpuNs } from './cpu.js';
 import { runLoad, sampleAnswer, type LoadOptions, type LoadRequest } from './load.js';
 import { parseOptions, usage, UsageError, type BenchOptions } from './options.js';
 import { qrMicroBenchmark } from './qr.js';
@@ -87,9 +87,6 @@ function exitedDuring(target: Target, what: string): HarnessError {
   return new HarnessError(`the ${targetLabels[target.name]} exited during ${what}`);
 }
 
-/** A measured run whose target spent fewer clock ticks than this reads its CPU to worse than ±5 %: said so on stderr. */
-const FEW_TICKS = 20;
-
 /** The full-speed warm-up: JIT and connections warmed, and the target's maximum req/s found. */
 async function warmUp(leg: Leg, connections: number, seconds: number): Promise<{ maxReqPerSec: number; peakRssMb: number }> {
   const label = `${targetLabels[leg.target.name]}, ${leg.what}, warm-up at full speed`;
@@ -106,27 +103,27 @@ async function warmUp(leg: Leg, connections: number, seconds: number): Promise<{
 
 /**
  * The measured run: `rate` requests a second for `duration` seconds' worth of requests, and the
- * target's own CPU (user + system, /proc/<pid>/stat) before and after it.
+ * target's own CPU (its threads' time on the CPU, in ns; cpu.ts) before and after it.
  */
 async function measureAtRate(leg: Leg, load: LoadOptions & { rate: number }, warm: { maxReqPerSec: number; peakRssMb: number }): Promise<RunFigures> {
   const label = `${targetLabels[leg.target.name]}, ${leg.what}, ${load.rate} req/s`;
   progress(`  ${label}`);
   const rss = startPeakRss(leg.target.pid);
-  const ticksBefore = readCpuTicks(leg.target.pid);
+  const nsBefore = readCpuNs(leg.target.pid);
   const figures = await runLoad(label, leg.target.baseUrl, leg.request, load);
-  const cpuTicks = readCpuTicks(leg.target.pid) - ticksBefore;
+  const cpuNs = readCpuNs(leg.target.pid) - nsBefore;
   const peakRssMb = Math.max(warm.peakRssMb, rss.stop());
   if (leg.target.exit) throw exitedDuring(leg.target, leg.what);
-  const cpuUsPerRequest = cpuMicrosPerRequest(cpuTicks, figures.requests);
-  const coarse = cpuTicks < FEW_TICKS ? `: fewer than ${FEW_TICKS} ticks, a coarse figure (a longer --duration gives more)` : '';
-  progress(`    ${cpuUsPerRequest.toFixed(1)} µs of CPU per request (${cpuTicks} ticks, ${figures.requests} requests)${coarse}`);
+  const cpuUsPerRequest = cpuMicrosPerRequest(cpuNs, figures.requests);
+  const cpuMs = cpuNs / 1e6;
+  progress(`    ${cpuUsPerRequest.toFixed(1)} µs of CPU per request (${cpuMs.toFixed(1)} ms of CPU, ${figures.requests} requests)`);
   return {
     maxReqPerSec: warm.maxReqPerSec,
     offeredRate: load.rate,
     p50Ms: figures.p50Ms,
     p99Ms: figures.p99Ms,
     requests: figures.requests,
-    cpuTicks,
+    cpuMs,
     cpuUsPerRequest,
     peakRssMb,
   };
@@ -136,8 +133,9 @@ async function measureAtRate(leg: Leg, load: LoadOptions & { rate: number }, war
  * One scenario (or the small array) on each of its targets, in `legs`' order (which the caller
  * alternates): every target warmed up at full speed, then the reference and its floors driven at
  * one fixed rate, half the slowest one's maximum. Prism and the reference on PostgreSQL, far
- * slower, would drag that rate down to a few ticks of CPU for the floors: where they are measured,
- * they and the reference again are driven at a second rate, half the slowest of those.
+ * slower, would drag that rate down for the floors too (a few dozen ms of CPU in a run, at a rate
+ * where waking up per request weighs more): where they are measured, they and the reference again
+ * are driven at a second rate, half the slowest of those.
  */
 async function measureLegs(legs: readonly Leg[], connections: number, options: BenchOptions): Promise<Partial<ScenarioFigures>> {
   const warm = new Map<Leg, { maxReqPerSec: number; peakRssMb: number }>();
@@ -168,12 +166,12 @@ async function measureLegs(legs: readonly Leg[], connections: number, options: B
 async function fullSpeed(leg: Leg, connections: number, options: BenchOptions): Promise<FullSpeedRun> {
   const label = `${targetLabels[leg.target.name]}, ${leg.what}, full speed`;
   progress(`  ${label}`);
-  const ticksBefore = readCpuTicks(leg.target.pid);
+  const nsBefore = readCpuNs(leg.target.pid);
   const figures = await runLoad(label, leg.target.baseUrl, leg.request, { connections, duration: options.duration });
-  const cpuTicks = readCpuTicks(leg.target.pid) - ticksBefore;
+  const cpuNs = readCpuNs(leg.target.pid) - nsBefore;
   if (leg.target.exit) throw exitedDuring(leg.target, leg.what);
   progress(`    ${figures.reqPerSec.toFixed(0)} req/s`);
-  return { reqPerSec: figures.reqPerSec, requests: figures.requests, cpuTicks, cpuUsPerRequest: cpuMicrosPerRequest(cpuTicks, figures.requests) };
+  return { reqPerSec: figures.reqPerSec, requests: figures.requests, cpuMs: cpuNs / 1e6, cpuUsPerRequest: cpuMicrosPerRequest(cpuNs, figures.requests) };
 }
 
 /**
