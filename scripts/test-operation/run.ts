@@ -1,14 +1,16 @@
 /**
- * `npm run test:operation -- <operationId>`: everything that judges one operation, in well under
- * half a minute: npm test's lint and type check, the tests named after the operation (its handler's, the
- * store's for the store methods it calls) on SQLite, and the conformance checks of the operation
- * (and of the creates whose links read it back) against the reference server in this process,
- * and the operation-wide tests (marked `@operation-wide`: those that enumerate the contract's
- * operations, lists or decisions) whole. What it runs comes from plan.ts.
+ * `npm run test:operation -- <operationId>`: everything that judges one operation, in under half
+ * a minute: npm test's lint and type check; on SQLite, in one vitest run, the tests named after
+ * the operation (its handler's, the store's for the store methods it calls) and the
+ * operation-wide tests (marked `@operation-wide`: those that enumerate the contract's operations,
+ * lists or decisions) whole; then the conformance checks of the operation (and of the creates
+ * whose links read it back) against the reference server in this process. What it runs comes
+ * from plan.ts.
  */
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
+import { createVitest } from 'vitest/node';
 import { createTestServer } from '../../server/test-support/harness.js';
 import { startWebhookWorker } from '../../server/webhooks/worker.js';
 import { buildDocsIfChanged } from '../docs/build.js';
@@ -41,6 +43,33 @@ function spawnStep(command: string, args: readonly string[], env: NodeJS.Process
     child.once('error', () => resolve(1));
     child.once('close', (code) => resolve(code ?? 1));
   });
+}
+
+/**
+ * The tests named after the operation (only those: vitest's `-t`, per file) and the operation-wide
+ * files whole, in one vitest run on the SQLite projects: one set of workers and one module graph
+ * per worker for both, instead of two vitest processes side by side.
+ */
+async function runTests(plan: OperationPlan): Promise<boolean> {
+  const vitest = await createVitest('test', { watch: false, project: ['sqlite', 'sqlite:isolated'] });
+  try {
+    // Its reporters, as `vitest run` starts them.
+    await vitest.standalone();
+    const named = new RegExp(plan.namePattern);
+    const specifications = [
+      ...plan.testFiles.map((file) => ({ file, testNamePattern: named as RegExp | undefined })),
+      ...plan.wideTestFiles.map((file) => ({ file, testNamePattern: undefined })),
+    ].map(({ file, testNamePattern }) => {
+      const moduleId = join(repoRoot, file);
+      const project = vitest.projects.find((candidate) => candidate.matchesTestGlob(moduleId));
+      if (!project) throw new Error(`${file} is in no SQLite project of vitest.config.ts`);
+      return project.createSpecification(moduleId, testNamePattern ? { testNamePattern } : undefined);
+    });
+    const result = await vitest.runTestSpecifications(specifications);
+    return result.unhandledErrors.length === 0 && result.testModules.length === specifications.length && result.testModules.every((module) => module.ok());
+  } finally {
+    await vitest.close();
+  }
 }
 
 async function timed(name: string, work: () => Promise<{ ok: boolean; note?: string }>): Promise<Step> {
@@ -95,28 +124,27 @@ async function main(argv: readonly string[]): Promise<number> {
       `NOTICE: no test in ${resourceTests ?? plan.handlerFile.replace(/\.ts$/, '.test.ts')} is named after ${operationId}: name its group "${operation.method.toUpperCase()} ${operation.path}".`,
     );
 
-  // The tests on SQLite only, whatever TEST_DATABASE_URL says.
-  const { TEST_DATABASE_URL: _postgres, ...env } = process.env;
-  const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
-  // The docs page the tests read, made once here rather than by both vitest runs at once.
+  // The tests on SQLite only, whatever TEST_DATABASE_URL says (vitest.config.ts reads it, and
+  // its workers inherit this process's environment).
+  delete process.env.TEST_DATABASE_URL;
+  const env = { ...process.env };
+  // The docs page the tests read, made once here rather than by the test files at once.
   buildDocsIfChanged();
   const steps = await Promise.all([
     // npm test's own lint and type check, whole: a handler that type-checks badly, or a file the
     // code lint or the import rules refuse, fails there whatever the tests say.
     timed('lint', async () => ({ ok: (await spawnStep('npm', ['run', '-s', 'lint'], env, { background: true })) === 0 })),
     timed('type check', async () => ({ ok: (await spawnStep('npm', ['run', '-s', 'typecheck'], env, { background: true })) === 0 })),
-    plan.testFiles.length === 0
-      ? Promise.resolve<Step>({ name: 'tests', ok: false, seconds: 0, note: 'no test is named after it' })
+    plan.testFiles.length === 0 || plan.wideTestFiles.length === 0
+      ? Promise.resolve<Step>({
+          name: 'tests on SQLite',
+          ok: false,
+          seconds: 0,
+          note: plan.testFiles.length === 0 ? 'no test is named after it' : 'no test file is marked @operation-wide',
+        })
       : timed('tests on SQLite', async () => ({
-          ok:
-            (await spawnStep(process.execPath, [vitest, 'run', '--project', 'sqlite*', '-t', plan.namePattern, ...plan.testFiles], env, {
-              background: true,
-            })) === 0,
-        })),
-    plan.wideTestFiles.length === 0
-      ? Promise.resolve<Step>({ name: 'operation-wide tests', ok: false, seconds: 0, note: `no test file is marked @operation-wide` })
-      : timed('operation-wide tests on SQLite', async () => ({
-          ok: (await spawnStep(process.execPath, [vitest, 'run', '--project', 'sqlite*', ...plan.wideTestFiles], env)) === 0,
+          ok: await runTests(plan),
+          note: `${plan.testFiles.length} named after it, ${plan.wideTestFiles.length} operation-wide`,
         })),
   ]);
   steps.push(await timed('conformance checks', () => conformance(plan)));
