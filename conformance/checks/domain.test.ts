@@ -1,3 +1,6 @@
+/**
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ */
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadBundledContract, resolvePointer } from '../../lib/contract/bundled.js';

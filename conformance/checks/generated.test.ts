@@ -3,6 +3,8 @@
  * the values drawn are the kinds the contract allows), against a deployment that lower-cases
  * e-mails on store (fails, with the smallest failing value, its create and the seed), and the
  * generators themselves (every drawn value valid under the contract's own formats).
+ *
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
@@ -65,8 +67,13 @@ describe('against the reference server', () => {
     const ctx = await contextOn(server, { profile, more: { seed: 42, examples: 3 } });
     await generatedCheck.run(ctx);
     const results = ctx.recorder.results(ctx.operations.map((op) => op.operationId)).filter((r) => r.check === check);
-    expect(results.length).toBeGreaterThanOrEqual(3);
-    for (const r of results) expect(r.outcome, `${r.operationId}: ${r.findings.map((f) => f.message).join('; ')} ${r.skipReason ?? ''}`).toBe('pass');
+    // Every create passes, but one whose body leaves no value free (a copy that names only its
+    // source, `{ productId }`) has nothing to draw: a skip saying so, not a failure.
+    const nothingFree = (r: (typeof results)[number]) =>
+      r.outcome === 'skip' && r.skipReason === `no field of ${r.operationId}'s body takes values the contract leaves free`;
+    expect(results.filter((r) => r.outcome === 'pass').length).toBeGreaterThanOrEqual(3);
+    for (const r of results.filter((r) => !nothingFree(r)))
+      expect(r.outcome, `${r.operationId}: ${r.findings.map((f) => f.message).join('; ')} ${r.skipReason ?? ''}`).toBe('pass');
     // What was sent: mixed-case e-mails and non-ASCII text among the bodies.
     const sent = ctx.exchanges.filter((e) => e.request.method === 'POST').map((e) => e.request.body ?? '');
     expect(sent.some((b) => /"email":"[^"]*[A-Z][^"]*"/.test(b))).toBe(true);

@@ -1,3 +1,6 @@
+/**
+ * @full-run-only: it runs conformance checks over every operation of the contract, but `npm run test:operation` leaves it to `npm test`: its attack-shaped requests against the reference server take about twelve seconds, half the loop; the loop's own conformance step runs the hardening checks of the operation.
+ */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadBundledContract, resolvePointer } from '../../lib/contract/bundled.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';

@@ -3,6 +3,8 @@
  * (pass in both profiles), against broken wrappers of it (a refused valid body fails; a
  * refused body whose left-out fields are optional only by decision D18 is info in the seed
  * profile), and in --read-only / --stateless runs.
+ *
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
  */
 import { describe, expect, test } from 'vitest';
 import { idOf } from '../data/fixtures.js';

@@ -2,6 +2,8 @@
  * response_time: with a budget, an operation with a slower answer fails once, naming the
  * operation, how many answers and the slowest time; the reference server within a generous
  * budget passes; without a budget nothing is recorded.
+ *
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
  */
 import { expect, test } from 'vitest';
 import { responseTimeCheck } from './response-time.js';

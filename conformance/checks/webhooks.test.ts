@@ -3,6 +3,8 @@
  * schedule: when they run and when they skip (with the reason), a target without the sandbox
  * control, and the `seed` profile, which holds no deployment to the contract's delivery decisions.
  * (The faults each check catches: conformance/faults/faults.test.ts.)
+ *
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
  */
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';

@@ -2,6 +2,8 @@
  * Proof that the suite catches faults: a clean reference server passes every check in
  * both profiles, and each deliberately broken deployment fails the run on the check that
  * should catch it.
+ *
+ * @full-run-only: it runs conformance checks over every operation of the contract, but `npm run test:operation` leaves it to `npm test`: it runs the suite against deliberately broken deployments for most of a minute; the loop's own conformance step judges the operation in process.
  */
 // long-running: about 85 s (the suite against a reference server and each fault deployment); test/support/sequencer.ts starts it early
 import { afterEach, describe, expect, test } from 'vitest';

@@ -54,10 +54,12 @@ export const fullRunOnlyMarker = '@full-run-only';
 
 /**
  * A call that walks the whole contract (its operations, links, lists, decisions, servers or id
- * kinds): a test file making one can be broken by a new operation with no test named after it.
+ * kinds), or a conformance check or run over every operation (`ctx.operations`, `<name>Check.run(`,
+ * `runInProcess(`): a test file making one can be broken by a new operation with no test named
+ * after it.
  */
 export const enumeratesContract =
-  /\b(?:listOperations|listLinks|listLists|listPagedLists|readDecisions|parseDecisions|idempotentOperations|takesIdempotencyKey|idKinds|allServers|operationServers)\(/;
+  /\b(?:listOperations|listLinks|listLists|listPagedLists|readDecisions|parseDecisions|idempotentOperations|takesIdempotencyKey|idKinds|allServers|operationServers|runInProcess)\(|\bctx\.operations\b|\b\w+Check\.run\(/;
 
 /** Each test file under the test folders, from the repository root, with its opening comment (before the first import). */
 function testHeaders(root: string): { file: string; source: string; header: string }[] {

@@ -1,5 +1,5 @@
 /**
- * `npm run test:operation -- <operationId>`: everything that judges one operation, in under half
+ * `npm run test:operation -- <operationId>`: everything that judges one operation, in well under
  * a minute: npm test's lint and type check; on SQLite, in one vitest run, the tests named after
  * the operation (its handler's, the store's for the store methods it calls) and the
  * operation-wide tests (marked `@operation-wide`: those that enumerate the contract's operations,
@@ -90,6 +90,9 @@ async function conformance(plan: OperationPlan): Promise<{ ok: boolean; note: st
       const messages = result.findings.filter((f) => f.outcome === 'fail').map((f) => f.message);
       console.error(`  conformance ${result.operationId} › ${result.check}: ${messages.join('; ')}`);
     }
+    // A skip is no failure, but it says what was not judged (a body with nothing to draw, a check that needs a record the run lacks).
+    for (const result of report.results.filter((r) => r.outcome === 'skip'))
+      console.log(`  conformance ${result.operationId} › ${result.check} skipped: ${result.skipReason ?? 'no reason given'}`);
     const note = [...counts].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
     return { ok: report.results.length > 0 && !counts.has('fail'), note: report.results.length > 0 ? note : 'no check ran' };
   } finally {

@@ -161,6 +161,10 @@ describe('what judges an operation', () => {
       mkdirSync(join(root, 'server'), { recursive: true });
       const walk = "import { listOperations } from '../lib/contract/bundled.js';\nfor (const op of listOperations()) test(op.operationId, () => {});\n";
       expect(enumeratesContract.test(walk)).toBe(true);
+      // A conformance check or run over every operation walks it too.
+      for (const call of ['await generatedCheck.run(ctx);', 'for (const op of ctx.operations) {}', 'await runInProcess(server, {});'])
+        expect(enumeratesContract.test(call), call).toBe(true);
+      expect(enumeratesContract.test("await ctx.request('createClient', { body });")).toBe(false);
       writeFileSync(join(root, 'server', 'walks.test.ts'), walk);
       writeFileSync(join(root, 'server', 'wide.test.ts'), `/**\n * ${operationWideMarker}: every operation.\n */\n${walk}`);
       writeFileSync(join(root, 'server', 'slow.test.ts'), `/**\n * ${fullRunOnlyMarker}: a browser.\n */\n${walk}`);
