@@ -51,15 +51,16 @@ function spawnStep(command: string, args: readonly string[], env: NodeJS.Process
  * per worker for both, instead of two vitest processes side by side.
  */
 async function runTests(plan: OperationPlan): Promise<boolean> {
-  const vitest = await createVitest('test', { watch: false, project: ['sqlite', 'sqlite:isolated'] });
+  const vitest = await createVitest('test', { watch: false, project: 'sqlite*' });
   try {
     // Its reporters, as `vitest run` starts them.
     await vitest.standalone();
     const named = new RegExp(plan.namePattern);
-    const specifications = [
-      ...plan.testFiles.map((file) => ({ file, testNamePattern: named as RegExp | undefined })),
-      ...plan.wideTestFiles.map((file) => ({ file, testNamePattern: undefined })),
-    ].map(({ file, testNamePattern }) => {
+    const files: { file: string; testNamePattern?: RegExp }[] = [
+      ...plan.testFiles.map((file) => ({ file, testNamePattern: named })),
+      ...plan.wideTestFiles.map((file) => ({ file })),
+    ];
+    const specifications = files.map(({ file, testNamePattern }) => {
       const moduleId = join(repoRoot, file);
       const project = vitest.projects.find((candidate) => candidate.matchesTestGlob(moduleId));
       if (!project) throw new Error(`${file} is in no SQLite project of vitest.config.ts`);
