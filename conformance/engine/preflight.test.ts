@@ -10,13 +10,19 @@ import { detectNoState, NotServingError, preflight } from './preflight.js';
 import type { ConformanceOptions } from './types.js';
 
 /** Answers by `METHOD /path` (the first pattern matching it); 404 when none does. */
-type Answer = Response | Error | ((request: Request) => Response | Error | Promise<Response>);
+type Answer = Response | Error | ((request: Request, signal: AbortSignal | undefined) => Response | Error | Promise<Response>);
 type Routes = Array<[RegExp, Answer]>;
 
 const json = (body: unknown, status = 200, type = 'application/json') => new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
 const refused = () => new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:80'), { code: 'ECONNREFUSED' }) });
-/** Accepts the request and never answers, until the request is aborted (as fetch does on its signal). */
-const never = (request: Request) => new Promise<Response>((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
+/**
+ * Accepts the request and never answers, until the caller's signal aborts it (as fetch does).
+ * It listens on the caller's signal itself, not on the Request's: a Request follows its init's
+ * signal only through a weak reference, so once nothing else holds the Request, a garbage
+ * collection could drop it and the abort never came (a full run timed out here so, twice).
+ */
+const never = (_request: Request, signal: AbortSignal | undefined) =>
+  new Promise<Response>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
 
 function target(routes: Routes): { fetch: typeof fetch; sent: string[] } {
   const sent: string[] = [];
@@ -25,7 +31,7 @@ function target(routes: Routes): { fetch: typeof fetch; sent: string[] } {
     const line = `${request.method} ${new URL(request.url).pathname}`;
     sent.push(line);
     const found = routes.find(([pattern]) => pattern.test(line))?.[1];
-    const answer = typeof found === 'function' ? await found(request) : found;
+    const answer = typeof found === 'function' ? await found(request, init?.signal ?? undefined) : found;
     if (answer === undefined) return new Response('Not Found', { status: 404 });
     if (answer instanceof Error) throw answer;
     return answer.clone();
