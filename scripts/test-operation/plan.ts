@@ -182,8 +182,18 @@ export function planOperation(operationId: string, contract: JsonObject = loadBu
     const block = handlerBlock(readFileSync(join(routes, file), 'utf8'), operationId);
     if (block === undefined) continue;
     handlerFile = join(routes, file);
-    // Its own calls, and those of the domain functions it hands the store to (`readList(deps.store, …)`).
-    const bodies = [block, ...[...block.matchAll(/\b(\w+)\(deps\.store\b/g)].map((m) => domainFunction(root, m[1]!))];
+    // Its own calls, and those of the domain functions it hands its dependencies or the store to
+    // (`createCharge(deps, …)`, `readList(deps.store, …)`), and of those they hand them to in turn.
+    const bodies = [block];
+    const followed = new Set<string>();
+    for (let i = 0; i < bodies.length; i++) {
+      for (const [, name] of bodies[i]!.matchAll(/\b(\w+)\((?:deps|store)\b/g)) {
+        if (followed.has(name!)) continue;
+        followed.add(name!);
+        const text = domainFunction(root, name!);
+        if (text) bodies.push(text);
+      }
+    }
     storeMethods = [...new Set(bodies.flatMap((text) => [...text.matchAll(/\bstore\.(\w+)\(/g)].map((m) => m[1]!)))].sort();
     break;
   }
@@ -225,12 +235,12 @@ export function resourceTestFile(plan: OperationPlan, root = repoRoot): string |
   return existsSync(join(root, file)) ? file : undefined;
 }
 
-/** The text of the exported function `name` of server/domain/, or '' when none has it. */
+/** The text of the function `name` of server/domain/ (exported or the module's own), or '' when none has it. */
 function domainFunction(root: string, name: string): string {
   const domain = join(root, 'server', 'domain');
   for (const file of readdirSync(domain).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
     const source = readFileSync(join(domain, file), 'utf8');
-    const at = source.search(new RegExp(`export (async )?function ${name}\\b`));
+    const at = source.search(new RegExp(`^(export )?(async )?function ${name}\\b`, 'm'));
     if (at >= 0) return source.slice(at, source.indexOf('\n}\n', at));
   }
   return '';

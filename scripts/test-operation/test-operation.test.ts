@@ -53,6 +53,19 @@ describe('what judges an operation', () => {
       },
     ],
     [
+      // Its handler hands `deps` to the domain (`createCharge(deps, …)`), which calls the store.
+      'createPaymentLink',
+      {
+        handler: 'server/routes/charges.ts',
+        store: 'insertCharge',
+        files: ['server/routes/charges.test.ts', 'server/store/store.test.ts'],
+        notFiles: ['server/routes/webhooks.test.ts'],
+        named: ['POST /charge/payment-link: the total', 'insertCharge is all or nothing'],
+        notNamed: ['POST /charge/payment-links', 'GET /charge/{id}'],
+        linkedFrom: [],
+      },
+    ],
+    [
       'deleteWebhook',
       {
         handler: 'server/routes/webhooks.ts',
