@@ -9,7 +9,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { customFormats } from '../../lib/contract/formats.js';
-import { cep, cnpj, cpf, email, freeText, money, phone, taxNumber, taxNumberPool } from '../data/generated.js';
+import { cep, cnpj, cpf, drawnFields, email, freeText, money, phone, taxNumber, taxNumberPool, withValues } from '../data/generated.js';
+import { judgeBody, validBodies } from '../data/bodies.js';
+import { RunContext } from '../engine/context.js';
+import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
 import { generatedCheck, updateLinks } from './generated.js';
 import { statelessReason } from './stateful.js';
 import { contextOn, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
@@ -57,6 +60,35 @@ describe('the generators', () => {
     expect(Math.max(...lengths)).toBe(255);
     expect(values.some((v) => /[^\x20-\x7e]/.test(v))).toBe(true);
     for (const v of values) expect(v).toBe(v.trim());
+  });
+});
+
+describe('every value drawn fits its field', () => {
+  // The run's bodies, from the contract's own creates and updates: each drawn field's values, one
+  // at a time in the valid body, must keep the body valid. One that does not is never sent (the
+  // check skips an invalid body), so a bound the generator ignores (a price `> 0` drawn as 0) hides
+  // the very body that would have caught a fault.
+  const ctx = new RunContext(testRunOptions({ runId: 'confdrawn1' }));
+  giveFixtures(ctx, {
+    productId: 'prod_fixtureproduct00000000',
+    subscriptionProductId: 'prod_fixturesubscription000',
+    clientId: 'clnt_fixtureclient000000000',
+    companyId: 'comp_fixturecompany00000000',
+    subscriptionId: 'subs_fixturesubscription000',
+    price: 89.9,
+  });
+  const withBodies = ctx.operations.filter((op) => ctx.view(op.operationId).requestBody && validBodies(ctx, op.operationId).length > 0);
+  test.each(withBodies.map((op) => op.operationId))('%s', (operationId) => {
+    const { schema, pointer } = ctx.view(operationId).requestBody!;
+    // The body with the most fields to draw, as the check takes it.
+    const body = validBodies(ctx, operationId)
+      .map((b) => b.body)
+      .sort((a, b) => JSON.stringify(b).length - JSON.stringify(a).length)[0];
+    for (const field of drawnFields(ctx.contract, schema, body, new Set())) {
+      const values = [...fc.sample(field.arbitrary, { numRuns: 200, seed: 7 }), ...(field.longest ? fc.sample(field.longest, { numRuns: 1, seed: 7 }) : [])];
+      for (const [i, value] of values.entries())
+        expect(judgeBody(ctx, pointer, withValues(body, [field], [value])).valid, `${field.path.join('.')} = ${JSON.stringify(value)} (draw ${i})`).toBe(true);
+    }
   });
 });
 

@@ -177,7 +177,14 @@ export function arbitraryFor(view: SchemaView, money$: { drawMoney: boolean }, c
     const v = keywordOf(view, k)?.value;
     return typeof v === 'number' ? v : undefined;
   };
-  if (types.includes('number') && format === 'brl' && money$.drawMoney) return money(num('minimum') ?? 0, num('maximum') ?? 1_000_000);
+  if (types.includes('number') && format === 'brl' && money$.drawMoney) {
+    // An exclusive bound (a price `> 0`) is the next cent past it.
+    const exclusiveMin = num('exclusiveMinimum');
+    const exclusiveMax = num('exclusiveMaximum');
+    const min = Math.max(num('minimum') ?? 0, exclusiveMin === undefined ? 0 : exclusiveMin + 0.01);
+    const max = Math.min(num('maximum') ?? 1_000_000, exclusiveMax === undefined ? 1_000_000 : exclusiveMax - 0.01);
+    return money(min, max);
+  }
   if (!types.includes('string') || types.length !== 1) return undefined;
   const maxLength = num('maxLength') ?? 255;
   if (format === 'email') return email(maxLength);
