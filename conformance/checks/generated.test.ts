@@ -12,7 +12,7 @@ import { customFormats } from '../../lib/contract/formats.js';
 import { cep, cnpj, cpf, drawnFields, email, freeText, money, phone, taxNumber, taxNumberPool, withValues } from '../data/generated.js';
 import { judgeBody, validBodies } from '../data/bodies.js';
 import { RunContext } from '../engine/context.js';
-import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
+import { giveFixtures, offlineFixtures, testRunOptions } from '../test-support/fixtures.js';
 import { generatedCheck, updateLinks } from './generated.js';
 import { statelessReason } from './stateful.js';
 import { contextOn, serverPerTest, verdict, type Wrapper } from './stateful-test-support.js';
@@ -69,14 +69,7 @@ describe('every value drawn fits its field', () => {
   // check skips an invalid body), so a bound the generator ignores (a price `> 0` drawn as 0) hides
   // the very body that would have caught a fault.
   const ctx = new RunContext(testRunOptions({ runId: 'confdrawn1' }));
-  giveFixtures(ctx, {
-    productId: 'prod_fixtureproduct00000000',
-    subscriptionProductId: 'prod_fixturesubscription000',
-    clientId: 'clnt_fixtureclient000000000',
-    companyId: 'comp_fixturecompany00000000',
-    subscriptionId: 'subs_fixturesubscription000',
-    price: 89.9,
-  });
+  giveFixtures(ctx, offlineFixtures);
   const withBodies = ctx.operations.filter((op) => ctx.view(op.operationId).requestBody && validBodies(ctx, op.operationId).length > 0);
   test.each(withBodies.map((op) => op.operationId))('%s', (operationId) => {
     const { schema, pointer } = ctx.view(operationId).requestBody!;

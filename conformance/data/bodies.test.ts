@@ -11,17 +11,10 @@ import { RunContext } from '../engine/context.js';
 import type { ConformanceOptions } from '../engine/types.js';
 import { judgeBody, validBodies, validBodiesWithNotes } from './bodies.js';
 import { itemsOf, keywordOf, propertiesOf, requestBodyOf, viewOf, type SchemaView } from './schema.js';
-import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
+import { giveFixtures, offlineFixtures, testRunOptions } from '../test-support/fixtures.js';
 import { tagFormats } from './templates.js';
 
-const ids = {
-  productId: 'prod_fixtureproduct00000000',
-  subscriptionProductId: 'prod_fixturesubscription000',
-  clientId: 'clnt_fixtureclient000000000',
-  companyId: 'comp_fixturecompany00000000',
-  subscriptionId: 'subs_fixturesubscription000',
-};
-const price = 89.9;
+const { price, ...ids } = offlineFixtures;
 
 function context(options: Partial<ConformanceOptions> = {}, fixtures: Partial<typeof ids> = ids, contract?: JsonObject): RunContext {
   const ctx = new RunContext(testRunOptions({ runId: 'confbodies1', ...options }), contract ? { contract } : {});

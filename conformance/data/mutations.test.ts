@@ -12,18 +12,11 @@ import { RunContext } from '../engine/context.js';
 import { validBodies } from './bodies.js';
 import { mutationLimit, mutationsFor, parameterValue, type Mutation } from './mutations.js';
 import { headerParametersOf, queryParametersOf, requestBodyOf } from './schema.js';
-import { giveFixtures, testRunOptions } from '../test-support/fixtures.js';
+import { giveFixtures, offlineFixtures, testRunOptions } from '../test-support/fixtures.js';
 
 function context(contract?: JsonObject): RunContext {
   const ctx = new RunContext(testRunOptions({ runId: 'confmut1' }), contract ? { contract } : {});
-  giveFixtures(ctx, {
-    productId: 'prod_fixtureproduct00000000',
-    subscriptionProductId: 'prod_fixturesubscription000',
-    clientId: 'clnt_fixtureclient000000000',
-    companyId: 'comp_fixturecompany00000000',
-    subscriptionId: 'subs_fixturesubscription000',
-    price: 89.9,
-  });
+  giveFixtures(ctx, offlineFixtures);
   return ctx;
 }
 

@@ -54,3 +54,13 @@ export function testRunOptions(over: Partial<ConformanceOptions> = {}): Conforma
     ...over,
   };
 }
+
+/** Ids of the records a stateful run would have made, well-formed, for tests that send nothing. */
+export const offlineFixtures = {
+  productId: 'prod_fixtureproduct00000000',
+  subscriptionProductId: 'prod_fixturesubscription000',
+  clientId: 'clnt_fixtureclient000000000',
+  companyId: 'comp_fixturecompany00000000',
+  subscriptionId: 'subs_fixturesubscription000',
+  price: 89.9,
+} satisfies TestFixtures;
