@@ -1,6 +1,6 @@
 import type { FieldError } from './ajv.js';
 import { deref, isJsonObject, resolvePointer, type JsonObject } from './bundled.js';
-import { escapeToken } from './pointer.js';
+import { escapeToken, toPointer } from './pointer.js';
 import { MAX_FIELD_ERRORS } from '../problems/field-errors.mjs';
 
 /**
@@ -12,7 +12,12 @@ export interface BoundsReport {
   omitted: number;
 }
 
-type Guard = (value: unknown, at: string, report: BoundsReport) => unknown;
+/**
+ * A guard checks `value`, found at `path` (the keys from the body down to it, pushed and popped
+ * as the walk goes: its pointer is written only for a breach), and answers the value, cut where
+ * a bound is breached.
+ */
+type Guard = (value: unknown, path: Array<string | number>, report: BoundsReport) => unknown;
 
 /**
  * The size bounds of a schema of the contract (`maxItems`, `maxLength`, `maxProperties`, and
@@ -33,7 +38,7 @@ export function boundsGuard(contract: JsonObject, pointer: string): (value: unkn
   const root = guardOf(contract, [resolvePointer(contract, pointer)], guards, pointer);
   return (value) => {
     const report: BoundsReport = { errors: [], omitted: 0 };
-    root(value, '', report);
+    root(value, [], report);
     return report;
   };
 }
@@ -66,7 +71,7 @@ function guardOf(contract: JsonObject, schemas: unknown[], guards: Map<string, G
   if (known) return known;
   const all = schemas.flatMap((s) => applying(contract, s));
   let guard: Guard = () => undefined;
-  guards.set(key, (value, at, report) => guard(value, at, report));
+  guards.set(key, (value, path, report) => guard(value, path, report));
 
   const maxItems = smallest(all.map((s) => s.maxItems));
   const maxLength = smallest(all.map((s) => s.maxLength));
@@ -83,32 +88,32 @@ function guardOf(contract: JsonObject, schemas: unknown[], guards: Map<string, G
   const extraSchemas = all.map((s) => s.additionalProperties).filter(isJsonObject);
   const extra = extraSchemas.length > 0 ? guardOf(contract, extraSchemas, guards, `${key}/additionalProperties`) : undefined;
 
-  guard = (value, at, report) => {
+  guard = (value, path, report) => {
     if (typeof value === 'string') {
       // A string's length is counted in code points, as JSON Schema does; never more than its UTF-16 length.
       if (value.length <= maxLength) return value;
       const length = [...value].length;
       if (length <= maxLength) return value;
-      add(report, { pointer: at, detail: `must have at most ${maxLength} characters (has ${length})`, keyword: 'maxLength' });
+      add(report, { pointer: toPointer(path), detail: `must have at most ${maxLength} characters (has ${length})`, keyword: 'maxLength' });
       return [...value.slice(0, 2 * (maxLength + 1))].slice(0, maxLength + 1).join('');
     }
     if (Array.isArray(value)) {
       if (value.length > maxItems) {
-        add(report, { pointer: at, detail: `must have at most ${maxItems} items (has ${value.length})`, keyword: 'maxItems' });
+        add(report, { pointer: toPointer(path), detail: `must have at most ${maxItems} items (has ${value.length})`, keyword: 'maxItems' });
         value.length = maxItems + 1;
       }
-      if (items) for (let i = 0; i < value.length; i += 1) value[i] = items(value[i], `${at}/${i}`, report);
+      if (items) for (let i = 0; i < value.length; i += 1) value[i] = within(path, i, items, value[i], report);
       return value;
     }
     if (!isJsonObject(value)) return value;
     const keys = Object.keys(value);
     if (keys.length > maxProperties) {
-      add(report, { pointer: at, detail: `must have at most ${maxProperties} fields (has ${keys.length})`, keyword: 'maxProperties' });
+      add(report, { pointer: toPointer(path), detail: `must have at most ${maxProperties} fields (has ${keys.length})`, keyword: 'maxProperties' });
     }
     let unknown = 0;
     for (const name of keys) {
       const property = properties.get(name);
-      if (property) value[name] = property(value[name], `${at}/${escapeToken(name)}`, report);
+      if (property) value[name] = within(path, name, property, value[name], report);
       else if (closed) {
         unknown += 1;
         // The schema reports the first unknown fields itself; past them, each is counted, not listed.
@@ -116,9 +121,17 @@ function guardOf(contract: JsonObject, schemas: unknown[], guards: Map<string, G
           delete value[name];
           report.omitted += 1;
         }
-      } else if (extra) value[name] = extra(value[name], `${at}/${escapeToken(name)}`, report);
+      } else if (extra) value[name] = within(path, name, extra, value[name], report);
     }
     return value;
   };
   return guard;
+}
+
+/** `guard` of the value at `key` below `path`: the key is on the path while it runs (a walk that throws is abandoned, path and all). */
+function within(path: Array<string | number>, key: string | number, guard: Guard, value: unknown, report: BoundsReport): unknown {
+  path.push(key);
+  const checked = guard(value, path, report);
+  path.pop();
+  return checked;
 }

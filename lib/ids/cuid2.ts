@@ -29,9 +29,16 @@ export function cuid2Generator(options: Cuid2Options = {}): () => string {
   const length = options.length ?? DEFAULT_LENGTH;
   const now = options.now ?? Date.now;
   const fingerprint = options.fingerprint ?? hash(Object.keys(globalThis).toString() + entropy(BIG_LENGTH, random)).substring(0, BIG_LENGTH);
+  // Ids made in the same millisecond (an order makes five) share its base-36 text, written once.
+  let lastNow = Number.NaN;
+  let time = '';
   return () => {
     const firstLetter = alphabet[Math.floor(random() * alphabet.length)]!;
-    const time = now().toString(36);
+    const at = now();
+    if (at !== lastNow) {
+      lastNow = at;
+      time = at.toString(36);
+    }
     const sequence = counter().toString(36);
     const salt = entropy(length, random);
     // hash(...).substring(1, length): the hash's base-36 digits 2 to length, so only its first length + 1 are made.
@@ -75,9 +82,12 @@ export function base36Head(value: bigint, digits: number): string {
   return (length <= digits ? value : value / powersOf36[length - digits]!).toString(36);
 }
 
+/** The base-36 digits, so that a random digit is a lookup, not a number written in base 36 (a call into V8's runtime). */
+const digits36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
 function entropy(length: number, random: () => number): string {
   let out = '';
-  while (out.length < length) out += Math.floor(random() * 36).toString(36);
+  while (out.length < length) out += digits36[Math.floor(random() * 36)];
   return out;
 }
 
