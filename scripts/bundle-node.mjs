@@ -24,9 +24,23 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * imports, and gives the files it read (relative to the repository). `validators` names a TypeScript module (relative to the repository) whose
  * `precompiledValidatorsModule()` gives the standalone code of the validators to make ahead.
  * `sourcesContent: false` leaves the sources out of the source map: stacks are mapped all the
- * same, and Node reads a third of the map at start-up.
+ * same, and Node reads a third of the map at start-up. `compact: true` leaves out the comments and
+ * the indentation (names stay, and stacks are mapped through the source map as before), and
+ * requires a text of Latin-1 characters only: V8 keeps a script's text in memory for as long as
+ * the process lives, at one byte a character when every character is Latin-1 and at two
+ * otherwise (a comment's single dash was enough). For the server that is 1.4 MB instead of
+ * 3.5 MB, and less to parse at every start.
  */
-export async function bundleNodeCommand({ entry, outfile, external = [], validators, sourcesContent = true, plugins: extraPlugins = [], sourcemap = true }) {
+export async function bundleNodeCommand({
+  entry,
+  outfile,
+  external = [],
+  validators,
+  sourcesContent = true,
+  plugins: extraPlugins = [],
+  sourcemap = true,
+  compact = false,
+}) {
   const contract = load(readFileSync(new URL('../generated/openapi.yaml', import.meta.url), 'utf8'), { schema: CORE_SCHEMA });
   const plugins =
     validators === undefined
@@ -41,6 +55,7 @@ export async function bundleNodeCommand({ entry, outfile, external = [], validat
     external,
     platform: 'node',
     format: 'esm',
+    minifyWhitespace: compact,
     target: 'node20',
     sourcemap,
     sourcesContent,
@@ -50,7 +65,20 @@ export async function bundleNodeCommand({ entry, outfile, external = [], validat
     // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none.
     banner: { js: `import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);` },
   });
+  if (compact) latin1Only(resolve(root, outfile));
   return Object.keys(result.metafile.inputs);
+}
+
+/** Throws where the compiled file holds a character past Latin-1 (see `compact`), naming it and where. */
+function latin1Only(file) {
+  const text = readFileSync(file, 'utf8');
+  const at = text.search(/[^\u0000-\u00ff]/u);
+  if (at === -1) return;
+  const line = text.slice(0, at).split('\n').length;
+  throw new Error(
+    `${file}:${line}: the character ${JSON.stringify(text[at])} (U+${text.codePointAt(at).toString(16).toUpperCase()}) is past Latin-1, so V8 would keep the whole ` +
+      `compiled text at two bytes a character: write it as an escape (\\u....) in the source near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}`,
+  );
 }
 
 /**

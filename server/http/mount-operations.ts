@@ -3,7 +3,7 @@ import { honoPath } from '../../lib/contract/paths.js';
 import type { AppEnv, Deps } from '../deps.js';
 import type { DefinedOperation, OperationId } from './define-operation.js';
 import { idempotencyLayer } from './idempotency.js';
-import { locationRule } from './location.js';
+import { locationRules } from './location.js';
 import type { RequestCheck } from './operation.js';
 import type { OperationCatalog } from './operations.js';
 
@@ -32,12 +32,13 @@ export function mountOperations(
   if (handled.size !== defined.length) throw new Error('An operation has two handlers');
 
   const resources = new Map<string, Hono<AppEnv>>();
+  const locationOf = locationRules(catalog.validator.contract);
   for (const rules of catalog.all()) {
     const operation = handled.get(rules.operationId)!;
     const [, resource = '', ...rest] = rules.path.split('/');
     const routes = resources.get(resource) ?? new Hono<AppEnv>();
     resources.set(resource, routes);
-    const location = locationRule(catalog.validator.contract, rules.operationId);
+    const location = locationOf(rules.operationId);
     const idempotency = idempotencyLayer(deps, rules, (status, body): Record<string, string> => {
       const at = location?.(status, JSON.parse(body));
       return at ? { Location: at } : {};

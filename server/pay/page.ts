@@ -125,8 +125,10 @@ ${items.map((item) => html`<li>${item.quantity} × ${item.product.name}</li>\n`)
   const shipping = charge.needShipping
     ? html`<p class="shipping" id="shipping">Este pedido será entregue: o endereço de entrega é pedido após o pagamento.</p>\n`
     : '';
+  // The dash written as an escape: the compiled server then holds no character past Latin-1
+  // (see `compact` in scripts/bundle-node.mjs).
   const testCodeNote = testCode
-    ? html`<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real — ele não leva a nenhuma conta.</p>\n`
+    ? html`<p class="test-code" id="test-code" role="note"><strong>Código de teste:</strong> não pague este QR Code com dinheiro real \u2014 ele não leva a nenhuma conta.</p>\n`
     : '';
   const simulateForm = charge.devMode
     ? html`<form id="simulate-form" method="post" action="${idPath}/simulate">
