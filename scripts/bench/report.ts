@@ -482,8 +482,8 @@ export function formatResults(results: Results): string {
     const row = (label: string, run: FullSpeedRun) => [label, fixed(run.reqPerSec, 0), fixed(run.requests, 0), fixed(run.cpuUsPerRequest, 1)];
     sections.push(
       `${scenario} at full speed (${connections} connections, ${duration} s each after a warm-up): the mock through its front (npm run mock) and Prism alone\n${table(
-        ['target', 'req/s', 'answers', "CPU µs/req of the target's own process"],
-        [row('Prism alone', prismFullSpeed), row('mock through its front (its process; Prism behind it not counted)', mockFrontFullSpeed)],
+        ['target', 'req/s', 'answers', "CPU µs/req of the target's processes"],
+        [row('Prism alone', prismFullSpeed), row('mock through its front (the script and Prism, the front inside it)', mockFrontFullSpeed)],
       )}\nmock through its front / Prism alone, req/s: ${spreadText(ratios.scenarios[scenario]?.mockFrontToPrism ?? spread([Number.NaN]), 2)}`,
     );
   }
