@@ -200,12 +200,9 @@ export function createFront({
         return;
       }
       const passed = passedHeaders(res);
-      const raw = Buffer.concat(answer.body === undefined ? [] : [Buffer.from(answer.body)]);
+      const raw = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(answer.body);
       const text = raw.toString('utf8');
       const example = () => (rename ? renamedAnswer(raw, rename) : raw);
-      const prismHeaders = res.getHeaders();
-      // Prism's header fields are answered again as the answer says (`passed`), and only those.
-      for (const name of res.getHeaderNames()) res.removeHeader(name);
       // The body was refused by its shape: Prism's answer stands only where the server checks first.
       if (breach && !BEFORE_BODY.has(status)) {
         const { kind: _kind, ...error } = breach;
@@ -216,7 +213,7 @@ export function createFront({
       if (status < 400 && !bounds && !malformed) return sendAnswer(res, status, answer.statusMessage, passed, example());
       let refusal;
       try {
-        refusal = rewrite(request, { status, headers: prismHeaders, text });
+        refusal = rewrite(request, { status, headers: res.getHeaders(), text });
       } catch (error) {
         // A rewriting bug must not take the mock down; Prism's own answer is still an answer.
         console.error(`mock: could not rewrite Prism's ${status} answer: ${messageOf(error)}`);
@@ -237,8 +234,6 @@ function bodyOf(req, body) {
   stream.push(null);
   stream.method = req.method;
   stream.url = req.url;
-  stream.httpVersion = req.httpVersion;
-  stream.socket = req.socket;
   return stream;
 }
 
