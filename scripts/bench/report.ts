@@ -34,8 +34,8 @@ export interface RunFigures {
 
 /**
  * A run at full speed (a fixed number of connections for `--duration` seconds), judged on its
- * throughput, with the CPU the target's own process spent on it (the mock's front: its process,
- * not Prism's behind it).
+ * throughput, with the CPU the target's processes spent on it (the mock's: the script and Prism,
+ * which runs the front).
  */
 export interface FullSpeedRun {
   reqPerSec: number;

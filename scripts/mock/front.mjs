@@ -21,7 +21,7 @@
 // front answers its request with a 500 problem and is logged; the front, and Prism with it, goes
 // on serving.
 
-import { createServer, STATUS_CODES } from 'node:http';
+import { createServer, ServerResponse, STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import { cut, MAX_ECHO } from '../../lib/problems/field-errors.mjs';
 import { instanceOf } from './refusals.mjs';
@@ -77,7 +77,7 @@ export function createFront({
   malformedIds = () => [],
   prefer = () => undefined,
 }) {
-  return createServer((req, res) => guarded(req, res, () => handle(req, res)));
+  return createServer({ ServerResponse: HeldResponse }, (req, res) => guarded(req, res, () => handle(req, res)));
 
   function handle(req, res) {
     const target = req.url ?? '/';
@@ -238,44 +238,65 @@ function bodyOf(req, body) {
 }
 
 /**
- * Holds what Prism answers on `res` (its status and header fields set on `res`, its body written
- * or ended) until it has ended, then `done({ status, statusMessage, body })`, with `res` as it
- * was: nothing is sent until the front has looked at the answer. Prism answers with one `end`
- * (micri's `send`); what it writes before is gathered. Returns what gives `res` back as it was.
+ * The front's answers: as Node's, but while `held` is set (`captureAnswer`), what Prism answers
+ * (its `writeHead`, `write` and `end`) goes to `held`, not to the client. The field is set on every
+ * answer from the start, so that holding an answer does not change the object's shape.
  */
-function captureAnswer(res, done) {
-  const chunks = [];
-  const gather = (chunk, encoding) => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8') : Buffer.from(chunk));
-  };
-  res.writeHead = (status, ...rest) => {
-    res.statusCode = status;
-    if (typeof rest[0] === 'string') res.statusMessage = rest.shift();
+class HeldResponse extends ServerResponse {
+  constructor(req, options) {
+    super(req, options);
+    this.held = undefined;
+  }
+
+  writeHead(status, ...rest) {
+    if (this.held === undefined) return super.writeHead(status, ...rest);
+    this.statusCode = status;
+    if (typeof rest[0] === 'string') this.statusMessage = rest.shift();
     const fields = rest[0];
     const pairs = Array.isArray(fields) ? fields : Object.entries(fields ?? {});
-    for (const [name, value] of pairs) res.setHeader(name, value);
-    return res;
-  };
-  res.write = (chunk, encoding, callback) => {
-    gather(chunk, encoding);
+    for (const [name, value] of pairs) this.setHeader(name, value);
+    return this;
+  }
+
+  write(chunk, encoding, callback) {
+    if (this.held === undefined) return super.write(chunk, encoding, callback);
+    this.held.gather(chunk, encoding);
     if (typeof callback === 'function') process.nextTick(callback);
     else if (typeof encoding === 'function') process.nextTick(encoding);
     return true;
-  };
-  res.end = (chunk, encoding) => {
-    // The one `end` of Prism's answer (micri's `send` writes it whole, as a string) is kept as it came.
-    const whole = chunks.length === 0 && (typeof chunk === 'string' || Buffer.isBuffer(chunk)) && typeof encoding !== 'string';
-    if (!whole) gather(chunk, encoding);
-    release();
-    done({ status: res.statusCode, statusMessage: res.statusMessage, body: whole ? chunk : Buffer.concat(chunks) });
-    return res;
-  };
-  function release() {
-    delete res.writeHead;
-    delete res.write;
-    delete res.end;
   }
+
+  end(chunk, encoding, callback) {
+    if (this.held === undefined) return super.end(chunk, encoding, callback);
+    this.held.end(chunk, encoding);
+    return this;
+  }
+}
+
+/**
+ * Holds what Prism answers on `res` (its status and header fields set on `res`, its body written
+ * or ended) until it has ended, then `done({ status, statusMessage, body })`, with `res` no longer
+ * held: nothing is sent until the front has looked at the answer. Prism answers with one `end`
+ * (micri's `send`); what it writes before is gathered. Returns what stops holding `res`.
+ */
+function captureAnswer(res, done) {
+  const chunks = [];
+  const release = () => {
+    res.held = undefined;
+  };
+  res.held = {
+    gather(chunk, encoding) {
+      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8') : Buffer.from(chunk));
+    },
+    end(chunk, encoding) {
+      // The one `end` of Prism's answer (micri's `send` writes it whole, as a string) is kept as it came.
+      const whole = chunks.length === 0 && (typeof chunk === 'string' || Buffer.isBuffer(chunk)) && typeof encoding !== 'string';
+      if (!whole) this.gather(chunk, encoding);
+      release();
+      done({ status: res.statusCode, statusMessage: res.statusMessage, body: whole ? chunk : Buffer.concat(chunks) });
+    },
+  };
   return release;
 }
 

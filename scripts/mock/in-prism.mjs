@@ -3,8 +3,8 @@
 // parsed and answered once, not parsed by a front, sent to Prism over a second HTTP hop, and its
 // answer parsed and sent again. Prism makes one HTTP server (micri's); its request handler is
 // caught as the server is made, and the front, listening on the mock's public address, hands it
-// each request it lets through. Prism's own server still listens on its private port of
-// 127.0.0.1, where its log says it listens (the mock relays that line with the public address).
+// each request it lets through. Prism's own server still listens, unused, on its private port
+// of 127.0.0.1, where its log says it listens (that line is written with the public address).
 // Prism must run its server in this process: the mock starts it with `--multiprocess=false`
 // (Prism forks its server off when NODE_ENV is production).
 //
@@ -29,13 +29,13 @@ const { spec: specPath, host, port, privateUrl, publicUrl } = JSON.parse(process
 
 const write = process.stdout.write;
 let asked = false;
-process.stdout.write = function writeShown(chunk, ...rest) {
-  if (typeof chunk !== 'string' || !chunk.includes(privateUrl)) return Reflect.apply(write, this, [chunk, ...rest]);
+process.stdout.write = function writeShown(chunk, encoding, callback) {
+  if (typeof chunk !== 'string' || !chunk.includes(privateUrl)) return write.call(this, chunk, encoding, callback);
   // Integrators only ever see the front's address.
   const shown = chunk.split(privateUrl).join(publicUrl);
-  if (asked || !/Prism is listening on /.test(stripAnsi(shown))) return Reflect.apply(write, this, [shown, ...rest]);
+  if (asked || !/Prism is listening on /.test(stripAnsi(shown))) return write.call(this, shown, encoding, callback);
   asked = true;
-  listen(() => Reflect.apply(write, this, [shown]));
+  listen(() => write.call(this, shown));
   return true;
 };
 
