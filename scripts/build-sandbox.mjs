@@ -5,7 +5,9 @@
 //
 //   dist/server/main.mjs   the reference server, as scripts/build-server.mjs compiles it for `npm start`
 //   dist/keys.mjs          the keys command (server/cli/keys.ts)
-//   dist/mock.mjs          the mock (scripts/mock.mjs and its front), TypeScript readers included
+//   dist/mock.mjs          the mock (scripts/mock.mjs), which starts Prism
+//   scripts/mock/in-prism.mjs  the mock's front, which the mock loads into Prism (scripts/mock/in-prism.mjs
+//                          and front.mjs), TypeScript readers included
 //   dist/docs/             the docs page, as `npm run docs` builds it (served at /docs/)
 //   generated/openapi.yaml the bundled contract (the mock's and the docs')
 //
@@ -36,10 +38,10 @@ rmSync(out('dist/server/contract-validators.cjs'), { force: true });
 
 await bundleNodeCommand({ entry: 'server/cli/keys.ts', outfile: out('dist/keys.mjs'), external: ['better-sqlite3'], sourcemap: false });
 
-// The mock loads its TypeScript readers with tsx at run time (`tsImport('./mock/….ts')` in
-// scripts/mock.mjs); here they are bundled instead, each one the script names.
-const mockReaderFiles = [...readFileSync(join(root, 'scripts', 'mock.mjs'), 'utf8').matchAll(/tsImport\('(\.\/mock\/[\w-]+\.ts)'/g)].map((m) => m[1]);
-if (mockReaderFiles.length === 0) throw new Error('build-sandbox: scripts/mock.mjs names no TypeScript reader; is tsImport still how it loads them?');
+// The mock's front loads its TypeScript readers with tsx at run time (`tsImport('./….ts')` in
+// scripts/mock/in-prism.mjs); here they are bundled instead, each one the module names.
+const mockReaderFiles = [...readFileSync(join(root, 'scripts', 'mock', 'in-prism.mjs'), 'utf8').matchAll(/tsImport\('(\.\/[\w-]+\.ts)'/g)].map((m) => m[1]);
+if (mockReaderFiles.length === 0) throw new Error('build-sandbox: scripts/mock/in-prism.mjs names no TypeScript reader; is tsImport still how it loads them?');
 const mockReaders = {
   name: 'mock-readers',
   setup(build) {
@@ -47,7 +49,7 @@ const mockReaders = {
     build.onLoad({ filter: /.*/, namespace: 'mock-readers' }, () => ({
       contents: [
         'const readers = {',
-        ...mockReaderFiles.map((file) => `  ${JSON.stringify(file)}: () => import(${JSON.stringify(join(root, 'scripts', file))}),`),
+        ...mockReaderFiles.map((file) => `  ${JSON.stringify(file)}: () => import(${JSON.stringify(join(root, 'scripts', 'mock', file))}),`),
         '};',
         'export async function tsImport(specifier) {',
         '  const load = readers[specifier];',
@@ -60,17 +62,11 @@ const mockReaders = {
     }));
   },
 };
-await bundleNodeCommand({
-  entry: 'scripts/mock.mjs',
-  outfile: out('dist/mock.mjs'),
-  external: ['@stoplight/prism-cli'],
-  plugins: [mockReaders],
-  sourcemap: false,
-});
+await bundleNodeCommand({ entry: 'scripts/mock.mjs', outfile: out('dist/mock.mjs'), external: ['@stoplight/prism-cli'], sourcemap: false });
 
-// Loaded into Prism by the mock (`--require`, from beside the package's root as in a clone): Prism
-// ends when the mock does, however the mock ends.
-mkdirSync(out('scripts/mock'), { recursive: true });
+// Loaded into Prism by the mock (from beside the package's root, as in a clone): the front
+// (`--import`), and the guard (`--require`) that ends Prism when the mock ends, however it ends.
+await bundleNodeCommand({ entry: 'scripts/mock/in-prism.mjs', outfile: out('scripts/mock/in-prism.mjs'), plugins: [mockReaders], sourcemap: false });
 cpSync(join(root, 'scripts', 'mock', 'prism-guard.cjs'), out('scripts/mock/prism-guard.cjs'));
 
 mkdirSync(out('generated'), { recursive: true });

@@ -14,9 +14,14 @@
 // Prism that dies is said in one line ("mock: Prism stopped …") and this script exits with it;
 // this script ending, even by SIGKILL, ends Prism (mock/prism-guard.cjs).
 //
-// Prism listens on a private port of 127.0.0.1; integrators talk to a small HTTP front
-// (mock/front.mjs) on MOCK_HOST:MOCK_PORT. Prism finds the real violations of an invalid
-// request but answers with the contract's first 401/422 *example*, whatever was wrong (see
+// Integrators talk to a small HTTP front (mock/front.mjs) on MOCK_HOST:MOCK_PORT, which runs
+// inside Prism's own process (mock/in-prism.mjs, loaded with `--import`) and hands the requests it
+// lets through to Prism's own request handler: a request is parsed and answered once (a second
+// HTTP hop to Prism in a process of its own, and its log relayed through this one, cost more
+// than a third of the mock's throughput). Prism's own server listens, unused, on a private port
+// of 127.0.0.1; Prism writes its log to this script's stdout, and the front listens once Prism
+// says it listens, and says so over the IPC channel this script opens to Prism. Prism finds the
+// real violations of an invalid request but answers with the contract's first 401/422 *example*, whatever was wrong (see
 // prism-http-server createServer); the front rewrites every refusal into the contract's
 // Problem naming what Prism found (mock/refusals.mjs), keeps Prism's `sl-violations` header,
 // and drops `Idempotent-Replayed`, which the examples carry but a stateless mock can never
@@ -25,9 +30,10 @@
 // an operation lacks a 422 listing what it has (mock/prefer.ts). Before Prism sees a JSON body
 // (any JSON media type), the front checks its size, shape and size bounds (D34, D49) with the
 // reference server's own scan and walk (lib/contract/json-shape.ts and bounds.ts, through
-// mock/bounds.ts, which this script loads with tsx while Prism starts): Prism is never sent a
+// mock/bounds.ts, which mock/in-prism.mjs loads with tsx while Prism starts): Prism is never sent a
 // body that could crash it, and only ever a body cut to just past its bounds, so 60,000 event
-// names cost milliseconds, not seconds of a blocked mock. `node scripts/mock/attack.mjs` sends
+// names cost milliseconds, not seconds of a blocked mock. A fault of the front (a throw) answers
+// its request with a 500 problem and Prism goes on serving. `node scripts/mock/attack.mjs` sends
 // the bodies that killed it and checks that it still answers.
 //
 // `--errors` is on. In mock mode it only acts on violations Prism finds in the
@@ -39,16 +45,13 @@
 // silently coding against a wrong example.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { constants as osConstants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
-import { createFront } from './mock/front.mjs';
-import { refusalRewriter } from './mock/refusals.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -72,11 +75,15 @@ const publicUrl = `http://${urlHost(host)}:${port}`;
 // Prism ends with this script whatever ends it (a SIGKILL included): mock/prism-guard.cjs, loaded
 // into Prism, ends Prism when the IPC channel to this process closes.
 const guard = join(repoRoot, 'scripts', 'mock', 'prism-guard.cjs');
-const prism = spawn(process.execPath, ['--require', guard, prismBin, 'mock', specPath, '--host', prismHost, '--port', String(prismPort), '--errors'], {
+// The front, run inside Prism; Prism must then serve from its own process (not fork its server
+// off, as it does when NODE_ENV is production).
+const inPrism = pathToFileURL(join(repoRoot, 'scripts', 'mock', 'in-prism.mjs')).href;
+const prismArgs = [prismBin, 'mock', specPath, '--host', prismHost, '--port', String(prismPort), '--errors', '--multiprocess=false'];
+// Prism writes its log to our own stdout (its private address replaced in it by mock/in-prism.mjs).
+const prism = spawn(process.execPath, ['--require', guard, '--import', inPrism, ...prismArgs], {
   cwd: repoRoot,
-  stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  // Prism's output is piped through us; keep its colours when we talk to a terminal.
-  env: process.stdout.isTTY && !('FORCE_COLOR' in process.env) ? { ...process.env, FORCE_COLOR: '1' } : process.env,
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  env: { ...process.env, MOCK_FRONT: JSON.stringify({ spec: specPath, host, port, privateUrl: prismUrl, publicUrl }) },
 });
 
 // The channel only tells Prism when this process is gone; it must not keep this process alive.
@@ -86,139 +93,28 @@ process.on('exit', () => {
   if (prism.exitCode === null && prism.signalCode === null) prism.kill('SIGTERM');
 });
 
-let front;
 let stopping = false;
 let listening = false;
 let failed = false;
 
-// TypeScript, loaded (and compiled by tsx) while Prism starts, which takes far longer: the size
-// bounds of request bodies and the ids of answers (the path's).
-const readersLoaded = Promise.all([
-  tsImport('./mock/bounds.ts', import.meta.url),
-  tsImport('./mock/path-ids.ts', import.meta.url),
-  tsImport('./mock/prefer.ts', import.meta.url),
-]).then(
-  ([bounds, ids, prefer]) => {
-    const readers = {
-      bodyLimitBytes: bounds.bodyLimitBytes,
-      requestBounds: bounds.requestBounds,
-      requestShape: bounds.requestShape,
-      pathIdRenamer: ids.pathIdRenamer,
-      malformedPathIds: ids.malformedPathIds,
-      preferChecker: prefer.preferChecker,
-    };
-    // The contract is read (and the walks compiled) while Prism still starts, too.
-    current(readers);
-    return readers;
-  },
-  (error) => {
-    console.error(`mock: could not load scripts/mock/bounds.ts, path-ids.ts and prefer.ts: ${error instanceof Error ? error.message : String(error)}`);
+// The front says when it listens (mock/in-prism.mjs, which writes the line of Prism's saying so).
+prism.on('message', (message) => {
+  if (message?.front === 'listening') {
+    listening = true;
+    process.stdout.write(banner(loadSpec()));
+  } else if (message?.front === 'cannot listen') {
+    console.error(`mock: cannot listen on ${host}:${port}: ${message.message}`);
     failed = true;
     stop('SIGTERM');
-    return undefined;
-  },
-);
-
-// Prism's log, relayed with its private address replaced by the public one. Until the front
-// listens, line by line (the line saying Prism listens starts the front, and is said once the
-// front listens); after that, each chunk's whole lines in one write (Prism logs four lines a
-// request: a write each cost the front a tenth of its CPU per request).
-let logTail = '';
-prism.stdout.setEncoding('utf8');
-prism.stdout.on('data', (chunk) => {
-  const text = logTail + chunk;
-  const end = text.lastIndexOf('\n') + 1;
-  logTail = text.slice(end);
-  if (end === 0) return;
-  if (front) {
-    process.stdout.write(text.slice(0, end).split(prismUrl).join(publicUrl));
-    return;
+  } else if (message?.front === 'failed') {
+    // What failed is said on Prism's stderr.
+    failed = true;
+    stop('SIGTERM');
   }
-  for (const line of text.slice(0, end - 1).split('\n')) prismLine(line.endsWith('\r') ? line.slice(0, -1) : line);
 });
-prism.stdout.on('end', () => {
-  if (logTail !== '') prismLine(logTail);
-  logTail = '';
-});
-
-function prismLine(line) {
-  // Integrators only ever see the front's address.
-  const shown = line.split(prismUrl).join(publicUrl);
-  if (front || !/Prism is listening on /.test(stripAnsi(line))) {
-    process.stdout.write(`${shown}\n`);
-    return;
-  }
-  front = readersLoaded.then((readers) => {
-    if (!readers || stopping) return;
-    const server = createFront({
-      upstream: { host: prismHost, port: prismPort },
-      rewrite: Object.assign((request, answer) => current(readers).rewrite(request, answer), {
-        refuse: (request, status, detail, errors) => current(readers).rewrite.refuse(request, status, detail, errors),
-      }),
-      limitBytes: readers.bodyLimitBytes,
-      shape: (text) => current(readers).shape(text),
-      bodyBounds: (method, target) => current(readers).bounds(method, target),
-      pathIds: (method, target) => current(readers).ids(method, target),
-      malformedIds: (method, target) => current(readers).malformed(method, target),
-      prefer: (method, target, prefer) => current(readers).prefer(method, target, prefer),
-    });
-    server.on('error', (error) => {
-      console.error(`mock: cannot listen on ${host}:${port}: ${error.message}`);
-      stop('SIGTERM');
-    });
-    server.listen(port, host, () => {
-      listening = true;
-      process.stdout.write(`${shown}\n`);
-      process.stdout.write(banner(loaded?.doc ?? loadSpec()));
-    });
-    return server;
-  });
-}
-prism.stderr.pipe(process.stderr);
-
-// Prism reloads the spec when it changes; the problem types and titles, the bounds and the ids follow it.
-let loaded;
-// The document is looked at (stat) at most this often, not several times a request: Prism itself
-// takes longer than this to reload it.
-const SPEC_CHECK_MS = 250;
-let checkedAt = 0;
-function current(readers) {
-  const now = Date.now();
-  if (loaded && now - checkedAt < SPEC_CHECK_MS) return loaded;
-  checkedAt = now;
-  const mtime = safe(() => statSync(specPath).mtimeMs, 0);
-  if (loaded?.mtime !== mtime) {
-    const doc = loadSpec();
-    /** One reader of the document; while it cannot be read, `fallback` (Prism reports what is wrong with the document). */
-    const read = (make, what, fallback) => {
-      try {
-        return make(doc);
-      } catch (error) {
-        console.error(`mock: ${what} of ${specPath} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
-        return fallback;
-      }
-    };
-    loaded = {
-      mtime,
-      doc,
-      rewrite: refusalRewriter(doc),
-      // Bodies go to Prism unchecked meanwhile, but for the size limit; answers name the examples' ids.
-      bounds: read(readers.requestBounds, 'the size bounds', () => undefined),
-      shape: read(readers.requestShape, 'the shape bounds', () => undefined),
-      ids: read(readers.pathIdRenamer, 'the path ids', () => undefined),
-      malformed: read(readers.malformedPathIds, 'the path ids', () => []),
-      prefer: read(readers.preferChecker, 'the documented answers', () => undefined),
-    };
-  }
-  return loaded;
-}
 
 function stop(signal) {
   stopping = true;
-  front?.then((server) => {
-    server?.close();
-    server?.closeAllConnections();
-  });
   if (prism.exitCode === null && prism.signalCode === null) prism.kill(signal);
 }
 
@@ -233,8 +129,8 @@ prism.on('exit', (code, signal) => {
   if (!listening && !stopping && code !== 0) console.error(`mock: Prism exited before listening (${signal ?? `exit code ${code}`}).`);
   // Prism died under the mock (not stopped by it): said in one line, and the mock ends with it.
   if (listening && !stopping) console.error(`mock: Prism stopped (${signal ?? `exit code ${code}`}); the mock stops with it.`);
-  // The front failed to listen: Prism was stopped for it, and that is a failure of the mock.
-  if (failed || (!listening && stopping && front)) process.exit(1);
+  // The front failed (to listen): Prism was stopped for it, and that is a failure of the mock.
+  if (failed) process.exit(1);
   if (code !== null) process.exit(code);
   // Prism died from a signal: report it the way a shell would (128 + signal number).
   process.exit(128 + (osConstants.signals[signal] ?? 0));
@@ -276,11 +172,6 @@ function resolvePrismBin() {
   const pkgPath = require.resolve('@stoplight/prism-cli/package.json');
   const { bin } = JSON.parse(readFileSync(pkgPath, 'utf8'));
   return join(dirname(pkgPath), typeof bin === 'string' ? bin : bin.prism);
-}
-
-function stripAnsi(text) {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
 // --- banner ------------------------------------------------------------------

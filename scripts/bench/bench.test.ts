@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
-import { cpuMicrosPerRequest, cpuRatio, fixedRate, parseSchedstatNs, readCpuNs } from './cpu.js';
+import { cpuMicrosPerRequest, cpuRatio, fixedRate, parseSchedstatNs, readCpuNs, readTreeCpuNs } from './cpu.js';
 import { HarnessError } from './harness-error.js';
 import { fixedRateRequests } from './load.js';
 import { parseOptions, UsageError } from './options.js';
@@ -80,6 +80,25 @@ describe('CPU per request (cpu.ts)', () => {
     thread(4444, 4445);
     expect(() => readCpuNs(4444, proc)).toThrow(/no thread of process 4444/);
     expect(() => readCpuNs(4545, proc)).toThrow(/cannot read .*4545\/task/);
+  });
+
+  test("a process tree's CPU is its processes' summed, children listed by each thread; a child gone since the listing is skipped", () => {
+    const proc = join(folder, 'proc-tree');
+    const thread = (pid: number, tid: number, schedstat: string, children = '') => {
+      mkdirSync(join(proc, String(pid), 'task', String(tid)), { recursive: true });
+      writeFileSync(join(proc, String(pid), 'task', String(tid), 'schedstat'), schedstat);
+      writeFileSync(join(proc, String(pid), 'task', String(tid), 'children'), children);
+    };
+    // The mock: the script (two threads, one with a child), Prism (with a child of its own).
+    thread(5000, 5000, '1000 0 1\n', '5100 ');
+    thread(5000, 5001, '10 0 1\n');
+    thread(5100, 5100, '200000 0 1\n', '5200');
+    thread(5200, 5200, '3 0 1\n');
+    expect(readTreeCpuNs(5000, proc)).toBe(201_013);
+    expect(readTreeCpuNs(5100, proc)).toBe(200_003);
+    // A child listed that has exited since: skipped.
+    thread(6000, 6000, '7 0 1\n', '6100');
+    expect(readTreeCpuNs(6000, proc)).toBe(7);
   });
 
   test("a process's own CPU is read from /proc in ns and grows with the work it does", () => {

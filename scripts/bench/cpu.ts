@@ -14,7 +14,7 @@
  * has its current slice counted only at its next switch or tick; a target is idle once the last
  * answer of a run is sent, so little if anything is read late.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { HarnessError } from './harness-error.js';
 
 /**
@@ -68,6 +68,41 @@ export function readCpuNs(pid: number, proc = '/proc'): number {
   }
   if (read === 0) throw new HarnessError(`no thread of process ${pid} left to read in ${tasks} (has it exited?)`);
   return ns;
+}
+
+/**
+ * The time on the CPU so far of a process and of its descendants, in ns: the target as a whole
+ * where it is more than one process (`npm run mock`: the script and Prism, its child, which runs
+ * the front). Each process's children are listed in /proc/<pid>/task/<tid>/children (proc(5));
+ * a child that exits between the listing and its reading is skipped (its time is gone with it).
+ */
+export function readTreeCpuNs(pid: number, proc = '/proc'): number {
+  let ns = readCpuNs(pid, proc);
+  for (const child of childrenOf(pid, proc)) {
+    try {
+      ns += readTreeCpuNs(child, proc);
+    } catch (error) {
+      if (existsSync(`${proc}/${child}/task`)) throw error;
+    }
+  }
+  return ns;
+}
+
+/** The pids of a process's children, from the `children` file of each of its threads. */
+function childrenOf(pid: number, proc: string): number[] {
+  const tasks = `${proc}/${pid}/task`;
+  const children: number[] = [];
+  for (const thread of readdirSync(tasks)) {
+    let listed: string;
+    try {
+      listed = readFileSync(`${tasks}/${thread}/children`, 'utf8');
+    } catch (error) {
+      if (gone(error)) continue;
+      throw new HarnessError(`cannot read ${tasks}/${thread}/children for the CPU figures: ${(error as Error).message}`);
+    }
+    for (const child of listed.trim().split(/\s+/)) if (child !== '') children.push(Number(child));
+  }
+  return children;
 }
 
 /** µs of CPU per request, from the ns a run cost and the answers it got. */

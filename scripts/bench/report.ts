@@ -34,8 +34,8 @@ export interface RunFigures {
 
 /**
  * A run at full speed (a fixed number of connections for `--duration` seconds), judged on its
- * throughput, with the CPU the target's own process spent on it (the mock's front: its process,
- * not Prism's behind it).
+ * throughput, with the CPU the target's processes spent on it (the mock's: the script and Prism,
+ * which runs the front).
  */
 export interface FullSpeedRun {
   reqPerSec: number;
@@ -482,8 +482,8 @@ export function formatResults(results: Results): string {
     const row = (label: string, run: FullSpeedRun) => [label, fixed(run.reqPerSec, 0), fixed(run.requests, 0), fixed(run.cpuUsPerRequest, 1)];
     sections.push(
       `${scenario} at full speed (${connections} connections, ${duration} s each after a warm-up): the mock through its front (npm run mock) and Prism alone\n${table(
-        ['target', 'req/s', 'answers', "CPU µs/req of the target's own process"],
-        [row('Prism alone', prismFullSpeed), row('mock through its front (its process; Prism behind it not counted)', mockFrontFullSpeed)],
+        ['target', 'req/s', 'answers', "CPU µs/req of the target's processes"],
+        [row('Prism alone', prismFullSpeed), row('mock through its front (the script and Prism, the front inside it)', mockFrontFullSpeed)],
       )}\nmock through its front / Prism alone, req/s: ${spreadText(ratios.scenarios[scenario]?.mockFrontToPrism ?? spread([Number.NaN]), 2)}`,
     );
   }

@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { HarnessError } from './harness-error.js';
-import { cpuMicrosPerRequest, fixedRate, readCpuNs } from './cpu.js';
+import { cpuMicrosPerRequest, fixedRate, readCpuNs, readTreeCpuNs } from './cpu.js';
 import { runLoad, sampleAnswer, type LoadOptions, type LoadRequest } from './load.js';
 import { parseOptions, usage, UsageError, type BenchOptions } from './options.js';
 import { qrMicroBenchmark } from './qr.js';
@@ -162,13 +162,16 @@ async function measureLegs(legs: readonly Leg[], connections: number, options: B
   return figures;
 }
 
-/** A run at full speed for `--duration` seconds, judged on req/s, with the target process's own CPU over it. */
+/**
+ * A run at full speed for `--duration` seconds, judged on req/s, with the CPU over it of the
+ * target's processes (the mock's: the script and Prism, its child, which runs the front).
+ */
 async function fullSpeed(leg: Leg, connections: number, options: BenchOptions): Promise<FullSpeedRun> {
   const label = `${targetLabels[leg.target.name]}, ${leg.what}, full speed`;
   progress(`  ${label}`);
-  const nsBefore = readCpuNs(leg.target.pid);
+  const nsBefore = readTreeCpuNs(leg.target.pid);
   const figures = await runLoad(label, leg.target.baseUrl, leg.request, { connections, duration: options.duration });
-  const cpuNs = readCpuNs(leg.target.pid) - nsBefore;
+  const cpuNs = readTreeCpuNs(leg.target.pid) - nsBefore;
   if (leg.target.exit) throw exitedDuring(leg.target, leg.what);
   progress(`    ${figures.reqPerSec.toFixed(0)} req/s`);
   return { reqPerSec: figures.reqPerSec, requests: figures.requests, cpuMs: cpuNs / 1e6, cpuUsPerRequest: cpuMicrosPerRequest(cpuNs, figures.requests) };

@@ -49,7 +49,7 @@ export interface Scenario {
   /**
    * The mock through its front (`npm run mock`) and Prism alone are driven at full speed too,
    * each for `--duration` seconds: the front's cost is judged on throughput (req/s), the figure an
-   * integrator's test suite feels, not on CPU (the front and Prism are two processes).
+   * integrator's test suite feels, not on CPU (the mock is two processes, the script and Prism).
    */
   withMockFront: boolean;
   /**

@@ -175,9 +175,9 @@ export async function spawnPrism(dir: string): Promise<Target> {
 }
 
 /**
- * The mock as integrators run it (`npm run mock`: scripts/mock.mjs, its front in this process and
- * Prism behind it, the same arguments as `spawnPrism`'s), on a free port. Its pid is the front's
- * process; Prism is its child, in its process group, and ends with it.
+ * The mock as integrators run it (`npm run mock`: scripts/mock.mjs, which runs Prism with the same
+ * arguments as `spawnPrism`'s and the front inside Prism's process), on a free port. Its pid is the
+ * script's process; Prism is its child, in its process group, and ends with it.
  */
 export async function spawnMockFront(dir: string): Promise<Target> {
   const port = await freePort();

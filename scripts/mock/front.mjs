@@ -1,24 +1,28 @@
-// The HTTP front of the mock: listens where integrators connect and passes each request to
-// Prism on a private port. Answers below 400 stream through untouched but for headers that
-// claim state the mock does not keep; refusals are read whole and rewritten into the
-// contract's Problem (refusals.mjs). An example answer to a request with an id in its path
-// (`GET /charge/{id}`, a 404 forced with Prefer) is read whole too, and names that id
-// (path-ids.ts), not the example's; a path id not of its kind's form is the server's 404
-// (D27, D49), and a `Prefer` naming what the operation lacks a 422 listing what it has (prefer.ts).
+// The HTTP front of the mock: listens where integrators connect, inside Prism's own process
+// (in-prism.mjs loads it there), and hands each request to Prism's own request handler: a
+// request is parsed once, and Prism's answer is held on its way out (nothing of it is sent until
+// Prism has ended it). Answers below 400 go out as Prism made them but for headers that claim
+// state the mock does not keep; refusals are rewritten into the contract's Problem
+// (refusals.mjs). An example answer to a request with an id in its path (`GET /charge/{id}`, a
+// 404 forced with Prefer) names that id (path-ids.ts), not the example's; a path id not of its
+// kind's form is the server's 404 (D27, D49), and a `Prefer` naming what the operation lacks a
+// 422 listing what it has (prefer.ts).
 //
 // No request may kill the mock (issue 34): every body is read whole first (at most the contract's
 // 1 MiB; past it, a 413 as the reference server gives, the rest drained so its sender reads it).
 // A body of any JSON media type (`application/json`, any `type/subtype+json`) is scanned for its
 // depth and fields per object on its raw text (lib/contract/json-shape.ts, as the server's):
-// Prism crashed on a body nested 5,000 deep, so such a body never reaches it (Prism is sent `{}`
+// Prism crashed on a body nested 5,000 deep, so such a body never reaches it (Prism is given `{}`
 // in its place, and says only what it checks before a body: the key, the route, the media type).
 // A body of an operation then has its size bounds checked in the server's linear walk (bounds.ts,
 // D49). A body within them goes to Prism as it came; a body past them goes to Prism cut to just
 // past each bound, so Prism never validates 60,000 items while every other request waits, and the
 // refusal lists the bounds broken before what Prism found in the rest. A throw anywhere in the
-// front answers its request with a 500 problem and is logged; the front goes on serving.
+// front answers its request with a 500 problem and is logged; the front, and Prism with it, goes
+// on serving.
 
-import { Agent, createServer, request as httpRequest } from 'node:http';
+import { createServer, ServerResponse, STATUS_CODES } from 'node:http';
+import { Readable } from 'node:stream';
 import { cut, MAX_ECHO } from '../../lib/problems/field-errors.mjs';
 import { instanceOf } from './refusals.mjs';
 
@@ -47,7 +51,7 @@ const DEFAULT_LIMIT_BYTES = 1_048_576;
 
 /**
  * @param {{
- *   upstream: { host: string, port: number },
+ *   prism: import('node:http').RequestListener,
  *   rewrite: import('./refusals.mjs').Rewrite,
  *   limitBytes?: number,
  *   shape?: (text: string) => import('./bounds.ts').ShapeBreach | undefined,
@@ -55,7 +59,7 @@ const DEFAULT_LIMIT_BYTES = 1_048_576;
  *   pathIds?: (method: string, target: string) => import('./path-ids.ts').RenameIds | undefined,
  *   malformedIds?: (method: string, target: string) => import('./path-ids.ts').MalformedId[],
  *   prefer?: (method: string, target: string, prefer: string | string[] | undefined) => import('./prefer.ts').PreferRefusal | undefined,
- * }} options `limitBytes`: the most bytes of any request body read (past it, a 413);
+ * }} options `prism`: Prism's own request handler, in this process (in-prism.mjs); `limitBytes`: the most bytes of any request body read (past it, a 413);
  *   `shape`: the first breach of a JSON body's depth and fields bounds, on its raw text (bounds.ts);
  *   `bodyBounds`: the size bounds of the body of the operation a request is for;
  *   `pathIds`: how an example answer to a request comes to name the id of its path (path-ids.ts);
@@ -64,7 +68,7 @@ const DEFAULT_LIMIT_BYTES = 1_048_576;
  * @returns {import('node:http').Server} not yet listening
  */
 export function createFront({
-  upstream,
+  prism,
   rewrite,
   limitBytes = DEFAULT_LIMIT_BYTES,
   shape = () => undefined,
@@ -73,9 +77,7 @@ export function createFront({
   malformedIds = () => [],
   prefer = () => undefined,
 }) {
-  const agent = new Agent({ keepAlive: true });
-
-  return createServer((req, res) => guarded(req, res, () => handle(req, res)));
+  return createServer({ ServerResponse: HeldResponse }, (req, res) => guarded(req, res, () => handle(req, res)));
 
   function handle(req, res) {
     const target = req.url ?? '/';
@@ -131,7 +133,7 @@ export function createFront({
     if (!isJson(req.headers['content-type'])) return pass(req, res, request, raw);
     const text = raw.toString('utf8');
     const breach = shape(text);
-    // Prism is sent an empty object in its place: it still says what it checks before a body
+    // Prism is given an empty object in its place: it still says what it checks before a body
     // (the key, the route, the media type), and the front says what is wrong with the body.
     if (breach) return pass(req, res, request, Buffer.from('{}'), { shape: breach });
     const bounds = bodyBounds(request.method, request.target);
@@ -154,9 +156,10 @@ export function createFront({
   }
 
   /**
-   * Sends the request to Prism and relays its answer. `request`: what the rewrite reads (with the
-   * size bounds the body broke, `bounds`); `body`: the body already read (the request's own
-   * stream is piped otherwise); `shape`: the shape breach of a body Prism was sent `{}` for.
+   * Hands the request to Prism's own handler, in this process, and relays its answer. `request`:
+   * what the rewrite reads (with the size bounds the body broke, `bounds`); `body`: the body
+   * already read, which Prism reads in place of the request's own stream (a request without a
+   * body is handed over as it came); `shape`: the shape breach of a body Prism was given `{}` for.
    */
   function pass(req, res, request, body, { shape: breach } = {}) {
     const headers = { ...req.headers };
@@ -170,68 +173,131 @@ export function createFront({
       if (ranges.length > 0) headers.accept = ranges.join(',');
       else delete headers.accept;
     }
-    if (body !== undefined) headers['content-length'] = String(body.length);
-    let forward;
+    let given = req;
+    if (body !== undefined) {
+      headers['content-length'] = String(body.length);
+      given = bodyOf(req, body);
+    }
+    given.headers = headers;
+    const release = captureAnswer(res, (answer) => guarded(req, res, () => relay(answer)));
     try {
-      forward = httpRequest({ host: upstream.host, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) =>
-        guarded(req, res, () => relay(answer)),
-      );
+      prism(given, res);
     } catch (error) {
-      // Node refuses to send some requests its own parser let in; that must not end the mock.
-      return sendProblem(res, 400, 'Malformed request', `The request cannot be passed to Prism (${messageOf(error)}).`, req.url);
+      // Prism's handler catches its own faults; should it throw, the front answers (guarded).
+      release();
+      throw error;
     }
 
     function relay(answer) {
-      const status = answer.statusCode ?? 502;
-      const passed = passedHeaders(answer.rawHeaders);
+      const { status } = answer;
       const bounds = request.bounds;
       const malformed = request.malformedIds.length > 0;
       // An example answer (Prism's own, or one forced with Prefer) names the id of the request's path.
-      const rename = isJsonAnswer(answer.headers['content-type']) ? pathIds(request.method, request.target) : undefined;
+      const rename = isJsonAnswer(res.getHeader('content-type')) ? pathIds(request.method, request.target) : undefined;
       if (status < 400 && !bounds && !rename && !breach && !malformed) {
-        res.writeHead(status, answer.statusMessage, passed);
-        answer.pipe(res);
+        for (const name of res.getHeaderNames()) if (!passes(name, res.getHeader(name))) res.removeHeader(name);
+        res.end(answer.body);
         return;
       }
-      const chunks = [];
-      answer.on('data', (chunk) => chunks.push(chunk));
-      answer.on('error', () => res.destroy());
-      answer.on('end', () =>
-        guarded(req, res, () => {
-          const raw = Buffer.concat(chunks);
-          const text = raw.toString('utf8');
-          const example = () => (rename ? renamedAnswer(raw, rename) : raw);
-          // The body was refused by its shape: Prism's answer stands only where the server checks first.
-          if (breach && !BEFORE_BODY.has(status)) {
-            const { kind: _kind, ...error } = breach;
-            // Prism's findings are about the `{}` it was sent, not the body.
-            const kept = passed.filter(([name]) => name.toLowerCase() !== 'sl-violations');
-            return sendRefusal(res, rewrite.refuse(request, 422, undefined, [error]), kept);
-          }
-          if (status < 400 && !bounds && !malformed) return sendAnswer(res, status, answer.statusMessage, passed, example());
-          let refusal;
-          try {
-            refusal = rewrite(request, { status, headers: answer.headers, text });
-          } catch (error) {
-            // A rewriting bug must not take the mock down; Prism's own answer is still an answer.
-            console.error(`mock: could not rewrite Prism's ${status} answer: ${messageOf(error)}`);
-          }
-          if (!refusal) return sendAnswer(res, status, answer.statusMessage, passed, example());
-          sendRefusal(res, refusal, passed);
-        }),
-      );
+      const passed = passedHeaders(res);
+      const raw = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(answer.body);
+      const text = raw.toString('utf8');
+      const example = () => (rename ? renamedAnswer(raw, rename) : raw);
+      // The body was refused by its shape: Prism's answer stands only where the server checks first.
+      if (breach && !BEFORE_BODY.has(status)) {
+        const { kind: _kind, ...error } = breach;
+        // Prism's findings are about the `{}` it was given, not the body.
+        const kept = passed.filter(([name]) => name.toLowerCase() !== 'sl-violations');
+        return sendRefusal(res, rewrite.refuse(request, 422, undefined, [error]), kept);
+      }
+      if (status < 400 && !bounds && !malformed) return sendAnswer(res, status, answer.statusMessage, passed, example());
+      let refusal;
+      try {
+        refusal = rewrite(request, { status, headers: res.getHeaders(), text });
+      } catch (error) {
+        // A rewriting bug must not take the mock down; Prism's own answer is still an answer.
+        console.error(`mock: could not rewrite Prism's ${status} answer: ${messageOf(error)}`);
+      }
+      if (!refusal) return sendAnswer(res, status, answer.statusMessage, passed, example());
+      sendRefusal(res, refusal, passed);
     }
-    forward.on('error', (error) => {
-      if (res.headersSent) return res.destroy();
-      sendProblem(res, 502, 'Bad Gateway', `The mock's Prism process did not answer (${error.message}).`, req.url);
-    });
-    res.on('close', () => {
-      if (!res.writableFinished) forward.destroy();
-    });
-    if (body !== undefined) return forward.end(body);
-    req.on('error', () => forward.destroy());
-    req.pipe(forward);
   }
+}
+
+/**
+ * A request Prism reads `body` from, in place of the request's own stream (read whole already):
+ * Prism's handler reads a request's method, URL, headers and body stream, nothing else.
+ */
+function bodyOf(req, body) {
+  const stream = new Readable({ read() {} });
+  stream.push(body);
+  stream.push(null);
+  stream.method = req.method;
+  stream.url = req.url;
+  return stream;
+}
+
+/**
+ * The front's answers: as Node's, but while `held` is set (`captureAnswer`), what Prism answers
+ * (its `writeHead`, `write` and `end`) goes to `held`, not to the client. The field is set on every
+ * answer from the start, so that holding an answer does not change the object's shape.
+ */
+class HeldResponse extends ServerResponse {
+  constructor(req, options) {
+    super(req, options);
+    this.held = undefined;
+  }
+
+  writeHead(status, ...rest) {
+    if (this.held === undefined) return super.writeHead(status, ...rest);
+    this.statusCode = status;
+    if (typeof rest[0] === 'string') this.statusMessage = rest.shift();
+    const fields = rest[0];
+    const pairs = Array.isArray(fields) ? fields : Object.entries(fields ?? {});
+    for (const [name, value] of pairs) this.setHeader(name, value);
+    return this;
+  }
+
+  write(chunk, encoding, callback) {
+    if (this.held === undefined) return super.write(chunk, encoding, callback);
+    this.held.gather(chunk, encoding);
+    if (typeof callback === 'function') process.nextTick(callback);
+    else if (typeof encoding === 'function') process.nextTick(encoding);
+    return true;
+  }
+
+  end(chunk, encoding, callback) {
+    if (this.held === undefined) return super.end(chunk, encoding, callback);
+    this.held.end(chunk, encoding);
+    return this;
+  }
+}
+
+/**
+ * Holds what Prism answers on `res` (its status and header fields set on `res`, its body written
+ * or ended) until it has ended, then `done({ status, statusMessage, body })`, with `res` no longer
+ * held: nothing is sent until the front has looked at the answer. Prism answers with one `end`
+ * (micri's `send`); what it writes before is gathered. Returns what stops holding `res`.
+ */
+function captureAnswer(res, done) {
+  const chunks = [];
+  const release = () => {
+    res.held = undefined;
+  };
+  res.held = {
+    gather(chunk, encoding) {
+      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8') : Buffer.from(chunk));
+    },
+    end(chunk, encoding) {
+      // The one `end` of Prism's answer (micri's `send` writes it whole, as a string) is kept as it came.
+      const whole = chunks.length === 0 && (typeof chunk === 'string' || Buffer.isBuffer(chunk)) && typeof encoding !== 'string';
+      if (!whole) this.gather(chunk, encoding);
+      release();
+      done({ status: res.statusCode, statusMessage: res.statusMessage, body: whole ? chunk : Buffer.concat(chunks) });
+    },
+  };
+  return release;
 }
 
 /**
@@ -244,7 +310,7 @@ function guarded(req, res, step) {
   } catch (error) {
     console.error(`mock: the front failed on ${req.method} ${String(req.url).slice(0, 200)}: ${messageOf(error)}`);
     if (res.headersSent) return res.destroy();
-    sendProblem(res, 500, 'Internal server error', `The mock's front failed on this request (${messageOf(error)}); the mock goes on serving.`, req.url);
+    sendInternalError(res, `The mock's front failed on this request (${messageOf(error)}); the mock goes on serving.`, req.url);
   }
 }
 
@@ -297,18 +363,28 @@ function messageOf(error) {
 function sendRefusal(res, refusal, passed = []) {
   const body = JSON.stringify(refusal.problem);
   const kept = passed.filter(([name]) => !['content-type', 'content-length', 'allow'].includes(name.toLowerCase()));
-  res.writeHead(refusal.status, [
-    ...kept,
-    ['Content-Type', 'application/problem+json'],
-    ['Content-Length', String(Buffer.byteLength(body))],
-    ...Object.entries(refusal.headers),
-  ]);
-  res.end(body);
+  sendWhole(
+    res,
+    refusal.status,
+    undefined,
+    [...kept, ['Content-Type', 'application/problem+json'], ['Content-Length', String(Buffer.byteLength(body))], ...Object.entries(refusal.headers)],
+    body,
+  );
 }
 
 /** An answer relayed whole, its Content-Length the body's. */
 function sendAnswer(res, status, statusMessage, passed, body) {
-  res.writeHead(status, statusMessage, [...passed.filter(([name]) => name.toLowerCase() !== 'content-length'), ['Content-Length', String(body.length)]]);
+  sendWhole(res, status, statusMessage, [...passed.filter(([name]) => name.toLowerCase() !== 'content-length'), ['Content-Length', String(body.length)]], body);
+}
+
+/**
+ * Answers with `status`, the header fields `fields` (`[name, value]` pairs, in their order) and
+ * `body`, and no other header field: none of those Prism set on `res` before the front answered.
+ */
+function sendWhole(res, status, statusMessage, fields, body) {
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  for (const [name, value] of fields) res.setHeader(name, value);
+  res.writeHead(status, statusMessage ?? STATUS_CODES[status] ?? 'unknown');
   res.end(body);
 }
 
@@ -352,24 +428,33 @@ function parseJson(text) {
   }
 }
 
-/** A problem of the mock itself (the contract has no type for it, hence `about:blank`, RFC 9457 §4.2.1). */
-// A 400 is the contract's malformed request; a 502 (Prism gone) is the mock's own fault, which the contract has no type for.
-function sendProblem(res, status, title, detail, target) {
-  const type = status === 400 ? '/problems/malformed-request' : status === 500 ? '/problems/internal-error' : 'about:blank';
-  const body = JSON.stringify({ type, title, status, detail, instance: instanceOf(target ?? '/') });
-  res.writeHead(status, { 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)) });
-  res.end(body);
+/** The contract's internal-error problem, for a fault of the front itself. */
+function sendInternalError(res, detail, target) {
+  const body = JSON.stringify({ type: '/problems/internal-error', title: 'Internal server error', status: 500, detail, instance: instanceOf(target ?? '/') });
+  sendWhole(
+    res,
+    500,
+    undefined,
+    [
+      ['Content-Type', 'application/problem+json'],
+      ['Content-Length', String(Buffer.byteLength(body))],
+    ],
+    body,
+  );
 }
 
-/** Prism's header fields as `[name, value]` pairs in its spelling, without hop-by-hop fields and state claims. */
-function passedHeaders(raw) {
+/** Prism's header fields set on `res`, as `[name, value]` pairs in its spelling, but for those that do not {@link passes}. */
+function passedHeaders(res) {
   const pairs = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i];
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || STATE_CLAIMS.has(lower)) continue;
-    if (lower === 'sl-violations' && raw[i + 1].length > MAX_VIOLATIONS_HEADER) continue;
-    pairs.push([name, raw[i + 1]]);
+  for (const name of res.getRawHeaderNames()) {
+    const value = res.getHeader(name);
+    if (passes(name.toLowerCase(), value)) pairs.push([name, value]);
   }
   return pairs;
+}
+
+/** Whether a header field of Prism's answer is passed on: not hop-by-hop, not a state claim, not an overlong `sl-violations`. */
+function passes(lower, value) {
+  if (HOP_BY_HOP.has(lower) || STATE_CLAIMS.has(lower)) return false;
+  return lower !== 'sl-violations' || String(value).length <= MAX_VIOLATIONS_HEADER;
 }

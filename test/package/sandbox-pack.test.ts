@@ -153,14 +153,22 @@ describe('the sandbox package', () => {
     expect(
       files.filter(
         (f) =>
-          !/^(bin\/[\w-]+\.mjs|dist\/(server\/main\.mjs|keys\.mjs|mock\.mjs|docs\/[\w.]+)|generated\/openapi\.yaml|scripts\/mock\/prism-guard\.cjs|package\.json|README\.md|LICENSE)$/.test(
+          !/^(bin\/[\w-]+\.mjs|dist\/(server\/main\.mjs|keys\.mjs|mock\.mjs|docs\/[\w.]+)|generated\/openapi\.yaml|scripts\/mock\/(in-prism\.mjs|prism-guard\.cjs)|package\.json|README\.md|LICENSE)$/.test(
             f,
           ),
       ),
-      'only the bins, the compiled commands, the docs page, the contract, the guard the mock loads into Prism, package.json, README and LICENSE',
+      'only the bins, the compiled commands, the docs page, the contract, the front and the guard the mock loads into Prism, package.json, README and LICENSE',
     ).toEqual([]);
     expect(files).toEqual(
-      expect.arrayContaining(['README.md', 'dist/docs/index.html', 'dist/server/main.mjs', 'dist/keys.mjs', 'dist/mock.mjs', 'scripts/mock/prism-guard.cjs']),
+      expect.arrayContaining([
+        'README.md',
+        'dist/docs/index.html',
+        'dist/server/main.mjs',
+        'dist/keys.mjs',
+        'dist/mock.mjs',
+        'scripts/mock/in-prism.mjs',
+        'scripts/mock/prism-guard.cjs',
+      ]),
     );
     // Its guide stands alone: no link the tarball cannot follow (a relative one), and each bin is in it.
     const readme = readFileSync(join(sandboxDir, 'README.md'), 'utf8');
