@@ -178,15 +178,19 @@ async function fullSpeed(leg: Leg, connections: number, options: BenchOptions): 
 }
 
 /**
- * The mock through its front against Prism alone, at full speed (issue 38 judges the front on
- * throughput): the front (and its Prism) warmed up, then each run once, in the order given (the
- * caller alternates it). Prism alone is already warm: its warm-up and run at a fixed rate came first.
+ * The mock through its front against Prism alone, at full speed (the front is judged on
+ * throughput): each warmed up at full speed for the warm-up and then run, in the order given (the
+ * caller alternates it), so that both are measured in the same state. Warming only the mock,
+ * which had been idle for minutes while Prism alone had just answered the same request, measured
+ * the mock's first seconds back against Prism's warm ones.
  */
 async function measureMockFront(prism: Leg, mockFront: Leg, frontFirst: boolean, connections: number, options: BenchOptions) {
-  await warmUp(mockFront, connections, options.warmup);
   const order = frontFirst ? [mockFront, prism] : [prism, mockFront];
   const runs = new Map<Leg, FullSpeedRun>();
-  for (const leg of order) runs.set(leg, await fullSpeed(leg, connections, options));
+  for (const leg of order) {
+    await warmUp(leg, connections, options.warmup);
+    runs.set(leg, await fullSpeed(leg, connections, options));
+  }
   return { prismFullSpeed: runs.get(prism)!, mockFrontFullSpeed: runs.get(mockFront)! };
 }
 
