@@ -51,7 +51,7 @@ import { createRequire } from 'node:module';
 import { constants as osConstants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parse } from 'yaml';
+import { loadSpec, safe } from './mock/spec-file.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -101,7 +101,7 @@ let failed = false;
 prism.on('message', (message) => {
   if (message?.front === 'listening') {
     listening = true;
-    process.stdout.write(banner(loadSpec()));
+    process.stdout.write(banner(loadSpec(specPath)));
   } else if (message?.front === 'cannot listen') {
     console.error(`mock: cannot listen on ${host}:${port}: ${message.message}`);
     failed = true;
@@ -160,14 +160,6 @@ function privatePort() {
   });
 }
 
-function loadSpec() {
-  try {
-    return parse(readFileSync(specPath, 'utf8'));
-  } catch {
-    return {};
-  }
-}
-
 function resolvePrismBin() {
   const pkgPath = require.resolve('@stoplight/prism-cli/package.json');
   const { bin } = JSON.parse(readFileSync(pkgPath, 'utf8'));
@@ -202,14 +194,6 @@ function banner(doc) {
     '',
   );
   return `${lines.join('\n')}\n`;
-}
-
-function safe(fn, fallback) {
-  try {
-    return fn();
-  } catch {
-    return fallback;
-  }
 }
 
 function urlHost(h) {

@@ -19,11 +19,11 @@
 //   { front: 'failed' }                    the readers below could not be loaded (said on stderr)
 
 import http from 'node:http';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { tsImport } from 'tsx/esm/api';
-import { parse } from 'yaml';
 import { createFront } from './front.mjs';
 import { refusalRewriter } from './refusals.mjs';
+import { loadSpec, safe } from './spec-file.mjs';
 
 const { spec: specPath, host, port, privateUrl, publicUrl } = JSON.parse(process.env.MOCK_FRONT ?? '{}');
 
@@ -130,7 +130,7 @@ function current(readers) {
   checkedAt = now;
   const mtime = safe(() => statSync(specPath).mtimeMs, 0);
   if (loaded?.mtime !== mtime) {
-    const doc = loadSpec();
+    const doc = loadSpec(specPath);
     /** One reader of the document; while it cannot be read, `fallback` (Prism reports what is wrong with the document). */
     const read = (make, what, fallback) => {
       try {
@@ -152,22 +152,6 @@ function current(readers) {
     };
   }
   return loaded;
-}
-
-function loadSpec() {
-  try {
-    return parse(readFileSync(specPath, 'utf8'));
-  } catch {
-    return {};
-  }
-}
-
-function safe(fn, fallback) {
-  try {
-    return fn();
-  } catch {
-    return fallback;
-  }
 }
 
 function stripAnsi(text) {
