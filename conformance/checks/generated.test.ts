@@ -128,6 +128,31 @@ describe('against the reference server', () => {
     expect(await bodies()).toEqual(await bodies());
   });
 
+  test('a drawn body the contract refuses is not sent; when none was valid the check is a skip, not a pass', async () => {
+    const ctx = await contextOn(server, { only: ['createClient', 'listClients', 'getClient'], more: { seed: 7, examples: 3 } });
+    // The contract as this test states it: only the valid bodies the run starts from are valid,
+    // so every body with a drawn value is refused.
+    const pointer = ctx.view('createClient').requestBody!.pointer;
+    const allowed = new Set(validBodies(ctx, 'createClient').map((b) => JSON.stringify(b.body)));
+    expect(allowed.size).toBeGreaterThanOrEqual(1);
+    const full = ctx.full;
+    const at = (at: string) => {
+      if (at !== pointer) return full.at(at);
+      const onlyAllowed = ((body: unknown) => allowed.has(JSON.stringify(body))) as ReturnType<typeof full.at>;
+      onlyAllowed.errors = [{ instancePath: '', schemaPath: '#', keyword: 'const', params: {}, message: 'not a body this test allows' }];
+      return onlyAllowed;
+    };
+    Object.defineProperty(ctx, 'full', { value: Object.assign(Object.create(full), { at }) });
+    const before = ctx.exchanges.filter((e) => e.operationId === 'createClient').length;
+    await generatedCheck.run(ctx);
+    expect(ctx.exchanges.filter((e) => e.operationId === 'createClient').length, 'no refused body was sent').toBe(before);
+    const result = verdict(ctx, 'createClient', check);
+    expect(result.outcome).toBe('skip');
+    expect(result.skipReason).toMatch(
+      /^no drawn body of createClient \(.+\) was valid against the contract, so none was sent; \d+ drawn bodies the contract refuses were not sent \(--seed \d+\)$/,
+    );
+  });
+
   test('--stateless skips with the reason, the updates too', async () => {
     const ctx = await contextOn(server, { stateless: true });
     await generatedCheck.run(ctx);

@@ -195,13 +195,19 @@ async function drawAndJudge(
   let calls = 0;
   let last: Failure | undefined;
   let passes = 0;
+  // Drawn bodies the contract refuses are not sent: they judge nothing, and a run where every one
+  // was refused has not judged the operation (a skip, not a pass).
+  let refusedByContract = 0;
   const holds = async (values: readonly unknown[]): Promise<boolean> => {
     calls += 1;
     // Past the budget, shrinking ends with the smallest failing body found so far.
     if (calls > budget) return true;
     // Drawn amounts that depend on each other (an order's, D29) are made to add up again.
     const body = withDomainRules(ctx, operationId, withValues(base.body, fields, values));
-    if (!judgeBody(ctx, requestBody.pointer, body).valid) return true;
+    if (!judgeBody(ctx, requestBody.pointer, body).valid) {
+      refusedByContract += 1;
+      return true;
+    }
     const failure = await attempt(body);
     if (failure && base.decision && failure.decision === undefined && failure.refused) failure.decision = base.decision;
     if (failure) last = failure;
@@ -224,7 +230,16 @@ async function drawAndJudge(
     if (fields.some((f) => f.longest) && !(await holds(longest)) && last) how = 'the body with every free text at its maxLength';
   }
   if (how === undefined || !last) {
-    ctx.judge(operationId, check, true, `${passes} generated bodies (${drawn}) read back as sent (--seed ${seed})`);
+    const unsent = refusedByContract > 0 ? `; ${refusedByContract} drawn bodies the contract refuses were not sent` : '';
+    if (passes === 0) {
+      ctx.recorder.skip(
+        operationId,
+        check,
+        `no drawn body of ${operationId} (${drawn}) was valid against the contract, so none was sent${unsent} (--seed ${seed})`,
+      );
+      return;
+    }
+    ctx.judge(operationId, check, true, `${passes} generated bodies (${drawn}) read back as sent${unsent} (--seed ${seed})`);
     return;
   }
   ctx.judge(operationId, check, false, `${last.message} (${how}; --seed ${seed} --examples ${examples} draws it again)`, {
