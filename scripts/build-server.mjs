@@ -6,9 +6,9 @@
 // stays external (a native addon). The request validators are made here too, not at every start
 // (scripts/server-validators.ts). How: scripts/bundle-node.mjs.
 //
-// `npm start` maps stacks to the sources (--enable-source-maps), which costs about 20 ms of its
-// start; a map without the sources' text (Node reads them from the clone when it shows a line)
-// is a third the size and saves about 10 MB of memory. The bundle is compact (no comments or
+// The server maps its stacks to the sources itself (server/mapped-stacks.ts), reading the map
+// beside the bundle only when a stack is first written: Node's --enable-source-maps read and
+// decoded it at every start. A map without the sources' text is a third the size. The bundle is compact (no comments or
 // indentation) and Latin-1 only: see `compact` in bundle-node.mjs.
 import { bundleNodeCommand } from './bundle-node.mjs';
 import { sourcesUnder, upToDate, writeStamp } from './build-stamp.mjs';
