@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
  * written: Node's flag reads and decodes the whole map (900 KB) at every start, before the server
  * can answer, which was about a tenth of its start-up's CPU and 3–4 MB of its memory.
  *
- * Installed by the compiled server (`dist/server/main.mjs`, whose map is `main.mjs.map` beside
- * it) when Node maps no stacks itself; from source (tsx, which maps them) or in a build without a
+ * Installed by the compiled server (`dist/server/main.cjs`, whose map is `main.cjs.map` beside
+ * it, run by `main.mjs`) when Node maps no stacks itself; from source (tsx, which maps them) or in a build without a
  * map (the sandbox package) it does nothing. A frame of the bundle keeps V8's text (the function,
  * `new`, `async`) with its place replaced by the source's; other frames are left as V8 wrote them.
  */
