@@ -15,6 +15,10 @@ export interface BundleNodeOptions {
   plugins?: import('esbuild').Plugin[];
   /** Whether a source map is written (true unless told). */
   sourcemap?: boolean;
+  /** Leaves out comments and indentation, and refuses a character past Latin-1. */
+  compact?: boolean;
+  /** The command as a CommonJS script beside `outfile` (`.cjs` for `.mjs`), which `outfile` runs with V8's code cache. */
+  codeCache?: boolean;
 }
 
-export function bundleNodeCommand(options: BundleNodeOptions): Promise<void>;
+export function bundleNodeCommand(options: BundleNodeOptions): Promise<string[]>;

@@ -1,3 +1,4 @@
+import './map-stacks.js';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 import { Server as HttpServer } from 'node:http';

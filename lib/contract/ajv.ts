@@ -1,15 +1,18 @@
-import Ajv2020Module from 'ajv/dist/2020.js';
+import type Ajv2020Module from 'ajv/dist/2020.js';
 import type { CodeOptions, ErrorObject } from 'ajv';
 import { loadBundledContract, type JsonObject } from './bundled.js';
 import { addContractFormats, customFormats } from './formats.js';
+import { onFirstUse } from './on-first-use.js';
 import { escapeToken } from './pointer.js';
 import { precompiled as built, type PrecompiledValidators, type Validate } from './precompiled.js';
 
 export type { Validate } from './precompiled.js';
 
-// CommonJS interop: the class is also the module's `default`, which is what NodeNext types see.
-const Ajv2020 = Ajv2020Module.default;
-export type Ajv = InstanceType<typeof Ajv2020>;
+// Loaded when an instance is first made: the compiled server makes none when its build made
+// every validator it uses. CommonJS interop: the class is also the module's `default`, which is
+// what NodeNext types see.
+const ajv2020Module = onFirstUse<typeof Ajv2020Module>(() => require('ajv/dist/2020.js'), 'ajv/dist/2020.js', import.meta.url);
+export type Ajv = InstanceType<(typeof Ajv2020Module)['default']>;
 
 const CONTRACT_ID = 'contract';
 
@@ -20,6 +23,7 @@ const CONTRACT_ID = 'contract';
  * time answer exactly as ones compiled at run time.
  */
 export function contractAjv(contract: JsonObject, options: { useDefaults: boolean }, code?: CodeOptions): Ajv {
+  const Ajv2020 = ajv2020Module().default;
   const ajv = new Ajv2020({
     allErrors: true,
     useDefaults: options.useDefaults,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CORE_SCHEMA, load } from 'js-yaml';
+import type jsYaml from 'js-yaml';
+import { onFirstUse } from './on-first-use.js';
 import { escapeToken, splitPointer } from './pointer.js';
 
 /**
@@ -49,7 +50,11 @@ export function loadBundledContract(path = bundledContractPath): JsonObject {
   return cached;
 }
 
+/** js-yaml, loaded on first use: the compiled server reads its contract from JSON (`__BUNDLED_CONTRACT_JSON__`). */
+const yaml = onFirstUse<typeof jsYaml>(() => require('js-yaml'), 'js-yaml', import.meta.url);
+
 export function parseContract(text: string): JsonObject {
+  const { load, CORE_SCHEMA } = yaml();
   return load(text, { schema: CORE_SCHEMA }) as JsonObject;
 }
 

@@ -1,8 +1,9 @@
 import type { Ajv as AjvCore, Format } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { isValidCpfOrCnpj } from '../brazil/tax-id.js';
 import { isPhoneDigits, isPostalCodeDigits, normalisePhone, normalisePostalCode, normaliseTaxId } from '../brazil/normalise.js';
+import { onFirstUse } from './on-first-use.js';
 
 interface CustomFormat<T> {
   type: 'string' | 'number';
@@ -57,8 +58,10 @@ export function formatNormaliser(format: string): ((value: string) => string) | 
   return entry?.type === 'string' && entry.normalise ? (entry.normalise as (value: string) => string) : undefined;
 }
 
-// CommonJS interop: the function is also the module's `default`, which is what NodeNext types see.
-const addFormats = addFormatsModule.default;
+// Loaded when an Ajv instance is first given the formats (it loads Ajv itself): the validators made
+// ahead of time read `contractFormats` only. CommonJS interop: the function is also the module's
+// `default`, which is what NodeNext types see.
+const ajvFormatsModule = onFirstUse<typeof addFormatsModule>(() => require('ajv-formats'), 'ajv-formats', import.meta.url);
 
 /** The contract's own formats, as Ajv takes them. */
 const ownFormats: Record<CustomFormatName, Format> = {
@@ -77,7 +80,7 @@ export const contractFormats: Record<string, Format> = { ...fullFormats, ...ownF
 
 export function addContractFormats<T extends AjvCore>(ajv: T): T {
   // ajv-formats' formats, and the keywords that compare by format (formatMinimum…).
-  addFormats(ajv);
+  ajvFormatsModule().default(ajv);
   for (const [name, format] of Object.entries(ownFormats)) ajv.addFormat(name, format);
   return ajv;
 }
