@@ -64,7 +64,8 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
     c.set('requestId', requestId);
     try {
       const head = readRequestHead(c);
-      await identifyCaller(c, head.apiKey);
+      const identifying = identifyCaller(c, head.apiKey);
+      if (identifying !== undefined) await identifying;
       checkRequestLimits(c, head);
       await next();
     } catch (thrown) {
