@@ -36,6 +36,9 @@ const resources = [chargeOperations, clientOperations, productOperations, subscr
 export function createApp(deps: Deps, catalog = new OperationCatalog(deps.validator)): Hono<AppEnv> {
   const checks = requestChecks(deps, catalog);
   // Routes by segment (server/http/router.ts); a path it cannot take goes to Hono's TrieRouter.
+  // The contract's operations, each route one handler with the front door inside it (`door`,
+  // below), so that Hono composes nothing for them: a middleware in front of every route made
+  // each request pay Hono's composition (three async layers). Any other request goes on to `rest`.
   const app = new Hono<AppEnv>({ router: new SmartRouter({ routers: [new SegmentRouter(), new TrieRouter()] }) });
   const logRequest = requestLogWriter(() => deps.logger);
   const onError: ErrorHandler<AppEnv> = (error, c) => {
@@ -55,48 +58,66 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
 
   // The front door of every request: its id; who is calling and their quota (D11), before
   // anything else is looked at, so that a flood, keyed or not, is refused with 429 before it costs
-  // more than a counted write; the size of its URL and headers (D34); then its route. Whatever the
-  // answer, it carries the id and the quota's fields, and the request's line is logged. One
-  // middleware rather than three: every layer Hono composes is paid by every request.
-  app.use(async (c, next) => {
+  // more than a counted write; the size of its URL and headers (D34); then its route (`answer`).
+  // Whatever the answer, it carries the id and the quota's fields, and the request's line is
+  // logged. What the route throws leaves through the one onError, as does anything thrown that is
+  // not an Error (which Hono hands to no error handler).
+  const door = async (c: Context<AppEnv>, answer: (c: Context<AppEnv>) => Response | Promise<Response>): Promise<Response> => {
     const started = performance.now();
     const requestId = randomUUID();
     c.set('requestId', requestId);
+    let res: Response;
     try {
       const head = readRequestHead(c);
-      await identifyCaller(c, head.apiKey);
+      const identifying = identifyCaller(c, head.apiKey);
+      if (identifying !== undefined) await identifying;
       checkRequestLimits(c, head);
-      await next();
+      res = await answer(c);
     } catch (thrown) {
-      // The door's own refusals, and anything thrown that is not an Error (which Hono hands to no
-      // error handler), leave through the one onError too.
-      c.res = await onError(thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`), c);
+      res = await onError(thrown instanceof Error ? thrown : new Error(`non-Error value thrown: ${String(thrown)}`), c);
     }
-    stampRateLimit(c.res, c.get('rateLimit'));
-    stampRequestId(c.res, requestId);
+    stampRateLimit(res, c.get('rateLimit'));
+    stampRequestId(res, requestId);
     logRequest({
       requestId,
       method: c.req.method,
       path: c.req.path,
-      status: c.res.status,
+      status: res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       companyId: c.get('company')?.doc.id,
     });
-  });
+    return res;
+  };
 
-  app.route('/', docsRoutes(deps));
-  app.route('/', payRoutes(deps));
+  // Everything but the contract's operations (the docs, the payment pages, unknown paths and
+  // methods), each behind the door as Hono's one middleware.
+  const rest = new Hono<AppEnv>({ router: new SmartRouter({ routers: [new SegmentRouter(), new TrieRouter()] }) });
+  rest.use(async (c, next) => {
+    let routed = false;
+    const res = await door(c, async () => {
+      await next();
+      routed = true;
+      return c.res;
+    });
+    // The route's answer is c.res already (stamped in place); the door's own refusal is not.
+    if (!routed) c.res = res;
+  });
+  rest.route('/', docsRoutes(deps));
+  rest.route('/', payRoutes(deps));
+
   mountOperations(
     app,
     deps,
     catalog,
     checks,
     resources.flatMap((operations) => operations(deps)),
+    door,
   );
+  app.notFound((c) => rest.fetch(c.req.raw, c.env));
 
   const knownPaths = catalog.all().map((rules) => ({ pattern: pathPattern(rules.path), method: rules.method.toUpperCase() }));
 
-  app.notFound((c) => {
+  rest.notFound((c) => {
     const allowed = knownPaths.filter((p) => p.pattern.test(c.req.path)).map((p) => p.method);
     if (allowed.length > 0) {
       const allow = [...new Set(allowed)].join(', ');
@@ -108,6 +129,7 @@ export function createApp(deps: Deps, catalog = new OperationCatalog(deps.valida
     return problem(c, new ProblemError('notFound', `No operation exists at ${echo(c.req.method)} ${echo(c.req.path)}.`));
   });
 
+  rest.onError(onError);
   app.onError(onError);
 
   return app;

@@ -91,4 +91,18 @@ describe('Authenticator, on a connection', () => {
     clock.advance(1);
     expect(await auth.authenticate(apiKey, connection)).toBeUndefined();
   });
+
+  test('fromConnection answers at once only for the key its connection presented last, within its minute', async () => {
+    const { auth, apiKey, companyId, clock } = await setUp();
+    const connection = {};
+    expect(auth.fromConnection(apiKey, connection), 'nothing presented on it yet').toBeUndefined();
+    await auth.authenticate(apiKey, connection);
+    expect(auth.fromConnection(apiKey, connection)?.company.doc.id).toBe(companyId);
+    expect(auth.fromConnection(apiKey, {}), 'another connection').toBeUndefined();
+    expect(auth.fromConnection(flip(apiKey), connection)).toBeUndefined();
+    expect(auth.fromConnection(`${apiKey}x`, connection)).toBeUndefined();
+    expect(auth.fromConnection('', connection)).toBeUndefined();
+    clock.advance(KEY_CACHE_MS);
+    expect(auth.fromConnection(apiKey, connection), "past the key's minute").toBeUndefined();
+  });
 });

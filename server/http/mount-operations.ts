@@ -14,7 +14,8 @@ import type { OperationCatalog } from './operations.js';
  * answer whose response declares `Location` gets it from the contract's read link. A contract
  * operation without a handler, or with two, stops the server from being built, so an operation
  * is never silently left unserved. Each route is one Hono handler calling the three in turn
- * (Hono composes nothing for it), and what they throw reaches the app's one `onError`.
+ * (Hono composes nothing for it), inside `door` when one is given (the app's front door), and
+ * what they throw reaches the app's one `onError`.
  */
 export function mountOperations(
   app: Hono<AppEnv>,
@@ -22,6 +23,7 @@ export function mountOperations(
   catalog: OperationCatalog,
   checks: (operationId: OperationId) => RequestCheck,
   defined: readonly DefinedOperation[],
+  door?: (c: Context<AppEnv>, route: (c: Context<AppEnv>) => Promise<Response>) => Promise<Response>,
 ): void {
   const handled = new Map(defined.map((op) => [op.operationId as string, op]));
   const unserved = catalog
@@ -45,10 +47,13 @@ export function mountOperations(
     });
     const check = checks(operation.operationId);
     const handle = (c: Context<AppEnv>) => operation.handle(c, { path: rules.path, location });
-    routes.on(rules.method.toUpperCase(), honoPath(`/${rest.join('/')}`), async (c) => {
-      await check(c);
-      return idempotency ? idempotency(c, () => handle(c)) : handle(c);
-    });
+    const answer = idempotency ? (c: Context<AppEnv>) => idempotency(c, () => handle(c)) : handle;
+    // Not an async function: a request checked at once (no body to read) is answered without a turn of waiting.
+    const route = (c: Context<AppEnv>) => {
+      const checked = check(c);
+      return checked === undefined ? answer(c) : checked.then(() => answer(c));
+    };
+    routes.on(rules.method.toUpperCase(), honoPath(`/${rest.join('/')}`), door ? (c) => door(c, route) : route);
   }
   for (const [resource, routes] of resources) app.route(`/${resource}`, routes);
 }

@@ -5,8 +5,12 @@ import { notFound, ProblemError, validationProblem } from './problems.js';
 import { readJsonBody } from './request-body.js';
 import { shapeLimits } from '../../lib/contract/json-shape.js';
 
-/** The checks of an operation's request, made before its handler runs; a refusal is thrown. */
-export type RequestCheck = (c: Context<AppEnv>) => Promise<void>;
+/**
+ * The checks of an operation's request, made before its handler runs; a refusal is thrown. An
+ * operation without a body is checked at once (undefined: nothing to wait for); one with a body
+ * answers a promise, settled once the body is read and checked.
+ */
+export type RequestCheck = (c: Context<AppEnv>) => Promise<void> | undefined;
 
 /**
  * What every operation checks before its handler runs: the operation's rules from the
@@ -22,10 +26,7 @@ export function requestChecks(deps: Deps, catalog: OperationCatalog) {
   const shape = shapeLimits(deps.validator.contract);
   return (operationId: string): RequestCheck => {
     const rules = catalog.get(operationId);
-    return async (c) => {
-      if (rules.secured && c.get('company') === undefined)
-        throw new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
-      const body = rules.hasBody ? await readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired, shape }) : undefined;
+    const checkWith = (c: Context<AppEnv>, body: unknown) => {
       // The query string parsed once, for every parameter (Hono parses it again for each name asked).
       const sent = rules.hasQuery ? c.req.queries() : undefined;
       const query = sent ? (name: string) => sent[name] ?? [] : undefined;
@@ -39,6 +40,16 @@ export function requestChecks(deps: Deps, catalog: OperationCatalog) {
       if (errors.length > 0 || omitted > 0) throw validationProblem(errors, omitted);
       c.set('body', catalog.normalise(rules, body));
       c.set('query', query ? catalog.query(rules, query) : {});
+    };
+    return (c) => {
+      if (rules.secured && c.get('company') === undefined)
+        throw new ProblemError('unauthorized', 'The X-API-KEY header is missing or does not hold a valid API key.');
+      // Without a body there is nothing to wait for: no promise to settle and await.
+      if (!rules.hasBody) {
+        checkWith(c, undefined);
+        return undefined;
+      }
+      return readJsonBody(c, deps.config.bodyLimitBytes, { optional: !rules.bodyRequired, shape }).then((body) => checkWith(c, body));
     };
   };
 }

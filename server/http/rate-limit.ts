@@ -95,11 +95,11 @@ export class RateLimiter {
  * with 429 before it costs more. The answer, whatever it is, carries the RateLimit fields of the
  * quota it spent (`stampRateLimit`).
  */
-export function callerIdentifier(deps: Deps): (c: Context<AppEnv>, presented: string | undefined) => Promise<void> {
+export function callerIdentifier(deps: Deps): (c: Context<AppEnv>, presented: string | undefined) => Promise<void> | undefined {
   const { config } = deps;
   const limiter = rateLimiterOf(deps);
   const authenticator = new Authenticator(deps.store);
-  return async (c, presented) => {
+  const identify = async (c: Context<AppEnv>, presented: string | undefined) => {
     const authenticated = presented === undefined ? undefined : await authenticator.authenticate(presented, c.env?.incoming?.socket);
     if (authenticated) c.set('company', authenticated.company);
     if (limiter.enabled) {
@@ -107,6 +107,16 @@ export function callerIdentifier(deps: Deps): (c: Context<AppEnv>, presented: st
       const fields = await limiter.take(caller, deps.now().getTime());
       if (fields) c.set('rateLimit', fields);
     }
+  };
+  // The key its connection presented last, with no quota to count: known at once (undefined,
+  // nothing to wait for). Anything else is looked up, and counted, in turn.
+  return (c, presented) => {
+    const socket = c.env?.incoming?.socket;
+    if (presented === undefined || socket === undefined || limiter.enabled) return identify(c, presented);
+    const known = authenticator.fromConnection(presented, socket);
+    if (known === undefined) return identify(c, presented);
+    c.set('company', known.company);
+    return undefined;
   };
 }
 
