@@ -43,8 +43,11 @@ describe('bundleNodeCommand with codeCache', () => {
     expect(caches()).toEqual([]);
     expect(run()).toEqual(expected);
     expect(caches()).toEqual([expect.stringMatching(/^cmd\.cjs\.[0-9a-f]{16}\.cache$/)]);
-    // With the cache, the same.
+    // With the cache, the same; V8 took the cache, so the run did not write it again.
+    const [cache] = caches();
+    const written = statSync(join(out, cache!)).mtimeMs;
     expect(run()).toEqual(expected);
+    expect(statSync(join(out, cache!)).mtimeMs, 'a cache V8 accepted is not written again').toBe(written);
   });
 
   test('a cache V8 refuses is written again, and the command runs all the same', () => {
