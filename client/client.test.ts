@@ -2,7 +2,7 @@
  * createPixClient against the reference server in this process (its app's fetch, no socket), and
  * against scripted answers where the server cannot be made to fail on cue.
  *
- * @operation-wide: it enumerates the contract's operations (the client's routes and Idempotency-Key senders), so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations (the client's routes and Idempotency-Key senders), so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { apiKeyHeader, routes } from '../generated/client-routes.js';

@@ -1,5 +1,5 @@
 /**
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, resolvePointer } from '../../lib/contract/bundled.js';

@@ -3,7 +3,7 @@
  * profiles), against broken wrappers of it (fails, or info for a decision in the seed profile),
  * and in --stateless / --read-only runs (skips with the reason).
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';

@@ -1,5 +1,5 @@
 /**
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

@@ -4,7 +4,7 @@
  * e-mails on store (fails, with the smallest failing value, its create and the seed), and the
  * generators themselves (every drawn value valid under the contract's own formats).
  *
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';

@@ -3,7 +3,7 @@
  * against broken wrappers of it (fails; info in the seed profile where only D10 is broken),
  * and in --stateless / --read-only runs (skips with the reason).
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';

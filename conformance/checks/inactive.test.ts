@@ -4,7 +4,7 @@
  * both profiles); a deployment that accepts it, or refuses it without naming the field, departs
  * from D45 (info under seed, fail under reference); nothing is sent against a stateless target.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';

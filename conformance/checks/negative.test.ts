@@ -6,7 +6,7 @@
  * number, a malformed cursor, one the operation does not declare), and in --read-only /
  * --stateless runs.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { ContractValidator } from '../../lib/contract/ajv.js';

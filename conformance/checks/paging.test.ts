@@ -4,7 +4,7 @@
  * last page linking onward, pages out of order: each fails in the reference profile and is
  * information naming D48 in the seed profile), and in --stateless / --read-only runs.
  *
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { maxPages, nextLink, pagedOperations, pageSize, pagingCheck, recordsNeeded } from './paging.js';

@@ -4,7 +4,7 @@
  * refused body whose left-out fields are optional only by decision D18 is info in the seed
  * profile), and in --read-only / --stateless runs.
  *
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { idOf } from '../data/fixtures.js';

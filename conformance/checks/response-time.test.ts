@@ -3,7 +3,7 @@
  * operation, how many answers and the slowest time; the reference server within a generous
  * budget passes; without a budget nothing is recorded.
  *
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { expect, test } from 'vitest';
 import { responseTimeCheck } from './response-time.js';

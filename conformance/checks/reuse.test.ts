@@ -4,7 +4,7 @@
  * deployment that makes a client per payment link, or overwrites the one it reuses, it departs
  * from D48 (info under seed, fail under reference); nothing is sent against a stateless target.
  *
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';

@@ -4,7 +4,7 @@
  * (fails; info in the seed profile where only D27's 404 is missed), and runs without a second
  * key, with a refused one, --stateless and --read-only (skips with the reason).
  *
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import type { Profile } from '../engine/types.js';

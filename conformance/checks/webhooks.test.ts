@@ -4,7 +4,7 @@
  * control, and the `seed` profile, which holds no deployment to the contract's delivery decisions.
  * (The faults each check catches: conformance/faults/faults.test.ts.)
  *
- * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it whole.
+ * @operation-wide: it runs conformance checks over every operation of the contract, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';

@@ -3,7 +3,7 @@
  * the run's own (fixture ids, run-id tags, devMode) and make sense in the domain (order
  * amounts add up, D29); against the stateless mock the examples come back unchanged.
  *
- * @operation-wide: it enumerates the contract's operations with a body (each one's valid bodies), so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations with a body (each one's valid bodies), so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';

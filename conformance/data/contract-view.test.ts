@@ -5,13 +5,14 @@
  * its links are listed once. The readers are counted where every caller reaches them, their
  * modules, so whichever helper asks, the count says whether it asked the contract again.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';
 import { createTestServer, type TestServer } from '../../server/test-support/harness.js';
 import { runInProcess } from '../test-support/in-process.js';
 import type { RunReport } from '../engine/types.js';
+import { inScope, operationScope } from '../../scripts/test-operation/scope.js';
 
 /** Each call of a counted reader: which, on which document, for which operation. */
 const reads = vi.hoisted(() => [] as Array<{ reader: string; doc: unknown; operationId?: string }>);
@@ -58,13 +59,15 @@ vi.mock('../../lib/contract/links.js', async (importOriginal) => {
 describe('a whole run reads each operation of the contract once', () => {
   // The run's own copy of the contract: the server's reads of the bundled one are not the run's.
   const contract = structuredClone(loadBundledContract());
-  const operations = listOperations(contract).map((op) => op.operationId);
+  // Under `npm run test:operation`, a run of the operation's scope (scripts/test-operation/scope.ts).
+  const scope = operationScope();
+  const operations = inScope(listOperations(contract)).map((op) => op.operationId);
   let server: TestServer;
   let report: RunReport;
 
   beforeAll(async () => {
     server = await createTestServer();
-    report = await runInProcess(server, { runId: 'confview', webhookReceiver: undefined }, { contract });
+    report = await runInProcess(server, { runId: 'confview', webhookReceiver: undefined, ...(scope ? { only: [...scope] } : {}) }, { contract });
   }, 120_000);
 
   afterAll(async () => {
@@ -74,6 +77,7 @@ describe('a whole run reads each operation of the contract once', () => {
   const runReads = (reader: string) => reads.filter((read) => read.reader === reader && read.doc === contract);
 
   test('the run covered every operation and sent its requests', () => {
+    expect(operations.length).toBeGreaterThan(0);
     expect(report.operations).toEqual(operations);
     expect(report.exchanges?.length).toBeGreaterThan(operations.length * 5);
     expect(report.results.filter((r) => r.outcome === 'fail')).toEqual([]);

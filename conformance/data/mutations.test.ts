@@ -4,7 +4,7 @@
  * unique, the order is deterministic and the count bounded. The classification is read
  * from the contract's markings, not from a list.
  *
- * @operation-wide: it enumerates the contract's operations (each one's mutations), so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations (each one's mutations), so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';

@@ -4,7 +4,7 @@
  * it with one more operation and its links gets that operation's relations, fixtures, bodies
  * and tenant checks with no change in conformance/.
  *
- * @operation-wide: it enumerates the contract's operations and links (the run's records and relations), so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations and links (the run's records and relations), so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, type JsonObject } from '../../lib/contract/bundled.js';

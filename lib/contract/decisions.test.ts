@@ -1,5 +1,5 @@
 /**
- * @operation-wide: it enumerates the contract's decisions, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's decisions, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

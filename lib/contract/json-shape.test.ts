@@ -1,5 +1,5 @@
 /**
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

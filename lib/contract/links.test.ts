@@ -4,7 +4,7 @@
  * operation added with its link needs no edit here), and a link added to a copy of the contract
  * is followed by the conformance suite with no change in conformance/.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { listOperations, loadBundledContract, type JsonObject } from './bundled.js';

@@ -2,7 +2,7 @@
  * The contract's lists are read from the contract (D48, D49): a new array answer is a list, and
  * with `limit` and `after` a paged one, with no code naming it.
  *
- * @operation-wide: it enumerates the contract's lists, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's lists, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { type JsonObject, loadBundledContract } from './bundled.js';

@@ -1,5 +1,5 @@
 /**
- * @operation-wide: it enumerates the contract's operations (the README table), so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations (the README table), so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';

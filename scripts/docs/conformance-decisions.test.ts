@@ -2,7 +2,7 @@
  * The conformance guide's decisions and their checks: generated from the contract's marks and
  * conformance/data/decision-checks.ts, every decision with an entry, the guide as generated.
  *
- * @operation-wide: it enumerates the contract's operations and decisions, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations and decisions, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';

@@ -9,12 +9,15 @@
  *   and only those tests in them (vitest's `-t`);
  * - the conformance checks of the operation and of the creates whose links read or list it (the
  *   engine's `only`): a read's read-back is judged on the create that made the record;
- * - the operation-wide tests, whole: every test file that enumerates the contract's operations,
- *   lists or decisions (tenant isolation, the validators' walks, the decisions' marks, the docs'
+ * - the operation-wide tests: every test file that enumerates the contract's operations, lists
+ *   or decisions (tenant isolation, the validators' walks, the decisions' marks, the docs'
  *   samples…), which a new operation can break without any test being named after it. A file is
  *   one when its header says so with the marker `@operation-wide` (found by a walk of the test
  *   folders, never listed here). A file that walks the contract and is too slow for the loop says
  *   `@full-run-only` and why instead; a test fails any file that walks it and says neither.
+ *   In them the loop runs the operation's rows: every test but those whose names name other
+ *   operations of the contract and none of its scope (`widePattern`), and the tests that walk
+ *   every operation inside one test walk its scope (`TEST_OPERATION_SCOPE`, scope.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -36,8 +39,16 @@ export interface OperationPlan {
   namePattern: string;
   /** The operations whose links read or list it (`createClient` for `getClient`): their checks read it back. */
   linkedFrom: string[];
-  /** The operation-wide test files (marked `@operation-wide`), run whole, from the repository root, sorted. */
+  /** The operation-wide test files (marked `@operation-wide`), from the repository root, sorted. */
   wideTestFiles: string[];
+  /** The operations the loop judges: it, and the creates whose links read or list it. */
+  scope: string[];
+  /**
+   * vitest's `-t` for the operation-wide files: a test runs unless its name names an operation
+   * of the contract outside the scope and none inside it (its rows for other operations); empty
+   * when the contract has no other operation.
+   */
+  widePattern: string;
 }
 
 /** The folders whose `*.test.ts` files vitest runs (vitest.config.ts). */
@@ -90,10 +101,26 @@ export class UnknownOperationError extends Error {}
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The names a test of this operation carries in any test: `POST /client` (not followed by more path) or its operationId. */
+function operationNamed(op: Pick<ContractOperation, 'method' | 'path' | 'operationId'>): string[] {
+  return [`${op.method.toUpperCase()} ${escapeRegExp(op.path)}(?![\\w/{-])`, `\\b${escapeRegExp(op.operationId)}\\b`];
+}
+
 /** The names a test of the operation carries: `POST /client` (not followed by more path), its operationId, its store methods. */
 export function namePatternFor(op: Pick<ContractOperation, 'method' | 'path' | 'operationId'>, storeMethods: readonly string[]): string {
-  const words = [...new Set([op.operationId, ...storeMethods])].map((word) => `\\b${escapeRegExp(word)}\\b`);
-  return `(${[`${op.method.toUpperCase()} ${escapeRegExp(op.path)}(?![\\w/{-])`, ...words].join('|')})`;
+  const methods = [...new Set(storeMethods)].filter((word) => word !== op.operationId).map((word) => `\\b${escapeRegExp(word)}\\b`);
+  return `(${[...operationNamed(op), ...methods].join('|')})`;
+}
+
+/**
+ * The `-t` of the operation-wide files for a scope: a test whose name names no operation of the
+ * contract, or one of the scope's; not one that names only operations outside it.
+ */
+export function widePatternFor(operations: readonly Pick<ContractOperation, 'method' | 'path' | 'operationId'>[], scope: readonly string[]): string {
+  const others = operations.filter((op) => !scope.includes(op.operationId)).flatMap(operationNamed);
+  if (others.length === 0) return '';
+  const mine = operations.filter((op) => scope.includes(op.operationId)).flatMap(operationNamed);
+  return [`^(?![\\s\\S]*(?:${others.join('|')}))`, ...mine].join('|');
 }
 
 /**
@@ -217,6 +244,7 @@ export function planOperation(operationId: string, contract: JsonObject = loadBu
     ),
   ];
   const wideTestFiles = operationWideTests(root);
+  const scope = [operationId, ...linkedFrom];
   return {
     operation,
     handlerFile: relative(root, handlerFile).split(sep).join('/'),
@@ -226,6 +254,8 @@ export function planOperation(operationId: string, contract: JsonObject = loadBu
     namePattern,
     linkedFrom,
     wideTestFiles,
+    scope,
+    widePattern: widePatternFor(operations, scope),
   };
 }
 

@@ -1,11 +1,11 @@
 /**
- * `npm run test:operation -- <operationId>`: everything that judges one operation, in a minute or
- * two: npm test's lint and type check; on SQLite, in one vitest run, the tests named after
+ * `npm run test:operation -- <operationId>`: everything that judges one operation, in under a
+ * minute: npm test's lint and type check; on SQLite, in one vitest run, the tests named after
  * the operation (its handler's, the store's for the store methods it calls) and the
  * operation-wide tests (marked `@operation-wide`: those that enumerate the contract's operations,
- * lists or decisions) whole; then the conformance checks of the operation (and of the creates
- * whose links read it back) against the reference server in this process. What it runs comes
- * from plan.ts.
+ * lists or decisions) but their rows for other operations; then the conformance checks of the
+ * operation (and of the creates whose links read it back) against the reference server in this
+ * process. What it runs comes from plan.ts.
  */
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
@@ -17,6 +17,7 @@ import { buildDocsIfChanged } from '../docs/build.js';
 import { runInProcess } from '../../conformance/test-support/in-process.js';
 import type { Outcome } from '../../conformance/engine/types.js';
 import { type OperationPlan, planOperation, repoRoot, resourceTestFile, UnknownOperationError } from './plan.js';
+import { scopeVariable } from './scope.js';
 
 interface Step {
   name: string;
@@ -47,7 +48,7 @@ function spawnStep(command: string, args: readonly string[], env: NodeJS.Process
 
 /**
  * The tests named after the operation (only those: vitest's `-t`, per file) and the operation-wide
- * files whole, in one vitest run on the SQLite projects: one set of workers and one module graph
+ * files but their tests named after other operations only (`widePattern`), in one vitest run on the SQLite projects: one set of workers and one module graph
  * per worker for both, instead of two vitest processes side by side.
  */
 async function runTests(plan: OperationPlan): Promise<boolean> {
@@ -56,9 +57,10 @@ async function runTests(plan: OperationPlan): Promise<boolean> {
     // Its reporters, as `vitest run` starts them.
     await vitest.standalone();
     const named = new RegExp(plan.namePattern);
-    const files: { file: string; testNamePattern?: RegExp }[] = [
+    const wide = plan.widePattern ? new RegExp(plan.widePattern) : undefined;
+    const files: { file: string; testNamePattern?: RegExp | undefined }[] = [
       ...plan.testFiles.map((file) => ({ file, testNamePattern: named })),
-      ...plan.wideTestFiles.map((file) => ({ file })),
+      ...plan.wideTestFiles.map((file) => ({ file, testNamePattern: wide })),
     ];
     const specifications = files.map(({ file, testNamePattern }) => {
       const moduleId = join(repoRoot, file);
@@ -126,7 +128,7 @@ async function main(argv: readonly string[]): Promise<number> {
   console.log(`  store methods it calls: ${plan.storeMethods.join(', ') || 'none directly'}`);
   if (plan.linkedFrom.length > 0) console.log(`  conformance also runs what reads it back: ${plan.linkedFrom.join(', ')}`);
   console.log(`  tests named after it (-t ${plan.namePattern}): ${plan.testFiles.join(', ') || 'none'}`);
-  console.log(`  operation-wide tests, run whole: ${plan.wideTestFiles.join(', ') || 'none'}`);
+  console.log(`  operation-wide tests, but their rows for operations other than ${plan.scope.join(', ')}: ${plan.wideTestFiles.join(', ') || 'none'}`);
   const resourceTests = resourceTestFile(plan);
   if (!resourceTests || !plan.testFiles.includes(resourceTests))
     console.warn(
@@ -136,6 +138,8 @@ async function main(argv: readonly string[]): Promise<number> {
   // The tests on SQLite only, whatever TEST_DATABASE_URL says (vitest.config.ts reads it, and
   // its workers inherit this process's environment).
   delete process.env.TEST_DATABASE_URL;
+  // The tests that walk every operation inside one test walk the scope (scope.ts); lint and type check ignore it.
+  process.env[scopeVariable] = plan.scope.join(',');
   const env = { ...process.env };
   // The docs page the tests read, made once here rather than by the test files at once.
   buildDocsIfChanged();

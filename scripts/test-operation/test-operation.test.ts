@@ -29,7 +29,9 @@ import {
   testTitles,
   UnknownOperationError,
   unmarkedContractWalkers,
+  widePatternFor,
 } from './plan.js';
+import { inScope, operationScope, scopeVariable } from './scope.js';
 
 /** This process's environment without vitest's own variables: the command runs as from a shell. */
 function shellEnv(): NodeJS.ProcessEnv {
@@ -101,6 +103,45 @@ describe('what judges an operation', () => {
     for (const title of named) expect(title).toMatch(pattern);
     for (const title of notNamed) expect(title).not.toMatch(pattern);
     expect(plan.linkedFrom).toEqual(linkedFrom);
+  });
+
+  test.each<[string, { kept: string[]; dropped: string[] }]>([
+    [
+      'getClient',
+      {
+        // Its own rows, the rows of the create that reads it back, and tests that name no operation.
+        kept: [
+          'getClient: 404 for another company',
+          'GET /client/{id} answers the record',
+          'createClient keeps the name',
+          'POST /client and GET /charge/{id}',
+          'every operation answers 401 without a key',
+          'negative_data_rejection passes on the reference server (seed profile)',
+        ],
+        // Rows that name only operations outside its scope, by operationId or method and path.
+        dropped: ['listClients pages', 'GET /client answers a page', 'GET /charge/{id} in seed profile', 'tenants > deleteWebhook: 404'],
+      },
+    ],
+    ['listClients', { kept: ['GET /client answers a page', 'POST /client then GET /client'], dropped: ['GET /client/{id} answers the record', 'getClient'] }],
+  ])("the operation-wide files run every test but other operations' rows (%s)", (operationId, { kept, dropped }) => {
+    const plan = planOperation(operationId);
+    expect(plan.scope).toEqual([operationId, ...plan.linkedFrom]);
+    const pattern = new RegExp(plan.widePattern);
+    for (const title of kept) expect(title).toMatch(pattern);
+    for (const title of dropped) expect(title).not.toMatch(pattern);
+  });
+
+  test('a contract of one operation filters nothing; the scope variable picks operations by id', () => {
+    expect(widePatternFor([{ method: 'get', path: '/client', operationId: 'listClients' }], ['listClients'])).toBe('');
+    const operations = listOperations(loadBundledContract());
+    expect(inScope(operations, {})).toEqual(operations);
+    expect(inScope(operations, { [scopeVariable]: ' ' })).toEqual(operations);
+    expect(
+      inScope(operations, { [scopeVariable]: 'createClient, getClient' })
+        .map((op) => op.operationId)
+        .sort(),
+    ).toEqual(['createClient', 'getClient']);
+    expect(operationScope({ [scopeVariable]: 'getClient' })).toEqual(['getClient']);
   });
 
   test('the name pattern escapes the path and stops at its end', () => {

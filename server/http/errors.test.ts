@@ -3,7 +3,7 @@
  * operations are read from the bundled contract, so an operation added to it is covered here
  * without changing this file.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';

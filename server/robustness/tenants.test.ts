@@ -17,7 +17,7 @@
  * operation's request example, 422); a reference deeper in a body (an item's `productId`) that no
  * case covers fails the first tests of this file.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import Database from 'better-sqlite3';
 import { everyRow } from '../test-support/sqlite-rows.js';

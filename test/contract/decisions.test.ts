@@ -2,7 +2,7 @@
  * Contract decisions: the decisions of DECISIONS.md and the `x-decision` / `x-decided`
  * marks in the bundled contract agree with each other.
  *
- * @operation-wide: it enumerates the contract's decisions and their marks, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's decisions and their marks, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';

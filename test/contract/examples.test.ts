@@ -5,7 +5,7 @@
  * with a right CRC whose QR image decodes to the same code, charge totals in
  * whole cents of at least 500.
  *
- * @operation-wide: it enumerates the contract's examples, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's examples, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import QRCode from 'qrcode';
 import { describe, expect, test } from 'vitest';

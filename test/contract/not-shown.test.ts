@@ -3,7 +3,7 @@
  * The mapping lives in not-shown.yaml; the seed itself sits beside the repository
  * (../shared/seeds/…, or SEED_PATH) and is only read when it is there.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

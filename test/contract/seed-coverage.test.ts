@@ -8,7 +8,7 @@
  * (null branches dropped; every remaining branch must satisfy the row), `items`, and
  * `type` given as a string or an array.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import {

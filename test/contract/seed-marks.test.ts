@@ -5,7 +5,7 @@
  * seed-coverage table records for that field; anything else is a decision without its mark,
  * and a live service that decided otherwise would fail the `seed` profile for nothing.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { deref, listOperations, type JsonObject } from '../../lib/contract/bundled.js';

@@ -7,7 +7,7 @@
  * (test/docs/samples-story.test.ts); here they are checked as data. Each check is first shown to
  * fail on a small broken world.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { describe, expect, test } from 'vitest';
 import { idKinds } from '../../lib/contract/ids.js';

@@ -15,7 +15,7 @@
  *
  * Skipped with a NOTICE where bash, curl or jq is missing.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';

@@ -5,7 +5,7 @@
  * them, so the client's types are read once). A sample whose body or path does not fit the
  * contract's types, or that calls an operation on the wrong base URL, fails here.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

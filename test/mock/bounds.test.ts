@@ -10,7 +10,7 @@
  * The arrays come from the contract: every top-level array of a request body that has
  * `maxItems`, grown from the operation's own request example.
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { request as httpRequest } from 'node:http';
 import { beforeAll, describe, expect, test } from 'vitest';

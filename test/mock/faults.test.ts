@@ -12,7 +12,7 @@
  *
  * The mock is the run's shared one (scripts/mock.mjs, as `npm run mock`; test/support/mock-process.ts).
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations, loadBundledContract, type ContractOperation, type JsonObject } from '../../lib/contract/bundled.js';

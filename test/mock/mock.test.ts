@@ -17,7 +17,7 @@
  *
  * Prism is started once for the whole file (through the script, so the script is what is tested).
  *
- * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it whole.
+ * @operation-wide: it enumerates the contract's operations, so `npm run test:operation` runs it, but its rows for other operations.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
