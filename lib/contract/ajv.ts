@@ -4,7 +4,8 @@ import { loadBundledContract, type JsonObject } from './bundled.js';
 import { addContractFormats, customFormats } from './formats.js';
 import { onFirstUse } from './on-first-use.js';
 import { escapeToken } from './pointer.js';
-import { precompiled as built, type PrecompiledValidators, type Validate } from './precompiled.js';
+import { contentKey } from './content-key.js';
+import { precompiled as built, precompiledViews, type PrecompiledValidators, type Validate } from './precompiled.js';
 import { cachedValidators, fromSource } from './validator-cache.js';
 
 export type { Validate } from './precompiled.js';
@@ -78,9 +79,12 @@ export class ContractValidator {
     }
     // The build's validators are of the bundled contract, with the server's option: another
     // contract (the conformance suite's views of it) or option is compiled at run time.
-    const ahead = options.precompiled ?? (built !== undefined && contract === loadBundledContract() ? built : undefined);
+    const bundled = contract === loadBundledContract();
+    const ahead =
+      options.precompiled ??
+      (bundled ? built : Object.keys(precompiledViews).length > 0 ? precompiledViews[contentKey(contract, this.useDefaults)] : undefined);
     if (ahead?.useDefaults === this.useDefaults) this.ahead = ahead.validators;
-    else if (!(fromSource && options.precompiled === undefined && (options.onDisk ?? contract === loadBundledContract()))) this.ahead = {};
+    else if (!(fromSource && options.precompiled === undefined && (options.onDisk ?? bundled))) this.ahead = {};
   }
 
   /** A validator for the schema at `pointer` in the contract (e.g. `/components/schemas/Charge`). */

@@ -142,19 +142,25 @@ const loaded = new WeakMap<JsonObject, Map<boolean, Record<string, Validate>>>()
  * the cache).
  */
 export function readOrMake(contract: JsonObject, useDefaults: boolean, maker: Maker, folder = cacheFolder): Record<string, Validate> {
-  const file = join(folder, `${keyOf(contract, useDefaults)}.cjs`);
-  let code: string | undefined;
+  let code: string;
   try {
-    code = readFileSync(file, 'utf8');
+    code = cachedCode(contract, useDefaults, maker, folder);
   } catch {
-    try {
-      code = standalone(contract, useDefaults, schemaPointersOf(contract), maker);
-    } catch {
-      return {};
-    }
-    write(folder, file, code);
+    return {};
   }
   return load(code);
+}
+
+/** The standalone code kept in `folder` for `contract` and `useDefaults`, made and written there when it is not. */
+export function cachedCode(contract: JsonObject, useDefaults: boolean, maker: Maker, folder = cacheFolder): string {
+  const file = join(folder, `${keyOf(contract, useDefaults)}.cjs`);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    const code = standalone(contract, useDefaults, schemaPointersOf(contract), maker);
+    write(folder, file, code);
+    return code;
+  }
 }
 
 /** Writes `file` whole (processes running at the same time read it whole or not at all), and prunes the oldest. */
