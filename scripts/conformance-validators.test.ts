@@ -16,7 +16,7 @@ const folder = mkdtempSync(join(dist, 'conformance-validators-test-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 test("the conformance command's build makes the contract's validators and its seed view's, found by the view's content", { timeout: 60_000 }, async () => {
-  // lib/contract/precompiled.ts as the tests' bundle of the command has it (server/test-support/processes.ts).
+  // lib/contract/precompiled.ts as the tests' bundle of the command has it (`bundledCommand` of the server's test support).
   const outfile = join(folder, 'precompiled.mjs');
   await bundleNodeCommand({ entry: 'lib/contract/precompiled.ts', outfile, validators: 'scripts/conformance-validators.ts', sourcemap: false });
   const built: { precompiled: PrecompiledValidators; precompiledViews: Record<string, PrecompiledValidators> } = await import(pathToFileURL(outfile).href);
