@@ -1,42 +1,29 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { seedView } from '../conformance/engine/seed-view.js';
 import { ContractValidator } from '../lib/contract/ajv.js';
-import { loadBundledContract } from '../lib/contract/bundled.js';
+import { loadBundledContract, type JsonObject } from '../lib/contract/bundled.js';
 import { contentKey } from '../lib/contract/content-key.js';
-import type { PrecompiledValidators } from '../lib/contract/precompiled.js';
-import { bundleNodeCommand } from './bundle-node.mjs';
+import { load } from '../lib/contract/validator-cache.js';
+import { precompiledValidatorsModule } from './conformance-validators.js';
 
-// In dist/, as the build's: the generated code requires Ajv's runtime from the repository's packages.
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
-mkdirSync(dist, { recursive: true });
-const folder = mkdtempSync(join(dist, 'conformance-validators-test-'));
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
-
-test("the conformance command's build makes the contract's validators and its seed view's, found by the view's content", { timeout: 60_000 }, async () => {
-  // lib/contract/precompiled.ts as the tests' bundle of the command has it (`bundledCommand` of the server's test support).
-  const outfile = join(folder, 'precompiled.mjs');
-  await bundleNodeCommand({ entry: 'lib/contract/precompiled.ts', outfile, validators: 'scripts/conformance-validators.ts', sourcemap: false });
-  const built: { precompiled: PrecompiledValidators; precompiledViews: Record<string, PrecompiledValidators> } = await import(pathToFileURL(outfile).href);
+test("the conformance command's validators: the contract's and its seed view's, the view's under the key a bundled run computes", { timeout: 60_000 }, () => {
+  const made = precompiledValidatorsModule();
   const contract = loadBundledContract();
-  const seed = seedView(contract);
-  expect(built.precompiled.useDefaults).toBe(false);
-  // A run validates with both: the seed view under its key, the one a run computes from the view it makes.
-  expect(Object.keys(built.precompiledViews)).toEqual([contentKey(seed, false)]);
-  const view = built.precompiledViews[contentKey(seed, false)]!;
-  expect(view.useDefaults).toBe(false);
-  // Each answers as the validator compiled at run time of its own contract: a value the views judge apart.
-  const pointer = '/components/schemas/ClientCreate';
-  const compiledSeed = new ContractValidator(seed, { onDisk: false });
+  // A bundled command reads the contract from its JSON text (scripts/bundle-node.mjs) and makes the seed view of that.
+  const seed = seedView(JSON.parse(JSON.stringify(contract)) as JsonObject);
+  expect(made.useDefaults).toBe(false);
+  expect(made.views.map((view) => [view.key, view.useDefaults])).toEqual([[contentKey(seed, false), false]]);
+  // A contract of other content finds none.
+  expect(contentKey(contract, false)).not.toBe(made.views[0]!.key);
+  // Each answers as the validator compiled at run time of its own contract, for values the two judge apart.
+  const [full, view] = [load(made.code), load(made.views[0]!.code)];
   const compiledFull = new ContractValidator(contract, { onDisk: false });
+  const compiledSeed = new ContractValidator(seed, { onDisk: false });
+  const pointer = '/components/schemas/ClientCreate';
   for (const value of [{ name: 'A' }, { name: 'A', cpfCnpj: '52998224725', email: 'a@example.com', phone: '11987654321', status: 'ACTIVE' }]) {
-    expect(view.validators[pointer]!(value)).toBe(compiledSeed.at(pointer)(value));
-    expect(view.validators[pointer]!.errors ?? null).toEqual(compiledSeed.at(pointer).errors ?? null);
-    expect(built.precompiled.validators[pointer]!(value)).toBe(compiledFull.at(pointer)(value));
-    expect(built.precompiled.validators[pointer]!.errors ?? null).toEqual(compiledFull.at(pointer).errors ?? null);
+    expect(view[pointer]!(value)).toBe(compiledSeed.at(pointer)(value));
+    expect(view[pointer]!.errors ?? null).toEqual(compiledSeed.at(pointer).errors ?? null);
+    expect(full[pointer]!(value)).toBe(compiledFull.at(pointer)(value));
+    expect(full[pointer]!.errors ?? null).toEqual(compiledFull.at(pointer).errors ?? null);
   }
-  // A view's validators are another contract's: a contract of other content finds none.
-  expect(built.precompiledViews[contentKey(contract, false)]).toBeUndefined();
 });

@@ -83,7 +83,7 @@ export function schemaPointersOf(contract: JsonObject): string[] {
 }
 
 /** Runs standalone code (a CommonJS module) and gives its exports: the validators by pointer. */
-function load(code: string): Record<string, Validate> {
+export function load(code: string): Record<string, Validate> {
   const nodeRequire = createRequire(here);
   const requireIn = (id: string): unknown => (id === formatsModule ? { contractFormats } : nodeRequire(id));
   const module = { exports: {} as Record<string, Validate> };
