@@ -165,14 +165,24 @@ function latin1Only(file) {
 async function precompiledValidators(module, file) {
   const { tsImport } = await import('tsx/esm/api');
   const { precompiledValidatorsModule } = await tsImport(resolve(root, module), import.meta.url);
-  const { useDefaults, code } = precompiledValidatorsModule();
+  const { useDefaults, code, views = [] } = precompiledValidatorsModule();
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, code);
+  // Views of the contract (the conformance command's seed view), each in a file of its own beside it.
+  const viewFiles = views.map((view, index) => {
+    const viewFile = file.replace(/\.cjs$/, `-view${index}.cjs`);
+    writeFileSync(viewFile, view.code);
+    return { ...view, file: viewFile };
+  });
+  const viewImports = viewFiles.map((view, index) => `import view${index} from ${JSON.stringify(view.file)};\n`).join('');
+  const viewEntries = viewFiles.map(
+    (view, index) => `${JSON.stringify(view.key)}: { useDefaults: ${JSON.stringify(view.useDefaults)}, validators: view${index} }`,
+  );
   return {
     name: 'precompiled-validators',
     setup(build) {
       build.onLoad({ filter: /[\\/]lib[\\/]contract[\\/]precompiled\.ts$/ }, () => ({
-        contents: `import validators from ${JSON.stringify(file)};\nexport const precompiled = { useDefaults: ${JSON.stringify(useDefaults)}, validators };\n`,
+        contents: `import validators from ${JSON.stringify(file)};\n${viewImports}export const precompiled = { useDefaults: ${JSON.stringify(useDefaults)}, validators };\nexport const precompiledViews = { ${viewEntries.join(', ')} };\n`,
         loader: 'js',
         resolveDir: dirname(file),
       }));

@@ -362,7 +362,9 @@ function contractViews(contract: JsonObject) {
   if (!views) {
     const seedContract = seedView(contract);
     const full = new ContractValidator(contract);
-    views = { seedContract, full, seed: new ContractValidator(seedContract), contractView: new ContractView(contract, full) };
+    // The seed's view of the bundled contract is kept on disk from source, as the contract's own validators are.
+    const seed = new ContractValidator(seedContract, { onDisk: contract === loadBundledContract() });
+    views = { seedContract, full, seed, contractView: new ContractView(contract, full) };
     viewsByContract.set(contract, views);
   }
   return views;

@@ -4,7 +4,9 @@ import { loadBundledContract, type JsonObject } from './bundled.js';
 import { addContractFormats, customFormats } from './formats.js';
 import { onFirstUse } from './on-first-use.js';
 import { escapeToken } from './pointer.js';
-import { precompiled as built, type PrecompiledValidators, type Validate } from './precompiled.js';
+import { contentKey } from './content-key.js';
+import { precompiled as built, precompiledViews, type PrecompiledValidators, type Validate } from './precompiled.js';
+import { cachedValidators, fromSource } from './validator-cache.js';
 
 export type { Validate } from './precompiled.js';
 
@@ -55,19 +57,21 @@ export class ContractValidator {
   private ajv: Ajv | undefined;
   private readonly cache = new Map<string, Validate>();
   private readonly useDefaults: boolean;
-  /** Validators made at build time for this contract and this option; none from source. */
-  private readonly ahead: Readonly<Record<string, Validate>>;
+  /** Validators made ahead for this contract and this option: at build time, or from source kept on disk (read when first asked for). */
+  private ahead: Readonly<Record<string, Validate>> | undefined;
   private compiles = 0;
 
   /**
    * `useDefaults` fills in the contract's `default`s while validating (the server does, for
    * requests); checkers of responses must not, or a missing field would pass as its default.
    * `precompiled` replaces the build's validators (tests of them); it must be made with the same
-   * `useDefaults`.
+   * `useDefaults`. `onDisk` keeps the validators between processes when running from source
+   * (lib/contract/validator-cache.ts): by default for the bundled contract, which is what most
+   * processes validate; a view of it (the conformance suite's seed view) asks for it too.
    */
   constructor(
     readonly contract: JsonObject = loadBundledContract(),
-    options: { useDefaults?: boolean; precompiled?: PrecompiledValidators } = {},
+    options: { useDefaults?: boolean; precompiled?: PrecompiledValidators; onDisk?: boolean } = {},
   ) {
     this.useDefaults = options.useDefaults ?? false;
     if (options.precompiled !== undefined && options.precompiled.useDefaults !== this.useDefaults) {
@@ -75,14 +79,19 @@ export class ContractValidator {
     }
     // The build's validators are of the bundled contract, with the server's option: another
     // contract (the conformance suite's views of it) or option is compiled at run time.
-    const ahead = options.precompiled ?? (built !== undefined && contract === loadBundledContract() ? built : undefined);
-    this.ahead = ahead?.useDefaults === this.useDefaults ? ahead.validators : {};
+    const bundled = contract === loadBundledContract();
+    const ahead =
+      options.precompiled ??
+      (bundled ? built : Object.keys(precompiledViews).length > 0 ? precompiledViews[contentKey(contract, this.useDefaults)] : undefined);
+    if (ahead?.useDefaults === this.useDefaults) this.ahead = ahead.validators;
+    else if (!(fromSource && options.precompiled === undefined && (options.onDisk ?? bundled))) this.ahead = {};
   }
 
   /** A validator for the schema at `pointer` in the contract (e.g. `/components/schemas/Charge`). */
   at(pointer: string): Validate {
     const cached = this.cache.get(pointer);
     if (cached) return cached;
+    this.ahead ??= cachedValidators(this.contract, this.useDefaults, { contractAjv, schemaAt });
     const validate = this.ahead[pointer] ?? this.compile(pointer);
     this.cache.set(pointer, validate);
     return validate;

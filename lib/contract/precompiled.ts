@@ -21,3 +21,10 @@ export interface PrecompiledValidators {
  * standalone code of every validator the server uses (scripts/server-validators.ts).
  */
 export const precompiled: PrecompiledValidators | undefined = undefined;
+
+/**
+ * Validators made at build time for contracts other than the bundled one, by the key of their
+ * content and option (lib/contract/content-key.ts): the conformance command's build makes its
+ * seed view's (scripts/conformance-validators.ts). None from source.
+ */
+export const precompiledViews: Readonly<Record<string, PrecompiledValidators>> = {};

@@ -132,8 +132,10 @@ export function bundledCommand(entry: 'server/cli/keys.ts' | 'conformance/cli.ts
     mkdirSync(dist, { recursive: true });
     outfile = join(mkdtempSync(join(dist, `${BUNDLED_PREFIX}${process.pid}-`)), 'command.mjs');
     const bundle = `import { bundleNodeCommand } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'scripts', 'bundle-node.mjs')).href)};
-await bundleNodeCommand({ entry: process.argv[1], outfile: process.argv[2], external: ['better-sqlite3'], sourcemap: false });`;
-    execFileSync(process.execPath, ['--input-type=module', '-e', bundle, entry, outfile], { cwd: repoRoot, stdio: 'pipe' });
+await bundleNodeCommand({ entry: process.argv[1], outfile: process.argv[2], external: ['better-sqlite3'], sourcemap: false, validators: process.argv[3] || undefined });`;
+    // The conformance command with the validators its build makes, as the package's (scripts/build-conformance.mjs).
+    const validators = entry === 'conformance/cli.ts' ? 'scripts/conformance-validators.ts' : '';
+    execFileSync(process.execPath, ['--input-type=module', '-e', bundle, entry, outfile, validators], { cwd: repoRoot, stdio: 'pipe' });
     bundles.set(entry, outfile);
   }
   return outfile;

@@ -15,6 +15,10 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { seedView } from '../../conformance/engine/seed-view.js';
+import { contractAjv, schemaAt } from '../../lib/contract/ajv.js';
+import { loadBundledContract } from '../../lib/contract/bundled.js';
+import { cachedCode } from '../../lib/contract/validator-cache.js';
 import { buildDocsIfChanged } from '../../scripts/docs/build.js';
 import { removeBundledCommands } from '../../server/test-support/processes.js';
 import { processGroupAlive, reapGroup, sharedMockFiles } from './mock-process.js';
@@ -36,9 +40,27 @@ async function stopSharedMock(): Promise<void> {
   if (await reapGroup(pid)) throw new Error(`the shared mock (process group ${pid}) was still alive 5 s after SIGTERM`);
 }
 
+/**
+ * The validators every test process reads from the clone's cache (lib/contract/validator-cache.ts):
+ * the contract's with and without defaults (servers, checkers) and its seed view's (conformance
+ * runs), made here once when the cache has none of them (a fresh clone), not by each of the first
+ * processes that ask at the same time.
+ */
+function makeContractValidators(): void {
+  const contract = loadBundledContract();
+  const maker = { contractAjv, schemaAt };
+  for (const [view, useDefaults] of [
+    [contract, true],
+    [contract, false],
+    [seedView(contract), false],
+  ] as const)
+    cachedCode(view, useDefaults, maker);
+}
+
 /** Builds the docs page and provides the shared mock's folder; the teardown stops the mock and removes the commands bundled by the test processes. */
 export default function setup(project: TestProject): () => Promise<void> {
   buildDocsIfChanged();
+  makeContractValidators();
   project.provide('sharedMockFolder', sharedMockFolder);
   project.provide('testRunPid', process.pid);
   return async () => {
