@@ -6,7 +6,7 @@
  * (lib/contract/validator-cache.ts), made there when it is not yet. The package's build
  * (scripts/build-conformance.mjs) does not use it: the code would take QA's package past 1 MB packed.
  */
-import { contractAjv, schemaAt } from '../lib/contract/ajv.js';
+import { validatorMaker } from '../lib/contract/ajv.js';
 import { loadBundledContract } from '../lib/contract/bundled.js';
 import { contentKey } from '../lib/contract/content-key.js';
 import { cachedCode } from '../lib/contract/validator-cache.js';
@@ -18,10 +18,9 @@ const useDefaults = false;
 export function precompiledValidatorsModule(): { useDefaults: boolean; code: string; views: Array<{ key: string; useDefaults: boolean; code: string }> } {
   const contract = loadBundledContract();
   const seed = seedView(contract);
-  const maker = { contractAjv, schemaAt };
   return {
     useDefaults,
-    code: cachedCode(contract, useDefaults, maker),
-    views: [{ key: contentKey(seed, useDefaults), useDefaults, code: cachedCode(seed, useDefaults, maker) }],
+    code: cachedCode(contract, useDefaults, validatorMaker),
+    views: [{ key: contentKey(seed, useDefaults), useDefaults, code: cachedCode(seed, useDefaults, validatorMaker) }],
   };
 }

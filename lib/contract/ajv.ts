@@ -6,7 +6,7 @@ import { onFirstUse } from './on-first-use.js';
 import { escapeToken } from './pointer.js';
 import { contentKey } from './content-key.js';
 import { precompiled as built, precompiledViews, type PrecompiledValidators, type Validate } from './precompiled.js';
-import { cachedValidators, fromSource } from './validator-cache.js';
+import { cachedValidators, fromSource, type Maker } from './validator-cache.js';
 
 export type { Validate } from './precompiled.js';
 
@@ -46,6 +46,9 @@ export function contractAjv(contract: JsonObject, options: { useDefaults: boolea
 export function schemaAt(pointer: string): { $ref: string } {
   return { $ref: `${CONTRACT_ID}#${encodePointer(pointer)}` };
 }
+
+/** What makes a contract's standalone code (lib/contract/validator-cache.ts, which cannot import this module). */
+export const validatorMaker: Maker = { contractAjv, schemaAt };
 
 /**
  * The contract's validators by JSON Pointer, each made once per process. The compiled server's
@@ -91,7 +94,7 @@ export class ContractValidator {
   at(pointer: string): Validate {
     const cached = this.cache.get(pointer);
     if (cached) return cached;
-    this.ahead ??= cachedValidators(this.contract, this.useDefaults, { contractAjv, schemaAt });
+    this.ahead ??= cachedValidators(this.contract, this.useDefaults, validatorMaker);
     const validate = this.ahead[pointer] ?? this.compile(pointer);
     this.cache.set(pointer, validate);
     return validate;

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { ContractValidator, contractAjv, schemaAt } from './ajv.js';
+import { ContractValidator, validatorMaker as maker } from './ajv.js';
 import { loadBundledContract, type JsonObject } from './bundled.js';
 import { readOrMake, schemaPointersOf } from './validator-cache.js';
 
@@ -10,7 +10,6 @@ const folder = mkdtempSync(join(tmpdir(), 'validator-cache-test-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 const contract = loadBundledContract();
-const maker = { contractAjv, schemaAt };
 
 const cases: Array<[string, unknown]> = [
   ['/components/schemas/PaymentLinkCreate', { total: 500 }],

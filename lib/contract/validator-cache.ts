@@ -7,6 +7,7 @@ import type AjvModule from 'ajv';
 import type { Ajv as AjvCore, CodeOptions } from 'ajv';
 import type StandaloneModule from 'ajv/dist/standalone/index.js';
 import { isJsonObject, type JsonObject } from './bundled.js';
+import { contentKey } from './content-key.js';
 import { contractFormats } from './formats.js';
 import { escapeToken } from './pointer.js';
 import type { Validate } from './precompiled.js';
@@ -35,8 +36,8 @@ const formatsModule = fileURLToPath(new URL('./formats.ts', here));
 /** Files kept in the folder: the newest ones (one contract, two options, its seed view, a few changes). */
 const KEEP = 12;
 
-/** The sources whose text shapes the code: the Ajv instance's options, the formats, the standalone build, this file. */
-const shapingSources = ['./ajv.ts', './formats.ts', './standalone.ts', './validator-cache.ts'];
+/** The sources whose text shapes the code: the Ajv instance's options, the formats, this file (`standaloneCode`). */
+const shapingSources = ['./ajv.ts', './formats.ts', './validator-cache.ts'];
 
 let sourcesHash: string | undefined;
 
@@ -52,9 +53,9 @@ function shapedBy(): string {
   return sourcesHash;
 }
 
-/** The key of `contract`'s validators made with `useDefaults`. */
+/** The key of `contract`'s validators made with `useDefaults`: its content's key, and what shapes the code. */
 function keyOf(contract: JsonObject, useDefaults: boolean): string {
-  return createHash('sha256').update(shapedBy()).update(String(useDefaults)).update(JSON.stringify(contract)).digest('hex').slice(0, 32);
+  return createHash('sha256').update(shapedBy()).update(contentKey(contract, useDefaults)).digest('hex').slice(0, 32);
 }
 
 /**
@@ -98,21 +99,26 @@ export interface Maker {
 }
 
 /**
- * Standalone code of the schemas at `pointers`, as lib/contract/standalone.ts makes it for the
- * builds (the same options, the same schemas under keys of their own). Ajv is required here, not
- * imported: a bundle of lib/contract/ajv.ts, which imports this module, must not load it at start.
+ * Ajv's standalone code of the validators of the schemas at `pointers` in `contract`: a CommonJS
+ * module exporting each validator under its pointer, made by the same Ajv options as
+ * `ContractValidator.at(pointer)` compiles it with, so it answers and errs (verbose errors
+ * included) exactly as that one would. It requires Ajv's runtime helpers and
+ * lib/contract/formats.ts (`contractFormats`). The builds make theirs with it
+ * (lib/contract/standalone.ts), the cache too. Ajv is required here, not imported: a bundle of
+ * lib/contract/ajv.ts, which imports this module, must not load it at start.
  */
-function standalone(contract: JsonObject, useDefaults: boolean, pointers: readonly string[], maker: Maker): string {
+export function standaloneCode(contract: JsonObject, useDefaults: boolean, pointers: readonly string[], maker: Maker): string {
   const nodeRequire = createRequire(here);
   const { _ } = nodeRequire('ajv') as typeof AjvModule;
-  const standaloneCode = (nodeRequire('ajv/dist/standalone/index.js') as typeof StandaloneModule).default;
+  const standalone = (nodeRequire('ajv/dist/standalone/index.js') as typeof StandaloneModule).default;
   const ajv = maker.contractAjv(contract, { useDefaults }, { source: true, formats: _`require(${formatsModule}).contractFormats` });
   const exported: Record<string, string> = {};
-  for (const [index, pointer] of pointers.entries()) {
+  for (const [index, pointer] of [...new Set(pointers)].entries()) {
+    // Compiled from the same schema `ContractValidator.at` compiles (a `$ref` to the pointer), under a key of its own.
     ajv.addSchema(maker.schemaAt(pointer), `validator${index}`);
     exported[pointer] = `validator${index}`;
   }
-  return standaloneCode(ajv, exported);
+  return standalone(ajv, exported);
 }
 
 /**
@@ -157,7 +163,7 @@ export function cachedCode(contract: JsonObject, useDefaults: boolean, maker: Ma
   try {
     return readFileSync(file, 'utf8');
   } catch {
-    const code = standalone(contract, useDefaults, schemaPointersOf(contract), maker);
+    const code = standaloneCode(contract, useDefaults, schemaPointersOf(contract), maker);
     write(folder, file, code);
     return code;
   }

@@ -58,6 +58,10 @@ const operations = listOperations(contract).filter((op) => op.operation['x-reset
 const fuzzed = inScope(operations);
 const minRuns = Math.max(200, Math.ceil((MIN_RUNS * fuzzed.length) / operations.length));
 const numRuns = Math.max(minRuns, Number(process.env.FUZZ_RUNS ?? 0) || 0);
+if (fuzzed.length === 0)
+  console.warn(
+    `NOTICE: server/robustness/fuzz.test.ts: the fuzz run is skipped: TEST_OPERATION_SCOPE names no operation it fuzzes (the sandbox reset is not fuzzed).`,
+  );
 
 /** The request examples of an operation's JSON body, as the contract gives them. */
 function examplesOf(op: ContractOperation): unknown[] {

@@ -133,7 +133,9 @@ export function bundledCommand(entry: 'server/cli/keys.ts' | 'conformance/cli.ts
     outfile = join(mkdtempSync(join(dist, `${BUNDLED_PREFIX}${process.pid}-`)), 'command.mjs');
     const bundle = `import { bundleNodeCommand } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'scripts', 'bundle-node.mjs')).href)};
 await bundleNodeCommand({ entry: process.argv[1], outfile: process.argv[2], external: ['better-sqlite3'], sourcemap: false, validators: process.argv[3] || undefined });`;
-    // The conformance command with the validators its build makes, as the package's (scripts/build-conformance.mjs).
+    // The conformance command with its validators made ahead (scripts/conformance-validators.ts), as the
+    // compiled server has its own; the package's build (scripts/build-conformance.mjs) has none: they
+    // would take it past 1 MB packed, and QA's installed command compiles them (test/package/pack.test.ts runs it).
     const validators = entry === 'conformance/cli.ts' ? 'scripts/conformance-validators.ts' : '';
     execFileSync(process.execPath, ['--input-type=module', '-e', bundle, entry, outfile, validators], { cwd: repoRoot, stdio: 'pipe' });
     bundles.set(entry, outfile);

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { seedView } from '../../conformance/engine/seed-view.js';
-import { contractAjv, schemaAt } from '../../lib/contract/ajv.js';
+import { validatorMaker } from '../../lib/contract/ajv.js';
 import { loadBundledContract } from '../../lib/contract/bundled.js';
 import { cachedCode } from '../../lib/contract/validator-cache.js';
 import { buildDocsIfChanged } from '../../scripts/docs/build.js';
@@ -48,13 +48,12 @@ async function stopSharedMock(): Promise<void> {
  */
 function makeContractValidators(): void {
   const contract = loadBundledContract();
-  const maker = { contractAjv, schemaAt };
   for (const [view, useDefaults] of [
     [contract, true],
     [contract, false],
     [seedView(contract), false],
   ] as const)
-    cachedCode(view, useDefaults, maker);
+    cachedCode(view, useDefaults, validatorMaker);
 }
 
 /** Builds the docs page and provides the shared mock's folder; the teardown stops the mock and removes the commands bundled by the test processes. */
