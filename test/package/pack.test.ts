@@ -186,7 +186,10 @@ describe('the packed package', () => {
     expect(readmeQa, 'the README names its receiver as this test expects').toContain(receiverFlag);
     const readmeRun = await runBash(readmeQa!.replace(receiverFlag, `--webhook-receiver 127.0.0.1:${await freePort()}`), {
       cwd: project,
-      env: cleanEnv({ PIX_API_KEY: printedKey(server)!, PIX_OTHER_API_KEY: otherApiKey, PIX_BASE_URL: base }),
+      // The run shares two cores with every other test file: one answer can wait a second for the
+      // CPU, which is this machine's load, not the server's time. --profile own's budget is judged
+      // in faults.test.ts; here the variable the command reads widens it, and the block stays as pasted.
+      env: cleanEnv({ PIX_API_KEY: printedKey(server)!, PIX_OTHER_API_KEY: otherApiKey, PIX_BASE_URL: base, CONFORMANCE_MAX_RESPONSE_TIME: '30000' }),
       timeoutMs: 180_000,
     });
     expect(readmeRun.code, readmeRun.stdout + readmeRun.stderr).toBe(0);
