@@ -46,9 +46,14 @@ export function upToDate(stamp, inputs, outputs) {
   return inputs.every((input) => input in recorded) && Object.entries(recorded).every(([name, hash]) => hash === hashOf(name));
 }
 
-/** Records the contents of `inputs` in `stamp` (after a build). */
-export function writeStamp(stamp, inputs) {
+/** The contents of `inputs` as a stamp records them: each input's hash, by name. */
+export function contentsOf(inputs) {
   const recorded = {};
   for (const input of [...new Set(inputs)].sort()) recorded[input] = hashOf(input);
+  return recorded;
+}
+
+/** Records the contents of `inputs` in `stamp` (after a build), or `recorded` when given (read before the build). */
+export function writeStamp(stamp, inputs, recorded = contentsOf(inputs)) {
   writeFileSync(join(repoRoot, stamp), `${JSON.stringify({ inputs: recorded }, null, 1)}\n`);
 }

@@ -5,7 +5,8 @@
  * of one core from cold) fill that wait instead of going before it. The lint still fails the run
  * in seconds: when it fails, its output is printed and the tests are stopped. The type check
  * keeps its state in node_modules/.cache/typecheck/ (`npm run typecheck`), so a run after a small
- * change checks in seconds. The lint's and the type check's output is printed after the tests'
+ * change checks in seconds; both run once per state of the working tree (once-per-tree.mjs), so
+ * the loop that a test runs beside them waits for their result instead of doing them again. The lint's and the type check's output is printed after the tests'
  * (not interleaved with them); the run fails when any fails. Arguments go to vitest
  * (`npm test -- server/routes/clients.test.ts`).
  */
