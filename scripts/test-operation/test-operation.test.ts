@@ -7,7 +7,7 @@
  *
  * @full-run-only: it enumerates the contract's operations, but `npm run test:operation` leaves it to `npm test`: it runs `npm run test:operation` itself.
  */
-// long-running: about 50 s (runs test:operation and the guide commands); test/support/sequencer.ts starts it early
+// long-running: about 30 s (runs test:operation and the guide commands); test/support/sequencer.ts starts it early
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
